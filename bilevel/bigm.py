@@ -1,0 +1,151 @@
+r"""Provably valid big-M constants for the KKT + big-M MILPs, derived from the data and the bounds.
+
+Notation (pessimistic bilevel tuning paper, Sections 4.1-4.2): training set ``T`` with ``(x_i, y_i)``,
+validation set ``V``, flipped set ``V_f`` (labels ``ybar``), decision value ``f(x) = x^T w - b``, box
+``-w_bar <= w <= w_bar`` with ``w_bar`` in ``[w_bar_lb, w_bar_ub]`` (scalars or per-feature vectors).
+
+A big-M constant is *valid* when, for every bilevel-feasible ``(w_bar, w, b)``, at least one choice of
+the remaining primal and dual variables that satisfies the KKT system also satisfies the big-M bounds.
+Then the MILP has exactly the bilevel-feasible ``(w_bar, w, b)`` as its projection, and its optimum is the
+bilevel optimum. The derivations:
+
+1. **Feature part of the margin.** ``|x_i^T w| <= sum_j |x_ij| w_bar_ub_j =: R_i`` (box on ``w``).
+
+2. **Intercept, optimistic inner LP (Eq. 21).** For fixed ``w`` the training loss
+   ``sum_i max(0, 1 - y_i (x_i^T w - b))`` is convex piecewise linear in ``b`` with breakpoints
+   ``b = x_i^T w - y_i``. Right of every breakpoint its slope is ``n_+ > 0`` (the positive training
+   points), left of every breakpoint it is ``-n_- < 0``. Hence *every* optimal ``b`` lies between the
+   breakpoints: ``|b| <= max_{i in T} R_i + 1 =: B``. (Both classes must be present in ``T``.)
+
+3. **Hinge values and slacks.** With ``F_i = R_i + B`` we have ``|f(x_i)| <= F_i``; every KKT point of
+   the hinge LP has ``xi_i = max(0, 1 - y_i f_i)`` (if ``beta_i < 1/|T|`` complementarity gives
+   ``xi_i = 0``; otherwise the margin row is tight), so ``xi_i <= 1 + F_i`` and the margin slack
+   ``xi_i + y_i f_i - 1 = max(0, y_i f_i - 1) <= max(F_i - 1, 0)``.
+
+4. **Duals, optimistic.** Stationarity in ``xi_i`` gives ``0 <= beta_i <= 1/|T|``. Stationarity in ``w_j``
+   gives ``mu+_j - mu-_j = sum_i beta_i y_i x_ij``; choosing ``min(mu+_j, mu-_j) = 0`` (always possible:
+   both multipliers of a pair may be shifted by the same amount when ``w_bar_j = 0``) gives
+   ``mu+-_j <= (1/|T|) sum_{i in T} |x_ij|``. Box slacks: ``w_bar_j -+ w_j <= 2 w_bar_ub_j``.
+
+5. **Pessimistic replica (Eq. 24).** The replica ``(w_hat, b_hat, xi_hat)`` is only required to be
+   feasible. We restrict it to ``|b_hat| <= B`` and ``xi_hat_i <= 1 + R_i + B`` (the largest hinge value a
+   box-feasible hyperplane with ``|b| <= B`` can have). This keeps every training-optimal replica with
+   tight ``xi_hat`` (by 2.) and only removes replicas that inflate the budget beyond any achievable
+   hinge. The mean-training-loss budget is then at most ``H = (1 + epsilon) mean_i (1 + R_i + B)``.
+
+6. **Intercept, pessimistic inner LP (Eq. 24).** The budget row ``mean(xi) <= (1+epsilon) mean(xi_hat)``
+   bounds ``b``: every positive point has ``xi_i >= 1 - R_i + b``, so
+   ``b <= (|T| H + sum_{i in T+} R_i) / n_+ - 1``; symmetrically
+   ``-b <= (|T| H + sum_{i in T-} R_i) / n_- - 1``. With ``B' = max`` of the two, ``F'_i = R_i + B'``.
+
+7. **Pessimistic hinge values.** ``v_k`` (flipped validation hinge) and the slacks follow as in 3. with
+   ``F'``. For ``xi_i``: if ``lambda > 0`` every KKT point has ``xi`` equal to the hinge; if
+   ``lambda = 0`` replacing ``xi`` by the hinge keeps all KKT conditions (dual solutions are common to all
+   primal optima), so ``xi_i <= min(1 + F'_i, |T| H)`` is valid.
+
+8. **Duals, pessimistic.** ``alpha_k <= 1/|V_f|``; ``beta_i <= lambda/|T|`` (a *constraint*: dual
+   feasibility of ``xi_i``); ``lambda`` has no a-priori bound, so it gets a bound ``Lambda`` that
+   :func:`bilevel.tune` enlarges when a solution touches it. Then
+   ``mu+-_j <= (1/|V_f|) sum_{k in V_f} |x_kj| + (Lambda/|T|) sum_{i in T} |x_ij|``, and the budget slack is
+   at most ``H``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def feature_reach(X: np.ndarray, w_bar_ub: np.ndarray) -> np.ndarray:
+    """``R_i = sum_j |x_ij| w_bar_ub_j``: the largest ``|x_i^T w|`` inside the box. Shape (n,)."""
+    return np.abs(X) @ w_bar_ub
+
+
+@dataclass(frozen=True)
+class OptimisticBigM:
+    """Constants for Eq. (21) (items 1-4 of the module docstring). Arrays are per point / feature."""
+
+    b: float               # |b| <= b
+    xi: np.ndarray         # (|T|,) xi_i <= xi[i]
+    slack: np.ndarray      # (|T|,) margin slack of training point i
+    beta: float            # beta_i <= 1/|T|
+    mu: np.ndarray         # (p,) mu+-_j
+    box: np.ndarray        # (p,) box slack
+    g: np.ndarray          # (|V|,) validation hinge
+
+
+def optimistic_big_m(X_train, y_train, X_val, w_bar_ub) -> OptimisticBigM:
+    """Valid big-M constants for the optimistic KKT system, Eq. (21) of the pessimistic bilevel tuning
+    paper; derivation in the module docstring (items 1-4). ``X_train`` (|T|, p), ``X_val`` (|V|, p),
+    ``w_bar_ub`` (p,) the upper bound of ``w_bar``."""
+    n_t = len(y_train)
+    r_t = feature_reach(X_train, w_bar_ub)
+    b = float(r_t.max() + 1.0)
+    f_t = r_t + b
+    return OptimisticBigM(
+        b=b,
+        xi=1.0 + f_t,
+        slack=np.maximum(f_t - 1.0, 0.0),
+        beta=1.0 / n_t,
+        mu=np.abs(X_train).sum(axis=0) / n_t,
+        box=2.0 * np.asarray(w_bar_ub, dtype=float),
+        g=1.0 + feature_reach(X_val, w_bar_ub) + b,
+    )
+
+
+@dataclass(frozen=True)
+class PessimisticBigM:
+    """Constants for Eq. (25) (items 5-8 of the module docstring)."""
+
+    b_hat: float           # |b_hat| <= b_hat
+    xi_hat: np.ndarray     # (|T|,)
+    budget: float          # H: mean training-loss budget bound
+    b_lo: float            # -b <= b_lo
+    b_hi: float            # b <= b_hi
+    xi: np.ndarray         # (|T|,)
+    slack_t: np.ndarray    # (|T|,) margin slack of training rows
+    v: np.ndarray          # (|V_f|,)
+    slack_f: np.ndarray    # (|V_f|,) margin slack of flipped rows
+    g: np.ndarray          # (|V|,)
+    alpha: float           # 1/|V_f|
+    lam: float             # Lambda
+    beta: float            # Lambda/|T|
+    mu: np.ndarray         # (p,)
+    box: np.ndarray        # (p,)
+
+
+def pessimistic_big_m(X_train, y_train, X_val, flipped, epsilon, w_bar_ub, lambda_bound) -> PessimisticBigM:
+    """Valid big-M constants for the pessimistic KKT system, Eq. (25) of the pessimistic bilevel tuning
+    paper; derivation in the module docstring (items 5-8). ``flipped`` are the indices of ``V_f`` in the
+    validation set (non-empty); ``lambda_bound`` is the current bound ``Lambda`` on ``lambda``."""
+    n_t = len(y_train)
+    r_t = feature_reach(X_train, w_bar_ub)
+    r_v = feature_reach(X_val, w_bar_ub)
+    b0 = float(r_t.max() + 1.0)
+    xi_hat = 1.0 + r_t + b0
+    budget = (1.0 + epsilon) * float(xi_hat.mean())
+    pos, neg = y_train > 0, y_train < 0
+    b_hi = float((n_t * budget + r_t[pos].sum()) / pos.sum() - 1.0)
+    b_lo = float((n_t * budget + r_t[neg].sum()) / neg.sum() - 1.0)
+    bb = max(b_hi, b_lo)
+    f_t, f_v = r_t + bb, r_v + bb
+    f_f = f_v[np.asarray(flipped, dtype=int)]
+    n_f = len(f_f)
+    return PessimisticBigM(
+        b_hat=b0,
+        xi_hat=xi_hat,
+        budget=budget,
+        b_lo=b_lo,
+        b_hi=b_hi,
+        xi=np.minimum(1.0 + f_t, n_t * budget),
+        slack_t=np.maximum(f_t - 1.0, 0.0),
+        v=1.0 + f_f,
+        slack_f=np.maximum(f_f - 1.0, 0.0),
+        g=1.0 + f_v,
+        alpha=1.0 / n_f,
+        lam=float(lambda_bound),
+        beta=float(lambda_bound) / n_t,
+        mu=np.abs(X_val[np.asarray(flipped, dtype=int)]).sum(axis=0) / n_f
+        + float(lambda_bound) * np.abs(X_train).sum(axis=0) / n_t,
+        box=2.0 * np.asarray(w_bar_ub, dtype=float),
+    )

@@ -1,0 +1,205 @@
+"""Built-in data sets, CSV loading and the stratified train / validation / test split.
+
+The split follows Section 5.1 of the pessimistic bilevel tuning paper: half of the data (stratified) is
+held out as the test set, then ``n_train`` training and ``n_val`` validation points are drawn
+(stratified) from the rest. Standardisation is fitted on the non-test pool only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+#: Built-in data sets: name -> (file inside ``bilevel/data``, label column, value mapped to +1).
+BUILTIN = {
+    "cancer": ("cancer.csv", "class", "malignant"),
+    "diabetes": ("diabetes.csv", "diabetes", "Yes"),
+}
+
+
+class Dataset(NamedTuple):
+    """Features ``X`` (n, p) float64, labels ``y`` (n,) in {-1, +1}, and the ``feature_names`` (p,)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: list[str]
+
+
+def load_dataset(name_or_path: str | Path, label: str | None = None, positive=None) -> Dataset:
+    """Load a built-in data set (``"cancer"``, ``"diabetes"``) or a CSV file with a label column.
+
+    Parameters
+    ----------
+    name_or_path : a built-in name or the path of a CSV file with a header row.
+    label : the label column of a CSV file (default: its last column). Ignored for built-in names.
+    positive : the label value mapped to +1 (default: the larger of the two values in sorted order).
+
+    Returns
+    -------
+    Dataset ``(X, y, feature_names)``: ``X`` (n, p) float64, ``y`` (n,) float64 in {-1, +1}.
+
+    Raises
+    ------
+    InputError (a ``ValueError``) when the file is missing or not a CSV table, the label column is missing,
+    the labels do not take exactly two values, or a feature is not numeric or not finite.
+    """
+    key = str(name_or_path)
+    if key in BUILTIN:
+        fname, label_col, pos = BUILTIN[key]
+        with resources.files("bilevel.data").joinpath(fname).open("r") as fh:
+            frame = pd.read_csv(fh)
+        return _frame_to_dataset(frame, label_col, pos, source=key)
+    path = Path(key)
+    if not path.exists():
+        raise InputError(
+            f"data set {key!r} is neither a built-in name ({', '.join(BUILTIN)}) nor an existing file"
+        )
+    if path.is_dir():
+        raise InputError(f"data path {key!r} is a directory, not a CSV file")
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(f"{key!r} is not a readable CSV file: {exc}".splitlines()[0]) from None
+    if frame.shape[1] < 2:
+        raise InputError(f"{key!r} is not a CSV table with features and a label column (found {frame.shape[1]} column)")
+    label_col = frame.columns[-1] if label is None else label
+    if label_col not in frame.columns:
+        raise InputError(f"label column {label_col!r} not found in {key!r}; columns are {list(frame.columns)}")
+    return _frame_to_dataset(frame, label_col, positive, source=key)
+
+
+def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str) -> Dataset:
+    labels = frame[label_col]
+    if labels.isna().any():
+        raise InputError(f"label column {label_col!r} of {source!r} has missing values")
+    values = sorted(pd.unique(labels), key=lambda v: (str(type(v)), v))
+    if len(values) != 2:
+        shown = values[:6]
+        raise InputError(
+            f"label column {label_col!r} of {source!r} must have exactly two distinct values, "
+            f"found {len(values)}: {shown}{' ...' if len(values) > 6 else ''}"
+        )
+    pos = values[1] if positive is None else positive
+    if pos not in values:
+        raise InputError(f"positive label {pos!r} is not one of the labels {values} of {source!r}")
+    features = frame.drop(columns=[label_col])
+    bad = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
+    if bad:
+        raise InputError(f"feature columns of {source!r} must be numeric; not numeric: {bad}")
+    X = features.to_numpy(dtype=np.float64)
+    if not np.isfinite(X).all():
+        rows = np.unique(np.nonzero(~np.isfinite(X))[0])
+        raise InputError(f"features of {source!r} contain NaN or inf (rows {rows[:5].tolist()}{' ...' if len(rows) > 5 else ''})")
+    y = np.where(labels.to_numpy() == pos, 1.0, -1.0)
+    return Dataset(X, y, [str(c) for c in features.columns])
+
+
+@dataclass
+class Split:
+    """A reproducible stratified split. Arrays are standardised with ``mean``/``scale`` (fitted on the
+    non-test pool). ``*_index`` are row indices into the original data."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_val: np.ndarray
+    y_val: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    X_cal: np.ndarray
+    y_cal: np.ndarray
+    train_index: np.ndarray
+    val_index: np.ndarray
+    test_index: np.ndarray
+    cal_index: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+
+
+def _stratified_take(idx: np.ndarray, y: np.ndarray, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``n`` of the rows ``idx`` keeping the class proportions of ``y[idx]`` (largest remainder
+    rounding, at least one row of each class when ``n >= 2``). Returns (taken, rest)."""
+    if n == 0:
+        return idx[:0], idx
+    classes = [idx[y[idx] == c] for c in (-1.0, 1.0)]
+    sizes = np.array([len(c) for c in classes], dtype=float)
+    quota = n * sizes / sizes.sum()
+    take = np.floor(quota).astype(int)
+    for k in np.argsort(-(quota - take), kind="stable")[: n - take.sum()]:
+        take[k] += 1
+    if n >= 2:
+        for k in (0, 1):
+            if take[k] == 0 and sizes[k] > 0:
+                take[k], take[1 - k] = 1, take[1 - k] - 1
+    taken, rest = [], []
+    for c, t in zip(classes, take):
+        perm = rng.permutation(c)
+        taken.append(perm[:t])
+        rest.append(perm[t:])
+    return np.sort(np.concatenate(taken)), np.sort(np.concatenate(rest))
+
+
+def split_dataset(
+    X,
+    y,
+    n_train: int,
+    n_val: int,
+    *,
+    n_cal: int | None = 0,
+    test_fraction: float = 0.5,
+    seed: int = 0,
+    standardize: bool = True,
+) -> Split:
+    """Stratified test / train / validation (/ calibration) split, Section 5.1 of the pessimistic paper.
+
+    ``round(test_fraction * n)`` rows (stratified) form the test set; ``n_train`` then ``n_val`` rows are
+    drawn stratified from the rest, then ``n_cal`` calibration rows (``None``: all remaining rows).
+    Features are standardised to zero mean and unit variance using the non-test pool only (never the
+    test rows); a constant feature keeps scale 1. The same ``seed`` gives the same split.
+
+    Shapes: ``X`` (n, p), ``y`` (n,) in {-1, +1}. Raises InputError when sizes are negative, the pool is too
+    small, or a training / validation set would miss a class.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise InputError(f"X must be (n, p) and y (n,) with the same n; got X {X.shape}, y {y.shape}")
+    if not np.isin(y, (-1.0, 1.0)).all():
+        raise InputError("labels y must be -1 or +1")
+    if not 0.0 <= test_fraction < 1.0:
+        raise InputError(f"test_fraction must lie in [0, 1), got {test_fraction}")
+    if n_train < 2 or n_val < 1:
+        raise InputError(f"need n_train >= 2 (one point per class) and n_val >= 1; got n_train={n_train}, n_val={n_val}")
+    rng = np.random.default_rng(seed)
+    all_idx = np.arange(len(y))
+    test_idx, pool = _stratified_take(all_idx, y, int(round(test_fraction * len(y))), rng)
+    cal_need = 0 if n_cal is None else n_cal
+    if n_cal is not None and n_cal < 0:
+        raise InputError(f"n_cal must be >= 0 or None, got {n_cal}")
+    if n_train + n_val + cal_need > len(pool):
+        raise InputError(
+            f"n_train + n_val{' + n_cal' if cal_need else ''} = {n_train + n_val + cal_need} exceeds the "
+            f"{len(pool)} rows left after holding out {len(test_idx)} test rows"
+        )
+    train_idx, rest = _stratified_take(pool, y, n_train, rng)
+    val_idx, rest = _stratified_take(rest, y, n_val, rng)
+    cal_idx, _ = _stratified_take(rest, y, len(rest) if n_cal is None else n_cal, rng)
+    for name, idx in (("training", train_idx),):
+        if len(np.unique(y[idx])) < 2:
+            raise InputError(f"the {name} set has one class only; use a larger size")
+    if standardize:
+        mean = X[pool].mean(axis=0)
+        scale = X[pool].std(axis=0)
+        scale[scale == 0] = 1.0
+    else:
+        mean, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
+    Z = (X - mean) / scale
+    return Split(
+        Z[train_idx], y[train_idx], Z[val_idx], y[val_idx], Z[test_idx], y[test_idx], Z[cal_idx], y[cal_idx],
+        train_idx, val_idx, test_idx, cal_idx, mean, scale,
+    )

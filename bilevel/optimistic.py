@@ -1,0 +1,110 @@
+r"""The optimistic bilevel tuning MILP: Eq. (21) of the pessimistic bilevel tuning paper, with the inner
+LP-SVM replaced by its KKT conditions and complementarity linearised by big-M binaries.
+
+Outer level (leader)::
+
+    min_{w_bar, w, b}  (1/|V|) sum_{k in V} g_k
+    s.t.  g_k >= 1 - y_k (x_k^T w - b),  g_k >= 0                      (validation hinge, k in V)
+          w_bar_lb <= w_bar <= w_bar_ub
+          (w, b) in argmin { (1/|T|) sum_i xi_i : xi_i >= 1 - y_i (x_i^T w - b), xi_i >= 0,
+                             -w_bar <= w <= w_bar }                      (inner LP-SVM)
+
+KKT system of the inner LP (duals ``beta_i`` of the margin rows, ``mu+_j, mu-_j`` of the box rows)::
+
+    primal:         xi_i >= 1 - y_i (x_i^T w - b),  xi_i >= 0,  -w_bar <= w <= w_bar
+    stationarity:   -sum_i beta_i y_i x_ij + mu+_j - mu-_j = 0   (w_j)
+                    sum_i beta_i y_i = 0                          (b)
+                    0 <= beta_i <= 1/|T|                          (xi_i)
+    complementarity beta_i (xi_i + y_i (x_i^T w - b) - 1) = 0,   (1/|T| - beta_i) xi_i = 0,
+                    mu+_j (w_bar_j - w_j) = 0,   mu-_j (w_bar_j + w_j) = 0
+
+Each complementarity pair gets one binary (:func:`bilevel.kkt.add_complementarity`) with the constants of
+:func:`bilevel.bigm.optimistic_big_m`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pyo
+
+from .bigm import optimistic_big_m
+from .kkt import add_complementarity
+from .validation import check_w_bar_bounds, check_xy
+
+
+def margin_expr(model: pyo.ConcreteModel, x: np.ndarray, w="w", b="b"):
+    """The linear expression ``x^T w - b`` for a data row ``x`` (p,), on the model's variables."""
+    wv, bv = model.component(w), model.component(b)
+    return pyo.quicksum(float(x[j]) * wv[j] for j in range(len(x)) if x[j] != 0.0) - bv
+
+
+def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.0)) -> pyo.ConcreteModel:
+    """Build the optimistic KKT + big-M MILP of Eq. (21) of the pessimistic bilevel tuning paper.
+
+    Parameters
+    ----------
+    X_train : (|T|, p) training features; y_train : (|T|,) labels in {-1, +1}, both classes present.
+    X_val : (|V|, p) validation features; y_val : (|V|,) labels in {-1, +1}.
+    w_bar_bounds : ``(lb, ub)``, scalars or (p,) arrays with ``0 <= lb <= ub``.
+
+    Returns
+    -------
+    A ``pyomo.environ.ConcreteModel`` named ``optimistic_bilevel_svm`` with variables ``w_bar[j]``,
+    ``w[j]``, ``b``, ``xi[i]``, ``g[k]``, ``beta[i]``, ``mu_plus[j]``, ``mu_minus[j]`` and binaries
+    ``z_beta[i]``, ``z_xi[i]``, ``z_mu_plus[j]``, ``z_mu_minus[j]``; the objective ``validation_hinge`` is the
+    mean validation hinge loss. ``model.bilevel_info`` holds the data and the big-M constants.
+
+    Raises
+    ------
+    InputError for wrong shapes, NaN/inf, labels other than +-1, one class in the training set, or
+    infeasible ``w_bar`` bounds.
+    """
+    X_t, y_t = check_xy(X_train, y_train, "train")
+    p = X_t.shape[1]
+    X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
+    lb, ub = check_w_bar_bounds(w_bar_bounds, p)
+    M = optimistic_big_m(X_t, y_t, X_v, ub)
+    n_t, n_v = len(y_t), len(y_v)
+    J, T, V = range(p), range(n_t), range(n_v)
+    yt, yv, lb_l, ub_l = y_t.tolist(), y_v.tolist(), lb.tolist(), ub.tolist()
+
+    m = pyo.ConcreteModel(name="optimistic_bilevel_svm")
+    # Outer (hyperparameters) and inner primal variables.
+    m.w_bar = pyo.Var(J, bounds=lambda _, j: (lb_l[j], ub_l[j]))
+    m.w = pyo.Var(J, bounds=lambda _, j: (-ub_l[j], ub_l[j]))
+    m.b = pyo.Var(bounds=(-M.b, M.b))
+    m.xi = pyo.Var(T, bounds=lambda _, i: (0.0, float(M.xi[i])))
+    m.g = pyo.Var(V, bounds=lambda _, k: (0.0, float(M.g[k])))
+    # Inner duals.
+    m.beta = pyo.Var(T, bounds=(0.0, M.beta))
+    m.mu_plus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
+    m.mu_minus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
+
+    f_t = [margin_expr(m, X_t[i]) for i in T]
+    f_v = [margin_expr(m, X_v[k]) for k in V]
+
+    # Outer objective: mean validation hinge loss of the inner solution.
+    m.validation_hinge = pyo.Objective(expr=pyo.quicksum(m.g[k] for k in V) / n_v, sense=pyo.minimize)
+    m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
+    # Inner primal feasibility.
+    m.margin = pyo.Constraint(T, rule=lambda _, i: m.xi[i] >= 1 - yt[i] * f_t[i])
+    m.box_upper = pyo.Constraint(J, rule=lambda _, j: m.w[j] <= m.w_bar[j])
+    m.box_lower = pyo.Constraint(J, rule=lambda _, j: -m.w_bar[j] <= m.w[j])
+    # Stationarity (dual feasibility 0 <= beta <= 1/|T| is carried by the bounds of beta).
+    m.stationarity_w = pyo.Constraint(
+        J,
+        rule=lambda _, j: -pyo.quicksum(float(y_t[i] * X_t[i, j]) * m.beta[i] for i in T if X_t[i, j] != 0.0)
+        + m.mu_plus[j] - m.mu_minus[j] == 0,
+    )
+    m.stationarity_b = pyo.Constraint(expr=pyo.quicksum(yt[i] * m.beta[i] for i in T) == 0)
+    # Complementarity by big-M.
+    add_complementarity(m, "beta", T, lambda i: m.beta[i], M.beta, lambda i: m.xi[i] + yt[i] * f_t[i] - 1, M.slack)
+    add_complementarity(m, "xi", T, lambda i: M.beta - m.beta[i], M.beta, lambda i: m.xi[i], M.xi)
+    add_complementarity(m, "mu_plus", J, lambda j: m.mu_plus[j], M.mu, lambda j: m.w_bar[j] - m.w[j], M.box)
+    add_complementarity(m, "mu_minus", J, lambda j: m.mu_minus[j], M.mu, lambda j: m.w_bar[j] + m.w[j], M.box)
+
+    m.bilevel_info = {
+        "mode": "optimistic",
+        "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v,
+        "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M,
+    }
+    return m

@@ -1,0 +1,196 @@
+r"""The pessimistic bilevel tuning MILP: Eqs. (23)-(25) of the pessimistic bilevel tuning paper.
+
+The leader chooses ``w_bar`` and a *replica* ``(w_hat, b_hat, xi_hat)`` of the training problem; the
+follower minimises the mean hinge loss on the flipped validation points ``V_f`` (labels ``ybar = -y``)
+among the models whose training loss is within ``(1 + epsilon)`` of the replica's::
+
+    min   (1/|V|) sum_{k in V} g_k
+    s.t.  g_k >= 1 - y_k (x_k^T w - b),  g_k >= 0                                (k in V, true labels)
+          w_bar_lb <= w_bar <= w_bar_ub,   -w_bar <= w_hat <= w_bar
+          xi_hat_i >= 1 - y_i (x_i^T w_hat - b_hat),  xi_hat_i >= 0             (i in T)
+          (w, b, v, xi) in argmin { (1/|V_f|) sum_{k in V_f} v_k :
+                 v_k >= 1 - ybar_k (x_k^T w - b), v_k >= 0,                     (dual alpha_k)
+                 xi_i >= 1 - y_i (x_i^T w - b),  xi_i >= 0,                      (dual beta_i)
+                 -w_bar <= w <= w_bar,                                           (duals mu+, mu-)
+                 (1/|T|) sum_i xi_i <= (1 + epsilon) (1/|T|) sum_i xi_hat_i }    (dual lambda)
+
+The inner LP is replaced by its KKT system, Eq. (25)::
+
+    stationarity    -sum_{V_f} alpha_k ybar_k x_kj - sum_T beta_i y_i x_ij + mu+_j - mu-_j = 0   (w_j)
+                    sum_{V_f} alpha_k ybar_k + sum_T beta_i y_i = 0                              (b)
+                    0 <= alpha_k <= 1/|V_f|                                                      (v_k)
+                    0 <= beta_i <= lambda/|T|          <- a constraint, not a bound              (xi_i)
+    complementarity (1/|V_f| - alpha_k) v_k = 0,    alpha_k (v_k + ybar_k (x_k^T w - b) - 1) = 0
+                    beta_i (xi_i + y_i (x_i^T w - b) - 1) = 0,   (lambda/|T| - beta_i) xi_i = 0
+                    mu+_j (w_bar_j - w_j) = 0,   mu-_j (w_bar_j + w_j) = 0
+                    lambda ((1+epsilon)/|T| sum xi_hat_i - (1/|T|) sum xi_i) = 0
+
+``beta_i <= lambda/|T|`` has no variable bound to carry it and must be stated as the row
+``dual_xi[i]``; without it the model returns "optimal" answers that are not bilevel-feasible.
+``lambda`` has no a-priori bound: it gets the bound ``lambda_bound``; :func:`bilevel.tune` detects a
+solution touching it, enlarges it and re-solves. All other constants: :func:`bilevel.bigm.pessimistic_big_m`.
+
+``V_f`` (the flipped set) comes from the optimistic hyperplane, see :func:`flipped_set`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pyo
+
+from .bigm import pessimistic_big_m
+from .errors import InputError
+from .kkt import add_complementarity
+from .optimistic import margin_expr
+from .validation import check_epsilon, check_w_bar_bounds, check_xy
+
+
+def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
+    """Indices of the validation points whose labels are flipped, and the rule actually used.
+
+    ``flip="margin"`` (Corollary 4 and Section 4.2 of the pessimistic bilevel tuning paper): the points
+    the optimistic hyperplane ``(w, b)`` misclassifies or places inside its margin, ``y_k (x_k^T w - b) < 1``.
+    ``flip="all"``: every validation point (Appendix A, small sets). An explicit index array is used as is.
+
+    **Empty ``V_f``.** When the optimistic hyperplane classifies every validation point correctly and
+    outside its margin, margin flipping has nothing to flip and the inner objective would vanish, which
+    would turn the pessimistic model into an optimistic one over the epsilon-enlarged set. We then flip
+    all validation points (the rule Appendix A uses for small sets) and return the rule
+    ``"all (V_f empty under margin)"``.
+
+    Shapes: ``X_val`` (|V|, p), ``y_val`` (|V|,), ``w`` (p,). Raises InputError for an unknown rule or
+    out-of-range indices.
+    """
+    y_val = np.asarray(y_val, dtype=float)
+    n_v = len(y_val)
+    if isinstance(flip, str):
+        if flip == "all":
+            return np.arange(n_v), "all"
+        if flip != "margin":
+            raise InputError(f"flip must be 'margin', 'all' or an index array; got {flip!r}")
+        margins = y_val * (np.asarray(X_val, dtype=float) @ np.asarray(w, dtype=float) - b)
+        idx = np.nonzero(margins < 1.0 - 1e-9)[0]
+        if len(idx) == 0:
+            return np.arange(n_v), "all (V_f empty under margin)"
+        return idx, "margin"
+    idx = np.unique(np.asarray(flip, dtype=int))
+    if len(idx) == 0 or idx.min() < 0 or idx.max() >= n_v:
+        raise InputError(f"explicit flip indices must be a non-empty subset of 0..{n_v - 1}")
+    return idx, "explicit"
+
+
+def build_pessimistic_model(
+    X_train,
+    y_train,
+    X_val,
+    y_val,
+    flipped,
+    epsilon: float = 0.0,
+    w_bar_bounds=(0.0, 1.0),
+    lambda_bound: float = 10.0,
+) -> pyo.ConcreteModel:
+    """Build the pessimistic KKT + big-M MILP of Eq. (25) of the pessimistic bilevel tuning paper.
+
+    Parameters
+    ----------
+    X_train : (|T|, p); y_train : (|T|,) in {-1, +1}, both classes present.
+    X_val : (|V|, p); y_val : (|V|,) in {-1, +1}.
+    flipped : indices (into the validation set) of ``V_f``, non-empty; see :func:`flipped_set`.
+    epsilon : relative suboptimality of the training loss allowed to the follower, ``>= 0``.
+    w_bar_bounds : ``(lb, ub)``, scalars or (p,) arrays with ``0 <= lb <= ub``.
+    lambda_bound : the bound ``Lambda > 0`` on the dual ``lambda`` of the epsilon constraint.
+
+    Returns
+    -------
+    A ``ConcreteModel`` named ``pessimistic_bilevel_svm``: leader variables ``w_bar``, replica ``w_hat``,
+    ``b_hat``, ``xi_hat``; follower ``w``, ``b``, ``xi``, ``v``; outer hinge ``g``; duals ``alpha``,
+    ``beta``, ``lam``, ``mu_plus``, ``mu_minus``; binaries ``z_*``; objective ``validation_hinge``.
+    ``model.bilevel_info`` holds the data, ``V_f`` and the big-M constants.
+
+    Raises
+    ------
+    InputError for bad shapes/values, ``epsilon < 0``, infeasible bounds, an empty or out-of-range
+    ``flipped`` set, or ``lambda_bound <= 0``.
+    """
+    X_t, y_t = check_xy(X_train, y_train, "train")
+    p = X_t.shape[1]
+    X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
+    lb, ub = check_w_bar_bounds(w_bar_bounds, p)
+    eps = check_epsilon(epsilon)
+    if not (np.isfinite(lambda_bound) and lambda_bound > 0):
+        raise InputError(f"lambda_bound must be a positive number; got {lambda_bound}")
+    Vf = np.unique(np.asarray(flipped, dtype=int))
+    if len(Vf) == 0 or Vf.min() < 0 or Vf.max() >= len(y_v):
+        raise InputError(f"the flipped set V_f must be a non-empty subset of 0..{len(y_v) - 1}")
+    M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound)
+    n_t, n_v, n_f = len(y_t), len(y_v), len(Vf)
+    J, T, V, F = range(p), range(n_t), range(n_v), Vf.tolist()
+    yt, yv, lb_l, ub_l = y_t.tolist(), y_v.tolist(), lb.tolist(), ub.tolist()
+    ybar = {k: -yv[k] for k in F}
+    mv = dict(zip(F, M.v.tolist()))
+
+    m = pyo.ConcreteModel(name="pessimistic_bilevel_svm")
+    # Leader: hyperparameters and the replica of the training problem.
+    m.w_bar = pyo.Var(J, bounds=lambda _, j: (lb_l[j], ub_l[j]))
+    m.w_hat = pyo.Var(J, bounds=lambda _, j: (-ub_l[j], ub_l[j]))
+    m.b_hat = pyo.Var(bounds=(-M.b_hat, M.b_hat))
+    m.xi_hat = pyo.Var(T, bounds=lambda _, i: (0.0, float(M.xi_hat[i])))
+    # Follower primal variables and the outer hinge epigraph.
+    m.w = pyo.Var(J, bounds=lambda _, j: (-ub_l[j], ub_l[j]))
+    m.b = pyo.Var(bounds=(-M.b_lo, M.b_hi))
+    m.xi = pyo.Var(T, bounds=lambda _, i: (0.0, float(M.xi[i])))
+    m.v = pyo.Var(F, bounds=lambda _, k: (0.0, mv[k]))
+    m.g = pyo.Var(V, bounds=lambda _, k: (0.0, float(M.g[k])))
+    # Follower duals.
+    m.alpha = pyo.Var(F, bounds=(0.0, M.alpha))
+    m.beta = pyo.Var(T, bounds=(0.0, M.beta))
+    m.lam = pyo.Var(bounds=(0.0, M.lam))
+    m.mu_plus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
+    m.mu_minus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
+
+    f_t = [margin_expr(m, X_t[i]) for i in T]
+    f_v = {k: margin_expr(m, X_v[k]) for k in V}
+    f_hat = [margin_expr(m, X_t[i], "w_hat", "b_hat") for i in T]
+    train_mean = pyo.quicksum(m.xi[i] for i in T) / n_t
+    budget = (1 + eps) * pyo.quicksum(m.xi_hat[i] for i in T) / n_t
+
+    # Outer level, Eq. (24): objective and the leader's constraints.
+    m.validation_hinge = pyo.Objective(expr=pyo.quicksum(m.g[k] for k in V) / n_v, sense=pyo.minimize)
+    m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
+    m.replica_box_upper = pyo.Constraint(J, rule=lambda _, j: m.w_hat[j] <= m.w_bar[j])
+    m.replica_box_lower = pyo.Constraint(J, rule=lambda _, j: -m.w_bar[j] <= m.w_hat[j])
+    m.replica_margin = pyo.Constraint(T, rule=lambda _, i: m.xi_hat[i] >= 1 - yt[i] * f_hat[i])
+    # Follower primal feasibility.
+    m.flipped_margin = pyo.Constraint(F, rule=lambda _, k: m.v[k] >= 1 - ybar[k] * f_v[k])
+    m.margin = pyo.Constraint(T, rule=lambda _, i: m.xi[i] >= 1 - yt[i] * f_t[i])
+    m.box_upper = pyo.Constraint(J, rule=lambda _, j: m.w[j] <= m.w_bar[j])
+    m.box_lower = pyo.Constraint(J, rule=lambda _, j: -m.w_bar[j] <= m.w[j])
+    m.epsilon_budget = pyo.Constraint(expr=train_mean <= budget)
+    # Stationarity and dual feasibility.
+    m.stationarity_w = pyo.Constraint(
+        J,
+        rule=lambda _, j: -pyo.quicksum(float(ybar[k] * X_v[k, j]) * m.alpha[k] for k in F if X_v[k, j] != 0.0)
+        - pyo.quicksum(float(yt[i] * X_t[i, j]) * m.beta[i] for i in T if X_t[i, j] != 0.0)
+        + m.mu_plus[j] - m.mu_minus[j] == 0,
+    )
+    m.stationarity_b = pyo.Constraint(
+        expr=pyo.quicksum(ybar[k] * m.alpha[k] for k in F) + pyo.quicksum(yt[i] * m.beta[i] for i in T) == 0
+    )
+    m.dual_xi = pyo.Constraint(T, rule=lambda _, i: m.beta[i] <= m.lam / n_t)
+    # Complementarity by big-M.
+    add_complementarity(m, "v", F, lambda k: M.alpha - m.alpha[k], M.alpha, lambda k: m.v[k], M.v)
+    add_complementarity(
+        m, "alpha", F, lambda k: m.alpha[k], M.alpha, lambda k: m.v[k] + ybar[k] * f_v[k] - 1, M.slack_f
+    )
+    add_complementarity(m, "beta", T, lambda i: m.beta[i], M.beta, lambda i: m.xi[i] + yt[i] * f_t[i] - 1, M.slack_t)
+    add_complementarity(m, "xi", T, lambda i: m.lam / n_t - m.beta[i], M.beta, lambda i: m.xi[i], M.xi)
+    add_complementarity(m, "mu_plus", J, lambda j: m.mu_plus[j], M.mu, lambda j: m.w_bar[j] - m.w[j], M.box)
+    add_complementarity(m, "mu_minus", J, lambda j: m.mu_minus[j], M.mu, lambda j: m.w_bar[j] + m.w[j], M.box)
+    add_complementarity(m, "lam", [0], lambda _: m.lam, M.lam, lambda _: budget - train_mean, M.budget)
+
+    m.bilevel_info = {
+        "mode": "pessimistic",
+        "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v,
+        "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M,
+        "flipped": Vf, "epsilon": eps, "lambda_bound": float(lambda_bound),
+    }
+    return m

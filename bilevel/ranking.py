@@ -1,0 +1,401 @@
+"""Ranking tools used to build the reliability graph of RG-PT.
+
+* :func:`bradley_terry` -- maximum-likelihood Bradley-Terry scores from pairwise win counts, Eq. (12)
+  of the RG-PT paper (Farzaneh & Simeone).
+* :func:`rgpt_win_counts` -- the RG-PT pairwise counts ``w_ij = n_opt p_ij + n_p eta_ij``,
+  Eqs. (10)-(11).
+* :func:`nonnegative_lasso` -- the non-negative Lasso of Eq. (13), solved exactly as a convex QP with
+  HiGHS (or, with ``loss="absolute"``, as an LP).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import optimize
+from scipy.sparse.csgraph import connected_components
+from scipy.special import expit, logsumexp
+
+from .errors import InputError, SolverError
+
+__all__ = ["bradley_terry", "bradley_terry_log_likelihood", "rgpt_win_counts", "nonnegative_lasso"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Bradley-Terry
+# --------------------------------------------------------------------------------------------------
+
+
+def _check_wins(wins) -> np.ndarray:
+    w = np.asarray(wins, dtype=float)
+    if w.ndim != 2 or w.shape[0] != w.shape[1]:
+        raise InputError(f"wins must be a square (m, m) matrix, got shape {w.shape}")
+    if w.shape[0] == 0:
+        raise InputError("wins is empty: there is no item to score")
+    if not np.all(np.isfinite(w)):
+        raise InputError("wins contains NaN or infinite values")
+    if w.min() < 0:
+        raise InputError("wins must be non-negative (counts of wins)")
+    w = w.copy()
+    np.fill_diagonal(w, 0.0)  # Eq. (12): w_ii = 0, an item never plays itself
+    return w
+
+
+def bradley_terry_log_likelihood(wins, scores) -> float:
+    """Log-likelihood of Eq. (12): ``sum_ij w_ij log(s_i / (s_i + s_j))`` (diagonal ignored).
+
+    ``wins`` shape (m, m), ``scores`` shape (m,) positive. Raises ``InputError`` on bad input.
+    """
+    w = _check_wins(wins)
+    s = np.asarray(scores, dtype=float)
+    if s.shape != (w.shape[0],) or np.any(~np.isfinite(s)) or np.any(s <= 0):
+        raise InputError("scores must be a positive vector with one entry per item")
+    theta = np.log(s)
+    diff = theta[:, None] - theta[None, :]
+    return float(-np.sum(w * np.logaddexp(0.0, -diff)))
+
+
+def _strongly_connected(w: np.ndarray) -> bool:
+    n_comp, _ = connected_components(w > 0, directed=True, connection="strong")
+    return n_comp == 1
+
+
+def _bt_gradient(w: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient of the negative log-likelihood and the pairwise win probabilities.
+
+    ``grad_i = sum_j (w_ji P_ij - w_ij P_ji)`` with ``P_ij = P(i beats j)``: a sum of products with no
+    cancellation between large terms, so pairs whose counts differ by many orders of magnitude still
+    get an accurate gradient.
+    """
+    prob = expit(theta[:, None] - theta[None, :])
+    grad = np.sum(w.T * prob - w * prob.T, axis=1)
+    return grad, prob
+
+
+def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
+    """Newton's method on the convex negative log-likelihood in ``theta = log s``.
+
+    The Hessian is the weighted Laplacian ``L_ij = -N_ij P_ij P_ji``; one node (the one with the largest
+    curvature) is pinned to remove the scale direction, the reduced system is solved after a symmetric
+    diagonal (Jacobi) scaling, and the step length comes from an exact line search on the directional
+    derivative (bisection), which needs no likelihood values and so keeps working when the scores span
+    hundreds of orders of magnitude. Stops when the largest change of ``theta`` is below ``tol``.
+    """
+    m = w.shape[0]
+    n_pair = w + w.T
+    theta = np.zeros(m)
+    for it in range(1, max_iter + 1):
+        grad, prob = _bt_gradient(w, theta)
+        curv = n_pair * prob * prob.T
+        diag = curv.sum(axis=1)
+        ref = int(np.argmax(diag))
+        keep = np.arange(m) != ref
+        lap = (np.diag(diag) - curv)[np.ix_(keep, keep)]
+        scale = 1.0 / np.sqrt(np.maximum(np.diag(lap), 1e-300))
+        try:
+            y = np.linalg.solve(lap * scale[:, None] * scale[None, :], -grad[keep] * scale)
+        except np.linalg.LinAlgError:
+            return theta, False, it
+        step = np.zeros(m)
+        step[keep] = y * scale
+        biggest = np.max(np.abs(step))
+        if biggest > 50.0:  # trust region: one step moves no log-score by more than 50
+            step *= 50.0 / biggest
+
+        def slope(t):
+            return float(_bt_gradient(w, theta + t * step)[0] @ step)
+
+        t = 1.0
+        if slope(1.0) > 0.0:  # convex along the line: bisect for the zero of the derivative
+            lo, hi = 0.0, 1.0
+            for _ in range(60):
+                mid = 0.5 * (lo + hi)
+                if slope(mid) > 0.0:
+                    hi = mid
+                else:
+                    lo = mid
+            t = 0.5 * (lo + hi)
+        theta = theta + t * step
+        theta -= theta.mean()
+        if np.max(np.abs(t * step)) < tol:
+            return theta, True, it
+    return theta, False, max_iter
+
+
+def _bt_mm(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
+    """Hunter's (2004) MM iteration ``s_i <- W_i / sum_j N_ij / (s_i + s_j)``."""
+    m = w.shape[0]
+    n_pair = w + w.T
+    won = w.sum(axis=1)
+    s = np.full(m, 1.0 / m)
+    for it in range(1, max_iter + 1):
+        denom = np.sum(n_pair / (s[:, None] + s[None, :]), axis=1)
+        new = won / denom
+        new /= new.sum()
+        if np.max(np.abs(np.log(new) - np.log(s))) < tol:
+            return np.log(new), True, it
+        s = new
+    return np.log(s), False, max_iter
+
+
+def bradley_terry(
+    wins,
+    *,
+    pseudo_count: float = 0.0,
+    method: str = "newton",
+    tol: float = 1e-10,
+    max_iter: int | None = None,
+    return_log: bool = False,
+) -> np.ndarray:
+    """Maximum-likelihood Bradley-Terry scores, Eq. (12) of the RG-PT paper.
+
+    Under the Bradley-Terry model item ``i`` beats item ``j`` with probability ``s_i / (s_i + s_j)``.
+    The scores maximise ``sum_ij w_ij log(s_i / (s_i + s_j))`` and are normalised to sum to 1.
+
+    Parameters
+    ----------
+    wins : array_like, shape (m, m)
+        ``wins[i, j]`` = (possibly fractional) number of times ``i`` beat ``j``. The diagonal is
+        ignored (``w_ii = 0``). Pairs never compared (``wins[i, j] = wins[j, i] = 0``) are allowed.
+    pseudo_count : float >= 0
+        Regularisation: adds ``pseudo_count`` to every off-diagonal entry, i.e. a virtual
+        ``pseudo_count : pseudo_count`` draw between every pair. This shrinks the scores towards equality
+        and always makes the maximiser finite and unique.
+    method : {"newton", "mm"}
+        ``"newton"``: damped Newton on the (concave) log-likelihood in ``theta = log s``; fast and
+        accurate even when the scores span hundreds of orders of magnitude. ``"mm"``: Hunter's (2004)
+        minorise-maximise iteration (monotone but slow when scores are far apart).
+    tol : float
+        Convergence tolerance: the largest change of ``log s`` in the last iteration.
+    max_iter : int, optional
+        Default 500 (Newton) or 100000 (MM).
+    return_log : bool
+        Return ``log s`` (normalised so that ``sum(exp(log s)) = 1``) instead of ``s``. Use it when the
+        scores span more orders of magnitude than a float can hold.
+
+    Returns
+    -------
+    ndarray, shape (m,): positive scores summing to 1 (or their logarithms).
+
+    Raises
+    ------
+    InputError
+        ``wins`` not square, empty, negative or non-finite; ``pseudo_count < 0``; or **no finite
+        maximiser exists**. By Ford's (1957) condition a finite maximiser exists (and is unique up to
+        scale) iff the directed graph with an edge ``i -> j`` whenever ``wins[i, j] > 0`` is strongly
+        connected: otherwise some group of items never loses to the rest, and its scores run off to
+        infinity. The error names the problem and suggests ``pseudo_count > 0``.
+    SolverError
+        The iteration did not converge within ``max_iter``.
+    """
+    w = _check_wins(wins)
+    m = w.shape[0]
+    c = float(pseudo_count)
+    if not np.isfinite(c) or c < 0:
+        raise InputError(f"pseudo_count must be a finite non-negative number, got {pseudo_count!r}")
+    if m == 1:
+        return np.zeros(1) if return_log else np.ones(1)
+    if c > 0:
+        w = w + c * (1.0 - np.eye(m))
+    if not _strongly_connected(w):
+        raise InputError(
+            "Bradley-Terry: no finite maximum-likelihood scores exist, because the comparison graph is not "
+            "strongly connected (some items never lose to, or never play, the others); "
+            "pass pseudo_count > 0 to regularise"
+        )
+    if method == "newton":
+        theta, ok, _ = _bt_newton(w, tol, 500 if max_iter is None else int(max_iter))
+    elif method == "mm":
+        theta, ok, _ = _bt_mm(w, tol, 100_000 if max_iter is None else int(max_iter))
+    else:
+        raise InputError(f"method must be 'newton' or 'mm', got {method!r}")
+    if not ok:
+        raise SolverError(f"Bradley-Terry ({method}) did not converge; try pseudo_count > 0 or a larger max_iter")
+    log_s = theta - logsumexp(theta)
+    return log_s if return_log else np.exp(log_s)
+
+
+def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> np.ndarray:
+    """RG-PT pairwise counts ``w_ij = n_opt * p_ij + n_p * eta_ij``, Eqs. (10)-(11) of the RG-PT paper.
+
+    ``p_ij`` is the data-driven probability that candidate ``i`` is *more reliable* than ``j``. The paper
+    prints ``p_ij = p_i / (p_i + p_j)`` with ``p_i`` the p-value of ``i`` on the optimisation split,
+    which would make the *less* reliable candidate (larger p-value) win and put it at the root of the
+    graph, contradicting Sec. 3.2.1 ("Lambda_1 contains the hyperparameters with the highest expected
+    reliability") and Pareto testing, which tests small p-values first. We therefore use
+    ``p_ij = p_j / (p_i + p_j)``: with ``n_p = 0`` the Bradley-Terry scores are then proportional to
+    ``1 / p_i``, i.e. the same ordering as the p-values, most reliable first. ``p_ij`` is computed in log
+    space (``expit(log p_j - log p_i)``) and p-values are floored at 1e-300, so underflow cannot create
+    pairs that are never lost.
+
+    Parameters
+    ----------
+    p_values_opt : array_like, shape (m,)
+        p-values on the optimisation split, in [0, 1].
+    n_opt : int
+        Size of the optimisation split, ``|Z_OPT|``.
+    eta : array_like, shape (m, m), optional
+        Prior probabilities ``eta_ij`` that ``i`` is more reliable than ``j``, in [0, 1], with
+        ``eta_ij + eta_ji = 1`` off the diagonal (checked to 1e-6). Ignored when ``n_p == 0``.
+    n_p : float >= 0
+        Pseudo-count giving the strength of the prior.
+
+    Returns
+    -------
+    ndarray, shape (m, m), zero diagonal.
+
+    Raises
+    ------
+    InputError
+        Bad p-values, ``n_opt < 1``, ``n_p < 0``, ``eta`` of the wrong shape, outside [0, 1] or not
+        complementary, ``n_p > 0`` without ``eta``.
+    """
+    p = np.asarray(p_values_opt, dtype=float)
+    if p.ndim != 1 or p.size == 0 or np.any(~np.isfinite(p)) or p.min() < 0 or p.max() > 1:
+        raise InputError("p_values_opt must be a non-empty 1-D array of p-values in [0, 1]")
+    if int(n_opt) < 1:
+        raise InputError(f"n_opt must be a positive integer, got {n_opt!r}")
+    n_p = float(n_p)
+    if not np.isfinite(n_p) or n_p < 0:
+        raise InputError(f"n_p (prior pseudo-count) must be >= 0, got {n_p!r}")
+    log_p = np.log(np.maximum(p, 1e-300))
+    prob = expit(log_p[None, :] - log_p[:, None])  # prob[i, j] = p_j / (p_i + p_j)
+    w = int(n_opt) * prob
+    if n_p > 0:
+        if eta is None:
+            raise InputError("n_p > 0 needs a prior matrix eta")
+        e = np.asarray(eta, dtype=float)
+        if e.shape != (p.size, p.size):
+            raise InputError(f"eta must have shape ({p.size}, {p.size}), got {e.shape}")
+        off = ~np.eye(p.size, dtype=bool)
+        if np.any(~np.isfinite(e[off])) or e[off].min() < 0 or e[off].max() > 1:
+            raise InputError("eta must hold probabilities in [0, 1]")
+        if np.any(np.abs((e + e.T)[off] - 1.0) > 1e-6):
+            raise InputError("eta must satisfy eta_ij + eta_ji = 1 for i != j")
+        w = w + n_p * np.where(off, e, 0.0)
+    np.fill_diagonal(w, 0.0)
+    return w
+
+
+# --------------------------------------------------------------------------------------------------
+# Non-negative Lasso
+# --------------------------------------------------------------------------------------------------
+
+
+def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(X, dtype=float)
+    v = np.asarray(y, dtype=float)
+    if x.ndim != 2:
+        raise InputError(f"X must be a 2-D (n, k) matrix, got shape {x.shape}")
+    if v.ndim != 1 or v.shape[0] != x.shape[0]:
+        raise InputError(f"y must have shape ({x.shape[0]},), got {v.shape}")
+    if x.shape[0] == 0:
+        raise InputError("X has no rows")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))):
+        raise InputError("X and y must be finite (no NaN)")
+    return x, v
+
+
+def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
+    import highspy
+
+    k = x.shape[1]
+    gram = 2.0 * (x.T @ x)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    lp = highspy.HighsLp()
+    lp.num_col_ = k
+    lp.num_row_ = 0
+    lp.col_cost_ = tau - 2.0 * (x.T @ v)
+    lp.col_lower_ = np.zeros(k)
+    lp.col_upper_ = np.full(k, highspy.kHighsInf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = k
+    lp.a_matrix_.num_row_ = 0
+    lp.a_matrix_.start_ = np.zeros(k + 1, dtype=np.int32)
+    hess = highspy.HighsHessian()
+    hess.dim_ = k
+    hess.format_ = highspy.HessianFormat.kTriangular  # lower triangle, column-wise
+    rows, cols = np.tril_indices(k)
+    order = np.lexsort((rows, cols))
+    rows, cols = rows[order], cols[order]
+    values = gram[rows, cols]
+    keep = values != 0.0
+    rows, cols, values = rows[keep], cols[keep], values[keep]
+    hess.start_ = np.searchsorted(cols, np.arange(k + 1)).astype(np.int32)
+    hess.index_ = rows.astype(np.int32)
+    hess.value_ = values
+    model = highspy.HighsModel()
+    model.lp_ = lp
+    model.hessian_ = hess
+    if h.passModel(model) == highspy.HighsStatus.kError:
+        raise SolverError("HiGHS rejected the non-negative Lasso QP")
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise SolverError(f"HiGHS did not solve the non-negative Lasso QP: {h.modelStatusToString(status)}")
+    return np.asarray(h.getSolution().col_value, dtype=float)
+
+
+def _nn_lad_lp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
+    n, k = x.shape
+    # variables: beta (k), u (n), w (n) with X beta + u - w = y, all >= 0; min tau*sum(beta) + sum(u + w)
+    cost = np.concatenate([np.full(k, tau), np.ones(2 * n)])
+    a_eq = np.hstack([x, np.eye(n), -np.eye(n)])
+    res = optimize.linprog(cost, A_eq=a_eq, b_eq=v, bounds=(0, None), method="highs")
+    if res.status != 0:
+        raise SolverError(f"HiGHS did not solve the non-negative absolute-error Lasso LP: {res.message}")
+    return np.asarray(res.x[:k], dtype=float)
+
+
+def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
+    """Non-negative Lasso without intercept, Eq. (13) of the RG-PT paper, solved exactly with HiGHS.
+
+    ``loss="squared"`` (Eq. (13))::
+
+        minimise_{beta >= 0}  ||y - X beta||_2^2 + tau * sum(beta)
+
+    a convex QP (Hessian ``2 X^T X``) solved by HiGHS' QP solver. ``loss="absolute"`` replaces the
+    squared error by ``||y - X beta||_1`` (a robust LP variant, solved by HiGHS through
+    ``scipy.optimize.linprog``).
+
+    Scaling of ``tau``: the loss is a *sum* over the ``n`` rows, not a mean, so for a fixed ``tau`` the
+    penalty weakens as ``n`` grows. scikit-learn's ``Lasso(alpha=a, positive=True, fit_intercept=False)``
+    minimises ``||y - X beta||^2 / (2 n) + a * sum(beta)``; the two agree when ``tau = 2 * n * a``. In
+    RG-PT the rows are the examples of the optimisation split (times the number of controlled risks), so
+    ``tau = 0.1`` (the paper's Table 1) is a weak penalty.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, k)
+    y : array_like, shape (n,)
+    tau : float >= 0
+    loss : {"squared", "absolute"}
+
+    Returns
+    -------
+    ndarray, shape (k,), entries >= 0 (solver round-off below 1e-12 is set to 0).
+
+    Raises
+    ------
+    InputError
+        Shapes disagree, ``X`` has no rows, NaN, ``tau < 0`` or not finite, unknown ``loss``.
+    SolverError
+        HiGHS fails.
+    """
+    x, v = _check_xy(X, y)
+    try:
+        t = float(tau)
+    except (TypeError, ValueError):
+        raise InputError(f"tau must be a non-negative number, got {tau!r}") from None
+    if not np.isfinite(t) or t < 0:
+        raise InputError(f"tau must be a finite non-negative number, got {tau!r}")
+    if x.shape[1] == 0:
+        return np.zeros(0)
+    if loss == "squared":
+        beta = _nnls_qp_highs(x, v, t)
+    elif loss == "absolute":
+        beta = _nn_lad_lp(x, v, t)
+    else:
+        raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
+    beta[beta < 1e-12] = 0.0
+    return beta

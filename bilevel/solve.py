@@ -1,0 +1,203 @@
+"""Solve a linear Pyomo model (LP or MILP) with HiGHS through ``highspy``, honestly.
+
+The model is compiled to sparse matrices with Pyomo's ``LinearStandardFormCompiler`` and passed to
+``highspy.Highs`` directly, so that time limits, gaps, threads and MIP starts are under our control and
+the full solver report (status, objective, best bound, gap, time, nodes) comes back. The solution values
+are loaded into the Pyomo variables, so any (modified) linear Pyomo model can be solved this way.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import highspy
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
+
+from .errors import InputError, SolverError
+
+_STATUS = {
+    highspy.HighsModelStatus.kOptimal: "optimal",
+    highspy.HighsModelStatus.kTimeLimit: "time_limit",
+    highspy.HighsModelStatus.kIterationLimit: "iteration_limit",
+    highspy.HighsModelStatus.kSolutionLimit: "solution_limit",
+    highspy.HighsModelStatus.kInterrupt: "interrupted",
+    highspy.HighsModelStatus.kMemoryLimit: "memory_limit",
+    highspy.HighsModelStatus.kObjectiveBound: "objective_bound",
+    highspy.HighsModelStatus.kObjectiveTarget: "objective_target",
+    highspy.HighsModelStatus.kInfeasible: "infeasible",
+    highspy.HighsModelStatus.kUnbounded: "unbounded",
+    highspy.HighsModelStatus.kUnboundedOrInfeasible: "unbounded_or_infeasible",
+}
+
+
+class NoSolutionError(SolverError):
+    """The solver stopped (time limit, interrupt, ...) before finding any feasible solution."""
+
+
+@dataclass
+class SolveInfo:
+    """What HiGHS reported. ``objective`` and ``best_bound`` are in the model's own objective units
+    (for our models: mean hinge loss); ``gap`` is HiGHS's relative MIP gap ``|obj - bound| / |obj|``
+    (0 for an LP); ``seconds`` is HiGHS's run time; ``nodes`` the branch-and-bound node count."""
+
+    status: str
+    objective: float
+    best_bound: float
+    gap: float
+    seconds: float
+    nodes: int
+    compile_seconds: float
+    n_variables: int
+    n_binaries: int
+    n_constraints: int
+    options: dict = field(default_factory=dict)
+
+    @property
+    def optimal(self) -> bool:
+        return self.status == "optimal"
+
+
+@dataclass
+class CompiledModel:
+    """A linear Pyomo model as a ``highspy.HighsLp`` plus the column / objective bookkeeping."""
+
+    lp: highspy.HighsLp
+    columns: list
+    sense: int
+    n_binaries: int
+    n_rows: int
+    seconds: float
+
+
+def compile_model(model: pyo.ConcreteModel) -> CompiledModel:
+    """Compile a linear Pyomo model with one active objective into a ``highspy.HighsLp``.
+
+    Raises InputError when the model is not linear or has no / several active objectives."""
+    t0 = time.perf_counter()
+    objectives = list(model.component_data_objects(pyo.Objective, active=True))
+    if len(objectives) != 1:
+        raise InputError(f"the model must have exactly one active objective; it has {len(objectives)}")
+    try:
+        repn = LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None)
+    except (ValueError, TypeError) as exc:  # nonlinear expressions and the like
+        raise InputError(f"the model is not a linear (MI)LP Pyomo can compile: {exc}") from None
+    A = repn.A.tocsc()
+    n_col, n_row = A.shape[1], A.shape[0]
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n_col, n_row
+    lp.col_cost_ = np.asarray(repn.c.toarray()[0] if repn.c.shape[0] else np.zeros(n_col), dtype=float)
+    lp.offset_ = float(repn.c_offset[0]) if len(repn.c_offset) else 0.0
+    inf = highspy.kHighsInf
+    lower = np.array([-inf if v.lb is None else v.lb for v in repn.columns], dtype=float)
+    upper = np.array([inf if v.ub is None else v.ub for v in repn.columns], dtype=float)
+    lp.col_lower_, lp.col_upper_ = lower, upper
+    rhs = np.asarray(repn.rhs, dtype=float)
+    kinds = np.array([r.bound_type for r in repn.rows], dtype=int)
+    lp.row_lower_ = np.where(kinds >= 0, np.where(kinds == 0, rhs, -inf), rhs)
+    lp.row_upper_ = np.where(kinds <= 0, np.where(kinds == 0, rhs, inf), rhs)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32)
+    lp.a_matrix_.value_ = A.data.astype(float)
+    integer = [v.is_integer() for v in repn.columns]
+    if any(integer):
+        lp.integrality_ = [highspy.HighsVarType.kInteger if k else highspy.HighsVarType.kContinuous for k in integer]
+    sense = objectives[0].sense
+    lp.sense_ = highspy.ObjSense.kMaximize if sense == pyo.maximize else highspy.ObjSense.kMinimize
+    return CompiledModel(lp, list(repn.columns), int(sense), sum(integer), n_row, time.perf_counter() - t0)
+
+
+def solve_model(
+    model: pyo.ConcreteModel,
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    threads: int | None = None,
+    mip_start: dict | None = None,
+    options: dict | None = None,
+) -> SolveInfo:
+    """Solve a linear Pyomo (MI)LP with HiGHS and load the incumbent into the model's variables.
+
+    Parameters
+    ----------
+    time_limit : seconds of HiGHS run time (``None``: no limit). Honoured: a solve that stops early
+        returns status ``"time_limit"`` and the incumbent, never ``"optimal"``.
+    mip_gap : relative MIP gap at which HiGHS stops (HiGHS default 1e-4; ``None`` keeps it).
+    threads : HiGHS threads (``None``: HiGHS default).
+    mip_start : optional ``{VarData: value}`` feasible assignment handed to HiGHS as a MIP start
+        (variables not given are left to HiGHS).
+    options : further HiGHS options by name, e.g. ``{"presolve": "on"}``.
+
+    Returns
+    -------
+    :class:`SolveInfo`.
+
+    Raises
+    ------
+    SolverError when HiGHS reports the model infeasible or unbounded, or fails;
+    NoSolutionError (a SolverError) when it stops before finding a feasible solution.
+    """
+    cm = compile_model(model)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    opts = dict(options or {})
+    if time_limit is not None:
+        if not time_limit > 0:
+            raise InputError(f"time_limit must be positive seconds; got {time_limit}")
+        opts["time_limit"] = float(time_limit)
+    if mip_gap is not None:
+        if not 0 <= mip_gap < 1:
+            raise InputError(f"mip_gap must lie in [0, 1); got {mip_gap}")
+        opts["mip_rel_gap"] = float(mip_gap)
+    if threads is not None:
+        opts["threads"] = int(threads)
+    for key, value in opts.items():
+        if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+            raise InputError(f"HiGHS rejected option {key}={value!r}")
+    if h.passModel(cm.lp) == highspy.HighsStatus.kError:
+        raise SolverError("HiGHS could not load the model")
+    if mip_start:
+        pos = {id(v): j for j, v in enumerate(cm.columns)}
+        sol = highspy.HighsSolution()
+        values = np.array([np.nan] * len(cm.columns))
+        for var, val in mip_start.items():
+            j = pos.get(id(var))
+            if j is not None:
+                values[j] = val
+        if np.isnan(values).any():  # HiGHS wants a full vector; fill unknowns with a bound-feasible value
+            lo, up = np.asarray(cm.lp.col_lower_), np.asarray(cm.lp.col_upper_)
+            fill = np.clip(0.0, lo, up)
+            values = np.where(np.isnan(values), fill, values)
+        sol.col_value = values.tolist()
+        sol.value_valid = True
+        h.setSolution(sol)
+    h.run()
+    status_enum = h.getModelStatus()
+    status = _STATUS.get(status_enum, h.modelStatusToString(status_enum))
+    info = h.getInfo()
+    if status in ("infeasible", "unbounded", "unbounded_or_infeasible"):
+        raise SolverError(f"HiGHS reports the model {status.replace('_', ' ')}")
+    if status_enum in (highspy.HighsModelStatus.kSolveError, highspy.HighsModelStatus.kModelError,
+                       highspy.HighsModelStatus.kLoadError, highspy.HighsModelStatus.kPresolveError,
+                       highspy.HighsModelStatus.kPostsolveError):
+        raise SolverError(f"HiGHS failed: {h.modelStatusToString(status_enum)}")
+    solution = h.getSolution()
+    has_solution = info.primal_solution_status == 2 or (cm.n_binaries and np.isfinite(info.objective_function_value) and solution.value_valid)
+    if not solution.value_valid or not has_solution:
+        raise NoSolutionError(f"HiGHS stopped ({status}) before finding a feasible solution")
+    values = np.asarray(solution.col_value)
+    for var, val in zip(cm.columns, values):
+        if var.is_integer():
+            val = round(val)
+        var.set_value(float(val), skip_validation=True)
+    objective = float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
+    if cm.n_binaries:
+        bound, gap, nodes = float(info.mip_dual_bound), float(info.mip_gap), int(info.mip_node_count)
+    else:
+        bound, gap, nodes = objective, 0.0, 0
+    return SolveInfo(
+        status=status, objective=objective, best_bound=bound, gap=gap, seconds=float(h.getRunTime()),
+        nodes=nodes, compile_seconds=cm.seconds, n_variables=len(cm.columns), n_binaries=cm.n_binaries,
+        n_constraints=cm.n_rows, options=opts,
+    )

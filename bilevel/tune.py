@@ -1,0 +1,194 @@
+"""``tune``: build, solve and verify the optimistic or pessimistic bilevel tuning MILP."""
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyomo.environ as pyo
+
+from .errors import InputError
+from .optimistic import build_optimistic_model
+from .pessimistic import build_pessimistic_model, flipped_set
+from .solve import SolveInfo, solve_model
+from .validation import check_epsilon, check_w_bar_bounds, check_xy
+from .verify import Verification, verify_model
+
+
+@dataclass
+class TuneResult:
+    """A solved and verified bilevel tuning MILP.
+
+    Attributes: ``w_bar`` (p,) the tuned box; ``w`` (p,), ``b`` the follower's linear SVM
+    (``f(x) = x^T w - b``); ``objective`` the mean validation hinge loss; ``status`` HiGHS's status
+    (``"optimal"``, ``"time_limit"``, ...); ``best_bound``, ``gap``; ``solve_seconds`` (HiGHS time of the
+    final solve), ``total_seconds`` (all solves including lambda-bound retries), ``build_seconds``;
+    ``nodes``; ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
+    ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
+    ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried), and
+    ``optimistic`` (the optimistic result that defined ``V_f``).
+    """
+
+    mode: str
+    w_bar: np.ndarray
+    w: np.ndarray
+    b: float
+    objective: float
+    status: str
+    best_bound: float
+    gap: float
+    solve_seconds: float
+    total_seconds: float
+    build_seconds: float
+    nodes: int
+    n_variables: int
+    n_binaries: int
+    n_constraints: int
+    model: pyo.ConcreteModel
+    verification: Verification
+    epsilon: float | None = None
+    flip_rule: str | None = None
+    flipped: np.ndarray | None = None
+    w_hat: np.ndarray | None = None
+    b_hat: float | None = None
+    lambda_bound: float | None = None
+    lambda_history: list = field(default_factory=list)
+    optimistic: "TuneResult | None" = None
+
+    @property
+    def optimal(self) -> bool:
+        return self.status == "optimal"
+
+    @property
+    def verified(self) -> bool:
+        return self.verification.verified
+
+    def decision_function(self, X) -> np.ndarray:
+        """``X @ w - b`` for X (n, p)."""
+        return np.asarray(X, dtype=float) @ self.w - self.b
+
+    def predict(self, X) -> np.ndarray:
+        """Labels in {-1, +1} (ties to +1) for X (n, p)."""
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+
+    def accuracy(self, X, y) -> float:
+        """Fraction of rows of X (n, p) whose predicted label equals y (n,)."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable summary (no model)."""
+        out = {
+            "mode": self.mode, "status": self.status, "objective": self.objective, "best_bound": self.best_bound,
+            "gap": self.gap, "solve_seconds": self.solve_seconds, "total_seconds": self.total_seconds,
+            "build_seconds": self.build_seconds, "nodes": self.nodes, "n_variables": self.n_variables,
+            "n_binaries": self.n_binaries, "n_constraints": self.n_constraints,
+            "w_bar": self.w_bar.tolist(), "w": self.w.tolist(), "b": self.b,
+            "verification": self.verification.to_dict(),
+        }
+        if self.mode == "pessimistic":
+            out.update(
+                epsilon=self.epsilon, flip_rule=self.flip_rule, flipped=self.flipped.tolist(),
+                w_hat=self.w_hat.tolist(), b_hat=self.b_hat, lambda_bound=self.lambda_bound,
+                lambda_history=self.lambda_history,
+            )
+        return out
+
+
+def _values(var) -> np.ndarray:
+    return np.array([var[k].value for k in var], dtype=float)
+
+
+def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, tolerance, **extra) -> TuneResult:
+    ver = verify_model(model, tolerance=tolerance)
+    if not ver.verified:
+        warnings.warn(f"{mode} solution failed verification: {'; '.join(ver.messages)}", RuntimeWarning, stacklevel=3)
+    return TuneResult(
+        mode=mode, w_bar=_values(model.w_bar), w=_values(model.w), b=float(model.b.value),
+        objective=info.objective, status=info.status, best_bound=info.best_bound, gap=info.gap,
+        solve_seconds=info.seconds, total_seconds=total_seconds, build_seconds=build_seconds, nodes=info.nodes,
+        n_variables=info.n_variables, n_binaries=info.n_binaries, n_constraints=info.n_constraints,
+        model=model, verification=ver, **extra,
+    )
+
+
+def tune(
+    X_train,
+    y_train,
+    X_val,
+    y_val,
+    mode: str = "optimistic",
+    epsilon: float = 0.0,
+    w_bar_bounds=(0.0, 1.0),
+    flip="margin",
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    threads: int | None = None,
+    lambda_bound: float = 10.0,
+    max_lambda_bound: float = 1e6,
+    optimistic: TuneResult | None = None,
+    tolerance: float = 1e-5,
+) -> TuneResult:
+    """Tune the per-feature box ``w_bar`` of a linear LP-SVM by solving a bilevel MILP with HiGHS.
+
+    ``mode="optimistic"`` solves Eq. (21) of the pessimistic bilevel tuning paper; ``mode="pessimistic"``
+    first solves Eq. (21) (or takes ``optimistic``), builds ``V_f`` from its hyperplane by ``flip``
+    (:func:`bilevel.flipped_set`), then solves Eq. (25). If the dual ``lambda`` of the epsilon constraint
+    ends at its bound, the bound is multiplied by 10 and the MILP re-solved, up to ``max_lambda_bound``
+    (the bounds tried are in ``lambda_history``; a solution still at the bound is flagged in the
+    verification messages).
+
+    Parameters
+    ----------
+    X_train (|T|, p), y_train (|T|,) in {-1, +1} with both classes; X_val (|V|, p), y_val (|V|,).
+    epsilon : relative training-loss suboptimality, >= 0 (pessimistic only).
+    w_bar_bounds : ``(lb, ub)`` scalars or (p,) arrays, ``0 <= lb <= ub``.
+    flip : ``"margin"``, ``"all"`` or validation indices (pessimistic only).
+    time_limit : seconds per MILP solve; a solve that stops early returns its incumbent with a
+        non-optimal ``status``. mip_gap : relative gap; threads : HiGHS threads.
+    tolerance : absolute tolerance (mean-hinge units) of the verification.
+
+    Returns
+    -------
+    :class:`TuneResult`; every solution is verified (:func:`bilevel.verify.verify_model`), and a failed
+    verification also issues a ``RuntimeWarning``.
+
+    Raises
+    ------
+    InputError for bad input (shapes, NaN, one class, epsilon < 0, infeasible bounds, unknown mode or
+    flip); SolverError when HiGHS reports infeasible/unbounded or stops without any solution.
+    """
+    if mode not in ("optimistic", "pessimistic"):
+        raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {mode!r}")
+    X_t, y_t = check_xy(X_train, y_train, "train")
+    X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
+    check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
+    eps = check_epsilon(epsilon)
+    solve_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads)
+
+    if mode == "optimistic":
+        t0 = time.perf_counter()
+        model = build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds)
+        build = time.perf_counter() - t0
+        info = solve_model(model, **solve_kw)
+        return _result("optimistic", model, info, build, info.seconds, tolerance)
+
+    if optimistic is None:
+        optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance, **solve_kw)
+    flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
+    bound, history, total, build = float(lambda_bound), [], 0.0, 0.0
+    while True:
+        t0 = time.perf_counter()
+        model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound)
+        build += time.perf_counter() - t0
+        info = solve_model(model, **solve_kw)
+        total += info.seconds
+        history.append(bound)
+        if model.lam.value < bound * (1 - 1e-6) or bound * 10 > max_lambda_bound:
+            break
+        bound *= 10
+    return _result(
+        "pessimistic", model, info, build, total, tolerance, epsilon=eps, flip_rule=rule, flipped=flipped,
+        w_hat=_values(model.w_hat), b_hat=float(model.b_hat.value), lambda_bound=bound, lambda_history=history,
+        optimistic=optimistic,
+    )

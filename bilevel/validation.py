@@ -1,0 +1,69 @@
+"""Input checks shared by the model builders, :func:`bilevel.tune` and the CLI. Every failure is an
+:class:`bilevel.errors.InputError` (a ``ValueError``) whose message names the problem."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import InputError
+
+
+def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``X`` (n, p) and ``y`` (n,) as float64 after checking shapes, finiteness and labels in
+    {-1, +1} (both present when ``both_classes``). Raises InputError otherwise."""
+    X = np.asarray(X, dtype=np.float64) if not _is_object(X) else _object_error(name)
+    y = np.asarray(y, dtype=np.float64)
+    if X.ndim != 2:
+        raise InputError(f"X_{name} must be a 2-D array (n, p); got shape {X.shape}")
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise InputError(f"y_{name} must be 1-D with one label per row of X_{name}; got X {X.shape}, y {y.shape}")
+    if X.shape[0] == 0:
+        raise InputError(f"the {name} set is empty")
+    if p is not None and X.shape[1] != p:
+        raise InputError(f"X_{name} has {X.shape[1]} features but the training set has {p}")
+    if not np.isfinite(X).all():
+        raise InputError(f"X_{name} contains NaN or inf")
+    if not np.isfinite(y).all() or not np.isin(y, (-1.0, 1.0)).all():
+        raise InputError(f"y_{name} must contain only the labels -1 and +1")
+    if both_classes and len(np.unique(y)) < 2:
+        raise InputError(f"the {name} set has one class only (label {y[0]:+.0f}); both classes are needed")
+    return X, y
+
+
+def _is_object(X) -> bool:
+    return isinstance(X, np.ndarray) and X.dtype == object
+
+
+def _object_error(name):
+    raise InputError(f"X_{name} must be numeric")
+
+
+def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(w_bar_lb, w_bar_ub)`` as (p,) arrays from scalars or length-p sequences; raise InputError
+    when they are not finite, negative, or ``lb > ub``."""
+    try:
+        lb, ub = bounds
+    except (TypeError, ValueError):
+        raise InputError(f"w_bar_bounds must be a pair (lb, ub); got {bounds!r}") from None
+    lb = np.broadcast_to(np.asarray(lb, dtype=float), (p,)).copy() if np.ndim(lb) == 0 or len(np.ravel(lb)) == p else None
+    ub = np.broadcast_to(np.asarray(ub, dtype=float), (p,)).copy() if np.ndim(ub) == 0 or len(np.ravel(ub)) == p else None
+    if lb is None or ub is None:
+        raise InputError(f"w_bar bounds must be scalars or have one entry per feature ({p})")
+    if not (np.isfinite(lb).all() and np.isfinite(ub).all()):
+        raise InputError("w_bar bounds must be finite")
+    if (lb < 0).any():
+        raise InputError(f"w_bar_lb must be >= 0 (it bounds |w|); got min {lb.min()}")
+    if (lb > ub).any():
+        j = int(np.argmax(lb > ub))
+        raise InputError(f"infeasible bounds: w_bar_lb > w_bar_ub (feature {j}: {lb[j]} > {ub[j]})")
+    return lb, ub
+
+
+def check_epsilon(epsilon) -> float:
+    """Return ``epsilon`` as float; raise InputError unless it is finite and >= 0."""
+    try:
+        eps = float(epsilon)
+    except (TypeError, ValueError):
+        raise InputError(f"epsilon must be a number; got {epsilon!r}") from None
+    if not np.isfinite(eps) or eps < 0:
+        raise InputError(f"epsilon must be finite and >= 0 (relative suboptimality of the training loss); got {epsilon}")
+    return eps

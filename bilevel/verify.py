@@ -1,0 +1,160 @@
+"""Verification of a MILP solution against the bilevel problem it encodes.
+
+Big-M models can return "optimal" answers that are not bilevel-feasible when a constant is too small or a
+dual-feasibility row is missing. So every solution is re-checked *independently of the MILP*: fix the
+returned ``w_bar``, solve the follower's LP on its own (:func:`bilevel.inner.hinge_lp`, scipy/HiGHS
+dual simplex) and check that the returned ``(w, b)`` attains the follower's optimum. Also reported: the
+KKT complementarity and stationarity residuals recomputed from the solution values (Eq. (21) / Eq. (25)
+of the pessimistic bilevel tuning paper), the outer objective recomputed from ``(w, b)``, the least
+outer objective among follower optima at that ``w_bar``, and for the pessimistic model the replica gap
+(how far the replica's training loss is above the true minimum at ``w_bar``) and whether ``lambda``
+touched its bound.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pyomo.environ as pyo
+
+from .inner import hinge, hinge_lp
+
+
+@dataclass
+class Verification:
+    """Outcome of :func:`verify_model`. Loss values are mean hinge losses (dimensionless).
+
+    ``verified`` is True when the follower's solution is optimal for its LP at ``w_bar`` (``inner_gap``),
+    lies in the box (``box_violation``), meets the epsilon budget (pessimistic), the replica is feasible,
+    and the reported objective equals the recomputed one, each within ``tolerance``.
+    """
+
+    verified: bool
+    tolerance: float
+    inner_optimum: float
+    inner_value: float
+    inner_gap: float
+    train_loss: float
+    train_loss_min: float
+    box_violation: float
+    objective_reported: float
+    objective_recomputed: float
+    best_objective_at_w_bar: float
+    max_complementarity_violation: float
+    stationarity_residual: float
+    budget: float | None = None
+    budget_violation: float | None = None
+    replica_loss: float | None = None
+    replica_hinge: float | None = None
+    replica_gap: float | None = None
+    lambda_value: float | None = None
+    lambda_bound: float | None = None
+    lambda_at_bound: bool | None = None
+    messages: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _vals(var) -> np.ndarray:
+    return np.array([var[k].value if var[k].value is not None else np.nan for k in var], dtype=float)
+
+
+def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verification:
+    """Verify the solution loaded in a model built by :func:`bilevel.build_optimistic_model` or
+    :func:`bilevel.build_pessimistic_model` (uses ``model.bilevel_info``). ``tolerance`` is absolute, in
+    mean-hinge units. Returns a :class:`Verification`; never raises for a failed check (it is reported)."""
+    info = model.bilevel_info
+    X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
+    w_bar, w, b = _vals(model.w_bar), _vals(model.w), float(model.b.value)
+    n_t = len(y_t)
+    msgs = []
+    train_min = hinge_lp(w_bar, (X_t, y_t))
+    train_loss = float(hinge(X_t, y_t, w, b).mean())
+    box_violation = float(max(0.0, np.max(np.abs(w) - w_bar)))
+    obj_rep = float(pyo.value(model.validation_hinge))
+    obj_rec = float(hinge(X_v, y_v, w, b).mean())
+    beta = _vals(model.beta)
+    mu = _vals(model.mu_plus) - _vals(model.mu_minus)
+    M = info["big_m"]
+    comp = []
+
+    def pair(p, q):  # complementarity residual: both sides scaled to their natural size
+        comp.append(float(np.max(np.minimum(np.maximum(p, 0), np.maximum(q, 0)), initial=0.0)))
+
+    mu_scale = np.where(M.mu > 0, M.mu, 1.0)
+    pair(_vals(model.mu_plus) / mu_scale, w_bar - w)
+    pair(_vals(model.mu_minus) / mu_scale, w_bar + w)
+    xi = _vals(model.xi)
+    slack_t = xi + y_t * (X_t @ w - b) - 1
+
+    if info["mode"] == "optimistic":
+        inner_opt, inner_val = train_min.value, train_loss
+        pair(beta * n_t, slack_t)
+        pair(1 - beta * n_t, xi)
+        station = np.concatenate([-(beta * y_t) @ X_t + mu, [beta @ y_t]])
+        best = hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, inner_opt + tolerance)]).value
+        extra = {}
+        ok_extra = True
+    else:
+        Vf, eps = info["flipped"], info["epsilon"]
+        X_f, ybar = X_v[Vf], -y_v[Vf]
+        xi_hat, w_hat, b_hat = _vals(model.xi_hat), _vals(model.w_hat), float(model.b_hat.value)
+        replica_loss = float(xi_hat.mean())
+        replica_hinge = float(hinge(X_t, y_t, w_hat, b_hat).mean())
+        budget = (1 + eps) * replica_loss
+        if budget < train_min.value - tolerance:
+            msgs.append(f"the epsilon budget {budget:.6g} is below the least training loss {train_min.value:.6g}")
+        budget_lp = max(budget, train_min.value)  # guards the LP against round-off below the minimum
+        follower = hinge_lp(w_bar, (X_f, ybar), [(X_t, y_t, budget_lp)])
+        inner_opt = follower.value
+        inner_val = float(hinge(X_f, ybar, w, b).mean())
+        best = hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, budget_lp), (X_f, ybar, inner_opt + tolerance)]).value
+        alpha, lam = _vals(model.alpha), float(model.lam.value)
+        v = _vals(model.v)
+        lam_bound = info["lambda_bound"]
+        pair(alpha * len(Vf), v + ybar * (X_f @ w - b) - 1)
+        pair(1 - alpha * len(Vf), v)
+        pair(beta * n_t / lam_bound, slack_t)
+        pair((lam - beta * n_t) / lam_bound, xi)
+        pair(np.array([lam / lam_bound]), np.array([budget - xi.mean()]))
+        station = np.concatenate([-(alpha * ybar) @ X_f - (beta * y_t) @ X_t + mu, [alpha @ ybar + beta @ y_t]])
+        replica_box = float(max(0.0, np.max(np.abs(w_hat) - w_bar)))
+        replica_ok = (
+            replica_loss >= replica_hinge - tolerance and replica_box <= tolerance
+            and budget >= train_min.value - tolerance
+        )
+        if not replica_ok:
+            msgs.append("the replica is not feasible: its xi_hat is below its hinge loss or w_hat leaves the box")
+        at_bound = lam >= lam_bound * (1 - 1e-6)
+        if at_bound:
+            msgs.append(f"lambda = {lam:.6g} touches its bound {lam_bound:.6g}")
+        extra = dict(
+            budget=budget, budget_violation=float(max(0.0, train_loss - budget)), replica_loss=replica_loss,
+            replica_hinge=replica_hinge, replica_gap=replica_loss - train_min.value, lambda_value=lam,
+            lambda_bound=lam_bound, lambda_at_bound=bool(at_bound),
+        )
+        ok_extra = replica_ok and extra["budget_violation"] <= tolerance
+        if extra["budget_violation"] > tolerance:
+            msgs.append(f"the follower's training loss exceeds the budget by {extra['budget_violation']:.3g}")
+
+    inner_gap = inner_val - inner_opt
+    if inner_gap > tolerance:
+        msgs.append(f"(w, b) is not optimal for the follower's LP at w_bar: gap {inner_gap:.3g}")
+    if box_violation > tolerance:
+        msgs.append(f"w leaves the box [-w_bar, w_bar] by {box_violation:.3g}")
+    if abs(obj_rep - obj_rec) > tolerance:
+        msgs.append(f"reported objective {obj_rep:.6g} differs from the recomputed {obj_rec:.6g}")
+    if obj_rec > best + tolerance:
+        msgs.append(
+            f"at this w_bar a follower optimum with outer objective {best:.6g} < {obj_rec:.6g} exists "
+            "(the MILP did not pick the best tie; expected only for non-optimal solves)"
+        )
+    verified = inner_gap <= tolerance and box_violation <= tolerance and abs(obj_rep - obj_rec) <= tolerance and ok_extra
+    return Verification(
+        verified=bool(verified), tolerance=tolerance, inner_optimum=inner_opt, inner_value=inner_val,
+        inner_gap=float(inner_gap), train_loss=train_loss, train_loss_min=train_min.value,
+        box_violation=box_violation, objective_reported=obj_rep, objective_recomputed=obj_rec,
+        best_objective_at_w_bar=float(best), max_complementarity_violation=max(comp),
+        stationarity_residual=float(np.max(np.abs(station))), messages=msgs, **extra,
+    )
