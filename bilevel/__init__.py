@@ -9,3 +9,4 @@ __version__ = "0.1.0"
 from .inner import hinge, hinge_lp
 from .tune import TuneResult, tune
 from .verify import Verification, verify_model
+from .export import write_model

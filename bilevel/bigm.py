@@ -114,16 +114,23 @@ class PessimisticBigM:
     box: np.ndarray        # (p,)
 
 
-def pessimistic_big_m(X_train, y_train, X_val, flipped, epsilon, w_bar_ub, lambda_bound) -> PessimisticBigM:
+def pessimistic_big_m(
+    X_train, y_train, X_val, flipped, epsilon, w_bar_ub, lambda_bound, least_loss_bound: float | None = None
+) -> PessimisticBigM:
     """Valid big-M constants for the pessimistic KKT system, Eq. (25) of the pessimistic bilevel tuning
     paper; derivation in the module docstring (items 5-8). ``flipped`` are the indices of ``V_f`` in the
-    validation set (non-empty); ``lambda_bound`` is the current bound ``Lambda`` on ``lambda``."""
+    validation set (non-empty); ``lambda_bound`` is the current bound ``Lambda`` on ``lambda``.
+
+    ``least_loss_bound``: for a *training-optimal* replica, an upper bound on the least mean training
+    loss over the ``w_bar`` box, e.g. ``v*(w_bar_lb)`` (``v*`` is non-increasing in ``w_bar``, since a
+    larger box only enlarges the LP's feasible set). Then ``H = (1 + epsilon) least_loss_bound`` replaces
+    the bound of item 5."""
     n_t = len(y_train)
     r_t = feature_reach(X_train, w_bar_ub)
     r_v = feature_reach(X_val, w_bar_ub)
     b0 = float(r_t.max() + 1.0)
     xi_hat = 1.0 + r_t + b0
-    budget = (1.0 + epsilon) * float(xi_hat.mean())
+    budget = (1.0 + epsilon) * float(xi_hat.mean() if least_loss_bound is None else least_loss_bound)
     pos, neg = y_train > 0, y_train < 0
     b_hi = float((n_t * budget + r_t[pos].sum()) / pos.sum() - 1.0)
     b_lo = float((n_t * budget + r_t[neg].sum()) / neg.sum() - 1.0)

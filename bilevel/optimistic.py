@@ -37,6 +37,43 @@ def margin_expr(model: pyo.ConcreteModel, x: np.ndarray, w="w", b="b"):
     return pyo.quicksum(float(x[j]) * wv[j] for j in range(len(x)) if x[j] != 0.0) - bv
 
 
+def add_lp_svm_kkt(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, tag: str = "") -> None:
+    """Add the KKT system of the LP-SVM (Eq. (20) of the pessimistic bilevel tuning paper) over the model's
+    variables ``w{tag}``, ``b{tag}``, ``xi{tag}`` and box ``w_bar`` (all already declared, with the bounds
+    of :class:`bilevel.bigm.OptimisticBigM` ``M``): primal rows ``margin{tag}``, ``box_upper{tag}``,
+    ``box_lower{tag}``; duals ``beta{tag}``, ``mu_plus{tag}``, ``mu_minus{tag}``; stationarity
+    ``stationarity_w{tag}``, ``stationarity_b{tag}``; complementarity ``z_*{tag}`` / ``cs_*{tag}_p|q``.
+    The optimistic model uses it for the follower (``tag=""``), the pessimistic model for a
+    training-optimal replica (``tag="_hat"``). ``X_t`` (|T|, p), ``y_t`` (|T|,)."""
+    n_t, p = X_t.shape
+    J, T = range(p), range(n_t)
+    yt = y_t.tolist()
+    w, b, xi, w_bar = (m.component(n) for n in (f"w{tag}", f"b{tag}", f"xi{tag}", "w_bar"))
+    beta = pyo.Var(T, bounds=(0.0, M.beta))
+    mu_plus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
+    mu_minus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
+    m.add_component(f"beta{tag}", beta)
+    m.add_component(f"mu_plus{tag}", mu_plus)
+    m.add_component(f"mu_minus{tag}", mu_minus)
+    f_t = [margin_expr(m, X_t[i], f"w{tag}", f"b{tag}") for i in T]
+    # Primal feasibility.
+    m.add_component(f"margin{tag}", pyo.Constraint(T, rule=lambda _, i: xi[i] >= 1 - yt[i] * f_t[i]))
+    m.add_component(f"box_upper{tag}", pyo.Constraint(J, rule=lambda _, j: w[j] <= w_bar[j]))
+    m.add_component(f"box_lower{tag}", pyo.Constraint(J, rule=lambda _, j: -w_bar[j] <= w[j]))
+    # Stationarity (dual feasibility 0 <= beta <= 1/|T| is carried by the bounds of beta).
+    m.add_component(f"stationarity_w{tag}", pyo.Constraint(
+        J,
+        rule=lambda _, j: -pyo.quicksum(float(yt[i] * X_t[i, j]) * beta[i] for i in T if X_t[i, j] != 0.0)
+        + mu_plus[j] - mu_minus[j] == 0,
+    ))
+    m.add_component(f"stationarity_b{tag}", pyo.Constraint(expr=pyo.quicksum(yt[i] * beta[i] for i in T) == 0))
+    # Complementarity by big-M.
+    add_complementarity(m, f"beta{tag}", T, lambda i: beta[i], M.beta, lambda i: xi[i] + yt[i] * f_t[i] - 1, M.slack)
+    add_complementarity(m, f"xi{tag}", T, lambda i: M.beta - beta[i], M.beta, lambda i: xi[i], M.xi)
+    add_complementarity(m, f"mu_plus{tag}", J, lambda j: mu_plus[j], M.mu, lambda j: w_bar[j] - w[j], M.box)
+    add_complementarity(m, f"mu_minus{tag}", J, lambda j: mu_minus[j], M.mu, lambda j: w_bar[j] + w[j], M.box)
+
+
 def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.0)) -> pyo.ConcreteModel:
     """Build the optimistic KKT + big-M MILP of Eq. (21) of the pessimistic bilevel tuning paper.
 
@@ -74,33 +111,12 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     m.b = pyo.Var(bounds=(-M.b, M.b))
     m.xi = pyo.Var(T, bounds=lambda _, i: (0.0, float(M.xi[i])))
     m.g = pyo.Var(V, bounds=lambda _, k: (0.0, float(M.g[k])))
-    # Inner duals.
-    m.beta = pyo.Var(T, bounds=(0.0, M.beta))
-    m.mu_plus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
-    m.mu_minus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
-
-    f_t = [margin_expr(m, X_t[i]) for i in T]
     f_v = [margin_expr(m, X_v[k]) for k in V]
-
     # Outer objective: mean validation hinge loss of the inner solution.
     m.validation_hinge = pyo.Objective(expr=pyo.quicksum(m.g[k] for k in V) / n_v, sense=pyo.minimize)
     m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
-    # Inner primal feasibility.
-    m.margin = pyo.Constraint(T, rule=lambda _, i: m.xi[i] >= 1 - yt[i] * f_t[i])
-    m.box_upper = pyo.Constraint(J, rule=lambda _, j: m.w[j] <= m.w_bar[j])
-    m.box_lower = pyo.Constraint(J, rule=lambda _, j: -m.w_bar[j] <= m.w[j])
-    # Stationarity (dual feasibility 0 <= beta <= 1/|T| is carried by the bounds of beta).
-    m.stationarity_w = pyo.Constraint(
-        J,
-        rule=lambda _, j: -pyo.quicksum(float(y_t[i] * X_t[i, j]) * m.beta[i] for i in T if X_t[i, j] != 0.0)
-        + m.mu_plus[j] - m.mu_minus[j] == 0,
-    )
-    m.stationarity_b = pyo.Constraint(expr=pyo.quicksum(yt[i] * m.beta[i] for i in T) == 0)
-    # Complementarity by big-M.
-    add_complementarity(m, "beta", T, lambda i: m.beta[i], M.beta, lambda i: m.xi[i] + yt[i] * f_t[i] - 1, M.slack)
-    add_complementarity(m, "xi", T, lambda i: M.beta - m.beta[i], M.beta, lambda i: m.xi[i], M.xi)
-    add_complementarity(m, "mu_plus", J, lambda j: m.mu_plus[j], M.mu, lambda j: m.w_bar[j] - m.w[j], M.box)
-    add_complementarity(m, "mu_minus", J, lambda j: m.mu_minus[j], M.mu, lambda j: m.w_bar[j] + m.w[j], M.box)
+    # Inner LP-SVM replaced by its KKT system.
+    add_lp_svm_kkt(m, X_t, y_t, M)
 
     m.bilevel_info = {
         "mode": "optimistic",

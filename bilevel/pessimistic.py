@@ -30,6 +30,11 @@ The inner LP is replaced by its KKT system, Eq. (25)::
 ``lambda`` has no a-priori bound: it gets the bound ``lambda_bound``; :func:`bilevel.tune` detects a
 solution touching it, enlarges it and re-solves. All other constants: :func:`bilevel.bigm.pessimistic_big_m`.
 
+By default (``replica="optimal"``) the replica is also required to be a training optimum at ``w_bar``
+through the LP-SVM KKT system of Eq. (21) (:func:`bilevel.optimistic.add_lp_svm_kkt`, variables
+``beta_hat``, ``mu_plus_hat``, ``mu_minus_hat``), so that the budget is exactly ``(1 + epsilon) v*(w_bar)``;
+``replica="feasible"`` keeps Eq. (24) as printed.
+
 ``V_f`` (the flipped set) comes from the optimistic hyperplane, see :func:`flipped_set`.
 """
 from __future__ import annotations
@@ -37,10 +42,11 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
-from .bigm import pessimistic_big_m
+from .bigm import optimistic_big_m, pessimistic_big_m
 from .errors import InputError
 from .kkt import add_complementarity
-from .optimistic import margin_expr
+from .inner import hinge_lp
+from .optimistic import add_lp_svm_kkt, margin_expr
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
 
 
@@ -87,6 +93,7 @@ def build_pessimistic_model(
     epsilon: float = 0.0,
     w_bar_bounds=(0.0, 1.0),
     lambda_bound: float = 10.0,
+    replica: str = "optimal",
 ) -> pyo.ConcreteModel:
     """Build the pessimistic KKT + big-M MILP of Eq. (25) of the pessimistic bilevel tuning paper.
 
@@ -98,6 +105,12 @@ def build_pessimistic_model(
     epsilon : relative suboptimality of the training loss allowed to the follower, ``>= 0``.
     w_bar_bounds : ``(lb, ub)``, scalars or (p,) arrays with ``0 <= lb <= ub``.
     lambda_bound : the bound ``Lambda > 0`` on the dual ``lambda`` of the epsilon constraint.
+    replica : ``"optimal"`` (default) adds the LP-SVM KKT system for the replica
+        (:func:`bilevel.optimistic.add_lp_svm_kkt`), so the replica is a training optimum at ``w_bar`` and
+        the budget is exactly ``(1 + epsilon) v*(w_bar)``, the intent of Eqs. (10) and (19) and what
+        Propositions 1 and 5 assume. ``"feasible"`` is Eq. (24) as printed: the replica only has to be
+        feasible, so the leader may choose a worse replica to enlarge the follower's set (the replica gap
+        in the verification shows by how much).
 
     Returns
     -------
@@ -121,7 +134,10 @@ def build_pessimistic_model(
     Vf = np.unique(np.asarray(flipped, dtype=int))
     if len(Vf) == 0 or Vf.min() < 0 or Vf.max() >= len(y_v):
         raise InputError(f"the flipped set V_f must be a non-empty subset of 0..{len(y_v) - 1}")
-    M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound)
+    if replica not in ("optimal", "feasible"):
+        raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
+    least = hinge_lp(lb, (X_t, y_t)).value if replica == "optimal" else None
+    M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound, least_loss_bound=least)
     n_t, n_v, n_f = len(y_t), len(y_v), len(Vf)
     J, T, V, F = range(p), range(n_t), range(n_v), Vf.tolist()
     yt, yv, lb_l, ub_l = y_t.tolist(), y_v.tolist(), lb.tolist(), ub.tolist()
@@ -149,16 +165,19 @@ def build_pessimistic_model(
 
     f_t = [margin_expr(m, X_t[i]) for i in T]
     f_v = {k: margin_expr(m, X_v[k]) for k in V}
-    f_hat = [margin_expr(m, X_t[i], "w_hat", "b_hat") for i in T]
     train_mean = pyo.quicksum(m.xi[i] for i in T) / n_t
     budget = (1 + eps) * pyo.quicksum(m.xi_hat[i] for i in T) / n_t
 
     # Outer level, Eq. (24): objective and the leader's constraints.
     m.validation_hinge = pyo.Objective(expr=pyo.quicksum(m.g[k] for k in V) / n_v, sense=pyo.minimize)
     m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
-    m.replica_box_upper = pyo.Constraint(J, rule=lambda _, j: m.w_hat[j] <= m.w_bar[j])
-    m.replica_box_lower = pyo.Constraint(J, rule=lambda _, j: -m.w_bar[j] <= m.w_hat[j])
-    m.replica_margin = pyo.Constraint(T, rule=lambda _, i: m.xi_hat[i] >= 1 - yt[i] * f_hat[i])
+    if replica == "optimal":  # the replica solves the training LP at w_bar (its KKT system, tag "_hat")
+        add_lp_svm_kkt(m, X_t, y_t, optimistic_big_m(X_t, y_t, X_v, ub), tag="_hat")
+    else:  # Eq. (24): the replica is only feasible
+        f_hat = [margin_expr(m, X_t[i], "w_hat", "b_hat") for i in T]
+        m.box_upper_hat = pyo.Constraint(J, rule=lambda _, j: m.w_hat[j] <= m.w_bar[j])
+        m.box_lower_hat = pyo.Constraint(J, rule=lambda _, j: -m.w_bar[j] <= m.w_hat[j])
+        m.margin_hat = pyo.Constraint(T, rule=lambda _, i: m.xi_hat[i] >= 1 - yt[i] * f_hat[i])
     # Follower primal feasibility.
     m.flipped_margin = pyo.Constraint(F, rule=lambda _, k: m.v[k] >= 1 - ybar[k] * f_v[k])
     m.margin = pyo.Constraint(T, rule=lambda _, i: m.xi[i] >= 1 - yt[i] * f_t[i])
@@ -191,6 +210,6 @@ def build_pessimistic_model(
         "mode": "pessimistic",
         "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v,
         "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M,
-        "flipped": Vf, "epsilon": eps, "lambda_bound": float(lambda_bound),
+        "flipped": Vf, "epsilon": eps, "lambda_bound": float(lambda_bound), "replica": replica,
     }
     return m

@@ -48,6 +48,7 @@ class TuneResult:
     model: pyo.ConcreteModel
     verification: Verification
     epsilon: float | None = None
+    replica: str | None = None
     flip_rule: str | None = None
     flipped: np.ndarray | None = None
     w_hat: np.ndarray | None = None
@@ -88,7 +89,7 @@ class TuneResult:
         }
         if self.mode == "pessimistic":
             out.update(
-                epsilon=self.epsilon, flip_rule=self.flip_rule, flipped=self.flipped.tolist(),
+                epsilon=self.epsilon, replica=self.replica, flip_rule=self.flip_rule, flipped=self.flipped.tolist(),
                 w_hat=self.w_hat.tolist(), b_hat=self.b_hat, lambda_bound=self.lambda_bound,
                 lambda_history=self.lambda_history,
             )
@@ -128,6 +129,7 @@ def tune(
     max_lambda_bound: float = 1e6,
     optimistic: TuneResult | None = None,
     tolerance: float = 1e-5,
+    replica: str = "optimal",
 ) -> TuneResult:
     """Tune the per-feature box ``w_bar`` of a linear LP-SVM by solving a bilevel MILP with HiGHS.
 
@@ -147,6 +149,8 @@ def tune(
     time_limit : seconds per MILP solve; a solve that stops early returns its incumbent with a
         non-optimal ``status``. mip_gap : relative gap; threads : HiGHS threads.
     tolerance : absolute tolerance (mean-hinge units) of the verification.
+    replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
+        ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
 
     Returns
     -------
@@ -158,6 +162,8 @@ def tune(
     InputError for bad input (shapes, NaN, one class, epsilon < 0, infeasible bounds, unknown mode or
     flip); SolverError when HiGHS reports infeasible/unbounded or stops without any solution.
     """
+    if replica not in ("optimal", "feasible"):
+        raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
     if mode not in ("optimistic", "pessimistic"):
         raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {mode!r}")
     X_t, y_t = check_xy(X_train, y_train, "train")
@@ -179,7 +185,7 @@ def tune(
     bound, history, total, build = float(lambda_bound), [], 0.0, 0.0
     while True:
         t0 = time.perf_counter()
-        model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound)
+        model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica)
         build += time.perf_counter() - t0
         info = solve_model(model, **solve_kw)
         total += info.seconds
@@ -188,7 +194,7 @@ def tune(
             break
         bound *= 10
     return _result(
-        "pessimistic", model, info, build, total, tolerance, epsilon=eps, flip_rule=rule, flipped=flipped,
+        "pessimistic", model, info, build, total, tolerance, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat), b_hat=float(model.b_hat.value), lambda_bound=bound, lambda_history=history,
         optimistic=optimistic,
     )

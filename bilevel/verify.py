@@ -126,6 +126,10 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         )
         if not replica_ok:
             msgs.append("the replica is not feasible: its xi_hat is below its hinge loss or w_hat leaves the box")
+        if info.get("replica") == "optimal" and replica_loss - train_min.value > tolerance:
+            replica_ok = False
+            msgs.append(f"the replica should be training-optimal but its loss exceeds the minimum by "
+                        f"{replica_loss - train_min.value:.3g}")
         at_bound = lam >= lam_bound * (1 - 1e-6)
         if at_bound:
             msgs.append(f"lambda = {lam:.6g} touches its bound {lam_bound:.6g}")

@@ -1,0 +1,54 @@
+"""Command line: ``bilevel tune`` (the main job) and the other subcommands.
+
+Each subcommand lives in its own module exposing ``add_parser(subparsers)``; the parser it registers
+sets ``func`` to a callable ``args -> exit code``. Bad input prints one line on stderr and exits 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .errors import InputError, SolverError
+
+#: Modules that register subcommands, in the order ``bilevel --help`` lists them.
+SUBCOMMANDS = ["bilevel.tune_cli", "bilevel.certify.cli", "bilevel.study_cli", "bilevel.library_cli"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bilevel",
+        description="Tune the box bounds w_bar of a linear SVM by solving optimistic and pessimistic bilevel "
+        "MILPs with HiGHS, verify the solutions, export the MILPs, and certify the tuned hyperparameters.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"bilevel {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except SolverError as exc:
+        print(f"bilevel {args.command}: solver error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"bilevel {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""``bilevel tune``: solve the optimistic and/or pessimistic MILP on a data set, print a summary, write
+a JSON result file and optionally export both MILPs as ``.lp`` and ``.mps``."""
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .datasets import load_dataset, split_dataset
+from .errors import InputError
+from .export import write_model
+from .tune import TuneResult, tune
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "tune",
+        help="tune w_bar by solving the bilevel MILP(s) on a data set (the main job)",
+        description="Split a data set (stratified: test = --test-fraction of the rows, then --n-train training "
+        "and --n-val validation rows from the rest, standardised on the non-test rows), solve the optimistic "
+        "MILP (Eq. 21) and/or the pessimistic MILP (Eq. 25) with HiGHS, verify both solutions by re-solving the "
+        "inner LP, print a summary and write a JSON result.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--data", required=True, help="built-in data set (cancer, diabetes) or path of a CSV file")
+    p.add_argument("--label", default=None, help="label column of a CSV file (default: its last column)")
+    p.add_argument("--n-train", type=int, default=20, help="training set size |T|")
+    p.add_argument("--n-val", type=int, default=20, help="validation set size |V|")
+    p.add_argument("--test-fraction", type=float, default=0.5, help="fraction of rows held out as test set")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random split")
+    p.add_argument("--mode", choices=["optimistic", "pessimistic", "both"], default="both",
+                   help="which MILP to solve (pessimistic needs the optimistic one for its flipped set, so it "
+                   "is always solved too)")
+    p.add_argument("--epsilon", type=float, default=0.0, help="relative training-loss suboptimality (pessimistic)")
+    p.add_argument("--flip", choices=["margin", "all"], default="margin",
+                   help="flipped validation points: inside the optimistic margin or misclassified, or all")
+    p.add_argument("--replica", choices=["optimal", "feasible"], default="optimal",
+                   help="pessimistic replica: a training optimum (budget exactly (1+epsilon) times the least "
+                   "training loss) or only feasible (Eq. 24 as printed)")
+    p.add_argument("--w-bar-lb", type=float, default=0.0, help="lower bound of every w_bar_j")
+    p.add_argument("--w-bar-ub", type=float, default=1.0, help="upper bound of every w_bar_j")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default: none)")
+    p.add_argument("--mip-gap", type=float, default=None, help="relative MIP gap (default: HiGHS's 1e-4)")
+    p.add_argument("--threads", type=int, default=None, help="HiGHS threads (default: HiGHS's choice)")
+    p.add_argument("--json", default=None, help="JSON result file (default: EXPORT/result.json with --export, "
+                   "else bilevel_result.json)")
+    p.add_argument("--export", default=None, metavar="DIR", help="write both MILPs as .lp and .mps into DIR")
+    p.set_defaults(func=run)
+
+
+def _fmt(v) -> str:
+    return "[" + ", ".join(f"{x:.3f}" for x in v) + "]"
+
+
+def _report(name: str, r: TuneResult, split) -> list[str]:
+    v = r.verification
+    lines = [
+        f"== {name} MILP ({'Eq. 21' if r.mode == 'optimistic' else 'Eq. 25'})",
+        f"  size        : {r.n_variables} variables, {r.n_binaries} binaries, {r.n_constraints} constraints",
+        f"  status      : {r.status}   objective (mean val. hinge) {r.objective:.6f}   best bound {r.best_bound:.6f}"
+        f"   gap {r.gap:.2e}",
+        f"  time        : solve {r.total_seconds:.2f} s, build {r.build_seconds:.2f} s, {r.nodes} nodes",
+        f"  w_bar       : {_fmt(r.w_bar)}",
+        f"  accuracy    : validation {r.accuracy(split.X_val, split.y_val):.3f}   test {r.accuracy(split.X_test, split.y_test):.3f}",
+    ]
+    if r.mode == "pessimistic":
+        lines.insert(1, f"  epsilon     : {r.epsilon}   replica {r.replica}   flipped {len(r.flipped)} of {len(split.y_val)} validation "
+                        f"points ({r.flip_rule})   lambda bounds tried {r.lambda_history}")
+        lines.append(f"  replica gap : {v.replica_gap:.3g} (replica training loss {v.replica_loss:.6f} vs minimum "
+                     f"{v.train_loss_min:.6f} at w_bar)")
+    lines.append(
+        f"  verified    : {'yes' if v.verified else 'NO'}   (inner LP gap {v.inner_gap:.1e}, complementarity "
+        f"{v.max_complementarity_violation:.1e}, stationarity {v.stationarity_residual:.1e})"
+    )
+    lines += [f"  note        : {m}" for m in v.messages]
+    return lines
+
+
+def run(args) -> int:
+    data = load_dataset(args.data, label=args.label)
+    split = split_dataset(data.X, data.y, args.n_train, args.n_val, test_fraction=args.test_fraction, seed=args.seed)
+    kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
+              threads=args.threads)
+    print(f"data        : {args.data}: {len(data.y)} rows, {data.X.shape[1]} features; split seed {args.seed}: "
+          f"|T| = {len(split.y_train)}, |V| = {len(split.y_val)}, test = {len(split.y_test)}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # failures are printed as "verified: NO"
+        opt = tune(split.X_train, split.y_train, split.X_val, split.y_val, "optimistic", **kw)
+        results = {"optimistic": opt}
+        if args.mode in ("pessimistic", "both"):
+            results["pessimistic"] = tune(split.X_train, split.y_train, split.X_val, split.y_val, "pessimistic",
+                                          epsilon=args.epsilon, flip=args.flip, optimistic=opt, replica=args.replica, **kw)
+    if args.mode == "pessimistic":
+        results.pop("optimistic")
+    for name, r in results.items():
+        print("\n".join(_report(name, r, split)))
+    out = {
+        "data": args.data, "label": args.label, "seed": args.seed, "n_train": args.n_train, "n_val": args.n_val,
+        "test_fraction": args.test_fraction, "feature_names": data.feature_names,
+        "w_bar_bounds": [args.w_bar_lb, args.w_bar_ub],
+        "results": {
+            name: {**r.to_dict(), "accuracy": {
+                "train": r.accuracy(split.X_train, split.y_train), "val": r.accuracy(split.X_val, split.y_val),
+                "test": r.accuracy(split.X_test, split.y_test)}}
+            for name, r in results.items()
+        },
+    }
+    if args.export:
+        folder = Path(args.export)
+        for name, r in results.items():
+            for suffix in (".lp", ".mps"):
+                write_model(r.model, folder / f"{name}{suffix}")
+        if "pessimistic" in results and "optimistic" not in results:
+            for suffix in (".lp", ".mps"):
+                write_model(opt.model, folder / f"optimistic{suffix}")
+        print(f"exported    : {', '.join(sorted(str(p) for p in folder.glob('*.[lm][ps]*')))}")
+    json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(out, indent=2, default=_json_default))
+    print(f"result      : {json_path}")
+    return 0 if all(r.verified for r in results.values()) else 1
+
+
+def _json_default(o):
+    if isinstance(o, (np.floating, np.integer)):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, np.bool_):
+        return bool(o)
+    raise TypeError(f"not JSON serialisable: {type(o)}")
