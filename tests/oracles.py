@@ -1,0 +1,79 @@
+"""Independent oracles for the MILP tests: hinge-loss LPs written directly for scipy's ``linprog``,
+sharing no code with the package (not even its LP helper), and brute force over a grid of ``w_bar``."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from scipy.optimize import linprog
+
+
+def lp(w_bar, obj, cons=()):
+    """min mean hinge of obj=(X, y) s.t. mean hinge of each (X, y, rhs) <= rhs, |w_j| <= w_bar_j.
+    Variables [w (p), b, h_obj, h_cons...]. Returns the optimal value (None when infeasible)."""
+    p = len(w_bar)
+    blocks = [obj] + [(c[0], c[1]) for c in cons]
+    sizes = [len(bl[1]) for bl in blocks]
+    n = p + 1 + sum(sizes)
+    c = np.zeros(n)
+    c[p + 1 : p + 1 + sizes[0]] = 1.0 / sizes[0]
+    A, rhs = [], []
+    off = p + 1
+    for (X, y), k in zip(blocks, sizes):
+        for i in range(k):  # h_i >= 1 - y_i (x_i w - b)  <=>  -y_i x_i w + y_i b - h_i <= -1
+            row = np.zeros(n)
+            row[:p] = -y[i] * X[i]
+            row[p] = y[i]
+            row[off + i] = -1.0
+            A.append(row)
+            rhs.append(-1.0)
+        off += k
+    off = p + 1 + sizes[0]
+    for (X, y, r), k in zip(cons, sizes[1:]):
+        row = np.zeros(n)
+        row[off : off + k] = 1.0 / k
+        A.append(row)
+        rhs.append(r)
+        off += k
+    bounds = [(-wb, wb) for wb in w_bar] + [(None, None)] + [(0, None)] * sum(sizes)
+    res = linprog(c, A_ub=np.array(A), b_ub=np.array(rhs), bounds=bounds, method="highs")
+    return res.fun if res.status == 0 else None
+
+
+TOL = 1e-8
+
+
+def optimistic_value(w_bar, Xt, yt, Xv, yv):
+    """Least validation hinge among training optima at w_bar (Eq. 21 at fixed w_bar)."""
+    v_star = lp(w_bar, (Xt, yt))
+    return lp(w_bar, (Xv, yv), [(Xt, yt, v_star + TOL)])
+
+
+def pessimistic_value(w_bar, Xt, yt, Xv, yv, flipped, epsilon):
+    """Eq. (24) at fixed w_bar with a training-optimal replica: budget (1+eps) v*, the flipped-label
+    follower optimum, and the least true validation hinge among follower optima: three LPs."""
+    v_star = lp(w_bar, (Xt, yt))
+    budget = (1 + epsilon) * v_star + TOL
+    Xf, yf = Xv[flipped], -yv[flipped]
+    phi = lp(w_bar, (Xf, yf), [(Xt, yt, budget)])
+    return lp(w_bar, (Xv, yv), [(Xt, yt, budget), (Xf, yf, phi + TOL)])
+
+
+def grid(p, lb=0.0, ub=1.0, steps=17):
+    axis = np.linspace(lb, ub, steps)
+    return [np.array(c) for c in itertools.product(axis, repeat=p)]
+
+
+def tiny_instance(seed, n_t=6, n_v=5, p=2, overlap=1.0):
+    """Two overlapping Gaussian classes in p dimensions; both classes in the training set."""
+    rng = np.random.default_rng(seed)
+
+    def draw(n):
+        y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+        rng.shuffle(y)
+        X = rng.normal(size=(n, p)) * overlap + 0.8 * y[:, None] * np.linspace(1.0, 0.3, p)
+        return X, y
+
+    Xt, yt = draw(n_t)
+    Xv, yv = draw(n_v)
+    return Xt, yt, Xv, yv

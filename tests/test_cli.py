@@ -1,0 +1,67 @@
+"""The command line: the main job end to end on small sizes, help, and one-line errors (exit 2)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bilevel.cli import main
+
+
+def test_tune_end_to_end(tmp_path, capsys):
+    code = main(["tune", "--data", "cancer", "--n-train", "8", "--n-val", "8", "--mode", "both", "--epsilon", "0.2",
+                 "--seed", "1", "--export", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.count("verified    : yes") == 2
+    for part in ("variables", "binaries", "status      : optimal", "w_bar", "test"):
+        assert part in out
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert set(result["results"]) == {"optimistic", "pessimistic"}
+    for name in ("optimistic", "pessimistic"):
+        assert 0 <= result["results"][name]["accuracy"]["test"] <= 1
+        assert (tmp_path / f"{name}.lp").exists() and (tmp_path / f"{name}.mps").exists()
+
+
+def test_tune_on_a_user_csv(tmp_path, capsys):
+    path = tmp_path / "d.csv"
+    rows = ["f1,f2,cls"] + [f"{i % 7},{(3 * i) % 5},{'a' if i % 3 else 'b'}" for i in range(40)]
+    path.write_text("\n".join(rows) + "\n")
+    code = main(["tune", "--data", str(path), "--label", "cls", "--n-train", "6", "--n-val", "5", "--mode",
+                 "optimistic", "--json", str(tmp_path / "r.json")])
+    assert code == 0 and (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        (["--data", "nope.csv"], "neither a built-in name"),
+        (["--data", "cancer", "--epsilon", "-1"], "epsilon"),
+        (["--data", "cancer", "--n-train", "300", "--n-val", "100"], "exceeds"),
+        (["--data", "cancer", "--w-bar-lb", "2", "--w-bar-ub", "1"], "infeasible bounds"),
+    ],
+)
+def test_bad_input_one_line_exit_2(args, match, capsys):
+    code = main(["tune", *args])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and match in err and "Traceback" not in err
+
+
+def test_bad_label_column_via_subprocess(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,y\n1,0\n2,1\n3,2\n")
+    proc = subprocess.run([sys.executable, "-m", "bilevel", "tune", "--data", str(path), "--label", "y"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "exactly two distinct values" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_help_explains_every_option():
+    proc = subprocess.run([sys.executable, "-m", "bilevel", "tune", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    for opt in ("--data", "--label", "--n-train", "--n-val", "--mode", "--epsilon", "--flip", "--export",
+                "--time-limit", "--mip-gap", "--seed"):
+        assert opt in proc.stdout
+    top = subprocess.run([sys.executable, "-m", "bilevel", "--help"], capture_output=True, text=True)
+    assert top.returncode == 0 and "tune" in top.stdout

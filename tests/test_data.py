@@ -1,0 +1,81 @@
+"""Built-in data sets, CSV loading and the stratified split."""
+import numpy as np
+import pytest
+
+import bilevel
+from bilevel.errors import InputError
+
+
+def test_builtin_cancer_is_the_papers_449_rows():
+    d = bilevel.load_dataset("cancer")
+    assert d.X.shape == (449, 9) and d.X.dtype == np.float64
+    assert set(np.unique(d.y)) == {-1.0, 1.0}
+    assert (d.y == 1).sum() == 236  # malignant
+    assert len(np.unique(np.column_stack([d.X, d.y]), axis=0)) == 449  # no duplicate rows
+    assert len(d.feature_names) == 9
+
+
+def test_builtin_diabetes():
+    d = bilevel.load_dataset("diabetes")
+    assert d.X.shape == (532, 7) and (d.y == 1).sum() == 177
+
+
+def test_csv_with_label_column(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,label,c\n1,2,yes,3\n4,5,no,6\n7,8,yes,9\n")
+    d = bilevel.load_dataset(path, label="label")
+    assert d.feature_names == ["a", "b", "c"]
+    assert d.X.tolist() == [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+    assert d.y.tolist() == [1.0, -1.0, 1.0]  # "yes" > "no" in sorted order
+    d = bilevel.load_dataset(path, label="label", positive="no")
+    assert d.y.tolist() == [-1.0, 1.0, -1.0]
+
+
+@pytest.mark.parametrize(
+    "text,label,match",
+    [
+        ("a,b,y\n1,2,0\n3,4,1\n5,6,2\n", "y", "exactly two distinct values"),
+        ("a,b,y\n1,2,0\n3,4,0\n", "y", "exactly two distinct values"),
+        ("a,b,y\n1,,0\n3,4,1\n", "y", "NaN"),
+        ("a,b,y\n1,x,0\n3,4,1\n", "y", "numeric"),
+        ("a,b,y\n1,2,0\n3,4,1\n", "z", "not found"),
+        ("just one column\n1\n2\n", None, "CSV table"),
+    ],
+)
+def test_bad_csv(tmp_path, text, label, match):
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=match):
+        bilevel.load_dataset(path, label=label)
+
+
+def test_missing_file_and_binary_file(tmp_path):
+    with pytest.raises(InputError, match="neither a built-in name"):
+        bilevel.load_dataset(tmp_path / "nope.csv")
+    path = tmp_path / "bin.csv"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(InputError):
+        bilevel.load_dataset(path)
+
+
+def test_split_is_stratified_reproducible_and_standardised_without_test_rows():
+    d = bilevel.load_dataset("cancer")
+    s1 = bilevel.split_dataset(d.X, d.y, 10, 15, seed=3)
+    s2 = bilevel.split_dataset(d.X, d.y, 10, 15, seed=3)
+    assert np.array_equal(s1.train_index, s2.train_index) and np.array_equal(s1.test_index, s2.test_index)
+    assert len(s1.y_test) == round(449 / 2) and len(s1.y_train) == 10 and len(s1.y_val) == 15
+    all_idx = np.concatenate([s1.train_index, s1.val_index, s1.test_index])
+    assert len(np.unique(all_idx)) == len(all_idx)  # disjoint
+    frac = (d.y == 1).mean()
+    assert abs((s1.y_test == 1).mean() - frac) < 0.01
+    assert abs((s1.y_train == 1).sum() - 10 * frac) <= 1 and abs((s1.y_val == 1).sum() - 15 * frac) <= 1
+    pool = np.setdiff1d(np.arange(449), s1.test_index)
+    np.testing.assert_allclose(s1.mean, d.X[pool].mean(axis=0))
+    np.testing.assert_allclose(s1.X_train, (d.X[s1.train_index] - s1.mean) / s1.scale)
+    assert not np.array_equal(bilevel.split_dataset(d.X, d.y, 10, 15, seed=4).train_index, s1.train_index)
+
+
+def test_split_too_large():
+    d = bilevel.load_dataset("cancer")
+    with pytest.raises(InputError, match="exceeds"):
+        bilevel.split_dataset(d.X, d.y, 200, 100, seed=0)

@@ -1,0 +1,106 @@
+"""tune() on real data: Proposition 1, export round trip, time limits, verification, bad input."""
+import highspy
+import numpy as np
+import pytest
+
+import bilevel
+from bilevel.errors import InputError
+from oracles import tiny_instance
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    return bilevel.load_dataset("cancer")
+
+
+@pytest.mark.parametrize("seed,n", [(0, 5), (1, 8), (2, 10), (3, 8)])
+@pytest.mark.parametrize("flip", ["all", "margin"])
+def test_proposition_1_pessimistic_at_least_optimistic(cancer, seed, n, flip):
+    """With epsilon = 0 the follower of the pessimistic model is a training optimum, which the
+    optimistic leader could have chosen: P_o* <= P_p* (Proposition 1)."""
+    s = bilevel.split_dataset(cancer.X, cancer.y, n, n, seed=seed)
+    pes = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=0.0, flip=flip)
+    assert pes.optimal and pes.optimistic.optimal
+    assert pes.verified and pes.optimistic.verified
+    assert pes.objective >= pes.optimistic.objective - 1e-7
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+@pytest.mark.parametrize("mode", ["optimistic", "pessimistic"])
+def test_export_round_trip(tmp_path, cancer, suffix, mode):
+    s = bilevel.split_dataset(cancer.X, cancer.y, 10, 10, seed=1)
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode=mode, epsilon=0.2)
+    path = bilevel.write_model(res.model, tmp_path / f"model{suffix}")
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert h.readModel(str(path)) != highspy.HighsStatus.kError
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    assert h.getInfo().objective_function_value == pytest.approx(res.objective, abs=1e-6)
+    assert "w_bar" in path.read_text()  # readable names
+
+
+def test_write_model_rejects_unknown_suffix(tmp_path):
+    Xt, yt, Xv, yv = tiny_instance(0)
+    with pytest.raises(InputError, match=r"\.lp or \.mps"):
+        bilevel.write_model(bilevel.build_optimistic_model(Xt, yt, Xv, yv), tmp_path / "m.txt")
+
+
+def test_time_limit_is_honoured_and_never_claims_optimal(cancer):
+    s = bilevel.split_dataset(cancer.X, cancer.y, 100, 100, seed=0)
+    try:
+        res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=0.5)
+    except bilevel.solve.NoSolutionError:
+        return  # stopped before any incumbent: reported as an error, not as a solution
+    if res.solve_seconds < 0.45:
+        pytest.skip("solved to optimality inside the limit: nothing to test")
+    assert res.status == "time_limit" and not res.optimal
+    assert res.solve_seconds < 5.0
+    assert res.best_bound <= res.objective + 1e-9
+
+
+def test_verification_catches_a_wrong_solution():
+    Xt, yt, Xv, yv = tiny_instance(3, 8, 6)
+    res = bilevel.tune(Xt, yt, Xv, yv)
+    assert res.verified
+    res.model.w[0].set_value(res.model.w[0].value * 0.5 + 0.01)  # not a training optimum any more
+    ver = bilevel.verify_model(res.model)
+    assert not ver.verified and ver.inner_gap > 1e-5
+
+
+def test_empty_flipped_set_falls_back_to_all():
+    Xv = np.array([[2.0, 0.0], [-2.0, 0.0]])
+    yv = np.array([1.0, -1.0])
+    idx, rule = bilevel.flipped_set(Xv, yv, np.array([1.0, 0.0]), 0.0, "margin")
+    assert rule.startswith("all") and list(idx) == [0, 1]
+    idx, rule = bilevel.flipped_set(Xv, yv, np.array([0.3, 0.0]), 0.0, "margin")
+    assert rule == "margin" and list(idx) == [0, 1]
+    idx, rule = bilevel.flipped_set(Xv, yv, np.array([0.6, 0.0]), 0.1, "margin")  # margins 1.1, 1.3
+    assert rule.startswith("all")
+
+
+def _tiny():
+    return tiny_instance(0, 6, 5)
+
+
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        (lambda a: {**a, "y_train": np.ones_like(a["y_train"])}, "one class"),
+        (lambda a: {**a, "X_train": np.where(np.arange(a["X_train"].size).reshape(a["X_train"].shape) == 3, np.nan, a["X_train"])}, "NaN"),
+        (lambda a: {**a, "X_val": a["X_val"][:, :1]}, "features"),
+        (lambda a: {**a, "y_train": a["y_train"][:-1]}, "one label per row"),
+        (lambda a: {**a, "epsilon": -0.1}, "epsilon"),
+        (lambda a: {**a, "w_bar_bounds": (0.5, 0.2)}, "infeasible bounds"),
+        (lambda a: {**a, "w_bar_bounds": (-1.0, 1.0)}, "w_bar_lb"),
+        (lambda a: {**a, "y_val": a["y_val"] * 2}, "labels -1 and \\+1"),
+        (lambda a: {**a, "mode": "robust"}, "mode"),
+        (lambda a: {**a, "flip": "some"}, "flip"),
+        (lambda a: {**a, "flip": [99]}, "flip"),
+    ],
+)
+def test_bad_input_gets_a_clear_message(change, match):
+    Xt, yt, Xv, yv = _tiny()
+    args = dict(X_train=Xt, y_train=yt, X_val=Xv, y_val=yv, mode="pessimistic")
+    with pytest.raises(InputError, match=match):
+        bilevel.tune(**change(args))
