@@ -1,0 +1,199 @@
+"""The ``certify`` sub-command: certify candidates from a loss CSV (or, later, from the tuning MILPs).
+
+``add_parser(subparsers)`` registers the sub-command on an ``argparse`` sub-parsers object and
+``run(args)`` executes it, returning the exit code (0 = success, 2 = bad input, 1 = solver failure; the
+message is one line on stderr). ``python -m bilevel.certify.cli ...`` runs it stand-alone.
+
+Two routes for the candidates:
+
+* ``--losses PATH.csv`` -- a CSV of per-example losses, header = candidate names (see
+  :mod:`bilevel.certify.losses`), optional ``--aux PATH.csv``.
+* ``--data NAME`` -- hook for the MILP route. ``run`` imports ``certify_from_data`` from
+  ``bilevel.certify.milp`` only then; that function receives the parsed ``args`` (``--data``,
+  ``--label``, ``--n-train``, ``--n-val``, ``--n-cal``, ``--epsilons``, ``--w-bar-ubs``,
+  ``--time-limit``, ``--seed``) and must return ``(losses, aux, names)``: losses of shape (n_cal, m) in
+  [0, 1], aux ``None`` or of shape (m,) or (n_cal, m), and m candidate names. If the module does not
+  exist yet, ``--data`` fails with a clear message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InputError, SolverError
+from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
+from .pipelines import certify
+
+__all__ = ["add_parser", "build_parser", "run", "main", "candidates_from_data"]
+
+_DEFAULT_CONTROL = {"ltt": "fdr", "pt": "fwer", "rgpt": "fdr"}
+_P_VALUES = {"hoeffding": "hoeffding", "bentkus": "bentkus", "hb": "hb", "binomial": "binomial"}
+
+
+def _float_list(text: str) -> list[float]:
+    try:
+        return [float(t) for t in text.replace(",", " ").split()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas or spaces, got {text!r}") from None
+
+
+def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    src = parser.add_argument_group("candidates (give exactly one of --losses / --data)")
+    src.add_argument(
+        "--losses",
+        metavar="PATH.csv",
+        help="CSV of per-example losses in [0, 1]: header row = one name per candidate, then one row per "
+        "calibration example (e.g. 0/1 errors)",
+    )
+    src.add_argument(
+        "--aux",
+        metavar="PATH.csv",
+        help="auxiliary objective (smaller is better) with the same column names as --losses: either ONE "
+        "row (a constant cost per candidate, e.g. ||w_bar||_1) or as many rows as --losses (a per-example "
+        "auxiliary loss, averaged on the optimisation split). Shapes the Pareto front and picks the chosen "
+        "candidate; without it the chosen one is the certified candidate with the smallest estimated risk",
+    )
+    src.add_argument("--data", metavar="NAME", help="dataset to tune on with the bilevel MILPs (needs bilevel.certify.milp)")
+    milp = parser.add_argument_group("MILP route (--data)")
+    milp.add_argument("--label", help="label column of the dataset")
+    milp.add_argument("--n-train", type=int, help="training rows")
+    milp.add_argument("--n-val", type=int, help="validation rows (seen by the tuner)")
+    milp.add_argument("--n-cal", type=int, help="calibration rows (never seen by the tuner)")
+    milp.add_argument("--epsilons", type=_float_list, nargs="+", metavar="EPS", help="grid of epsilon values")
+    milp.add_argument("--w-bar-ubs", type=_float_list, nargs="+", metavar="UB", help="grid of upper bounds on w_bar")
+    milp.add_argument("--time-limit", type=float, help="time limit per MILP, seconds")
+
+    test = parser.add_argument_group("testing")
+    test.add_argument("--method", choices=["ltt", "pt", "rgpt"], default="ltt",
+                      help="ltt = Learn-then-Test on all data; pt = Pareto Testing; rgpt = reliability-graph "
+                      "Pareto testing (default: %(default)s)")
+    test.add_argument("--alpha", type=float, default=0.1, help="risk limit: certify candidates with risk <= alpha (default: %(default)s)")
+    test.add_argument("--delta", type=float, default=0.1, help="FWER/FDR level (default: %(default)s)")
+    test.add_argument("--control", choices=["fdr", "fwer"], default=None,
+                      help="error rate to control (default: fdr for ltt and rgpt, fwer for pt; rgpt supports fdr only)")
+    test.add_argument("--procedure", choices=["bh", "by", "holm", "bonferroni"], default=None,
+                      help="LTT procedure (default: bh for fdr, holm for fwer)")
+    test.add_argument("--p-value", choices=sorted(_P_VALUES), default="hb",
+                      help="hoeffding = Eq. (6); bentkus; hb = Hoeffding-Bentkus; binomial = exact, 0/1 losses only "
+                      "(default: %(default)s)")
+    test.add_argument("--seed", type=int, default=0, help="seed of the optimisation/testing split (default: %(default)s)")
+    test.add_argument("--opt-fraction", type=float, default=0.5,
+                      help="share of calibration rows used to build the front/order/graph for pt and rgpt (default: %(default)s)")
+    test.add_argument("--max-failures", type=int, default=1, help="pt: failures tolerated before fixed-sequence testing stops (default: %(default)s)")
+    test.add_argument("--levels", type=int, default=None, help="rgpt: number of depth levels D (default: ceil(sqrt(front size)))")
+    test.add_argument("--tau", type=float, default=0.1, help="rgpt: non-negative Lasso penalty, Eq. (13) (default: %(default)s)")
+    test.add_argument("--reshaping", choices=["identity", "by"], default="identity",
+                      help="rgpt: DAGGER reshaping; by = valid under arbitrary dependence (default: %(default)s)")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register the ``certify`` sub-command on ``subparsers`` (from ``ArgumentParser.add_subparsers``).
+
+    Sets ``func=run`` as the default so that a top-level CLI can dispatch with ``args.func(args)``.
+    Returns the new sub-parser.
+    """
+    parser = subparsers.add_parser(
+        "certify",
+        help="certify candidate hyperparameters: risk <= alpha with FWER/FDR <= delta",
+        description="Certify candidate hyperparameters on calibration data: LTT, Pareto Testing or RG-PT.",
+    )
+    return _configure(parser)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A stand-alone parser for ``python -m bilevel.certify.cli``."""
+    return _configure(argparse.ArgumentParser(prog="bilevel certify", description="Certify candidate hyperparameters."))
+
+
+def candidates_from_data(args: argparse.Namespace):
+    """Hook of the ``--data`` route: ``(losses, aux, names)`` from ``bilevel.certify.milp.certify_from_data``.
+
+    Raises ``InputError`` when ``bilevel/certify/milp.py`` (or the function) does not exist yet.
+    """
+    try:
+        from .milp import certify_from_data
+    except ModuleNotFoundError as exc:
+        if exc.name in (__package__ + ".milp", "bilevel.certify.milp"):
+            raise InputError(
+                "--data needs the MILP candidate generator (bilevel/certify/milp.py), which is not available yet; "
+                "use --losses PATH.csv"
+            ) from None
+        raise
+    except ImportError:
+        raise InputError("bilevel.certify.milp has no certify_from_data(args); use --losses PATH.csv") from None
+    for attr in ("epsilons", "w_bar_ubs"):  # "--epsilons 0.1,0.2 0.3" -> [0.1, 0.2, 0.3]
+        value = getattr(args, attr, None)
+        if value is not None:
+            setattr(args, attr, [x for chunk in value for x in (chunk if isinstance(chunk, list) else [chunk])])
+    losses, aux, names = certify_from_data(args)
+    return losses, aux, list(names)
+
+
+def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
+    kwargs: dict = {"control": control, "p_value": _P_VALUES[args.p_value]}
+    if args.method == "ltt":
+        if args.procedure is not None:
+            kwargs["procedure"] = args.procedure
+        return kwargs
+    if args.procedure is not None:
+        raise InputError("--procedure applies to --method ltt only (pt uses fixed-sequence testing, rgpt DAGGER)")
+    kwargs.update(opt_fraction=args.opt_fraction, seed=args.seed)
+    if args.method == "pt":
+        kwargs["max_failures"] = args.max_failures
+    else:
+        kwargs.update(n_levels=args.levels, tau=args.tau, reshaping=args.reshaping)
+    return kwargs
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute ``certify``; returns 0 on success, 2 on bad input, 1 on a solver failure (one line on stderr)."""
+    try:
+        if (args.losses is None) == (args.data is None):
+            raise InputError("give exactly one of --losses PATH.csv or --data NAME")
+        if args.data is not None:
+            if args.aux is not None:
+                raise InputError("--aux goes with --losses; with --data the MILPs provide the auxiliary costs")
+            losses, aux, names = candidates_from_data(args)
+            losses = validate_losses(losses)
+            if len(names) != losses.shape[1]:
+                raise InputError(f"the MILP route returned {len(names)} names for {losses.shape[1]} candidates")
+            aux = None if aux is None else validate_aux(aux, losses.shape[0], losses.shape[1])
+        else:
+            table = load_losses_csv(args.losses)
+            losses, names = table.losses, table.names
+            aux = None if args.aux is None else load_aux_csv(args.aux, names, losses.shape[0])
+        control = args.control or _DEFAULT_CONTROL[args.method]
+        if args.method == "rgpt" and control == "fwer":
+            raise InputError("--method rgpt controls the FDR only (DAGGER); use --method pt or ltt with --control fwer")
+        result = certify(losses, args.alpha, args.delta, method=args.method, aux=aux, **_method_kwargs(args, control))
+    except InputError as exc:
+        print(f"bilevel certify: error: {exc}", file=sys.stderr)
+        return 2
+    except SolverError as exc:
+        print(f"bilevel certify: solver error: {exc}", file=sys.stderr)
+        return 1
+    print(result.summary(names))
+    if result.chosen is not None:
+        j = result.chosen
+        details = [f"estimated risk {np.max(result.risk_opt[j]):.4g}"]
+        if result.aux_opt is not None:
+            details.append(f"aux {result.aux_opt[j, 0]:.4g}")
+        where = "all calibration rows" if result.method == "ltt" else "the optimisation split"
+        print(f"chosen details: {', '.join(details)} (on {where})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Stand-alone entry point: ``python -m bilevel.certify.cli --losses L.csv ...``."""
+    args = build_parser().parse_args(argv)
+    return run(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""Loading and validating per-example loss matrices for certification.
+
+A *loss matrix* has one row per calibration example and one column per candidate hyperparameter:
+``losses[i, j]`` is the loss, in [0, 1], of candidate ``j`` on example ``i`` (for instance its 0-1
+error). A third axis may hold several controlled risks.
+
+CSV format read by :func:`load_losses_csv` (and by ``bilevel certify --losses``)::
+
+    cand_a,cand_b,cand_c        <- header: one unique, non-empty name per candidate
+    0,1,0                       <- one row per calibration example, numbers in [0, 1]
+    0.25,0,1
+    ...
+
+The auxiliary CSV read by :func:`load_aux_csv` (``--aux``) has the same column names (any order) and
+either **one row** (a constant cost per candidate, e.g. ``||w_bar||_1``) or **as many rows as the
+loss CSV** (a per-example auxiliary loss, averaged on the optimisation split). Its values may be any
+finite numbers; smaller is better.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
+
+
+@dataclass(frozen=True)
+class LossTable:
+    """A loss matrix with candidate names: ``losses`` shape (n, m), ``names`` length m."""
+
+    losses: np.ndarray
+    names: list[str]
+
+
+def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
+    """Return ``losses`` as a float array of shape (n, m) or (n, m, L) after validation.
+
+    Raises
+    ------
+    InputError
+        Wrong number of dimensions, no row or no candidate, NaN/infinite values, values outside [0, 1].
+    """
+    try:
+        arr = np.asarray(losses, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a numeric array") from None
+    if arr.ndim not in (2, 3):
+        raise InputError(f"{name} must have shape (n_cal, m) or (n_cal, m, L), got {arr.shape}")
+    if arr.shape[0] == 0:
+        raise InputError(f"{name} has no calibration example (0 rows)")
+    if arr.shape[1] == 0:
+        raise InputError(f"{name} has no candidate (0 columns): the candidate set is empty")
+    if arr.ndim == 3 and arr.shape[2] == 0:
+        raise InputError(f"{name} has no controlled risk (third axis of length 0)")
+    if not np.all(np.isfinite(arr)):
+        raise InputError(f"{name} contain NaN or infinite values")
+    if arr.min() < 0.0 or arr.max() > 1.0:
+        raise InputError(f"{name} must lie in [0, 1] (bounded losses); got range [{arr.min():g}, {arr.max():g}]")
+    return arr
+
+
+def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
+    """Normalise an auxiliary objective specification to a list of arrays.
+
+    ``aux`` may be ``None``, a cost vector of shape (m,), a per-example matrix of shape (n_cal, m), or
+    a list/tuple of such arrays (several auxiliary objectives, the first one being the selection
+    criterion). Returns a (possibly empty) list of float arrays, each (m,) or (n_cal, m).
+
+    Raises
+    ------
+    InputError
+        A shape other than (m,) or (n_cal, m), NaN or infinite values.
+    """
+    if aux is None:
+        return []
+    items = list(aux) if isinstance(aux, (list, tuple)) else [aux]
+    out = []
+    for k, item in enumerate(items):
+        arr = np.asarray(item, dtype=float)
+        if arr.shape not in ((m,), (n_cal, m)):
+            raise InputError(
+                f"auxiliary objective {k} must have shape ({m},) (a cost per candidate) or ({n_cal}, {m}) "
+                f"(a loss per calibration example and candidate), got {arr.shape}"
+            )
+        if not np.all(np.isfinite(arr)):
+            raise InputError(f"auxiliary objective {k} contains NaN or infinite values")
+        out.append(arr)
+    return out
+
+
+def _read_header(path: Path) -> list[str]:
+    try:
+        with path.open(newline="") as fh:
+            header = next(csv.reader(fh), None)
+    except FileNotFoundError:
+        raise InputError(f"file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from None
+    if not header:
+        raise InputError(f"{path} is empty: expected a header row with one name per candidate")
+    names = [h.strip() for h in header]
+    if any(not n for n in names):
+        raise InputError(f"{path}: every column needs a non-empty candidate name in the header")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"{path}: duplicated candidate names in the header: {', '.join(dupes)}")
+    return names
+
+
+def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, header=0, names=names, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        raise InputError(f"cannot parse {path} as CSV: {exc}") from None
+    if frame.shape[0] == 0:
+        raise InputError(f"{path} has a header but no data row")
+    bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    if bad:
+        raise InputError(f"{path}: non-numeric values in column(s) {', '.join(map(str, bad[:5]))}")
+    values = frame.to_numpy(dtype=float)
+    if np.any(np.isnan(values)):
+        rows, cols = np.nonzero(np.isnan(values))
+        raise InputError(f"{path}: missing or NaN value at data row {rows[0] + 1}, column {names[cols[0]]!r}")
+    return values
+
+
+def load_losses_csv(path) -> LossTable:
+    """Read a CSV of per-example losses (header = candidate names), see the module docstring.
+
+    Returns a :class:`LossTable` with ``losses`` of shape (n, m) in [0, 1].
+
+    Raises
+    ------
+    InputError
+        Missing/unreadable file, empty file, empty or duplicated names, non-numeric or missing values,
+        values outside [0, 1].
+    """
+    p = Path(path)
+    names = _read_header(p)
+    values = _read_numeric(p, names)
+    return LossTable(losses=validate_losses(values, name=f"losses in {p}"), names=names)
+
+
+def load_aux_csv(path, names: list[str], n_cal: int) -> np.ndarray:
+    """Read an auxiliary-objective CSV whose columns are the candidate ``names`` (any order).
+
+    Returns shape (m,) when the file has one data row (a cost per candidate) or (n_cal, m) when it has
+    ``n_cal`` rows (a per-example auxiliary loss), columns in the order of ``names``.
+
+    Raises
+    ------
+    InputError
+        As :func:`load_losses_csv` (values need not lie in [0, 1] but must be finite), plus: column names
+        that differ from ``names``, a number of rows other than 1 or ``n_cal``.
+    """
+    p = Path(path)
+    header = _read_header(p)
+    if set(header) != set(names):
+        missing = sorted(set(names) - set(header))
+        extra = sorted(set(header) - set(names))
+        raise InputError(
+            f"{p}: columns must match the loss CSV; missing {missing[:5] or 'none'}, unexpected {extra[:5] or 'none'}"
+        )
+    values = _read_numeric(p, header)
+    if not np.all(np.isfinite(values)):
+        raise InputError(f"{p}: auxiliary values must be finite")
+    values = values[:, [header.index(n) for n in names]]
+    if values.shape[0] == 1:
+        return values[0]
+    if values.shape[0] == n_cal:
+        return values
+    raise InputError(f"{p}: expected 1 row (costs) or {n_cal} rows (per-example values), got {values.shape[0]}")

@@ -1,0 +1,284 @@
+"""Valid p-values for the null hypothesis "the true risk exceeds the limit alpha".
+
+Setting (RG-PT paper, Sec. 2.2; Pareto-testing paper, App. B): a loss bounded in [0, 1] is averaged
+over ``n`` calibration points that the candidate never saw, giving the empirical risk ``r_hat``. For
+the null ``H: R > alpha`` each function below returns a super-uniform p-value ``p`` (that is,
+``P(p <= u) <= u`` for every ``u`` under ``H``), vectorised over ``r_hat``. All of them
+
+* lie in [0, 1] (clipped at 1; positive unless they underflow),
+* are non-decreasing in ``r_hat``,
+* equal 1 once ``r_hat >= alpha`` (the exact binomial p-value is the exception: it is the binomial
+  CDF itself, which is >= 1/2 there, never a rejection at any ``delta < 1/2``),
+* equal their closed form at ``r_hat = 0``: ``exp(-2 n alpha^2)`` (Hoeffding), ``(1 - alpha)^n``
+  (Hoeffding-KL and binomial), ``min(1, e (1 - alpha)^n)`` (Bentkus).
+
+Naming: ``alpha`` is the risk limit, ``n`` the number of calibration points, ``r_hat`` the
+empirical risk. ``delta`` (the error level of the multiple-testing procedure) does not appear here.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from scipy import special, stats
+
+from ..errors import InputError
+
+__all__ = [
+    "hoeffding_p_value",
+    "hoeffding_kl_p_value",
+    "bentkus_p_value",
+    "hoeffding_bentkus_p_value",
+    "binomial_p_value",
+    "combined_p_value",
+    "p_values_from_losses",
+    "P_VALUE_METHODS",
+    "resolve_p_value_method",
+]
+
+# n * r_hat is a sum of losses; rounding it to this many decimals before taking ceil() keeps
+# 3 * (1/3) from becoming 4 through floating-point error.
+_COUNT_DECIMALS = 9
+
+
+def _as_output(x: np.ndarray):
+    x = np.asarray(x, dtype=float)
+    return float(x) if x.ndim == 0 else x
+
+
+def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
+    r = np.asarray(r_hat, dtype=float)
+    if r.size and not np.all(np.isfinite(r)):
+        raise InputError("r_hat contains NaN or infinite values")
+    if r.size and (r.min() < 0.0 or r.max() > 1.0):
+        raise InputError(f"r_hat must lie in [0, 1] (losses bounded in [0, 1]); got range [{r.min()}, {r.max()}]")
+    n_arr = np.asarray(n)
+    if n_arr.dtype.kind not in "iuf" or not np.all(np.isfinite(n_arr)):
+        raise InputError(f"n must be a positive integer, got {n!r}")
+    if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
+        raise InputError(f"n (number of calibration points) must be a positive integer, got {n!r}")
+    n_arr = n_arr.astype(np.int64)
+    a = _check_alpha(alpha)
+    return r, n_arr, a
+
+
+def _check_alpha(alpha) -> float:
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise InputError(f"alpha (risk limit) must be a number in (0, 1), got {alpha!r}") from None
+    if not np.isfinite(a) or not 0.0 < a < 1.0:
+        raise InputError(f"alpha (risk limit) must lie strictly between 0 and 1, got {alpha!r}")
+    return a
+
+
+def _loss_count(r: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """ceil(n * r_hat), robust to floating-point error in n * r_hat."""
+    return np.ceil(np.round(n * r, _COUNT_DECIMALS))
+
+
+def hoeffding_p_value(r_hat, n, alpha, *, kl: bool = False):
+    """Hoeffding p-value for ``H: R > alpha``.
+
+    Default (``kl=False``): Eq. (6) of the RG-PT paper (Farzaneh & Simeone),
+    ``p = exp(-2 n (alpha - r_hat)_+^2)``. With ``kl=True`` the sharper relative-entropy form of
+    Hoeffding's inequality, ``p = exp(-n h1(min(r_hat, alpha), alpha))`` with
+    ``h1(a, b) = a log(a/b) + (1-a) log((1-a)/(1-b))`` (first term of Eq. (27) of the Pareto-testing
+    paper), see :func:`hoeffding_kl_p_value`.
+
+    Parameters
+    ----------
+    r_hat : float or array_like, values in [0, 1]
+        Empirical risk(s); any shape.
+    n : int or array_like of int (broadcast against ``r_hat``)
+        Number of calibration points behind each ``r_hat``.
+    alpha : float in (0, 1)
+        Risk limit.
+
+    Returns
+    -------
+    float or ndarray of the broadcast shape, values in [0, 1].
+
+    Raises
+    ------
+    InputError
+        ``r_hat`` outside [0, 1] or NaN, ``n`` not a positive integer, ``alpha`` not in (0, 1).
+    """
+    if kl:
+        return hoeffding_kl_p_value(r_hat, n, alpha)
+    r, n_arr, a = _check_args(r_hat, n, alpha)
+    gap = np.maximum(a - r, 0.0)
+    return _as_output(np.exp(-2.0 * n_arr * gap**2))
+
+
+def _h1(a: np.ndarray, b: float) -> np.ndarray:
+    # rel_entr(x, y) = x log(x / y) with the 0 log 0 = 0 convention.
+    return special.rel_entr(a, b) + special.rel_entr(1.0 - a, 1.0 - b)
+
+
+def hoeffding_kl_p_value(r_hat, n, alpha):
+    """Relative-entropy Hoeffding p-value ``exp(-n h1(min(r_hat, alpha), alpha))``.
+
+    First term of the Hoeffding-Bentkus p-value, Eq. (27) of the Pareto-testing paper (from Bates et
+    al., 2021, "Distribution-free, risk-controlling prediction sets"); never larger than Eq. (6).
+    At ``r_hat = 0`` it equals ``(1 - alpha)^n``. Shapes, errors: as :func:`hoeffding_p_value`.
+    """
+    r, n_arr, a = _check_args(r_hat, n, alpha)
+    return _as_output(np.exp(-n_arr * _h1(np.minimum(r, a), a)))
+
+
+def bentkus_p_value(r_hat, n, alpha):
+    """Bentkus p-value ``min(1, e * P(Binomial(n, alpha) <= ceil(n r_hat)))``.
+
+    Second term of Eq. (27) of the Pareto-testing paper (Bates et al., 2021). Valid for any loss in
+    [0, 1]. ``n * r_hat`` is rounded to 9 decimals before ``ceil`` so that a sum of 0/1 losses that
+    is an integer up to floating-point error is not bumped up by one. Once ``r_hat >= alpha`` the
+    binomial CDF is at least 1/2 (the median of ``Binomial(n, alpha)`` is at most ``ceil(n alpha)``),
+    so the p-value is 1 there. Shapes, errors: as :func:`hoeffding_p_value`.
+    """
+    r, n_arr, a = _check_args(r_hat, n, alpha)
+    k = _loss_count(r, n_arr)
+    p = np.e * stats.binom.cdf(k, n_arr, a)
+    return _as_output(np.minimum(p, 1.0))
+
+
+def hoeffding_bentkus_p_value(r_hat, n, alpha):
+    """Hoeffding-Bentkus p-value: the minimum of :func:`hoeffding_kl_p_value` and :func:`bentkus_p_value`.
+
+    Eq. (27) of the Pareto-testing paper. The minimum of two valid p-values is not valid in general;
+    this one is, because both terms bound the same tail probability ``P(R_hat <= r_hat)`` under the
+    null (Bates et al., 2021). Shapes, errors: as :func:`hoeffding_p_value`.
+    """
+    return _as_output(np.minimum(hoeffding_kl_p_value(r_hat, n, alpha), bentkus_p_value(r_hat, n, alpha)))
+
+
+def binomial_p_value(r_hat, n, alpha):
+    """Exact binomial p-value for 0/1 losses: ``P(Binomial(n, alpha) <= n r_hat)``.
+
+    Eq. (28) of the Pareto-testing paper (no ``e`` factor). Valid only when every loss is 0 or 1, so
+    that ``n r_hat`` (the number of errors) is ~ Binomial(n, R) and ``R > alpha`` makes small counts
+    less likely. It is the binomial CDF itself (not clipped to 1 when ``r_hat >= alpha``).
+
+    Raises
+    ------
+    InputError
+        As :func:`hoeffding_p_value`, and when ``n * r_hat`` is not an integer (the losses cannot be
+        0/1).
+    """
+    r, n_arr, a = _check_args(r_hat, n, alpha)
+    count = np.round(n_arr * r, _COUNT_DECIMALS)
+    if count.size and np.any(np.abs(count - np.round(count)) > 1e-6):
+        raise InputError("the binomial p-value needs 0/1 losses: n * r_hat must be an integer number of errors")
+    return _as_output(stats.binom.cdf(np.round(count), n_arr, a))
+
+
+P_VALUE_METHODS: dict[str, Callable] = {
+    "hoeffding": hoeffding_p_value,
+    "hoeffding_kl": hoeffding_kl_p_value,
+    "bentkus": bentkus_p_value,
+    "hb": hoeffding_bentkus_p_value,
+    "hoeffding_bentkus": hoeffding_bentkus_p_value,
+    "binomial": binomial_p_value,
+}
+
+
+def resolve_p_value_method(method: str | Callable) -> Callable:
+    """Return the p-value function for a name in :data:`P_VALUE_METHODS` (or a callable, unchanged).
+
+    Raises
+    ------
+    InputError
+        Unknown name.
+    """
+    if callable(method):
+        return method
+    try:
+        return P_VALUE_METHODS[str(method).lower()]
+    except KeyError:
+        raise InputError(f"unknown p-value method {method!r}; choose one of {sorted(P_VALUE_METHODS)}") from None
+
+
+def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
+    """p-value for several risk limits at once: the maximum over limits, Eq. (7) of the RG-PT paper.
+
+    The null "some risk ``l`` exceeds ``alphas[l]``" is the union of the single-limit nulls; the
+    maximum of valid p-values is a valid p-value for it (Lemma B.1 of the Pareto-testing paper).
+
+    Parameters
+    ----------
+    r_hats : array_like, shape (..., L)
+        Empirical risks; the last axis runs over the ``L`` controlled risks.
+    n : int
+        Number of calibration points.
+    alphas : array_like, shape (L,)
+        One risk limit per controlled risk, each in (0, 1).
+    method : str or callable
+        A name from :data:`P_VALUE_METHODS` or a function ``(r_hat, n, alpha) -> p``.
+
+    Returns
+    -------
+    float or ndarray of shape ``r_hats.shape[:-1]``.
+
+    Raises
+    ------
+    InputError
+        Shapes disagree, ``L == 0``, or any check of the single-limit p-value fails.
+    """
+    r = np.asarray(r_hats, dtype=float)
+    a = np.atleast_1d(np.asarray(alphas, dtype=float))
+    if a.ndim != 1 or a.size == 0:
+        raise InputError("alphas must be a non-empty 1-D array of risk limits")
+    if r.ndim == 0 or r.shape[-1] != a.size:
+        raise InputError(f"r_hats must have a last axis of length {a.size} (one per risk limit), got shape {r.shape}")
+    fn = resolve_p_value_method(method)
+    per_limit = [np.asarray(fn(r[..., l], n, a[l]), dtype=float) for l in range(a.size)]
+    return _as_output(np.max(np.stack(per_limit, axis=-1), axis=-1))
+
+
+def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.ndarray:
+    """p-values of every candidate from a matrix of per-example losses.
+
+    Parameters
+    ----------
+    losses : array_like, shape (n, m) or (n, m, L)
+        ``losses[i, j]`` is the loss (in [0, 1]) of candidate ``j`` on calibration point ``i``; a third
+        axis holds ``L`` controlled risks.
+    alpha : float, or array_like of shape (L,)
+        Risk limit(s). With several limits the p-value is the maximum over limits, Eq. (7).
+    method : str or callable
+        A name from :data:`P_VALUE_METHODS`. ``"binomial"`` requires 0/1 losses.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+
+    Raises
+    ------
+    InputError
+        Empty, non-finite or out-of-range losses, non-binary losses with ``"binomial"``, shape mismatch
+        between ``losses`` and ``alpha``.
+    """
+    arr = np.asarray(losses, dtype=float)
+    if arr.ndim == 2:
+        arr = arr[:, :, None]
+    if arr.ndim != 3:
+        raise InputError(f"losses must have shape (n, m) or (n, m, L), got {np.shape(losses)}")
+    n, m, n_risks = arr.shape
+    if n == 0 or m == 0:
+        raise InputError(f"losses must have at least one row and one candidate, got shape {np.shape(losses)}")
+    if not np.all(np.isfinite(arr)):
+        raise InputError("losses contain NaN or infinite values")
+    if arr.min() < 0.0 or arr.max() > 1.0:
+        raise InputError(f"losses must lie in [0, 1]; got range [{arr.min()}, {arr.max()}]")
+    a = np.atleast_1d(np.asarray(alpha, dtype=float))
+    if a.size == 1 and n_risks > 1:
+        a = np.full(n_risks, a[0])
+    if a.shape != (n_risks,):
+        raise InputError(f"alpha must be a scalar or have one entry per risk ({n_risks}), got shape {a.shape}")
+    fn = resolve_p_value_method(method)
+    if fn is binomial_p_value and not np.all((arr == 0.0) | (arr == 1.0)):
+        raise InputError("the binomial p-value needs 0/1 losses; use 'hb' (Hoeffding-Bentkus) for losses in [0, 1]")
+    r_hat = arr.mean(axis=0)  # (m, L)
+    r_hat = np.clip(r_hat, 0.0, 1.0)
+    return np.atleast_1d(np.asarray(combined_p_value(r_hat, n, a, fn), dtype=float))

@@ -1,0 +1,580 @@
+"""Certification pipelines: Learn-then-Test, Pareto Testing and RG-PT.
+
+All three take a loss matrix ``losses`` of shape (n_cal, m) with values in [0, 1] -- ``losses[i, j]`` is
+the loss of candidate ``j`` on calibration example ``i``, e.g. its 0-1 error (a third axis of length L
+holds several controlled risks, each with its own limit in ``alpha``) -- and return a
+:class:`CertificationResult`. The null hypothesis of candidate ``j`` is "its true risk exceeds
+``alpha``" (for several risks: some risk exceeds its limit, Eq. (4) of the RG-PT paper); the certified
+candidates are the rejected nulls.
+
+Auxiliary objectives (``aux``): a cost per candidate, shape (m,) (constant, e.g. ``||w_bar||_1``), or a
+per-example auxiliary loss, shape (n_cal, m) (averaged on the optimisation split), or a list of such
+arrays. They shape the Pareto front (PT, RG-PT) and pick the *chosen* configuration: the certified
+candidate with the smallest first auxiliary objective (ties broken by the next auxiliary objectives,
+then the estimated risks, then the index), measured on the optimisation split (Eq. (9) of the RG-PT
+paper, Eq. (13) of the Pareto-testing paper). Without ``aux`` the chosen one is the certified
+candidate with the smallest estimated risk.
+
+Data splitting -- the rule that makes the guarantees hold
+--------------------------------------------------------
+Pareto testing and RG-PT split the calibration rows at random (``seed``, or an explicit ``split``)
+into an optimisation part ``Z_OPT`` and a testing part ``Z_MHT``:
+
+* the Pareto front, the test order (PT), the Bradley-Terry scores, the depth levels and the parents of
+  the reliability graph (RG-PT) are computed from the rows ``opt_indices`` only;
+* the p-values passed to the multiple-testing procedure are computed from the rows ``test_indices``
+  only.
+
+Because ``Z_MHT`` is independent of ``Z_OPT``, the ordering/graph is fixed before the test p-values
+are looked at, which is what fixed-sequence testing and DAGGER require. The tests in
+``tests/test_pipelines.py`` check it by perturbing one part and watching the other. LTT does not split:
+its p-values use all rows (``opt_indices`` is empty), and its chosen candidate is selected on all rows.
+
+Caveat on *chosen*: with FWER control every certified candidate, hence the chosen one, has risk
+<= alpha with probability >= 1 - delta. FDR control only bounds the expected share of bad certified
+candidates; it gives no such statement about the single chosen one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+
+from ..errors import InputError
+from ..ranking import bradley_terry, nonnegative_lasso, rgpt_win_counts
+from .dagger import dagger_details
+from .losses import validate_aux, validate_losses
+from .p_values import p_values_from_losses, resolve_p_value_method
+from .pareto import pareto_front
+from .procedures import (
+    benjamini_hochberg,
+    benjamini_yekutieli,
+    bonferroni,
+    check_delta,
+    fixed_sequence_details,
+    holm,
+)
+
+__all__ = ["CertificationResult", "ltt", "pareto_testing", "rg_pt", "certify", "split_calibration"]
+
+_FWER_PROCEDURES: dict[str, Callable] = {"bonferroni": bonferroni, "holm": holm}
+_FDR_PROCEDURES: dict[str, Callable] = {"bh": benjamini_hochberg, "by": benjamini_yekutieli}
+
+
+@dataclass(frozen=True)
+class CertificationResult:
+    """What a certification pipeline did and found.
+
+    Arrays aligned with ``candidates`` (the hypotheses handed to the procedure, in test order):
+    ``p_values`` (on the testing part), ``tested`` (examined by the procedure), ``rejected``
+    (certified), ``p_values_opt`` (on the optimisation part; PT and RG-PT), ``levels`` and
+    ``log_scores`` (RG-PT: depth level and Bradley-Terry log-score).
+
+    Attributes
+    ----------
+    method : "ltt" | "pt" | "rgpt"
+    alpha : ndarray, shape (L,) -- risk limit(s).
+    delta : float -- FWER or FDR level.
+    control : "fwer" | "fdr"
+    procedure : str -- "bonferroni", "holm", "bh", "by", "fixed_sequence" or "dagger".
+    p_value : str -- name of the p-value.
+    candidates : ndarray of int -- candidate (column) indices in test order.
+    certified : ndarray of int -- certified candidate indices, ascending.
+    chosen : int or None -- the certified candidate with the best auxiliary objective.
+    opt_indices, test_indices : ndarray of int -- calibration rows of the optimisation / testing part.
+    front : ndarray of int or None -- Pareto front on the optimisation part (PT, RG-PT).
+    parents : dict or None -- RG-PT graph, ``{candidate: [parent candidates]}``.
+    risk_opt : ndarray, shape (m, L) -- empirical risks on the optimisation part (all rows for LTT).
+    aux_opt : ndarray, shape (m, A) or None -- auxiliary objectives on the same rows.
+    """
+
+    method: str
+    alpha: np.ndarray
+    delta: float
+    control: str
+    procedure: str
+    p_value: str
+    candidates: np.ndarray
+    p_values: np.ndarray
+    tested: np.ndarray
+    rejected: np.ndarray
+    certified: np.ndarray
+    chosen: int | None
+    opt_indices: np.ndarray
+    test_indices: np.ndarray
+    risk_opt: np.ndarray
+    aux_opt: np.ndarray | None = None
+    front: np.ndarray | None = None
+    p_values_opt: np.ndarray | None = None
+    parents: dict[int, list[int]] | None = None
+    levels: np.ndarray | None = None
+    log_scores: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n_candidates(self) -> int:
+        return int(self.risk_opt.shape[0])
+
+    def summary(self, names: Sequence[str] | None = None) -> str:
+        """A short human-readable report; ``names`` maps candidate indices to labels."""
+
+        def label(j: int) -> str:
+            return str(names[j]) if names is not None else str(j)
+
+        alpha = ", ".join(f"{a:g}" for a in self.alpha)
+        lines = [
+            f"method: {self.method} ({self.procedure}, {self.control.upper()} <= {self.delta:g}), "
+            f"p-value: {self.p_value}, alpha: {alpha}",
+            f"calibration rows: {self.opt_indices.size} optimisation, {self.test_indices.size} testing",
+            f"candidates: {self.n_candidates}, tested: {int(self.tested.sum())} of {self.candidates.size} "
+            f"hypotheses, certified: {self.certified.size}",
+            "certified: " + (", ".join(label(j) for j in self.certified) if self.certified.size else "none"),
+            "chosen: " + (label(self.chosen) if self.chosen is not None else "none"),
+        ]
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------------
+# shared helpers
+# --------------------------------------------------------------------------------------------------
+
+
+def _prepare(losses, alpha) -> tuple[np.ndarray, np.ndarray]:
+    arr = validate_losses(losses)
+    if arr.ndim == 2:
+        arr = arr[:, :, None]
+    n_risks = arr.shape[2]
+    a = np.atleast_1d(np.asarray(alpha, dtype=float))
+    if a.ndim != 1 or a.size not in (1, n_risks):
+        raise InputError(f"alpha must be a scalar or have one entry per controlled risk ({n_risks}), got {np.shape(alpha)}")
+    if a.size == 1:
+        a = np.full(n_risks, a[0])
+    if not np.all(np.isfinite(a)) or np.any(a <= 0) or np.any(a >= 1):
+        raise InputError(f"alpha (risk limit) must lie strictly between 0 and 1, got {alpha!r}")
+    return arr, a
+
+
+def _p_value_name(p_value) -> str:
+    resolve_p_value_method(p_value)
+    return p_value if isinstance(p_value, str) else getattr(p_value, "__name__", "custom")
+
+
+def _aux_on(aux_items: list[np.ndarray], rows: np.ndarray, m: int) -> np.ndarray | None:
+    if not aux_items:
+        return None
+    cols = [item if item.ndim == 1 else item[rows].mean(axis=0) for item in aux_items]
+    return np.column_stack(cols).reshape(m, len(cols))
+
+
+def _choose(certified: np.ndarray, aux_sel: np.ndarray | None, risk_sel: np.ndarray) -> int | None:
+    if certified.size == 0:
+        return None
+    keys = []  # primary key first
+    if aux_sel is not None:
+        keys += [aux_sel[certified, k] for k in range(aux_sel.shape[1])]
+    keys += [risk_sel[certified, k] for k in range(risk_sel.shape[1])]
+    keys.append(certified)
+    return int(certified[np.lexsort(keys[::-1])[0]])
+
+
+def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple[np.ndarray, np.ndarray]:
+    """Random split of ``n_cal`` calibration rows into optimisation and testing parts.
+
+    ``round(opt_fraction * n_cal)`` rows go to the optimisation part. ``seed`` is an int, ``None`` or a
+    ``numpy.random.Generator``. Returns ``(opt_indices, test_indices)``, each sorted.
+
+    Raises ``InputError`` when ``opt_fraction`` is not in (0, 1) or either part would be empty.
+    """
+    f = float(opt_fraction)
+    if not np.isfinite(f) or not 0.0 < f < 1.0:
+        raise InputError(f"opt_fraction must lie strictly between 0 and 1, got {opt_fraction!r}")
+    n_opt = int(round(f * n_cal))
+    if n_opt < 1 or n_opt > n_cal - 1:
+        raise InputError(
+            f"cannot split {n_cal} calibration rows with opt_fraction={f:g}: both parts need at least one row"
+        )
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    perm = rng.permutation(n_cal)
+    return np.sort(perm[:n_opt]), np.sort(perm[n_opt:])
+
+
+def _resolve_split(n_cal: int, opt_fraction, seed, split) -> tuple[np.ndarray, np.ndarray]:
+    if split is None:
+        return split_calibration(n_cal, opt_fraction, seed)
+    try:
+        opt_idx, test_idx = (np.asarray(s, dtype=np.int64).ravel() for s in split)
+    except (TypeError, ValueError):
+        raise InputError("split must be a pair (opt_indices, test_indices) of integer row indices") from None
+    if opt_idx.size == 0 or test_idx.size == 0:
+        raise InputError("split: both the optimisation and the testing part need at least one row")
+    both = np.concatenate([opt_idx, test_idx])
+    if both.min() < 0 or both.max() >= n_cal:
+        raise InputError(f"split: row indices must lie in 0..{n_cal - 1}")
+    if np.unique(both).size != both.size:
+        raise InputError("split: the optimisation and testing parts must be disjoint and without repeats")
+    return opt_idx, test_idx
+
+
+def _front_and_objectives(opt: np.ndarray, aux_items, opt_idx, m):
+    risk_opt = opt.mean(axis=0)  # (m, L)
+    aux_opt = _aux_on(aux_items, opt_idx, m)
+    objectives = risk_opt if aux_opt is None else np.hstack([risk_opt, aux_opt])
+    return risk_opt, aux_opt, pareto_front(objectives)
+
+
+# --------------------------------------------------------------------------------------------------
+# LTT
+# --------------------------------------------------------------------------------------------------
+
+
+def ltt(
+    losses,
+    alpha,
+    delta,
+    *,
+    aux=None,
+    control: str = "fdr",
+    procedure: str | None = None,
+    p_value: str | Callable = "hb",
+) -> CertificationResult:
+    """Learn-then-Test (Angelopoulos et al., 2021): p-values on all calibration data, then one procedure.
+
+    Parameters
+    ----------
+    losses : array_like, shape (n_cal, m) or (n_cal, m, L), values in [0, 1]
+    alpha : float or array_like of shape (L,) -- risk limit(s), each in (0, 1).
+    delta : float in (0, 1) -- FDR or FWER level.
+    aux : see the module docstring; used only to pick the chosen candidate (on all rows).
+    control : {"fdr", "fwer"}
+    procedure : {"bh", "by"} for FDR (default "bh"), {"holm", "bonferroni"} for FWER (default "holm").
+    p_value : {"hoeffding", "hoeffding_kl", "bentkus", "hb", "binomial"} or a callable
+        ``(r_hat, n, alpha) -> p``; Eq. (6)/(7) of the RG-PT paper and Eqs. (27)-(28) of the
+        Pareto-testing paper.
+
+    Returns
+    -------
+    CertificationResult with ``candidates = arange(m)`` and every hypothesis tested.
+
+    Raises
+    ------
+    InputError
+        Bad losses/alpha/delta/aux, unknown or mismatched ``control``/``procedure``/``p_value``.
+    """
+    arr, a = _prepare(losses, alpha)
+    d = check_delta(delta)
+    n_cal, m, _ = arr.shape
+    aux_items = validate_aux(aux, n_cal, m)
+    procs = _procedures_for(control)
+    proc = procedure or ("bh" if control == "fdr" else "holm")
+    if proc not in procs:
+        raise InputError(f"procedure {proc!r} does not control the {control.upper()}; choose one of {sorted(procs)}")
+    pv = p_values_from_losses(arr, a, p_value)
+    rejected = procs[proc](pv, d)
+    all_rows = np.arange(n_cal)
+    risk = arr.mean(axis=0)
+    aux_all = _aux_on(aux_items, all_rows, m)
+    certified = np.nonzero(rejected)[0]
+    return CertificationResult(
+        method="ltt",
+        alpha=a,
+        delta=d,
+        control=control,
+        procedure=proc,
+        p_value=_p_value_name(p_value),
+        candidates=np.arange(m),
+        p_values=pv,
+        tested=np.ones(m, dtype=bool),
+        rejected=rejected,
+        certified=certified,
+        chosen=_choose(certified, aux_all, risk),
+        opt_indices=np.zeros(0, dtype=np.int64),
+        test_indices=all_rows,
+        risk_opt=risk,
+        aux_opt=aux_all,
+    )
+
+
+def _procedures_for(control: str) -> dict[str, Callable]:
+    if control == "fdr":
+        return _FDR_PROCEDURES
+    if control == "fwer":
+        return _FWER_PROCEDURES
+    raise InputError(f"control must be 'fdr' or 'fwer', got {control!r}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Pareto testing
+# --------------------------------------------------------------------------------------------------
+
+
+def pareto_testing(
+    losses,
+    alpha,
+    delta,
+    *,
+    aux=None,
+    control: str = "fwer",
+    p_value: str | Callable = "hb",
+    opt_fraction: float = 0.5,
+    seed=None,
+    split=None,
+    max_failures: int = 1,
+) -> CertificationResult:
+    """Pareto Testing (Laufer-Goldshtein et al., 2023; Alg. C.1 of the Pareto-testing paper).
+
+    1. Split the calibration rows into ``Z_OPT`` and ``Z_MHT`` (``opt_fraction``, ``seed`` or ``split``).
+    2. On ``Z_OPT``: the Pareto front of (estimated risks, auxiliary objectives); order it by increasing
+       p-value on ``Z_OPT`` (ties: smaller estimated risk, then smaller index).
+    3. On ``Z_MHT``: p-values of the ordered front, then fixed-sequence testing
+       (:func:`~bilevel.certify.procedures.fixed_sequence`): FWER (``control="fwer"``, default; level
+       ``delta / max_failures``) or FDR (``control="fdr"``, Eq. (14) of the RG-PT paper).
+
+    Parameters are those of :func:`ltt` plus ``opt_fraction`` (share of rows in ``Z_OPT``), ``seed``
+    (int, None or numpy Generator), ``split`` (explicit ``(opt_indices, test_indices)``, overrides the
+    random split) and ``max_failures`` (``k`` of Eq. (14): failures tolerated before testing stops).
+
+    Returns a CertificationResult whose ``candidates`` are the ordered front.
+
+    Raises
+    ------
+    InputError
+        As :func:`ltt`, plus a split that leaves a part empty or overlaps.
+    """
+    arr, a = _prepare(losses, alpha)
+    d = check_delta(delta)
+    if control not in ("fdr", "fwer"):
+        raise InputError(f"control must be 'fdr' or 'fwer', got {control!r}")
+    n_cal, m, _ = arr.shape
+    aux_items = validate_aux(aux, n_cal, m)
+    opt_idx, test_idx = _resolve_split(n_cal, opt_fraction, seed, split)
+    opt, test = arr[opt_idx], arr[test_idx]  # from here on: graph/order from `opt`, p-values from `test`
+
+    risk_opt, aux_opt, front = _front_and_objectives(opt, aux_items, opt_idx, m)
+    p_opt = p_values_from_losses(opt[:, front], a, p_value)
+    order = np.lexsort((front, risk_opt[front, 0], p_opt))
+    candidates, p_opt = front[order], p_opt[order]
+
+    p_test = p_values_from_losses(test[:, candidates], a, p_value)
+    rejected, tested = fixed_sequence_details(p_test, d, fdr=(control == "fdr"), max_failures=max_failures)
+    certified = np.sort(candidates[rejected])
+    return CertificationResult(
+        method="pt",
+        alpha=a,
+        delta=d,
+        control=control,
+        procedure="fixed_sequence",
+        p_value=_p_value_name(p_value),
+        candidates=candidates,
+        p_values=p_test,
+        tested=tested,
+        rejected=rejected,
+        certified=certified,
+        chosen=_choose(certified, aux_opt, risk_opt),
+        opt_indices=opt_idx,
+        test_indices=test_idx,
+        risk_opt=risk_opt,
+        aux_opt=aux_opt,
+        front=np.sort(front),
+        p_values_opt=p_opt,
+        extra={"max_failures": int(max_failures)},
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# RG-PT
+# --------------------------------------------------------------------------------------------------
+
+
+def _depth_levels(log_scores: np.ndarray, n_levels: int, method: str) -> np.ndarray:
+    """Cluster 1-D log-scores into at most ``n_levels`` groups; level 1 = highest scores."""
+    k = log_scores.size
+    if n_levels <= 1 or k == 1:
+        return np.ones(k, dtype=np.int64)
+    if n_levels >= k:
+        order = np.lexsort((np.arange(k), -log_scores))
+        levels = np.empty(k, dtype=np.int64)
+        levels[order] = np.arange(1, k + 1)
+        return levels
+    if np.ptp(log_scores) == 0.0:
+        return np.ones(k, dtype=np.int64)
+    tree = linkage(log_scores.reshape(-1, 1), method=method)
+    labels = fcluster(tree, t=n_levels, criterion="maxclust")
+    uniq = np.unique(labels)
+    means = np.array([log_scores[labels == u].mean() for u in uniq])
+    rank = {u: r + 1 for r, u in enumerate(uniq[np.argsort(-means, kind="stable")])}
+    return np.array([rank[u] for u in labels], dtype=np.int64)
+
+
+def rg_pt(
+    losses,
+    alpha,
+    delta,
+    *,
+    aux=None,
+    p_value: str | Callable = "hb",
+    opt_fraction: float = 0.5,
+    seed=None,
+    split=None,
+    n_levels: int | None = None,
+    n_p: float = 0.0,
+    eta=None,
+    tau: float = 0.1,
+    reshaping: str = "identity",
+    cluster_method: str = "ward",
+    orphans: str = "best",
+    control: str = "fdr",
+) -> CertificationResult:
+    """Reliability-graph-based Pareto testing, Alg. 2 of the RG-PT paper (FDR control).
+
+    1. Split the calibration rows into ``Z_OPT`` and ``Z_MHT``.
+    2. On ``Z_OPT``: the Pareto front ``Lambda_OPT`` of (estimated risks, auxiliary objectives).
+    3. On ``Z_OPT``: pairwise counts ``w_ij = |Z_OPT| p_ij + n_p eta_ij`` (Eqs. (10)-(11), see
+       :func:`bilevel.ranking.rgpt_win_counts` for the orientation of ``p_ij``) and Bradley-Terry
+       scores (Eq. (12), :func:`bilevel.ranking.bradley_terry`).
+    4. Depth levels: agglomerative clustering (``scipy.cluster.hierarchy``, ``cluster_method`` linkage)
+       of the Bradley-Terry **log**-scores into ``D = n_levels`` clusters, level 1 = most reliable. Log
+       scale because with ``n_p = 0`` the scores are ``1 / p``-values, which span many orders of
+       magnitude; clustering raw scores would isolate the top candidate and lump all others together.
+       ``D >= |front|`` gives one candidate per level (a chain, i.e. PT with FDR control); ``D = 1``
+       gives no edges (BH/BY on the front, like LTT).
+    5. Parents: for each candidate at level ``d >= 2``, the non-negative Lasso (Eq. (13),
+       :func:`bilevel.ranking.nonnegative_lasso`, penalty ``tau`` on the *sum* over rows) of its
+       per-example losses on ``Z_OPT`` on those of level ``d - 1``; candidates with a positive
+       coefficient become parents. When the Lasso selects none (e.g. a column constant on ``Z_OPT``),
+       ``orphans="best"`` (default) attaches the candidate to the highest-scored candidate of level
+       ``d - 1``, keeping the depth assigned by clustering; ``orphans="root"`` leaves it without parents,
+       so DAGGER treats it as a root and tests it first.
+    6. On ``Z_MHT``: p-values of the front and DAGGER (:func:`bilevel.certify.dagger.dagger`) with the
+       given ``reshaping`` ("identity" for independent/PRDS p-values, "by" for arbitrary dependence).
+
+    Parameters beyond those of :func:`pareto_testing`: ``n_levels`` (``D``; default
+    ``ceil(sqrt(|front|))``), ``n_p`` and ``eta`` (prior pseudo-count and (m, m) prior matrix over all
+    candidates, ``eta[i, j]`` = prior probability that ``i`` is more reliable than ``j``), ``tau``
+    (Lasso penalty, 0.1 as in the paper's Table 1), ``reshaping``, ``cluster_method`` (a
+    ``scipy.cluster.hierarchy.linkage`` method), ``orphans`` ("best" or "root"). ``control`` must be
+    "fdr" (DAGGER controls the FDR only).
+
+    Returns
+    -------
+    CertificationResult with ``candidates`` = the front ordered by (level, score), ``parents``,
+    ``levels`` and ``log_scores``.
+
+    Raises
+    ------
+    InputError
+        As :func:`pareto_testing`, plus ``control="fwer"``, bad ``n_levels``/``n_p``/``eta``/``tau``/
+        ``reshaping``/``orphans``.
+    """
+    if control != "fdr":
+        raise InputError("RG-PT controls the FDR (DAGGER); for FWER control use Pareto testing or LTT")
+    arr, a = _prepare(losses, alpha)
+    d = check_delta(delta)
+    n_cal, m, n_risks = arr.shape
+    aux_items = validate_aux(aux, n_cal, m)
+    if orphans not in ("best", "root"):
+        raise InputError(f"orphans must be 'best' or 'root', got {orphans!r}")
+    if n_levels is not None and (isinstance(n_levels, bool) or int(n_levels) != n_levels or n_levels < 1):
+        raise InputError(f"n_levels must be a positive integer, got {n_levels!r}")
+    tau_f = float(tau)
+    if not np.isfinite(tau_f) or tau_f < 0:
+        raise InputError(f"tau must be a finite non-negative number, got {tau!r}")
+    n_p_f = float(n_p)
+    if not np.isfinite(n_p_f) or n_p_f < 0:
+        raise InputError(f"n_p (prior pseudo-count) must be >= 0, got {n_p!r}")
+    if n_p_f > 0 and eta is None:
+        raise InputError("n_p > 0 needs a prior matrix eta")
+    if str(reshaping).lower() not in ("identity", "id", "by", "benjamini_yekutieli"):
+        raise InputError(f"reshaping must be 'identity' or 'by', got {reshaping!r}")
+    if eta is not None:
+        eta = np.asarray(eta, dtype=float)
+        if eta.shape != (m, m):
+            raise InputError(f"eta must have shape ({m}, {m}) (one row and column per candidate), got {eta.shape}")
+    opt_idx, test_idx = _resolve_split(n_cal, opt_fraction, seed, split)
+    opt, test = arr[opt_idx], arr[test_idx]  # from here on: graph from `opt`, p-values from `test`
+
+    # 2. Pareto front on Z_OPT
+    risk_opt, aux_opt, front = _front_and_objectives(opt, aux_items, opt_idx, m)
+    k = front.size
+    p_opt = p_values_from_losses(opt[:, front], a, p_value)
+
+    # 3. Bradley-Terry scores on Z_OPT (+ prior)
+    if k > 1:
+        wins = rgpt_win_counts(p_opt, opt_idx.size, eta=None if eta is None else eta[np.ix_(front, front)], n_p=n_p)
+        log_s = bradley_terry(wins, return_log=True)
+    else:
+        log_s = np.zeros(1)
+
+    # 4. depth levels
+    n_lev = int(np.ceil(np.sqrt(k))) if n_levels is None else int(n_levels)
+    levels = _depth_levels(log_s, min(n_lev, k), cluster_method)
+
+    # 5. parents by non-negative Lasso on Z_OPT
+    local_parents: list[list[int]] = [[] for _ in range(k)]
+    for level in range(2, int(levels.max()) + 1):
+        prev = np.nonzero(levels == level - 1)[0]
+        cur = np.nonzero(levels == level)[0]
+        x = opt[:, front[prev], :].transpose(0, 2, 1).reshape(-1, prev.size)  # rows: (example, risk)
+        best_prev = int(prev[np.argmax(log_s[prev])])
+        for j in cur:
+            y = opt[:, front[j], :].reshape(-1)
+            beta = nonnegative_lasso(x, y, tau)
+            chosen_parents = [int(q) for q in prev[beta > 1e-8]]
+            if not chosen_parents and orphans == "best":
+                chosen_parents = [best_prev]
+            local_parents[j] = chosen_parents
+
+    # test order: by level, then score, then index
+    order = np.lexsort((front, -log_s, levels))
+    position = np.empty(k, dtype=np.int64)
+    position[order] = np.arange(k)
+    candidates = front[order]
+    parents_in_order = [[int(position[q]) for q in local_parents[j]] for j in order]
+
+    # 6. DAGGER on Z_MHT
+    p_test = p_values_from_losses(test[:, candidates], a, p_value)
+    res = dagger_details(p_test, parents_in_order, d, reshaping)
+    certified = np.sort(candidates[res.rejected])
+    parents_global = {int(front[j]): sorted(int(front[q]) for q in local_parents[j]) for j in range(k)}
+    return CertificationResult(
+        method="rgpt",
+        alpha=a,
+        delta=d,
+        control="fdr",
+        procedure="dagger",
+        p_value=_p_value_name(p_value),
+        candidates=candidates,
+        p_values=p_test,
+        tested=res.tested,
+        rejected=res.rejected,
+        certified=certified,
+        chosen=_choose(certified, aux_opt, risk_opt),
+        opt_indices=opt_idx,
+        test_indices=test_idx,
+        risk_opt=risk_opt,
+        aux_opt=aux_opt,
+        front=np.sort(front),
+        p_values_opt=p_opt[order],
+        parents=parents_global,
+        levels=levels[order],
+        log_scores=log_s[order],
+        extra={"reshaping": reshaping, "n_levels": int(levels.max()), "tau": float(tau), "n_p": float(n_p)},
+    )
+
+
+_METHODS: dict[str, Callable[..., CertificationResult]] = {"ltt": ltt, "pt": pareto_testing, "rgpt": rg_pt}
+
+
+def certify(losses, alpha, delta, *, method: str = "rgpt", **kwargs) -> CertificationResult:
+    """Run one of the pipelines by name: ``"ltt"``, ``"pt"`` (Pareto testing) or ``"rgpt"``.
+
+    Keyword arguments are passed on; see :func:`ltt`, :func:`pareto_testing`, :func:`rg_pt`.
+    Raises ``InputError`` for an unknown method and whatever the pipeline raises.
+    """
+    try:
+        fn = _METHODS[method]
+    except KeyError:
+        raise InputError(f"unknown certification method {method!r}; choose one of {sorted(_METHODS)}") from None
+    return fn(losses, alpha, delta, **kwargs)

@@ -1,0 +1,158 @@
+"""DAGGER: special cases (BH, BY, fixed-sequence FDR), hand-worked examples, invariances, bad graphs."""
+
+import numpy as np
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from bilevel.certify import dag_depths, dagger, dagger_details, effective_leaves_and_nodes, fixed_sequence
+from bilevel.errors import InputError
+
+
+def random_dag(rng, n, p_edge=0.3, max_parents=3):
+    """Random DAG on nodes 0..n-1 (edges only from lower to higher index), as parent lists."""
+    parents = []
+    for i in range(n):
+        cands = [j for j in range(i) if rng.random() < p_edge]
+        rng.shuffle(cands)
+        parents.append(sorted(cands[:max_parents]))
+    return parents
+
+
+def p_vector(rng, n):
+    return np.where(rng.random(n) < 0.5, rng.random(n) * 0.03, rng.random(n))
+
+
+def test_no_edges_is_bh_and_by():
+    rng = np.random.default_rng(0)
+    hits = 0
+    for _ in range(300):
+        n = int(rng.integers(1, 40))
+        p = p_vector(rng, n)
+        if rng.random() < 0.3:  # ties
+            p = rng.choice(p[: max(1, n // 3)], size=n)
+        delta = float(rng.choice([0.05, 0.1, 0.2]))
+        flat = [[] for _ in range(n)]
+        bh = multipletests(p, alpha=delta, method="fdr_bh")[0]
+        by = multipletests(p, alpha=delta, method="fdr_by")[0]
+        np.testing.assert_array_equal(dagger(p, flat, delta), bh)
+        np.testing.assert_array_equal(dagger(p, flat, delta, reshaping="by"), by)
+        hits += bh.sum()
+    assert hits > 100
+
+
+def test_chain_is_fixed_sequence_fdr():
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        n = int(rng.integers(1, 25))
+        p = np.where(rng.random(n) < 0.8, rng.random(n) * 0.15, rng.random(n))
+        delta = float(rng.choice([0.05, 0.1, 0.2]))
+        chain = [[]] + [[i - 1] for i in range(1, n)]
+        expected = fixed_sequence(p, delta, fdr=True, max_failures=1)
+        np.testing.assert_array_equal(dagger(p, chain, delta), expected)
+        np.testing.assert_array_equal(dagger(p, chain, delta, reshaping="by"), expected)
+
+
+def test_relabelling_does_not_change_the_result():
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        n = int(rng.integers(2, 25))
+        parents = random_dag(rng, n)
+        p = p_vector(rng, n)
+        perm = rng.permutation(n)  # new label of old node i is perm[i]
+        inv = np.argsort(perm)
+        new_parents = [[int(perm[q]) for q in parents[inv[j]]] for j in range(n)]
+        new_p = p[inv]
+        for reshaping in ("identity", "by"):
+            old = dagger(p, parents, 0.1, reshaping)
+            new = dagger(new_p, new_parents, 0.1, reshaping)
+            np.testing.assert_array_equal(new, old[inv])
+
+
+def test_effective_numbers_by_hand():
+    # diamond 0 -> {1, 2} -> 3
+    v, m, leaf = effective_leaves_and_nodes([[], [0], [0], [1, 2]])
+    np.testing.assert_allclose(v, [1, 0.5, 0.5, 1])
+    np.testing.assert_allclose(m, [4, 1.5, 1.5, 1])
+    np.testing.assert_array_equal(leaf, [False, False, False, True])
+    # tree 0 -> {1, 2}, 1 -> {3}; plus an isolated node 4
+    v, m, leaf = effective_leaves_and_nodes([[], [0], [0], [1], []])
+    np.testing.assert_allclose(v, [2, 1, 1, 1, 1])
+    np.testing.assert_allclose(m, [4, 2, 1, 1, 1])
+    np.testing.assert_array_equal(dag_depths([[], [0], [0], [1], []]), [1, 2, 2, 3, 1])
+    np.testing.assert_array_equal(dag_depths([[], [0], [0, 1]]), [1, 2, 3])  # longest path
+
+
+def test_effective_leaves_of_roots_sum_to_number_of_leaves():
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        n = int(rng.integers(1, 30))
+        parents = random_dag(rng, n)
+        v, m, leaf = effective_leaves_and_nodes(parents)
+        roots = [i for i in range(n) if not parents[i]]
+        assert v[roots].sum() == pytest.approx(leaf.sum())
+        assert m[roots].sum() == pytest.approx(n)
+
+
+def test_tree_thresholds_by_hand():
+    # root 0 with leaf children 1, 2: V = 2, v = (2, 1, 1), m = (3, 1, 1), delta = 0.1.
+    # depth 1: delta_0(1) = 0.1 * (2/2) * (3 + 1 + 0 - 1) / 3 = 0.1.
+    # depth 2 (R_1 = 1): delta_i(r) = 0.1 * (1/2) * (1 + r + 1 - 1) / 1 = 0.05 (r + 1): 0.1 at r=1, 0.15 at r=2.
+    tree = [[], [0], [0]]
+    np.testing.assert_array_equal(dagger([0.1, 0.09, 0.14], tree, 0.1), [True, True, True])
+    np.testing.assert_array_equal(dagger([0.1, 0.09, 0.3], tree, 0.1), [True, True, False])
+    np.testing.assert_array_equal(dagger([0.1, 0.11, 0.3], tree, 0.1), [True, False, False])
+    np.testing.assert_array_equal(dagger([0.1001, 0.0, 0.0], tree, 0.1), [False, False, False])
+    det = dagger_details([0.1, 0.09, 0.14], tree, 0.1)
+    np.testing.assert_allclose(det.threshold, [0.1, 0.15, 0.15])
+    # BY reshaping at depth 2: sum_{k=m_i+d-1}^{m_i+|H_1:2|-1} 1/k = 1/2 + 1/3; numerator r + R_1 - d + 1 = r
+    # -> delta_i(r) = 0.1 * (1/2) * r / (5/6) = 0.06 r
+    det = dagger_details([0.01, 0.1, 0.12], tree, 0.1, reshaping="by")
+    np.testing.assert_array_equal(det.rejected, [True, True, True])
+    np.testing.assert_allclose(det.threshold[1:], [0.12, 0.12])
+
+
+def test_children_tested_only_when_all_parents_rejected():
+    diamond = [[], [0], [0], [1, 2]]
+    det = dagger_details([0.001, 0.001, 0.9, 0.0], diamond, 0.1)
+    np.testing.assert_array_equal(det.rejected, [True, True, False, False])
+    np.testing.assert_array_equal(det.tested, [True, True, True, False])
+    det = dagger_details([0.5, 0.0, 0.0, 0.0], diamond, 0.1)
+    np.testing.assert_array_equal(det.tested, [True, False, False, False])
+    assert not det.rejected.any()
+
+
+def test_rejections_are_closed_under_parents():
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        parents = random_dag(rng, n)
+        p = p_vector(rng, n)
+        for reshaping in ("identity", "by"):
+            rej = dagger(p, parents, 0.2, reshaping)
+            for i in np.nonzero(rej)[0]:
+                assert rej[parents[i]].all()
+            # BY reshaping is never more liberal than the identity
+        assert np.all(dagger(p, parents, 0.2, "by") <= dagger(p, parents, 0.2, "identity"))
+
+
+def test_bad_graphs():
+    with pytest.raises(InputError, match="cycle"):
+        dagger([0.1, 0.1, 0.1], [[2], [0], [1]], 0.1)
+    with pytest.raises(InputError, match="cycle"):
+        dagger([0.1, 0.1], [[0], []], 0.1)
+    with pytest.raises(InputError):
+        dagger([0.1, 0.1], [[5], []], 0.1)
+    with pytest.raises(InputError):
+        dagger([0.1, 0.1], [[]], 0.1)
+    with pytest.raises(InputError):
+        dagger([0.1, 0.1], [[0.5], []], 0.1)
+    with pytest.raises(InputError):
+        dagger([0.1, 0.1], [[], []], 0.1, reshaping="nope")
+    with pytest.raises(InputError):
+        dagger([0.1, np.nan], [[], []], 0.1)
+    with pytest.raises(InputError):
+        dagger([0.1, 1.2], [[], []], 0.1)
+    with pytest.raises(InputError):
+        dagger([0.1, 0.2], [[], []], 1.0)
+    with pytest.raises(InputError):
+        dagger([], [], 0.1)

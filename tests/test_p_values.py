@@ -1,0 +1,184 @@
+"""p-values against their closed forms (computed here with the math module, independently of scipy)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bilevel.certify import (
+    bentkus_p_value,
+    binomial_p_value,
+    combined_p_value,
+    hoeffding_bentkus_p_value,
+    hoeffding_kl_p_value,
+    hoeffding_p_value,
+    p_values_from_losses,
+)
+from bilevel.errors import InputError
+
+NS = [1, 2, 5, 17, 60, 200]
+ALPHAS = [0.01, 0.05, 0.1, 0.3, 0.5, 0.9]
+
+
+def grid(n):
+    """Empirical risks k/n (all of them) plus a few values between the grid points."""
+    ks = [k / n for k in range(n + 1)]
+    extra = [0.0, 1e-9, 0.033, 0.25, 0.5 - 1e-12, 0.77, 1.0]
+    return sorted(set(ks + extra))
+
+
+def binom_cdf(k, n, a):
+    k = min(k, n)
+    return math.fsum(math.comb(n, i) * a**i * (1 - a) ** (n - i) for i in range(0, k + 1))
+
+
+def ref_hoeffding(r, n, a):
+    return math.exp(-2 * n * max(a - r, 0.0) ** 2)
+
+
+def ref_kl(r, n, a):
+    x = min(r, a)
+    h = (x * math.log(x / a) if x > 0 else 0.0) + ((1 - x) * math.log((1 - x) / (1 - a)) if x < 1 else 0.0)
+    return math.exp(-n * h)
+
+
+def ref_count(r, n):
+    # number of errors behind r = k/n, with the float error of k/n * n removed
+    return math.ceil(round(n * r, 9))
+
+
+def ref_bentkus(r, n, a):
+    return min(1.0, math.e * binom_cdf(ref_count(r, n), n, a))
+
+
+@pytest.mark.parametrize("n", NS)
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_closed_forms_on_grid(n, alpha):
+    r = np.array(grid(n))
+    exp_h = [ref_hoeffding(x, n, alpha) for x in r]
+    exp_kl = [ref_kl(x, n, alpha) for x in r]
+    exp_b = [ref_bentkus(x, n, alpha) for x in r]
+    np.testing.assert_allclose(hoeffding_p_value(r, n, alpha), exp_h, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(hoeffding_p_value(r, n, alpha, kl=True), exp_kl, rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(hoeffding_kl_p_value(r, n, alpha), exp_kl, rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(bentkus_p_value(r, n, alpha), exp_b, rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(
+        hoeffding_bentkus_p_value(r, n, alpha), np.minimum(exp_kl, exp_b), rtol=1e-9, atol=1e-300
+    )
+    on_grid = np.arange(n + 1) / n
+    exp_bin = [binom_cdf(k, n, alpha) for k in range(n + 1)]
+    np.testing.assert_allclose(binomial_p_value(on_grid, n, alpha), exp_bin, rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.parametrize("n", NS)
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_edge_cases(n, alpha):
+    # r_hat = 0
+    assert hoeffding_p_value(0.0, n, alpha) == pytest.approx(math.exp(-2 * n * alpha**2), rel=1e-12)
+    assert hoeffding_kl_p_value(0.0, n, alpha) == pytest.approx((1 - alpha) ** n, rel=1e-9)
+    assert bentkus_p_value(0.0, n, alpha) == pytest.approx(min(1.0, math.e * (1 - alpha) ** n), rel=1e-9)
+    assert binomial_p_value(0.0, n, alpha) == pytest.approx((1 - alpha) ** n, rel=1e-9)
+    # r_hat >= alpha: no evidence at all
+    for r in [alpha, min(1.0, alpha + 1e-6), (alpha + 1) / 2, 1.0]:
+        for fn in (hoeffding_p_value, hoeffding_kl_p_value, bentkus_p_value, hoeffding_bentkus_p_value):
+            assert fn(r, n, alpha) == 1.0
+    ks = np.arange(math.ceil(n * alpha), n + 1)
+    assert np.all(binomial_p_value(ks / n, n, alpha) >= 0.5)
+
+
+@pytest.mark.parametrize("fn", [hoeffding_p_value, hoeffding_kl_p_value, bentkus_p_value, hoeffding_bentkus_p_value])
+@pytest.mark.parametrize("n", [3, 50, 400])
+def test_monotone_and_bounded(fn, n):
+    r = np.linspace(0, 1, 2001)
+    for alpha in ALPHAS:
+        p = fn(r, n, alpha)
+        assert np.all(p <= 1.0) and np.all(p >= 0.0)
+        assert np.all(np.diff(p) >= -1e-15)
+        # the sharper forms are never larger than Eq. (6)
+        if fn is not hoeffding_p_value and fn is not bentkus_p_value:
+            assert np.all(p <= hoeffding_p_value(r, n, alpha) + 1e-15)
+
+
+def test_binomial_monotone():
+    for n in [1, 10, 300]:
+        p = binomial_p_value(np.arange(n + 1) / n, n, 0.2)
+        assert np.all(np.diff(p) >= 0) and p.max() <= 1.0
+
+
+@pytest.mark.parametrize("n", [10, 40, 150])
+@pytest.mark.parametrize("alpha", [0.05, 0.2, 0.5])
+def test_exact_super_uniformity_for_bernoulli_losses(n, alpha):
+    """P(p <= u) <= u when the true risk is alpha (worst case of the null), by exact enumeration."""
+    pmf = np.array([math.comb(n, k) * alpha**k * (1 - alpha) ** (n - k) for k in range(n + 1)])
+    r = np.arange(n + 1) / n
+    for fn in (hoeffding_p_value, hoeffding_kl_p_value, bentkus_p_value, hoeffding_bentkus_p_value, binomial_p_value):
+        p = fn(r, n, alpha)
+        for u in [0.001, 0.01, 0.05, 0.1, 0.2, 0.5]:
+            assert pmf[p <= u].sum() <= u + 1e-12, (fn.__name__, u)
+
+
+def test_shapes_and_scalars():
+    r = np.array([[0.0, 0.1], [0.2, 0.5]])
+    for fn in (hoeffding_p_value, bentkus_p_value, hoeffding_bentkus_p_value):
+        out = fn(r, 10, 0.3)
+        assert out.shape == (2, 2)
+        assert isinstance(fn(0.1, 10, 0.3), float)
+    # n broadcasts against r_hat
+    np.testing.assert_allclose(hoeffding_p_value(0.1, np.array([10, 20]), 0.3), [ref_hoeffding(0.1, 10, 0.3), ref_hoeffding(0.1, 20, 0.3)])
+
+
+def test_combined_is_max_over_limits():
+    rng = np.random.default_rng(0)
+    r = rng.random((7, 3)) * 0.5
+    alphas = np.array([0.2, 0.3, 0.4])
+    for name, fn in [("hoeffding", hoeffding_p_value), ("hb", hoeffding_bentkus_p_value), ("bentkus", bentkus_p_value)]:
+        expected = np.max(np.column_stack([fn(r[:, l], 50, alphas[l]) for l in range(3)]), axis=1)
+        np.testing.assert_allclose(combined_p_value(r, 50, alphas, name), expected)
+    with pytest.raises(InputError):
+        combined_p_value(r, 50, [0.2, 0.3])
+
+
+def test_p_values_from_losses():
+    rng = np.random.default_rng(1)
+    losses = (rng.random((80, 5)) < np.array([0.05, 0.1, 0.2, 0.3, 0.5])).astype(float)
+    expected = [ref_bentkus(c, 80, 0.2) for c in losses.mean(axis=0)]
+    np.testing.assert_allclose(p_values_from_losses(losses, 0.2, "bentkus"), expected, rtol=1e-9)
+    expected = [binom_cdf(int(c), 80, 0.2) for c in losses.sum(axis=0)]
+    np.testing.assert_allclose(p_values_from_losses(losses, 0.2, "binomial"), expected, rtol=1e-9)
+    # several risks: (n, m, L) with one limit per risk
+    two = np.stack([losses, 1 - losses], axis=2)
+    p2 = p_values_from_losses(two, [0.2, 0.9], "hoeffding")
+    exp2 = [max(ref_hoeffding(a, 80, 0.2), ref_hoeffding(b, 80, 0.9)) for a, b in zip(losses.mean(0), (1 - losses).mean(0))]
+    np.testing.assert_allclose(p2, exp2)
+    with pytest.raises(InputError, match="0/1"):
+        p_values_from_losses(losses * 0.5, 0.2, "binomial")
+    with pytest.raises(InputError):
+        p_values_from_losses(two, [0.2, 0.3, 0.4], "hb")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(-0.1, 10, 0.1), (1.1, 10, 0.1), (np.nan, 10, 0.1), (0.1, 0, 0.1), (0.1, 2.5, 0.1), (0.1, 10, 0.0),
+     (0.1, 10, 1.0), (0.1, 10, np.nan), (0.1, 10, "x")],
+)
+def test_bad_input(args):
+    for fn in (hoeffding_p_value, bentkus_p_value, hoeffding_bentkus_p_value, binomial_p_value):
+        with pytest.raises(InputError):
+            fn(*args)
+
+
+def test_binomial_needs_integer_counts():
+    with pytest.raises(InputError, match="0/1"):
+        binomial_p_value(0.15, 10, 0.3)
+    assert binomial_p_value(1 / 3, 3, 0.3) == pytest.approx(binom_cdf(1, 3, 0.3))
+
+
+def test_losses_validation():
+    with pytest.raises(InputError):
+        p_values_from_losses(np.array([[0.5, 1.2]]), 0.1)
+    with pytest.raises(InputError):
+        p_values_from_losses(np.array([[0.5, np.nan]]), 0.1)
+    with pytest.raises(InputError):
+        p_values_from_losses(np.zeros((5, 0)), 0.1)
+    with pytest.raises(InputError):
+        p_values_from_losses(np.zeros((5, 2)), 0.1, "nonsense")

@@ -1,0 +1,370 @@
+"""LTT, Pareto Testing and RG-PT: split discipline, agreement with the building blocks, CLI, bad input."""
+
+import argparse
+import math
+import sys
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from bilevel.certify import (
+    certify,
+    hoeffding_bentkus_p_value,
+    ltt,
+    load_aux_csv,
+    load_losses_csv,
+    pareto_testing,
+    rg_pt,
+    split_calibration,
+)
+from bilevel.certify import cli
+from bilevel.errors import InputError
+
+ALPHA, DELTA = 0.2, 0.1
+
+
+def simulate(seed=0, n=400, m=24, rho=0.6):
+    """0/1 losses with true risks spread around ALPHA, positively dependent across candidates."""
+    rng = np.random.default_rng(seed)
+    risk = np.linspace(0.03, 0.45, m)
+    shared = rng.random((n, 1))
+    own = rng.random((n, m))
+    u = np.where(rng.random((n, m)) < rho, shared, own)
+    losses = (u < risk).astype(float)
+    cost = 1.0 - risk + 0.01 * rng.random(m)  # cheaper candidates are riskier: a real trade-off
+    return losses, cost, risk
+
+
+def brute_front(obj):
+    m = obj.shape[0]
+    keep = []
+    for j in range(m):
+        dominated = any(np.all(obj[i] <= obj[j]) and np.any(obj[i] < obj[j]) for i in range(m) if i != j)
+        if not dominated:
+            keep.append(j)
+    return np.array(keep)
+
+
+def hb(r, n):
+    return float(hoeffding_bentkus_p_value(r, n, ALPHA))
+
+
+# ---------------------------------------------------------------------------------------------- LTT
+
+
+@pytest.mark.parametrize("control,procedure,sm", [("fdr", None, "fdr_bh"), ("fdr", "by", "fdr_by"),
+                                                   ("fwer", None, "holm"), ("fwer", "bonferroni", "bonferroni")])
+def test_ltt_is_procedure_on_all_rows(control, procedure, sm):
+    losses, cost, _ = simulate(1)
+    res = ltt(losses, ALPHA, DELTA, aux=cost, control=control, procedure=procedure)
+    p = np.array([hb(r, losses.shape[0]) for r in losses.mean(axis=0)])
+    np.testing.assert_allclose(res.p_values, p, rtol=1e-12)
+    expected = np.nonzero(multipletests(p, alpha=DELTA, method=sm)[0])[0]
+    np.testing.assert_array_equal(res.certified, expected)
+    assert res.certified.size > 0
+    assert res.chosen == expected[np.argmin(cost[expected])]
+    assert res.opt_indices.size == 0 and res.test_indices.size == losses.shape[0]
+
+
+# ------------------------------------------------------------------------------ split discipline
+
+
+def test_split_calibration():
+    a = split_calibration(101, 0.3, seed=4)
+    b = split_calibration(101, 0.3, seed=4)
+    c = split_calibration(101, 0.3, seed=5)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert not np.array_equal(a[0], c[0])
+    assert a[0].size == 30 and a[1].size == 71
+    assert np.array_equal(np.sort(np.concatenate(a)), np.arange(101))
+    with pytest.raises(InputError):
+        split_calibration(1, 0.5)
+    with pytest.raises(InputError):
+        split_calibration(10, 1.0)
+
+
+@pytest.mark.parametrize("method", ["pt", "rgpt"])
+def test_graph_and_order_use_only_the_optimisation_rows(method):
+    losses, cost, _ = simulate(2)
+    kw = dict(aux=cost, seed=7)
+    base = certify(losses, ALPHA, DELTA, method=method, **kw)
+    # scramble every testing row: the front, order, graph, levels, scores must not move
+    rng = np.random.default_rng(0)
+    changed = losses.copy()
+    changed[base.test_indices] = (rng.random((base.test_indices.size, losses.shape[1])) < 0.5).astype(float)
+    other = certify(changed, ALPHA, DELTA, method=method, **kw)
+    np.testing.assert_array_equal(other.opt_indices, base.opt_indices)
+    np.testing.assert_array_equal(other.front, base.front)
+    np.testing.assert_array_equal(other.candidates, base.candidates)
+    np.testing.assert_allclose(other.p_values_opt, base.p_values_opt)
+    if method == "rgpt":
+        assert other.parents == base.parents
+        np.testing.assert_array_equal(other.levels, base.levels)
+        np.testing.assert_allclose(other.log_scores, base.log_scores)
+    assert not np.allclose(other.p_values, base.p_values)  # the test p-values did see the change
+
+
+@pytest.mark.parametrize("method", ["pt", "rgpt"])
+def test_p_values_use_only_the_testing_rows(method):
+    losses, cost, _ = simulate(3)
+    res = certify(losses, ALPHA, DELTA, method=method, aux=cost, seed=11)
+    test = losses[res.test_indices]
+    expected = [hb(test[:, j].mean(), test.shape[0]) for j in res.candidates]
+    np.testing.assert_allclose(res.p_values, expected, rtol=1e-12)
+    opt = losses[res.opt_indices]
+    expected_opt = [hb(opt[:, j].mean(), opt.shape[0]) for j in res.candidates]
+    np.testing.assert_allclose(res.p_values_opt, expected_opt, rtol=1e-12)
+    assert np.intersect1d(res.opt_indices, res.test_indices).size == 0
+    # the same candidates tested on scrambled optimisation rows keep their test p-values
+    changed = losses.copy()
+    changed[res.opt_indices] = 1.0 - changed[res.opt_indices]
+    fixed = certify(changed, ALPHA, DELTA, method=method, aux=cost, split=(res.opt_indices, res.test_indices))
+    for j, p in zip(fixed.candidates, fixed.p_values):
+        assert p == pytest.approx(hb(test[:, j].mean(), test.shape[0]), rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------- PT
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pareto_testing_against_building_blocks(seed):
+    losses, cost, _ = simulate(seed)
+    res = pareto_testing(losses, ALPHA, DELTA, aux=cost, seed=seed)
+    opt, test = losses[res.opt_indices], losses[res.test_indices]
+    obj = np.column_stack([opt.mean(axis=0), cost])
+    np.testing.assert_array_equal(res.front, brute_front(obj))
+    assert set(res.candidates) == set(res.front)
+    assert np.all(np.diff(res.p_values_opt) >= 0)  # tested from most to least promising on Z_OPT
+    # FWER fixed sequence: certified = the prefix before the first test p-value above delta
+    p_test = np.array([hb(test[:, j].mean(), test.shape[0]) for j in res.candidates])
+    stop = np.argmax(p_test > DELTA) if np.any(p_test > DELTA) else p_test.size
+    np.testing.assert_array_equal(res.certified, np.sort(res.candidates[:stop]))
+    if res.certified.size:
+        assert res.chosen == res.certified[np.argmin(cost[res.certified])]
+    else:
+        assert res.chosen is None
+
+
+def test_rgpt_special_cases():
+    losses, cost, _ = simulate(5)
+    split = split_calibration(losses.shape[0], 0.5, seed=3)
+    # D = 1: no edges, DAGGER = Benjamini-Hochberg on the front
+    flat = rg_pt(losses, ALPHA, DELTA, aux=cost, split=split, n_levels=1)
+    assert all(not ps for ps in flat.parents.values())
+    bh = multipletests(flat.p_values, alpha=DELTA, method="fdr_bh")[0]
+    np.testing.assert_array_equal(flat.rejected, bh)
+    by = rg_pt(losses, ALPHA, DELTA, aux=cost, split=split, n_levels=1, reshaping="by")
+    np.testing.assert_array_equal(by.rejected, multipletests(by.p_values, alpha=DELTA, method="fdr_by")[0])
+    # D >= |front|: a chain ordered by the Bradley-Terry scores = by the Z_OPT p-values
+    chain = rg_pt(losses, ALPHA, DELTA, aux=cost, split=split, n_levels=10_000)
+    assert np.all(np.diff(chain.levels) == 1)
+    assert np.all(np.diff(chain.p_values_opt) >= 0)
+    pt = pareto_testing(losses, ALPHA, DELTA, aux=cost, split=split, control="fdr")
+    np.testing.assert_array_equal(chain.certified, pt.certified)
+
+
+def test_rgpt_graph_structure():
+    losses, cost, _ = simulate(6, m=40)
+    res = rg_pt(losses, ALPHA, DELTA, aux=cost, seed=2, n_levels=4)
+    level = dict(zip(res.candidates.tolist(), res.levels.tolist()))
+    assert max(level.values()) <= 4
+    for child, ps in res.parents.items():
+        if level[child] == 1:
+            assert ps == []
+        else:
+            assert ps and all(level[q] == level[child] - 1 for q in ps)
+    # level 1 holds the most reliable candidates on Z_OPT
+    assert res.p_values_opt[res.levels == 1].max() <= res.p_values_opt[res.levels > 1].min()
+    # tested only when all parents are certified
+    pos = {c: i for i, c in enumerate(res.candidates)}
+    for c, ps in res.parents.items():
+        if res.tested[pos[c]]:
+            assert all(res.rejected[pos[q]] for q in ps)
+
+
+def test_rgpt_orphans_and_prior():
+    losses, cost, _ = simulate(14, m=16)
+    split = split_calibration(losses.shape[0], 0.5, seed=0)
+    # a huge Lasso penalty selects no parent at all
+    best = rg_pt(losses, ALPHA, DELTA, aux=cost, split=split, n_levels=3, tau=1e9)
+    level = dict(zip(best.candidates.tolist(), best.levels.tolist()))
+    score = dict(zip(best.candidates.tolist(), best.log_scores.tolist()))
+    for c, ps in best.parents.items():
+        if level[c] > 1:
+            prev = [q for q in level if level[q] == level[c] - 1]
+            assert ps == [max(prev, key=lambda q: score[q])]
+    root = rg_pt(losses, ALPHA, DELTA, aux=cost, split=split, n_levels=3, tau=1e9, orphans="root")
+    assert all(ps == [] for ps in root.parents.values())
+    np.testing.assert_array_equal(root.rejected, multipletests(root.p_values, alpha=DELTA, method="fdr_bh")[0])
+    # a strong prior that reverses the data's ranking puts the prior's favourite at the root
+    m = losses.shape[1]
+    eta = (np.arange(m)[:, None] > np.arange(m)[None, :]).astype(float)
+    prior = rg_pt(losses, ALPHA, DELTA, aux=cost, split=split, n_levels=3, eta=eta, n_p=1e6)
+    assert prior.candidates[0] == prior.front.max()
+    assert best.candidates[0] != best.front.max()
+
+
+def test_per_example_aux_and_several_risks():
+    losses, cost, _ = simulate(7)
+    n, m = losses.shape
+    rng = np.random.default_rng(1)
+    aux_pe = np.clip(cost + 0.1 * rng.standard_normal((n, m)), 0, None)
+    res = pareto_testing(losses, ALPHA, DELTA, aux=aux_pe, seed=1)
+    np.testing.assert_allclose(res.aux_opt[:, 0], aux_pe[res.opt_indices].mean(axis=0))
+    if res.certified.size:
+        assert res.chosen == res.certified[np.argmin(res.aux_opt[res.certified, 0])]
+    # two controlled risks: the p-value is the max over limits, Eq. (7)
+    two = np.stack([losses, losses[:, ::-1] * 0.5], axis=2)
+    res2 = ltt(two, [ALPHA, 0.3], DELTA)
+    r = two.mean(axis=0)
+    expected = [max(hb(a, n), float(hoeffding_bentkus_p_value(b, n, 0.3))) for a, b in r]
+    np.testing.assert_allclose(res2.p_values, expected, rtol=1e-12)
+    res3 = rg_pt(two, [ALPHA, 0.3], DELTA, aux=cost, seed=0)
+    assert res3.risk_opt.shape == (m, 2)
+
+
+@pytest.mark.parametrize("method", ["ltt", "pt", "rgpt"])
+def test_bad_input(method):
+    losses, cost, _ = simulate(8, n=60, m=5)
+    kw = {} if method == "ltt" else {"seed": 0}
+    bad_losses = [losses * 2, np.where(losses == 1, np.nan, losses), losses[:, :0], losses[:0], losses[:, :, None, None]]
+    for bad in bad_losses:
+        with pytest.raises(InputError):
+            certify(bad, ALPHA, DELTA, method=method, **kw)
+    for delta in (0.0, 1.0, np.nan):
+        with pytest.raises(InputError):
+            certify(losses, ALPHA, delta, method=method, **kw)
+    for alpha in (0.0, 1.0, -0.2, [0.1, 0.2]):
+        with pytest.raises(InputError):
+            certify(losses, alpha, DELTA, method=method, **kw)
+    with pytest.raises(InputError):
+        certify(losses, ALPHA, DELTA, method=method, aux=cost[:3], **kw)
+    with pytest.raises(InputError):
+        certify(losses, ALPHA, DELTA, method=method, control="fwr", **kw)
+    with pytest.raises(InputError):
+        certify(losses, ALPHA, DELTA, method=method, p_value="student", **kw)
+    if method != "ltt":
+        with pytest.raises(InputError):
+            certify(losses, ALPHA, DELTA, method=method, split=([0, 1], [1, 2]))
+        with pytest.raises(InputError):
+            certify(losses[:1], ALPHA, DELTA, method=method, seed=0)
+
+
+def test_method_specific_errors():
+    losses, cost, _ = simulate(9, n=60, m=5)
+    with pytest.raises(InputError, match="FDR"):
+        rg_pt(losses, ALPHA, DELTA, control="fwer")
+    with pytest.raises(InputError):
+        ltt(losses, ALPHA, DELTA, control="fwer", procedure="bh")
+    with pytest.raises(InputError):
+        rg_pt(losses, ALPHA, DELTA, seed=0, n_levels=0)
+    with pytest.raises(InputError):
+        rg_pt(losses, ALPHA, DELTA, seed=0, eta=np.ones((3, 3)), n_p=1.0)
+    with pytest.raises(InputError):
+        certify(losses, ALPHA, DELTA, method="magic")
+
+
+# -------------------------------------------------------------------------------- CSV and CLI
+
+
+def write_csvs(tmp_path, losses, cost):
+    names = [f"C={j}" for j in range(losses.shape[1])]
+    pd.DataFrame(losses, columns=names).to_csv(tmp_path / "losses.csv", index=False)
+    pd.DataFrame([cost], columns=names)[names[::-1]].to_csv(tmp_path / "aux.csv", index=False)  # other order
+    return names
+
+
+def test_csv_loading(tmp_path):
+    losses, cost, _ = simulate(10, n=50, m=4)
+    names = write_csvs(tmp_path, losses, cost)
+    table = load_losses_csv(tmp_path / "losses.csv")
+    assert table.names == names
+    np.testing.assert_array_equal(table.losses, losses)
+    np.testing.assert_allclose(load_aux_csv(tmp_path / "aux.csv", names, 50), cost)  # columns reordered back
+    bad = {
+        "dup.csv": "a,a\n0,1\n",
+        "text.csv": "a,b\n0,x\n",
+        "range.csv": "a,b\n0,1.5\n",
+        "missing.csv": "a,b\n0,\n",
+        "empty.csv": "",
+        "header_only.csv": "a,b\n",
+        "blank_name.csv": "a,\n0,1\n",
+    }
+    for fname, text in bad.items():
+        (tmp_path / fname).write_text(text)
+        with pytest.raises(InputError):
+            load_losses_csv(tmp_path / fname)
+    with pytest.raises(InputError, match="not found"):
+        load_losses_csv(tmp_path / "nope.csv")
+    (tmp_path / "aux_bad.csv").write_text("x,y,z,w\n1,2,3,4\n")
+    with pytest.raises(InputError):
+        load_aux_csv(tmp_path / "aux_bad.csv", names, 50)
+    pd.DataFrame(np.ones((3, 4)), columns=names).to_csv(tmp_path / "aux_rows.csv", index=False)
+    with pytest.raises(InputError, match="rows"):
+        load_aux_csv(tmp_path / "aux_rows.csv", names, 50)
+
+
+@pytest.mark.parametrize("method", ["ltt", "pt", "rgpt"])
+def test_cli_losses_route(tmp_path, capsys, method):
+    losses, cost, _ = simulate(11, n=300, m=8)
+    names = write_csvs(tmp_path, losses, cost)
+    args = ["--losses", str(tmp_path / "losses.csv"), "--aux", str(tmp_path / "aux.csv"), "--method", method,
+            "--alpha", str(ALPHA), "--delta", str(DELTA), "--seed", "3", "--p-value", "binomial"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    kw = {} if method == "ltt" else {"seed": 3}
+    res = certify(losses, ALPHA, DELTA, method=method, aux=cost, p_value="binomial", **kw)
+    certified_line = next(line for line in out.splitlines() if line.startswith("certified:"))
+    assert certified_line == "certified: " + (", ".join(names[j] for j in res.certified) or "none")
+    assert f"chosen: {names[res.chosen]}" in out if res.chosen is not None else "chosen: none" in out
+
+
+def test_cli_errors(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bilevel.certify.milp", None)  # as if milp.py did not exist
+    losses, cost, _ = simulate(12, n=40, m=3)
+    write_csvs(tmp_path, losses, cost)
+    path = str(tmp_path / "losses.csv")
+    cases = [
+        ["--losses", str(tmp_path / "nope.csv")],
+        ["--losses", path, "--delta", "1.5"],
+        ["--losses", path, "--alpha", "0"],
+        ["--losses", path, "--method", "rgpt", "--control", "fwer"],
+        ["--losses", path, "--method", "pt", "--procedure", "bh"],
+        ["--data", "cancer"],  # bilevel/certify/milp.py missing
+        ["--losses", path, "--data", "cancer"],
+        [],
+    ]
+    for argv in cases:
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("bilevel certify: error:") and "\n" not in err, err
+
+
+def test_cli_registers_subcommand():
+    parser = argparse.ArgumentParser(prog="bilevel")
+    sub = parser.add_subparsers(dest="command")
+    cli.add_parser(sub)
+    args = parser.parse_args(["certify", "--losses", "x.csv", "--method", "pt", "--epsilons", "0.1,0.2", "0.3"])
+    assert args.command == "certify" and args.method == "pt" and args.func is cli.run
+    assert math.isclose(args.opt_fraction, 0.5)
+
+
+def test_cli_data_route_calls_the_milp_hook(capsys, monkeypatch):
+    losses, cost, _ = simulate(13, n=200, m=6)
+    seen = {}
+
+    def certify_from_data(args):
+        seen.update(vars(args))
+        return losses, cost, [f"eps={j}" for j in range(6)]
+
+    monkeypatch.setitem(sys.modules, "bilevel.certify.milp", types.SimpleNamespace(certify_from_data=certify_from_data))
+    argv = ["--data", "cancer", "--label", "y", "--n-train", "20", "--n-val", "20", "--n-cal", "200",
+            "--epsilons", "0.1,0.2", "0.3", "--w-bar-ubs", "1", "--time-limit", "5", "--method", "pt"]
+    assert cli.main(argv) == 0
+    assert seen["data"] == "cancer" and seen["epsilons"] == [0.1, 0.2, 0.3] and seen["w_bar_ubs"] == [1.0]
+    assert seen["n_cal"] == 200 and seen["time_limit"] == 5.0
+    res = pareto_testing(losses, 0.1, 0.1, aux=cost, seed=0)
+    assert "chosen: " + (f"eps={res.chosen}" if res.chosen is not None else "none") in capsys.readouterr().out
