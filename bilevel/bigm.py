@@ -43,11 +43,13 @@ bilevel optimum. The derivations:
    ``lambda = 0`` replacing ``xi`` by the hinge keeps all KKT conditions (dual solutions are common to all
    primal optima), so ``xi_i <= min(1 + F'_i, |T| H)`` is valid.
 
-8. **Duals, pessimistic.** ``alpha_k <= 1/|V_f|``; ``beta_i <= lambda/|T|`` (a *constraint*: dual
-   feasibility of ``xi_i``); ``lambda`` has no a-priori bound, so it gets a bound ``Lambda`` that
-   :func:`bilevel.tune` enlarges when a solution touches it. Then
-   ``mu+-_j <= (1/|V_f|) sum_{k in V_f} |x_kj| + (Lambda/|T|) sum_{i in T} |x_ij|``, and the budget slack is
-   at most ``H``.
+8. **Duals, pessimistic.** The multipliers are normalised by ``1 + lambda`` (see
+   :mod:`bilevel.pessimistic`): ``kappa + lam = 1``, ``alpha_k <= kappa/|V_f| <= 1/|V_f|``,
+   ``beta_i <= lam/|T| <= 1/|T|``, ``lam <= Lambda/(1 + Lambda)`` where ``Lambda`` bounds Eq. (25)'s
+   ``lambda`` (no a-priori bound exists; :func:`bilevel.tune` enlarges it when a solution touches it).
+   Stationarity in ``w_j`` then gives ``|mu+_j - mu-_j| <= kappa S^F_j + lam S^T_j <= max(S^F_j, S^T_j)``
+   with ``S^F_j = (1/|V_f|) sum_{k in V_f} |x_kj|`` and ``S^T_j = (1/|T|) sum_{i in T} |x_ij|``, and
+   the budget slack is at most ``H``.
 """
 from __future__ import annotations
 
@@ -108,8 +110,9 @@ class PessimisticBigM:
     slack_f: np.ndarray    # (|V_f|,) margin slack of flipped rows
     g: np.ndarray          # (|V|,)
     alpha: float           # 1/|V_f|
-    lam: float             # Lambda
-    beta: float            # Lambda/|T|
+    lam: float             # 1: bound of the normalised lam in its complementarity pair
+    kappa_min: float       # 1/(1+Lambda)
+    beta: float            # 1/|T|
     mu: np.ndarray         # (p,)
     box: np.ndarray        # (p,)
 
@@ -150,9 +153,10 @@ def pessimistic_big_m(
         slack_f=np.maximum(f_f - 1.0, 0.0),
         g=1.0 + f_v,
         alpha=1.0 / n_f,
-        lam=float(lambda_bound),
-        beta=float(lambda_bound) / n_t,
-        mu=np.abs(X_val[np.asarray(flipped, dtype=int)]).sum(axis=0) / n_f
-        + float(lambda_bound) * np.abs(X_train).sum(axis=0) / n_t,
+        lam=1.0,  # lam = lambda/(1+lambda) < 1 whatever the bound: the model need not change with it
+        kappa_min=1.0 / (1.0 + float(lambda_bound)),
+        beta=1.0 / n_t,
+        mu=np.maximum(np.abs(X_val[np.asarray(flipped, dtype=int)]).sum(axis=0) / n_f,
+                      np.abs(X_train).sum(axis=0) / n_t),
         box=2.0 * np.asarray(w_bar_ub, dtype=float),
     )

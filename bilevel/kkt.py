@@ -20,16 +20,27 @@ def add_complementarity(
     p_big_m,
     q: Callable[[int], object],
     q_big_m,
+    shared_p: tuple = (),
 ) -> None:
     """Add ``z_<name>[i]`` (binary), ``cs_<name>_p[i]: p(i) <= M^p_i z_i`` and
     ``cs_<name>_q[i]: q(i) <= M^q_i (1 - z_i)`` to ``model`` for every ``i`` in ``index``.
 
     ``p_big_m`` and ``q_big_m`` are scalars or arrays aligned with the order of ``index`` (valid upper
-    bounds of ``p(i)`` and ``q(i)``, see :mod:`bilevel.bigm`)."""
+    bounds of ``p(i)`` and ``q(i)``, see :mod:`bilevel.bigm`). ``shared_p`` lists further ``(p2, M2)``
+    pairs complementary to the *same* ``q``: they share the binary (``cs_<name>_p2[i]: p2(i) <= M2_i z_i``,
+    ...). Sharing is exact: ``q_i > 0`` forces every ``p`` to zero, whichever multiplier it belongs to."""
     idx = list(index)
-    mp = dict(zip(idx, np.broadcast_to(np.asarray(p_big_m, dtype=float), (len(idx),)).tolist()))
-    mq = dict(zip(idx, np.broadcast_to(np.asarray(q_big_m, dtype=float), (len(idx),)).tolist()))
+
+    def per_index(values):
+        return dict(zip(idx, np.broadcast_to(np.asarray(values, dtype=float), (len(idx),)).tolist()))
+
+    mq = per_index(q_big_m)
     z = pyo.Var(idx, domain=pyo.Binary)
     model.add_component(f"z_{name}", z)
-    model.add_component(f"cs_{name}_p", pyo.Constraint(idx, rule=lambda m, i: p(i) <= mp[i] * z[i]))
+    for k, (pk, mk) in enumerate([(p, p_big_m), *shared_p]):
+        mpk = per_index(mk)
+        model.add_component(
+            f"cs_{name}_p{k + 1 if k else ''}",
+            pyo.Constraint(idx, rule=lambda m, i, pk=pk, mpk=mpk: pk(i) <= mpk[i] * z[i]),
+        )
     model.add_component(f"cs_{name}_q", pyo.Constraint(idx, rule=lambda m, i: q(i) <= mq[i] * (1 - z[i])))

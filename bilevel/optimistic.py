@@ -27,6 +27,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from .bigm import optimistic_big_m
+from .inner import hinge_lp
 from .kkt import add_complementarity
 from .validation import check_w_bar_bounds, check_xy
 
@@ -35,6 +36,29 @@ def margin_expr(model: pyo.ConcreteModel, x: np.ndarray, w="w", b="b"):
     """The linear expression ``x^T w - b`` for a data row ``x`` (p,), on the model's variables."""
     wv, bv = model.component(w), model.component(b)
     return pyo.quicksum(float(x[j]) * wv[j] for j in range(len(x)) if x[j] != 0.0) - bv
+
+
+def add_lp_svm_duals(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, tag: str = ""):
+    """Declare the LP-SVM duals ``beta{tag}[i]`` in ``[0, 1/|T|]`` (dual feasibility of ``xi``),
+    ``mu_plus{tag}[j]``, ``mu_minus{tag}[j]`` in ``[0, M.mu_j]`` and the stationarity rows
+    ``stationarity_w{tag}[j]: -sum_i beta_i y_i x_ij + mu+_j - mu-_j = 0`` and
+    ``stationarity_b{tag}: sum_i beta_i y_i = 0`` of Eq. (20)/(21). Returns the three dual variables."""
+    n_t, p = X_t.shape
+    J, T = range(p), range(n_t)
+    yt = y_t.tolist()
+    beta = pyo.Var(T, bounds=(0.0, M.beta))
+    mu_plus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
+    mu_minus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
+    m.add_component(f"beta{tag}", beta)
+    m.add_component(f"mu_plus{tag}", mu_plus)
+    m.add_component(f"mu_minus{tag}", mu_minus)
+    m.add_component(f"stationarity_w{tag}", pyo.Constraint(
+        J,
+        rule=lambda _, j: -pyo.quicksum(float(yt[i] * X_t[i, j]) * beta[i] for i in T if X_t[i, j] != 0.0)
+        + mu_plus[j] - mu_minus[j] == 0,
+    ))
+    m.add_component(f"stationarity_b{tag}", pyo.Constraint(expr=pyo.quicksum(yt[i] * beta[i] for i in T) == 0))
+    return beta, mu_plus, mu_minus
 
 
 def add_lp_svm_kkt(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, tag: str = "") -> None:
@@ -49,29 +73,28 @@ def add_lp_svm_kkt(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, ta
     J, T = range(p), range(n_t)
     yt = y_t.tolist()
     w, b, xi, w_bar = (m.component(n) for n in (f"w{tag}", f"b{tag}", f"xi{tag}", "w_bar"))
-    beta = pyo.Var(T, bounds=(0.0, M.beta))
-    mu_plus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
-    mu_minus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
-    m.add_component(f"beta{tag}", beta)
-    m.add_component(f"mu_plus{tag}", mu_plus)
-    m.add_component(f"mu_minus{tag}", mu_minus)
+    beta, mu_plus, mu_minus = add_lp_svm_duals(m, X_t, y_t, M, tag)
     f_t = [margin_expr(m, X_t[i], f"w{tag}", f"b{tag}") for i in T]
     # Primal feasibility.
     m.add_component(f"margin{tag}", pyo.Constraint(T, rule=lambda _, i: xi[i] >= 1 - yt[i] * f_t[i]))
     m.add_component(f"box_upper{tag}", pyo.Constraint(J, rule=lambda _, j: w[j] <= w_bar[j]))
     m.add_component(f"box_lower{tag}", pyo.Constraint(J, rule=lambda _, j: -w_bar[j] <= w[j]))
-    # Stationarity (dual feasibility 0 <= beta <= 1/|T| is carried by the bounds of beta).
-    m.add_component(f"stationarity_w{tag}", pyo.Constraint(
-        J,
-        rule=lambda _, j: -pyo.quicksum(float(yt[i] * X_t[i, j]) * beta[i] for i in T if X_t[i, j] != 0.0)
-        + mu_plus[j] - mu_minus[j] == 0,
-    ))
-    m.add_component(f"stationarity_b{tag}", pyo.Constraint(expr=pyo.quicksum(yt[i] * beta[i] for i in T) == 0))
     # Complementarity by big-M.
     add_complementarity(m, f"beta{tag}", T, lambda i: beta[i], M.beta, lambda i: xi[i] + yt[i] * f_t[i] - 1, M.slack)
     add_complementarity(m, f"xi{tag}", T, lambda i: M.beta - beta[i], M.beta, lambda i: xi[i], M.xi)
     add_complementarity(m, f"mu_plus{tag}", J, lambda j: mu_plus[j], M.mu, lambda j: w_bar[j] - w[j], M.box)
     add_complementarity(m, f"mu_minus{tag}", J, lambda j: mu_minus[j], M.mu, lambda j: w_bar[j] + w[j], M.box)
+
+
+def add_least_loss_cut(m: pyo.ConcreteModel, xi: str, n_t: int, bound: float) -> None:
+    """Valid inequality ``(1/|T|) sum_i xi_i <= bound`` named ``least_loss_cut_<xi>``.
+
+    With ``bound = (1 + epsilon) v*(w_bar_lb)`` it holds at every training optimum (``epsilon = 0``) or
+    epsilon-optimum, because the least training loss ``v*(w_bar)`` of the LP-SVM is non-increasing in
+    ``w_bar`` (a larger box only enlarges the feasible set) and ``w_bar >= w_bar_lb``. It cuts off
+    fractional points of the LP relaxation (about halving the solve time at |T| = |V| = 100 on cancer)."""
+    var = m.component(xi)
+    m.add_component(f"least_loss_cut_{xi}", pyo.Constraint(expr=pyo.quicksum(var[i] for i in range(n_t)) / n_t <= bound))
 
 
 def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.0)) -> pyo.ConcreteModel:
@@ -117,6 +140,7 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
     # Inner LP-SVM replaced by its KKT system.
     add_lp_svm_kkt(m, X_t, y_t, M)
+    add_least_loss_cut(m, "xi", n_t, hinge_lp(lb, (X_t, y_t)).value)
 
     m.bilevel_info = {
         "mode": "optimistic",

@@ -14,21 +14,28 @@ among the models whose training loss is within ``(1 + epsilon)`` of the replica'
                  -w_bar <= w <= w_bar,                                           (duals mu+, mu-)
                  (1/|T|) sum_i xi_i <= (1 + epsilon) (1/|T|) sum_i xi_hat_i }    (dual lambda)
 
-The inner LP is replaced by its KKT system, Eq. (25)::
+The inner LP is replaced by its KKT system, Eq. (25), written with *normalised* multipliers: every
+multiplier of Eq. (25) is divided by ``1 + lambda``, and the objective's own multiplier
+``kappa = 1/(1 + lambda)`` becomes a variable with ``kappa + lam = 1`` (``lam = lambda/(1 + lambda)``).
+This is the same system (multiply back by ``1 + lambda``), but every multiplier now lies in ``[0, 1]``:
+the big-M constants no longer grow with the bound on ``lambda``, which only enters as
+``kappa >= 1/(1 + lambda_bound)``::
 
+    normalisation   kappa + lam = 1,   kappa >= 1/(1 + lambda_bound)
     stationarity    -sum_{V_f} alpha_k ybar_k x_kj - sum_T beta_i y_i x_ij + mu+_j - mu-_j = 0   (w_j)
                     sum_{V_f} alpha_k ybar_k + sum_T beta_i y_i = 0                              (b)
-                    0 <= alpha_k <= 1/|V_f|                                                      (v_k)
-                    0 <= beta_i <= lambda/|T|          <- a constraint, not a bound              (xi_i)
-    complementarity (1/|V_f| - alpha_k) v_k = 0,    alpha_k (v_k + ybar_k (x_k^T w - b) - 1) = 0
-                    beta_i (xi_i + y_i (x_i^T w - b) - 1) = 0,   (lambda/|T| - beta_i) xi_i = 0
+                    0 <= alpha_k <= kappa/|V_f|        <- a constraint                           (v_k)
+                    0 <= beta_i <= lam/|T|             <- a constraint                           (xi_i)
+    complementarity (kappa/|V_f| - alpha_k) v_k = 0,    alpha_k (v_k + ybar_k (x_k^T w - b) - 1) = 0
+                    beta_i (xi_i + y_i (x_i^T w - b) - 1) = 0,   (lam/|T| - beta_i) xi_i = 0
                     mu+_j (w_bar_j - w_j) = 0,   mu-_j (w_bar_j + w_j) = 0
-                    lambda ((1+epsilon)/|T| sum xi_hat_i - (1/|T|) sum xi_i) = 0
+                    lam ((1+epsilon)/|T| sum xi_hat_i - (1/|T|) sum xi_i) = 0
 
-``beta_i <= lambda/|T|`` has no variable bound to carry it and must be stated as the row
-``dual_xi[i]``; without it the model returns "optimal" answers that are not bilevel-feasible.
-``lambda`` has no a-priori bound: it gets the bound ``lambda_bound``; :func:`bilevel.tune` detects a
-solution touching it, enlarges it and re-solves. All other constants: :func:`bilevel.bigm.pessimistic_big_m`.
+``beta_i <= lam/|T|`` (Eq. (25)'s ``beta_i <= lambda/|T|``) has no variable bound to carry it and must be
+stated as the row ``dual_xi[i]``; without it the model returns "optimal" answers that are not
+bilevel-feasible. ``lambda = lam/kappa`` has no a-priori bound: it gets the bound ``lambda_bound``;
+:func:`bilevel.tune` detects a solution touching it (``kappa`` at its lower bound), enlarges it and
+re-solves. All other constants: :func:`bilevel.bigm.pessimistic_big_m`.
 
 By default (``replica="optimal"``) the replica is also required to be a training optimum at ``w_bar``
 through the LP-SVM KKT system of Eq. (21) (:func:`bilevel.optimistic.add_lp_svm_kkt`, variables
@@ -46,7 +53,7 @@ from .bigm import optimistic_big_m, pessimistic_big_m
 from .errors import InputError
 from .kkt import add_complementarity
 from .inner import hinge_lp
-from .optimistic import add_lp_svm_kkt, margin_expr
+from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, margin_expr
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
 
 
@@ -84,6 +91,29 @@ def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
     return idx, "explicit"
 
 
+def lambda_value(model: pyo.ConcreteModel) -> float:
+    """Eq. (25)'s dual ``lambda = lam / kappa`` of the epsilon constraint, from a solved pessimistic model."""
+    return float(model.lam.value) / float(model.kappa.value)
+
+
+def at_lambda_bound(model: pyo.ConcreteModel, rel: float = 1e-6) -> bool:
+    """True when the solved pessimistic model's ``kappa`` sits at its lower bound ``1/(1 + lambda_bound)``,
+    i.e. ``lambda`` touches ``lambda_bound`` and a larger bound might allow a better solution."""
+    return float(model.kappa.value) <= model.kappa.lb * (1 + rel)
+
+
+def set_lambda_bound(model: pyo.ConcreteModel, lambda_bound: float) -> None:
+    """Change the bound on Eq. (25)'s ``lambda`` of a built pessimistic model in place: only the bounds of
+    ``kappa`` and ``lam`` depend on it (the normalised big-M constants do not), so a solution of the model
+    with a smaller bound stays feasible and can serve as a MIP start."""
+    if not (np.isfinite(lambda_bound) and lambda_bound > 0):
+        raise InputError(f"lambda_bound must be a positive number; got {lambda_bound}")
+    kappa_min = 1.0 / (1.0 + float(lambda_bound))
+    model.kappa.setlb(kappa_min)
+    model.lam.setub(1.0 - kappa_min)
+    model.bilevel_info["lambda_bound"] = float(lambda_bound)
+
+
 def build_pessimistic_model(
     X_train,
     y_train,
@@ -92,7 +122,7 @@ def build_pessimistic_model(
     flipped,
     epsilon: float = 0.0,
     w_bar_bounds=(0.0, 1.0),
-    lambda_bound: float = 10.0,
+    lambda_bound: float = 1000.0,
     replica: str = "optimal",
 ) -> pyo.ConcreteModel:
     """Build the pessimistic KKT + big-M MILP of Eq. (25) of the pessimistic bilevel tuning paper.
@@ -116,7 +146,8 @@ def build_pessimistic_model(
     -------
     A ``ConcreteModel`` named ``pessimistic_bilevel_svm``: leader variables ``w_bar``, replica ``w_hat``,
     ``b_hat``, ``xi_hat``; follower ``w``, ``b``, ``xi``, ``v``; outer hinge ``g``; duals ``alpha``,
-    ``beta``, ``lam``, ``mu_plus``, ``mu_minus``; binaries ``z_*``; objective ``validation_hinge``.
+    ``beta``, ``kappa``, ``lam``, ``mu_plus``, ``mu_minus`` (normalised, see the module docstring;
+    :func:`lambda_value` gives Eq. (25)'s ``lambda``); binaries ``z_*``; objective ``validation_hinge``.
     ``model.bilevel_info`` holds the data, ``V_f`` and the big-M constants.
 
     Raises
@@ -144,12 +175,17 @@ def build_pessimistic_model(
     ybar = {k: -yv[k] for k in F}
     mv = dict(zip(F, M.v.tolist()))
 
+    # epsilon = 0 with a training-optimal replica: the follower itself is a training optimum, so it can
+    # serve as the replica (any training optimum gives the same budget v*(w_bar)); its training-LP KKT
+    # system then lives on the follower's own variables and shares their complementarity binaries.
+    shared = replica == "optimal" and eps == 0.0
     m = pyo.ConcreteModel(name="pessimistic_bilevel_svm")
-    # Leader: hyperparameters and the replica of the training problem.
+    # Leader: hyperparameters and (unless shared) the replica of the training problem.
     m.w_bar = pyo.Var(J, bounds=lambda _, j: (lb_l[j], ub_l[j]))
-    m.w_hat = pyo.Var(J, bounds=lambda _, j: (-ub_l[j], ub_l[j]))
-    m.b_hat = pyo.Var(bounds=(-M.b_hat, M.b_hat))
-    m.xi_hat = pyo.Var(T, bounds=lambda _, i: (0.0, float(M.xi_hat[i])))
+    if not shared:
+        m.w_hat = pyo.Var(J, bounds=lambda _, j: (-ub_l[j], ub_l[j]))
+        m.b_hat = pyo.Var(bounds=(-M.b_hat, M.b_hat))
+        m.xi_hat = pyo.Var(T, bounds=lambda _, i: (0.0, float(M.xi_hat[i])))
     # Follower primal variables and the outer hinge epigraph.
     m.w = pyo.Var(J, bounds=lambda _, j: (-ub_l[j], ub_l[j]))
     m.b = pyo.Var(bounds=(-M.b_lo, M.b_hi))
@@ -157,22 +193,25 @@ def build_pessimistic_model(
     m.v = pyo.Var(F, bounds=lambda _, k: (0.0, mv[k]))
     m.g = pyo.Var(V, bounds=lambda _, k: (0.0, float(M.g[k])))
     # Follower duals.
+    m.kappa = pyo.Var(bounds=(M.kappa_min, 1.0))
+    m.lam = pyo.Var(bounds=(0.0, 1.0 - M.kappa_min))
     m.alpha = pyo.Var(F, bounds=(0.0, M.alpha))
     m.beta = pyo.Var(T, bounds=(0.0, M.beta))
-    m.lam = pyo.Var(bounds=(0.0, M.lam))
     m.mu_plus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
     m.mu_minus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
 
     f_t = [margin_expr(m, X_t[i]) for i in T]
     f_v = {k: margin_expr(m, X_v[k]) for k in V}
     train_mean = pyo.quicksum(m.xi[i] for i in T) / n_t
-    budget = (1 + eps) * pyo.quicksum(m.xi_hat[i] for i in T) / n_t
 
     # Outer level, Eq. (24): objective and the leader's constraints.
     m.validation_hinge = pyo.Objective(expr=pyo.quicksum(m.g[k] for k in V) / n_v, sense=pyo.minimize)
     m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
-    if replica == "optimal":  # the replica solves the training LP at w_bar (its KKT system, tag "_hat")
-        add_lp_svm_kkt(m, X_t, y_t, optimistic_big_m(X_t, y_t, X_v, ub), tag="_hat")
+    M_train = optimistic_big_m(X_t, y_t, X_v, ub)
+    if shared:  # training-LP duals on the follower's variables; complementarity shared below
+        beta_hat, mu_plus_hat, mu_minus_hat = add_lp_svm_duals(m, X_t, y_t, M_train, tag="_hat")
+    elif replica == "optimal":  # the replica solves the training LP at w_bar (its KKT system, tag "_hat")
+        add_lp_svm_kkt(m, X_t, y_t, M_train, tag="_hat")
     else:  # Eq. (24): the replica is only feasible
         f_hat = [margin_expr(m, X_t[i], "w_hat", "b_hat") for i in T]
         m.box_upper_hat = pyo.Constraint(J, rule=lambda _, j: m.w_hat[j] <= m.w_bar[j])
@@ -183,7 +222,13 @@ def build_pessimistic_model(
     m.margin = pyo.Constraint(T, rule=lambda _, i: m.xi[i] >= 1 - yt[i] * f_t[i])
     m.box_upper = pyo.Constraint(J, rule=lambda _, j: m.w[j] <= m.w_bar[j])
     m.box_lower = pyo.Constraint(J, rule=lambda _, j: -m.w_bar[j] <= m.w[j])
-    m.epsilon_budget = pyo.Constraint(expr=train_mean <= budget)
+    if not shared:  # (shared: the follower is training-optimal, so the budget row holds with equality)
+        budget = (1 + eps) * pyo.quicksum(m.xi_hat[i] for i in T) / n_t
+        m.epsilon_budget = pyo.Constraint(expr=train_mean <= budget)
+    if replica == "optimal":  # valid inequalities, see bilevel.optimistic.add_least_loss_cut
+        add_least_loss_cut(m, "xi", n_t, (1 + eps) * least)
+        if not shared:
+            add_least_loss_cut(m, "xi_hat", n_t, least)
     # Stationarity and dual feasibility.
     m.stationarity_w = pyo.Constraint(
         J,
@@ -194,22 +239,31 @@ def build_pessimistic_model(
     m.stationarity_b = pyo.Constraint(
         expr=pyo.quicksum(ybar[k] * m.alpha[k] for k in F) + pyo.quicksum(yt[i] * m.beta[i] for i in T) == 0
     )
+    m.normalisation = pyo.Constraint(expr=m.kappa + m.lam == 1)
+    m.dual_v = pyo.Constraint(F, rule=lambda _, k: m.alpha[k] <= m.kappa / n_f)
     m.dual_xi = pyo.Constraint(T, rule=lambda _, i: m.beta[i] <= m.lam / n_t)
-    # Complementarity by big-M.
-    add_complementarity(m, "v", F, lambda k: M.alpha - m.alpha[k], M.alpha, lambda k: m.v[k], M.v)
+    # Complementarity by big-M (shared: the training-LP duals use the same binaries).
+    add_complementarity(m, "v", F, lambda k: m.kappa / n_f - m.alpha[k], M.alpha, lambda k: m.v[k], M.v)
     add_complementarity(
         m, "alpha", F, lambda k: m.alpha[k], M.alpha, lambda k: m.v[k] + ybar[k] * f_v[k] - 1, M.slack_f
     )
-    add_complementarity(m, "beta", T, lambda i: m.beta[i], M.beta, lambda i: m.xi[i] + yt[i] * f_t[i] - 1, M.slack_t)
-    add_complementarity(m, "xi", T, lambda i: m.lam / n_t - m.beta[i], M.beta, lambda i: m.xi[i], M.xi)
-    add_complementarity(m, "mu_plus", J, lambda j: m.mu_plus[j], M.mu, lambda j: m.w_bar[j] - m.w[j], M.box)
-    add_complementarity(m, "mu_minus", J, lambda j: m.mu_minus[j], M.mu, lambda j: m.w_bar[j] + m.w[j], M.box)
-    add_complementarity(m, "lam", [0], lambda _: m.lam, M.lam, lambda _: budget - train_mean, M.budget)
+    sh = shared
+    add_complementarity(m, "beta", T, lambda i: m.beta[i], M.beta, lambda i: m.xi[i] + yt[i] * f_t[i] - 1, M.slack_t,
+                        shared_p=[(lambda i: beta_hat[i], M_train.beta)] if sh else ())
+    add_complementarity(m, "xi", T, lambda i: m.lam / n_t - m.beta[i], M.beta, lambda i: m.xi[i], M.xi,
+                        shared_p=[(lambda i: M_train.beta - beta_hat[i], M_train.beta)] if sh else ())
+    add_complementarity(m, "mu_plus", J, lambda j: m.mu_plus[j], M.mu, lambda j: m.w_bar[j] - m.w[j], M.box,
+                        shared_p=[(lambda j: mu_plus_hat[j], M_train.mu)] if sh else ())
+    add_complementarity(m, "mu_minus", J, lambda j: m.mu_minus[j], M.mu, lambda j: m.w_bar[j] + m.w[j], M.box,
+                        shared_p=[(lambda j: mu_minus_hat[j], M_train.mu)] if sh else ())
+    if not shared:
+        add_complementarity(m, "lam", [0], lambda _: m.lam, M.lam, lambda _: budget - train_mean, M.budget)
 
     m.bilevel_info = {
         "mode": "pessimistic",
         "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v,
         "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M,
         "flipped": Vf, "epsilon": eps, "lambda_bound": float(lambda_bound), "replica": replica,
+        "shared_replica": shared,
     }
     return m

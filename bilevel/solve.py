@@ -114,7 +114,7 @@ def solve_model(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     threads: int | None = None,
-    mip_start: dict | None = None,
+    mip_start=None,
     options: dict | None = None,
 ) -> SolveInfo:
     """Solve a linear Pyomo (MI)LP with HiGHS and load the incumbent into the model's variables.
@@ -125,8 +125,9 @@ def solve_model(
         returns status ``"time_limit"`` and the incumbent, never ``"optimal"``.
     mip_gap : relative MIP gap at which HiGHS stops (HiGHS default 1e-4; ``None`` keeps it).
     threads : HiGHS threads (``None``: HiGHS default).
-    mip_start : optional ``{VarData: value}`` feasible assignment handed to HiGHS as a MIP start
-        (variables not given are left to HiGHS).
+    mip_start : optional feasible assignment handed to HiGHS as a MIP start: a sequence of
+        ``(VarData, value)`` pairs or a Pyomo ``ComponentMap`` (variables not given get 0 clipped to their
+        bounds).
     options : further HiGHS options by name, e.g. ``{"presolve": "on"}``.
 
     Returns
@@ -161,7 +162,7 @@ def solve_model(
         pos = {id(v): j for j, v in enumerate(cm.columns)}
         sol = highspy.HighsSolution()
         values = np.array([np.nan] * len(cm.columns))
-        for var, val in mip_start.items():
+        for var, val in (mip_start.items() if hasattr(mip_start, "items") else mip_start):
             j = pos.get(id(var))
             if j is not None:
                 values[j] = val

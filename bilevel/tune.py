@@ -10,7 +10,7 @@ import pyomo.environ as pyo
 
 from .errors import InputError
 from .optimistic import build_optimistic_model
-from .pessimistic import build_pessimistic_model, flipped_set
+from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, set_lambda_bound
 from .solve import SolveInfo, solve_model
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
 from .verify import Verification, verify_model
@@ -100,8 +100,9 @@ def _values(var) -> np.ndarray:
     return np.array([var[k].value for k in var], dtype=float)
 
 
-def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, tolerance, **extra) -> TuneResult:
+def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, tolerance, notes=(), **extra) -> TuneResult:
     ver = verify_model(model, tolerance=tolerance)
+    ver.messages.extend(notes)
     if not ver.verified:
         warnings.warn(f"{mode} solution failed verification: {'; '.join(ver.messages)}", RuntimeWarning, stacklevel=3)
     return TuneResult(
@@ -125,8 +126,9 @@ def tune(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     threads: int | None = None,
-    lambda_bound: float = 10.0,
-    max_lambda_bound: float = 1e6,
+    lambda_bound: float = 1e3,
+    max_lambda_bound: float = 1e4,
+    lambda_growth: float = 10.0,
     optimistic: TuneResult | None = None,
     tolerance: float = 1e-5,
     replica: str = "optimal",
@@ -136,9 +138,10 @@ def tune(
     ``mode="optimistic"`` solves Eq. (21) of the pessimistic bilevel tuning paper; ``mode="pessimistic"``
     first solves Eq. (21) (or takes ``optimistic``), builds ``V_f`` from its hyperplane by ``flip``
     (:func:`bilevel.flipped_set`), then solves Eq. (25). If the dual ``lambda`` of the epsilon constraint
-    ends at its bound, the bound is multiplied by 10 and the MILP re-solved, up to ``max_lambda_bound``
-    (the bounds tried are in ``lambda_history``; a solution still at the bound is flagged in the
-    verification messages).
+    ends at its bound ``lambda_bound`` while the objective is above its floor (the optimistic objective
+    when epsilon = 0, else 0), the bound is multiplied by ``lambda_growth`` and the MILP re-solved from
+    the previous solution as a MIP start, up to ``max_lambda_bound`` (the bounds tried are in
+    ``lambda_history``; a solution still at the bound is flagged in the verification messages).
 
     Parameters
     ----------
@@ -182,19 +185,38 @@ def tune(
     if optimistic is None:
         optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance, **solve_kw)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
-    bound, history, total, build = float(lambda_bound), [], 0.0, 0.0
-    while True:
-        t0 = time.perf_counter()
-        model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica)
-        build += time.perf_counter() - t0
-        info = solve_model(model, **solve_kw)
-        total += info.seconds
+    t0 = time.perf_counter()
+    bound, history = float(lambda_bound), [float(lambda_bound)]
+    model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica)
+    build = time.perf_counter() - t0
+    info = solve_model(model, **solve_kw)
+    total = info.seconds
+    # A larger bound on lambda only enlarges the feasible set, so the objective can only improve, and
+    # never below the optimistic optimum when the follower is training-optimal (epsilon = 0,
+    # Proposition 1). Escalate while the solution touches the bound and could still improve.
+    floor = optimistic.objective if (eps == 0.0 and replica == "optimal") else 0.0
+    notes = []
+    while at_lambda_bound(model) and info.objective > floor + tolerance and bound * lambda_growth <= max_lambda_bound:
+        start = [(v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None]
+        previous = (bound, info)
+        bound *= lambda_growth
         history.append(bound)
-        if model.lam.value < bound * (1 - 1e-6) or bound * 10 > max_lambda_bound:
+        set_lambda_bound(model, bound)
+        info = solve_model(model, mip_start=start, **solve_kw)
+        total += info.seconds
+        if not verify_model(model, tolerance=tolerance).verified:
+            # A large bound makes kappa = 1/(1 + lambda) tiny and the KKT system ill-conditioned: keep the
+            # verified solution of the previous bound rather than an answer that fails verification.
+            for var, value in start:
+                var.set_value(value, skip_validation=True)
+            bound, info = previous
+            set_lambda_bound(model, bound)
+            notes.append(f"the solve with lambda bound {history[-1]:g} failed verification (ill-conditioned); "
+                         f"kept the verified solution with bound {bound:g}")
             break
-        bound *= 10
     return _result(
-        "pessimistic", model, info, build, total, tolerance, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
-        w_hat=_values(model.w_hat), b_hat=float(model.b_hat.value), lambda_bound=bound, lambda_history=history,
+        "pessimistic", model, info, build, total, tolerance, notes=notes, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
+        w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
+        b_hat=float(model.b_hat.value) if hasattr(model, "b_hat") else float(model.b.value), lambda_bound=bound, lambda_history=history,
         optimistic=optimistic,
     )

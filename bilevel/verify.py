@@ -99,7 +99,10 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     else:
         Vf, eps = info["flipped"], info["epsilon"]
         X_f, ybar = X_v[Vf], -y_v[Vf]
-        xi_hat, w_hat, b_hat = _vals(model.xi_hat), _vals(model.w_hat), float(model.b_hat.value)
+        if info.get("shared_replica"):  # epsilon = 0: the follower is its own (training-optimal) replica
+            xi_hat, w_hat, b_hat = np.maximum(0.0, 1 - y_t * (X_t @ w - b)), w, b
+        else:
+            xi_hat, w_hat, b_hat = _vals(model.xi_hat), _vals(model.w_hat), float(model.b_hat.value)
         replica_loss = float(xi_hat.mean())
         replica_hinge = float(hinge(X_t, y_t, w_hat, b_hat).mean())
         budget = (1 + eps) * replica_loss
@@ -110,7 +113,9 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         inner_opt = follower.value
         inner_val = float(hinge(X_f, ybar, w, b).mean())
         best = hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, budget_lp), (X_f, ybar, inner_opt + tolerance)]).value
-        alpha, lam = _vals(model.alpha), float(model.lam.value)
+        kappa = max(float(model.kappa.value), 1e-300)  # normalised multipliers -> Eq. (25)'s: divide by kappa
+        alpha, lam, beta = _vals(model.alpha) / kappa, float(model.lam.value) / kappa, beta / kappa
+        mu = mu / kappa
         v = _vals(model.v)
         lam_bound = info["lambda_bound"]
         pair(alpha * len(Vf), v + ybar * (X_f @ w - b) - 1)
@@ -130,7 +135,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
             replica_ok = False
             msgs.append(f"the replica should be training-optimal but its loss exceeds the minimum by "
                         f"{replica_loss - train_min.value:.3g}")
-        at_bound = lam >= lam_bound * (1 - 1e-6)
+        at_bound = kappa <= model.kappa.lb * (1 + 1e-6)
         if at_bound:
             msgs.append(f"lambda = {lam:.6g} touches its bound {lam_bound:.6g}")
         extra = dict(
