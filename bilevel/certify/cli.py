@@ -186,6 +186,9 @@ def run(args: argparse.Namespace) -> int:
             details.append(f"aux {result.aux_opt[j, 0]:.4g}")
         where = "all calibration rows" if result.method == "ltt" else "the optimisation split"
         print(f"chosen details: {', '.join(details)} (on {where})")
+        test_errors = getattr(args, "_test_errors", None)
+        if test_errors is not None:
+            print(f"chosen {names[j]}: test error {test_errors[names[j]]:.4f} (held-out test rows, never used above)")
     return 0
 
 

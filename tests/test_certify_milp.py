@@ -1,0 +1,33 @@
+"""The MILP route of certification: candidates from the tuning MILPs, losses on calibration rows only."""
+import numpy as np
+import pytest
+
+import bilevel
+from bilevel.certify.cli import main
+from bilevel.certify.milp import milp_candidates
+from bilevel.errors import InputError
+
+
+def test_candidates_grid_and_their_errors():
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 8, 8, n_cal=60, seed=3)
+    cands = milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, epsilons=(0.0, 0.2), w_bar_ubs=(0.5, 1.0))
+    assert [c.name for c in cands] == ["opt_ub0.5", "pes_e0_ub0.5", "pes_e0.2_ub0.5", "opt_ub1", "pes_e0_ub1", "pes_e0.2_ub1"]
+    for c in cands:
+        assert c.verified and np.all(c.w_bar <= c.w_bar_ub + 1e-9)
+        err = c.errors(s.X_cal, s.y_cal)
+        assert err.shape == (60,) and set(np.unique(err)) <= {0.0, 1.0}
+        # independent recomputation of the 0-1 loss
+        assert err.mean() == pytest.approx(np.mean(np.sign(s.X_cal @ c.w - c.b + 1e-300) != s.y_cal))
+    with pytest.raises(InputError, match="empty"):
+        milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, epsilons=(), w_bar_ubs=(1.0,))
+
+
+def test_certify_cli_data_route(capsys):
+    code = main(["--data", "cancer", "--n-train", "8", "--n-val", "8", "--n-cal", "150", "--epsilons", "0",
+                 "--w-bar-ubs", "1", "--alpha", "0.2", "--delta", "0.1", "--method", "ltt"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "certified:" in out and "opt_ub1" in out and "pes_e0_ub1" in out
+    if "chosen: none" not in out.lower():
+        assert "test error" in out
