@@ -124,6 +124,7 @@ def build_pessimistic_model(
     w_bar_bounds=(0.0, 1.0),
     lambda_bound: float = 1000.0,
     replica: str = "optimal",
+    objective_floor: float | None = None,
 ) -> pyo.ConcreteModel:
     """Build the pessimistic KKT + big-M MILP of Eq. (25) of the pessimistic bilevel tuning paper.
 
@@ -141,6 +142,10 @@ def build_pessimistic_model(
         Propositions 1 and 5 assume. ``"feasible"`` is Eq. (24) as printed: the replica only has to be
         feasible, so the leader may choose a worse replica to enlarge the follower's set (the replica gap
         in the verification shows by how much).
+    objective_floor : optional valid lower bound on the optimal objective, added as the row
+        ``objective_floor: mean validation hinge >= objective_floor``. With ``epsilon = 0`` and a
+        training-optimal replica the optimistic optimum is one (Proposition 1); pass the optimistic
+        MILP's *best bound*, which is <= its optimum even when that solve stopped early.
 
     Returns
     -------
@@ -225,6 +230,8 @@ def build_pessimistic_model(
     if not shared:  # (shared: the follower is training-optimal, so the budget row holds with equality)
         budget = (1 + eps) * pyo.quicksum(m.xi_hat[i] for i in T) / n_t
         m.epsilon_budget = pyo.Constraint(expr=train_mean <= budget)
+    if objective_floor is not None:
+        m.objective_floor = pyo.Constraint(expr=m.validation_hinge.expr >= float(objective_floor))
     if replica == "optimal":  # valid inequalities, see bilevel.optimistic.add_least_loss_cut
         add_least_loss_cut(m, "xi", n_t, (1 + eps) * least)
         if not shared:

@@ -185,16 +185,18 @@ def tune(
     if optimistic is None:
         optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance, **solve_kw)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
+    # With epsilon = 0 and a training-optimal replica the follower is a training optimum, which the
+    # optimistic leader could have chosen: the optimistic best bound is a valid floor (Proposition 1).
+    floor = optimistic.best_bound if (eps == 0.0 and replica == "optimal") else 0.0
     t0 = time.perf_counter()
     bound, history = float(lambda_bound), [float(lambda_bound)]
-    model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica)
+    model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
+                                    objective_floor=floor if floor > 0 else None)
     build = time.perf_counter() - t0
     info = solve_model(model, **solve_kw)
     total = info.seconds
     # A larger bound on lambda only enlarges the feasible set, so the objective can only improve, and
-    # never below the optimistic optimum when the follower is training-optimal (epsilon = 0,
-    # Proposition 1). Escalate while the solution touches the bound and could still improve.
-    floor = optimistic.objective if (eps == 0.0 and replica == "optimal") else 0.0
+    # never below the floor. Escalate while the solution touches the bound and could still improve.
     notes = []
     while at_lambda_bound(model) and info.objective > floor + tolerance and bound * lambda_growth <= max_lambda_bound:
         start = [(v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None]

@@ -135,7 +135,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
             replica_ok = False
             msgs.append(f"the replica should be training-optimal but its loss exceeds the minimum by "
                         f"{replica_loss - train_min.value:.3g}")
-        at_bound = kappa <= model.kappa.lb * (1 + 1e-6)
+        at_bound = lam >= lam_bound * (1 - 1e-6)
         if at_bound:
             msgs.append(f"lambda = {lam:.6g} touches its bound {lam_bound:.6g}")
         extra = dict(
