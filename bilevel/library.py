@@ -1,0 +1,716 @@
+r"""The instance library: a fixed, documented set of tuning MILPs exported for other solvers.
+
+Every instance is one bilevel tuning MILP (:func:`bilevel.build_optimistic_model` or
+:func:`bilevel.build_pessimistic_model`) on a stratified split (:func:`bilevel.split_dataset`) of a
+built-in data set, fully determined by an :class:`InstanceSpec` (data set, mode, epsilon, sizes, seed,
+flip rule, replica, lambda bound, box bounds). For each instance the library writes, into one folder:
+
+``<id>.mps``
+    **fixed MPS** with short generated names (columns ``C0, C1, ...``, rows ``R0, R1, ...``, objective
+    ``OBJ``; at most 8 characters, no spaces), every field in its fixed column and every number in at
+    most 12 characters (the fixed-MPS field width; about 10 significant digits, see :func:`mps_number`),
+    integer columns between ``MARKER`` lines with explicit bounds, minimisation, no objective constant.
+    HiGHS, SCIP and CBC read it (as fixed or free MPS); so should any MPS reader.
+``<id>.lp``
+    CPLEX LP written by :func:`bilevel.write_model` (Pyomo, readable names such as ``w_bar(3)``,
+    ``c_u_outer_hinge(0)_``; full double precision).
+``<id>.names.csv``
+    the name map ``kind,short,name`` (``kind`` = ``col``, ``row`` or ``obj``) from the short MPS names to
+    the readable Pyomo names (``w_bar[3]``, ``outer_hinge[0]``); the solution checker uses it to map a
+    foreign solver's answer back to ``w_bar``, ``w`` and ``b``.
+
+A manifest (``manifest.csv``, see :data:`MANIFEST_COLUMNS`) lists every instance with its parameters,
+sizes (rows / columns / binaries / non-zeros of the MPS matrix), SHA-256 checksums of the three files,
+and what HiGHS (through :func:`bilevel.solve_model`) reported: status, objective, best bound, gap,
+seconds, nodes, and whether the solution passed :func:`bilevel.verify_model`.
+
+Generation is deterministic: the same package version writes the same bytes. A changed formulation (new
+rows, other big-M constants) changes the files; :func:`instance_differences` tells a formulation change
+(re-run ``bilevel export-library``) from last-digit round-off.
+"""
+from __future__ import annotations
+
+import csv
+import fnmatch
+import hashlib
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .datasets import BUILTIN, load_dataset, split_dataset
+from .errors import InputError
+from .export import write_model
+from .optimistic import build_optimistic_model
+from .pessimistic import build_pessimistic_model
+from .solve import compile_model
+from .verify import verify_model
+
+#: |T| = |V| of the library, tiny to hard.
+SIZES = (5, 10, 20, 50, 100, 200)
+#: Instances with |T| = |V| up to this size are committed (HiGHS solves them in seconds); larger ones are
+#: regenerated into the ``large/`` subfolder, which is not committed.
+SMALL_MAX = 10
+#: The (mode, epsilon) combinations of the library.
+MODES = (("optimistic", 0.0), ("pessimistic", 0.0), ("pessimistic", 0.2))
+DATASETS = ("cancer", "diabetes")
+SEED = 0
+#: Default HiGHS time limit (seconds) per instance when the manifest is measured.
+TIME_LIMIT = 60.0
+#: Relative MIP gap of the manifest solves (tighter than HiGHS's default 1e-4 so that the manifest
+#: objective is the optimum to about 6 digits).
+MIP_GAP = 1e-6
+
+#: Columns of the manifest CSV, in order.
+MANIFEST_COLUMNS = [
+    "id", "data", "mode", "epsilon", "flip", "replica", "lambda_bound", "w_bar_lb", "w_bar_ub",
+    "n_train", "n_val", "seed", "test_fraction", "n_flipped", "committed",
+    "rows", "columns", "binaries", "nonzeros",
+    "mps", "lp", "names", "mps_sha256", "lp_sha256", "names_sha256",
+    "highs_status", "highs_objective", "highs_best_bound", "highs_gap", "highs_seconds", "highs_nodes",
+    "time_limit", "mip_gap", "verified", "lambda_at_bound", "highs_version",
+]
+_INT_COLUMNS = ("n_train", "n_val", "seed", "n_flipped", "rows", "columns", "binaries", "nonzeros", "highs_nodes")
+_FLOAT_COLUMNS = ("epsilon", "test_fraction", "lambda_bound", "w_bar_lb", "w_bar_ub", "highs_objective", "highs_best_bound",
+                  "highs_gap", "highs_seconds", "time_limit", "mip_gap")
+_BOOL_COLUMNS = ("committed", "verified", "lambda_at_bound")
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    """Everything that determines one library instance.
+
+    Raises InputError for an unknown data set or mode, another flip rule or replica, or ``epsilon < 0``.
+
+    ``data``: built-in data set name; ``mode``: ``"optimistic"`` (Eq. 21) or ``"pessimistic"`` (Eq. 25);
+    ``epsilon`` >= 0 (pessimistic only, relative training-loss slack); ``n_train`` = |T|, ``n_val`` = |V|;
+    ``seed`` of :func:`bilevel.split_dataset`; ``flip``: only ``"all"`` (every
+    validation point is in V_f, so the instance does not depend on an optimistic solve); ``replica``:
+    only ``"optimal"`` (the training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``);
+    ``lambda_bound``: the bound on the dual of the epsilon constraint (default 1000, the starting bound
+    of :func:`bilevel.tune`; fixed, not enlarged as
+    :func:`bilevel.tune` does); ``w_bar_lb``, ``w_bar_ub``: the box of every ``w_bar_j``;
+    ``test_fraction``: rows held out as test set before drawing T and V (default
+    :func:`default_test_fraction`: 1/2 as in the paper, 1/10 when |T| + |V| > 200, which the data sets
+    cannot supply from half their rows).
+    """
+
+    data: str
+    mode: str
+    epsilon: float
+    n_train: int
+    n_val: int
+    seed: int = SEED
+    flip: str = "all"
+    replica: str = "optimal"
+    lambda_bound: float = 1000.0
+    w_bar_lb: float = 0.0
+    w_bar_ub: float = 1.0
+    test_fraction: float | None = None
+
+    def __post_init__(self):
+        if self.test_fraction is None:
+            object.__setattr__(self, "test_fraction", default_test_fraction(self.n_train, self.n_val))
+        if self.data not in BUILTIN:
+            raise InputError(f"library data set must be one of {', '.join(BUILTIN)}; got {self.data!r}")
+        if self.mode not in ("optimistic", "pessimistic"):
+            raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {self.mode!r}")
+        if self.flip != "all":
+            raise InputError(f"library instances use flip='all' (deterministic V_f); got {self.flip!r}")
+        if self.replica != "optimal":
+            raise InputError(f"library instances use the training-optimal replica; got replica={self.replica!r}")
+        if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
+            raise InputError(f"epsilon must be >= 0; got {self.epsilon}")
+
+    @property
+    def id(self) -> str:
+        """File-name-safe identifier, e.g. ``cancer-opt-n5-s0`` or ``diabetes-pes-e0.2-n10-s0``."""
+        tag = "opt" if self.mode == "optimistic" else f"pes-e{self.epsilon:g}"
+        size = f"n{self.n_train}" if self.n_train == self.n_val else f"t{self.n_train}-v{self.n_val}"
+        return f"{self.data}-{tag}-{size}-s{self.seed}"
+
+    @property
+    def small(self) -> bool:
+        """True when the instance belongs to the committed set (both sizes <= :data:`SMALL_MAX`)."""
+        return max(self.n_train, self.n_val) <= SMALL_MAX
+
+    @property
+    def folder(self) -> str:
+        """Subfolder of the library folder: ``""`` for committed instances, ``"large"`` otherwise."""
+        return "" if self.small else "large"
+
+    @classmethod
+    def from_row(cls, row: dict) -> "InstanceSpec":
+        """The spec of a manifest row (a dict from :func:`read_manifest`). Raises InputError for a bad row."""
+        try:
+            return cls(
+                data=row["data"], mode=row["mode"], epsilon=float(row["epsilon"]), n_train=int(row["n_train"]),
+                n_val=int(row["n_val"]), seed=int(row["seed"]), flip=row.get("flip") or "all",
+                replica=row.get("replica") or "optimal",
+                lambda_bound=float(row.get("lambda_bound") or 1000.0), w_bar_lb=float(row["w_bar_lb"]),
+                w_bar_ub=float(row["w_bar_ub"]),
+                test_fraction=None if row.get("test_fraction") is None else float(row["test_fraction"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"manifest row {row.get('id', '?')!r} is not a valid instance: {exc}") from None
+
+
+def default_test_fraction(n_train: int, n_val: int) -> float:
+    """Test fraction of the library's splits: 0.5 (Section 5.1 of the paper) while ``n_train + n_val <=
+    200``, else 0.1 (cancer keeps 225 and diabetes 266 non-test rows at 0.5, too few for |T| = |V| = 200)."""
+    return 0.5 if n_train + n_val <= 200 else 0.1
+
+
+def library_specs(sizes=SIZES, datasets=DATASETS, modes=MODES, seed: int = SEED) -> list[InstanceSpec]:
+    """The library's instances: every data set x (mode, epsilon) x size (|T| = |V|), ordered by size,
+    then data set, then mode. Defaults give the documented 36 instances."""
+    return [
+        InstanceSpec(data, mode, float(eps), int(n), int(n), seed)
+        for n in sizes for data in datasets for mode, eps in modes
+    ]
+
+
+@dataclass
+class BuiltInstance:
+    """A built library instance: the Pyomo ``model``, the data ``split`` and ``flipped`` (indices of V_f
+    into the validation set, empty for the optimistic mode)."""
+
+    spec: InstanceSpec
+    model: object
+    split: object
+    flipped: np.ndarray
+
+
+def build_instance(spec: InstanceSpec) -> BuiltInstance:
+    """Build the Pyomo MILP of ``spec`` (no solve). Deterministic: same spec, same model.
+
+    Raises InputError when the sizes do not fit the data set."""
+    data = load_dataset(spec.data)
+    split = split_dataset(data.X, data.y, spec.n_train, spec.n_val, test_fraction=spec.test_fraction, seed=spec.seed)
+    bounds = (spec.w_bar_lb, spec.w_bar_ub)
+    if spec.mode == "optimistic":
+        model = build_optimistic_model(split.X_train, split.y_train, split.X_val, split.y_val, bounds)
+        flipped = np.array([], dtype=int)
+    else:
+        flipped = np.arange(len(split.y_val))
+        model = build_pessimistic_model(split.X_train, split.y_train, split.X_val, split.y_val, flipped,
+                                        spec.epsilon, bounds, spec.lambda_bound, spec.replica)
+    return BuiltInstance(spec, model, split, flipped)
+
+
+# --------------------------------------------------------------------------------------------- MPS
+
+
+def mps_number(value: float) -> str:
+    """Format a finite float in at most 12 characters (the width of a fixed-MPS number field).
+
+    Uses the shortest round-trip representation when it fits, otherwise the most significant digits that
+    fit (``%.Ng``, exponent without padding): at least 5 significant digits for any double, 10 for the
+    numbers in [1e-4, 1e4) of these models (relative round-off <= 5e-10 there). Raises InputError for inf / NaN."""
+    v = float(value)
+    if not math.isfinite(v):
+        raise InputError(f"cannot write {v} in an MPS number field")
+    if v == int(v) and abs(v) < 1e11:
+        return str(int(v))
+    text = repr(v)
+    if len(text) <= 12:
+        return text
+    for digits in range(12, 0, -1):
+        text = _compact(f"{v:.{digits}g}")
+        if len(text) <= 12:
+            return text
+    raise AssertionError(v)  # pragma: no cover - 1 digit always fits
+
+
+def _compact(text: str) -> str:
+    if "e" in text:
+        mant, exp = text.split("e")
+        sign = "-" if exp.startswith("-") else ""
+        text = f"{mant}e{sign}{exp.lstrip('+-').lstrip('0') or '0'}"
+    return text
+
+
+def _field(text: str, width: int) -> str:
+    if len(text) > width:
+        raise InputError(f"{text!r} does not fit a fixed-MPS field of {width} characters")
+    return text.ljust(width)
+
+
+def _entry(f1: str, f2: str, f3: str, f4: str = "") -> str:
+    """A fixed-MPS data line: field 1 in columns 2-3, field 2 in 5-12, field 3 in 15-22, field 4 in 25-36."""
+    return (" " + _field(f1, 2) + " " + _field(f2, 8) + "  " + _field(f3, 8) + "  " + _field(f4, 12)).rstrip()
+
+
+@dataclass
+class MpsModel:
+    """A linear (MI)LP in the arrays the MPS writer needs. ``A`` (rows x columns) scipy CSC; ``cost``,
+    ``col_lower``, ``col_upper`` (columns,); ``row_lower``, ``row_upper`` (rows,), ``-inf``/``inf`` for
+    absent sides; ``integer`` (columns,) bool; ``col_names`` / ``row_names`` the readable Pyomo names."""
+
+    A: object
+    cost: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    integer: np.ndarray
+    col_names: list
+    row_names: list
+    objective_name: str
+
+
+def mps_model(model) -> MpsModel:
+    """Compile a linear Pyomo model with :func:`bilevel.solve.compile_model` (the arrays HiGHS is given by
+    :func:`bilevel.solve_model`) and collect the readable column and row names.
+
+    Raises InputError for a maximisation model or an objective constant (the library's MILPs have
+    neither; MPS readers disagree on both)."""
+    import pyomo.environ as pyo
+    from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
+    from scipy import sparse
+
+    cm = compile_model(model)
+    lp = cm.lp
+    if cm.sense != 1:
+        raise InputError("the library writes minimisation models only")
+    if float(lp.offset_) != 0.0:
+        raise InputError("the objective has a constant term, which MPS readers interpret differently")
+    repn = LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None)
+    if len(repn.rows) != lp.num_row_ or len(repn.columns) != lp.num_col_:
+        raise AssertionError("compile_model and the standard-form compiler disagree")  # pragma: no cover
+    row_names, seen = [], {}
+    for r in repn.rows:
+        name = r.constraint.name
+        seen[name] = seen.get(name, 0) + 1
+        row_names.append(name)
+    for i, r in enumerate(repn.rows):  # a ranged constraint split into two rows: tell them apart
+        if seen[row_names[i]] > 1:
+            row_names[i] += "#lo" if r.bound_type > 0 else "#up"
+    a = lp.a_matrix_
+    A = sparse.csc_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)),
+                          shape=(lp.num_row_, lp.num_col_))
+    import highspy
+
+    integer = np.zeros(lp.num_col_, dtype=bool)
+    if len(lp.integrality_):
+        integer = np.array([t == highspy.HighsVarType.kInteger for t in lp.integrality_])
+    obj = next(model.component_data_objects(pyo.Objective, active=True))
+    return MpsModel(
+        A=A, cost=np.asarray(lp.col_cost_, dtype=float), col_lower=np.asarray(lp.col_lower_, dtype=float),
+        col_upper=np.asarray(lp.col_upper_, dtype=float), row_lower=np.asarray(lp.row_lower_, dtype=float),
+        row_upper=np.asarray(lp.row_upper_, dtype=float), integer=integer,
+        col_names=[v.name for v in repn.columns], row_names=row_names, objective_name=obj.name,
+    )
+
+
+def short_names(prefix: str, n: int) -> list[str]:
+    """``[prefix + "0", ..., prefix + str(n - 1)]``; raises InputError when a name would exceed 8 characters."""
+    if n and len(f"{prefix}{n - 1}") > 8:
+        raise InputError(f"{n} names do not fit 8 characters with prefix {prefix!r}")
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> dict:
+    """Write ``mm`` as fixed-format MPS with short names ``C<j>`` (columns), ``R<i>`` (rows), ``OBJ``.
+
+    Conventions (each chosen so that every common reader agrees): names <= 8 characters without spaces;
+    fields in their fixed columns; numbers <= 12 characters (:func:`mps_number`); minimisation (no
+    ``OBJSENSE`` section); no objective constant; rows ``L``/``G``/``E`` (a row with two finite sides is
+    ``L`` with a ``RANGES`` entry); integer columns between ``'MARKER' 'INTORG'``/``'INTEND'`` lines and
+    always with an explicit upper bound (``UP 1`` for a binary; some readers give a bound-less integer
+    column the bounds [0, 1]); a lower bound is written whenever it is not 0 and also before a negative
+    upper bound (readers differ on ``UP < 0`` alone); free columns ``FR``, ``-inf`` lower bounds ``MI``.
+    ``comments`` become ``*`` lines after ``NAME`` (the library writes none: HiGHS 1.15's fixed-format
+    parser misreads a file with comment lines).
+
+    Returns the name map ``{"col": [...], "row": [...], "obj": name}`` of readable names by position.
+    Raises InputError for a free row, an infeasible bound pair or a number that cannot be written."""
+    path = Path(path)
+    n_row, n_col = mm.A.shape
+    cols, rows = short_names("C", n_col), short_names("R", n_row)
+    lines = [f"NAME          {_field(title, 8).rstrip()}"]
+    lines += [f"* {c}" for c in comments]
+    lines.append("ROWS")
+    lines.append(" N  OBJ")
+    kinds, rhs, ranges = [], {}, {}
+    for i in range(n_row):
+        lo, up = mm.row_lower[i], mm.row_upper[i]
+        if lo == up:
+            kind, rhs[i] = "E", lo
+        elif np.isfinite(lo) and np.isfinite(up):
+            if lo > up:
+                raise InputError(f"row {mm.row_names[i]} has lower bound {lo} > upper bound {up}")
+            kind, rhs[i], ranges[i] = "L", up, up - lo
+        elif np.isfinite(up):
+            kind, rhs[i] = "L", up
+        elif np.isfinite(lo):
+            kind, rhs[i] = "G", lo
+        else:
+            raise InputError(f"row {mm.row_names[i]} is free; the library writes no free rows")
+        kinds.append(kind)
+        lines.append(f" {kind}  {rows[i]}")
+    lines.append("COLUMNS")
+    A = mm.A.tocsc()
+    A.sort_indices()
+    marker, in_int = 0, False
+    for j in range(n_col):
+        if mm.integer[j] != in_int:
+            tag = "'INTORG'" if mm.integer[j] else "'INTEND'"
+            lines.append(f"    {_field(f'MARKER{marker:02d}', 8)}  'MARKER'                 {tag}")
+            marker += 1
+            in_int = bool(mm.integer[j])
+        if mm.cost[j] != 0.0:
+            lines.append(_entry("", cols[j], "OBJ", mps_number(mm.cost[j])))
+        for k in range(A.indptr[j], A.indptr[j + 1]):
+            if A.data[k] != 0.0:
+                lines.append(_entry("", cols[j], rows[A.indices[k]], mps_number(A.data[k])))
+        if mm.cost[j] == 0.0 and A.indptr[j] == A.indptr[j + 1]:
+            lines.append(_entry("", cols[j], "OBJ", "0"))  # a column must appear in COLUMNS
+    if in_int:
+        lines.append(f"    {_field(f'MARKER{marker:02d}', 8)}  'MARKER'                 'INTEND'")
+    lines.append("RHS")
+    for i in range(n_row):
+        if rhs[i] != 0.0:
+            lines.append(_entry("", "RHS", rows[i], mps_number(rhs[i])))
+    if ranges:
+        lines.append("RANGES")
+        for i, r in sorted(ranges.items()):
+            lines.append(_entry("", "RNG", rows[i], mps_number(r)))
+    lines.append("BOUNDS")
+    for j in range(n_col):
+        lo, up = mm.col_lower[j], mm.col_upper[j]
+        if lo > up:
+            raise InputError(f"column {mm.col_names[j]} has lower bound {lo} > upper bound {up}")
+        c = cols[j]
+        if lo == up:
+            lines.append(_entry("FX", "BND", c, mps_number(lo)))
+            continue
+        if not np.isfinite(lo) and not np.isfinite(up):
+            lines.append(_entry("FR", "BND", c))
+            continue
+        if not np.isfinite(lo):
+            lines.append(_entry("MI", "BND", c))
+        elif lo != 0.0 or (np.isfinite(up) and up < 0):
+            lines.append(_entry("LO", "BND", c, mps_number(lo)))
+        if np.isfinite(up):
+            lines.append(_entry("UP", "BND", c, mps_number(up)))
+        elif mm.integer[j]:
+            lines.append(_entry("PL", "BND", c))
+    lines.append("ENDATA")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="\n") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return {"col": list(zip(cols, mm.col_names)), "row": list(zip(rows, mm.row_names)),
+            "obj": ("OBJ", mm.objective_name)}
+
+
+def write_name_map(names: dict, path) -> Path:
+    """Write the name map of :func:`write_fixed_mps` as CSV ``kind,short,name``. Returns the path."""
+    path = Path(path)
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["kind", "short", "name"])
+        w.writerow(["obj", *names["obj"]])
+        for kind in ("col", "row"):
+            for short, name in names[kind]:
+                w.writerow([kind, short, name])
+    return path
+
+
+def read_name_map(path) -> dict:
+    """Read a name map CSV: returns ``{short_name: (kind, readable_name)}``. Raises InputError for a
+    missing or malformed file."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"name map {str(path)!r} not found")
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames != ["kind", "short", "name"]:
+            raise InputError(f"{str(path)!r} is not a name map (header kind,short,name)")
+        return {r["short"]: (r["kind"], r["name"]) for r in reader}
+
+
+def sha256(path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------------------------------ export
+
+
+def write_instance(spec: InstanceSpec, out_dir, built: BuiltInstance | None = None) -> dict:
+    """Write ``<id>.mps``, ``<id>.lp`` and ``<id>.names.csv`` of ``spec`` into ``out_dir/spec.folder``
+    (no solve) and return the manifest fields that describe the files: parameters, sizes, relative paths
+    and checksums. ``built`` reuses an already built model. Raises InputError for bad sizes."""
+    out_dir = Path(out_dir)
+    built = built or build_instance(spec)
+    folder = out_dir / spec.folder
+    folder.mkdir(parents=True, exist_ok=True)
+    mm = mps_model(built.model)
+    base = folder / spec.id
+    names = write_fixed_mps(mm, Path(f"{base}.mps"), "BILEVEL")  # no comments: HiGHS's fixed parser rejects them
+    write_name_map(names, Path(f"{base}.names.csv"))
+    write_model(built.model, Path(f"{base}.lp"))
+    rel = (Path(spec.folder) / spec.id).as_posix()
+    row = {
+        "id": spec.id, "data": spec.data, "mode": spec.mode, "epsilon": spec.epsilon,
+        "flip": spec.flip if spec.mode == "pessimistic" else "",
+        "replica": spec.replica if spec.mode == "pessimistic" else "", "lambda_bound": spec.lambda_bound,
+        "w_bar_lb": spec.w_bar_lb, "w_bar_ub": spec.w_bar_ub, "n_train": spec.n_train, "n_val": spec.n_val,
+        "seed": spec.seed, "test_fraction": spec.test_fraction, "n_flipped": len(built.flipped), "committed": spec.small,
+        "rows": mm.A.shape[0], "columns": mm.A.shape[1], "binaries": int(mm.integer.sum()),
+        "nonzeros": int(mm.A.count_nonzero()),
+        "mps": f"{rel}.mps", "lp": f"{rel}.lp", "names": f"{rel}.names.csv",
+    }
+    for kind in ("mps", "lp", "names"):
+        row[f"{kind}_sha256"] = sha256(out_dir / row[kind])
+    if spec.mode == "optimistic":
+        row["lambda_bound"] = ""
+    return row
+
+
+def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, mip_gap: float = MIP_GAP) -> dict:
+    """Solve a built instance with HiGHS and return the ``highs_*`` manifest fields.
+
+    The model is compiled by :func:`bilevel.solve.compile_model` (the arrays :func:`bilevel.solve_model`
+    hands to HiGHS) and solved with ``time_limit`` seconds and relative gap ``mip_gap``; unlike
+    :func:`bilevel.solve_model`, a solve that stops without any feasible solution still reports its
+    status and best bound (objective empty, status ``time_limit``). An incumbent is loaded into the Pyomo
+    variables and checked by :func:`bilevel.verify_model` (``verified``, ``lambda_at_bound``)."""
+    import highspy
+
+    cm = compile_model(built.model)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("mip_rel_gap", float(mip_gap))
+    h.passModel(cm.lp)
+    h.run()
+    status_enum = h.getModelStatus()
+    status = _HIGHS_STATUS.get(h.modelStatusToString(status_enum), h.modelStatusToString(status_enum))
+    info = h.getInfo()
+    out = {"time_limit": "" if time_limit is None else float(time_limit), "mip_gap": mip_gap,
+           "highs_version": h.version(), "highs_status": status, "highs_seconds": round(h.getRunTime(), 3),
+           "highs_nodes": int(info.mip_node_count), "highs_best_bound": float(info.mip_dual_bound),
+           "highs_objective": "", "highs_gap": "", "verified": "", "lambda_at_bound": ""}
+    if info.primal_solution_status == 2:
+        values = np.asarray(h.getSolution().col_value)
+        for var, val in zip(cm.columns, values):
+            var.set_value(float(round(val)) if var.is_integer() else float(val), skip_validation=True)
+        ver = verify_model(built.model)
+        obj = float(info.objective_function_value)
+        out.update(highs_objective=obj, highs_gap=float(info.mip_gap), verified=ver.verified,
+                   lambda_at_bound="" if ver.lambda_at_bound is None else ver.lambda_at_bound)
+    if not np.isfinite(out["highs_best_bound"]):
+        out["highs_best_bound"] = ""
+    return out
+
+
+_HIGHS_STATUS = {"Optimal": "optimal", "Time limit reached": "time_limit", "Infeasible": "infeasible",
+                 "Unbounded": "unbounded", "Primal infeasible or unbounded": "unbounded_or_infeasible"}
+
+
+def export_library(
+    out_dir="models",
+    specs=None,
+    time_limit: float | None = TIME_LIMIT,
+    mip_gap: float = MIP_GAP,
+    solve: bool = True,
+    log=print,
+) -> list[dict]:
+    """Regenerate the instances ``specs`` (default :func:`library_specs`) into ``out_dir`` and update
+    ``out_dir/manifest.csv``: rows of regenerated instances are replaced, rows of other instances kept
+    (so ``--only-small`` keeps the measurements of the large ones). With ``solve`` each instance is solved
+    by HiGHS with ``time_limit`` seconds and relative gap ``mip_gap``; without it the HiGHS fields of the
+    regenerated rows are left empty. ``log`` receives one progress line per instance.
+
+    Returns the manifest rows written (typed as :func:`read_manifest` returns them)."""
+    out_dir = Path(out_dir)
+    specs = library_specs() if specs is None else list(specs)
+    manifest = out_dir / "manifest.csv"
+    old = {r["id"]: r for r in read_manifest(manifest)} if manifest.exists() else {}
+    new = {}
+    for spec in specs:
+        t0 = time.perf_counter()
+        built = build_instance(spec)
+        row = write_instance(spec, out_dir, built)
+        if solve:
+            row.update(solve_instance(built, time_limit, mip_gap))
+            obj, bound = (_short(row[k]) for k in ("highs_objective", "highs_best_bound"))
+            log(f"{spec.id:32s} {row['rows']:6d} rows {row['columns']:6d} cols {row['binaries']:5d} bin  "
+                f"{row['highs_status']:10s} obj {obj}  bound {bound}  {time.perf_counter() - t0:.1f} s")
+        else:
+            log(f"{spec.id:32s} {row['rows']:6d} rows {row['columns']:6d} cols {row['binaries']:5d} bin  written")
+        new[spec.id] = row
+        _write_merged(manifest, old, new)  # after every instance: an interrupted run keeps what it did
+    return read_manifest(manifest)
+
+
+def _write_merged(manifest: Path, old: dict, new: dict) -> None:
+    order = {s.id: k for k, s in enumerate(library_specs())}
+    merged = {**old, **new}
+    rows = sorted(merged.values(), key=lambda r: (order.get(r["id"], len(order)), r["id"]))
+    write_manifest(rows, manifest)
+
+
+# ---------------------------------------------------------------------------------------- manifest
+
+
+def _short(value) -> str:
+    return "-" if value is None or value == "" else f"{value:.6g}"
+
+
+def _cell(value) -> str:
+    if value is None or value == "":
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
+def write_manifest(rows, path) -> Path:
+    """Write manifest rows (dicts with the keys of :data:`MANIFEST_COLUMNS`; missing keys are empty) as
+    CSV. Floats are written with full precision, booleans as ``true``/``false``. Returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(MANIFEST_COLUMNS)
+        for r in rows:
+            w.writerow([_cell(r.get(c, "")) for c in MANIFEST_COLUMNS])
+    return path
+
+
+def read_manifest(path) -> list[dict]:
+    """Read a manifest CSV into dicts with typed values: ints for sizes and counts, floats for
+    parameters and HiGHS numbers, bools for ``committed``/``verified``/``lambda_at_bound``, ``None`` for
+    empty cells, strings otherwise. Raises InputError for a missing file or missing columns."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"manifest {str(path)!r} not found")
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in ("id", "data", "mode", "mps") if c not in (reader.fieldnames or [])]
+        if missing:
+            raise InputError(f"{str(path)!r} is not an instance manifest (missing columns {missing})")
+        rows = []
+        for raw in reader:
+            row = {}
+            for k, v in raw.items():
+                if v is None or v == "":
+                    row[k] = None
+                elif k in _INT_COLUMNS:
+                    row[k] = int(v)
+                elif k in _FLOAT_COLUMNS:
+                    row[k] = float(v)
+                elif k in _BOOL_COLUMNS:
+                    row[k] = v.strip().lower() == "true"
+                else:
+                    row[k] = v
+            rows.append(row)
+    return rows
+
+
+def select_rows(rows, patterns=(), max_size: int | None = None, committed_only: bool = False) -> list[dict]:
+    """Manifest rows whose id matches any of the shell ``patterns`` (all when empty), with
+    ``max(n_train, n_val) <= max_size`` and, with ``committed_only``, only committed instances."""
+    out = []
+    for r in rows:
+        if patterns and not any(fnmatch.fnmatch(r["id"], p) for p in patterns):
+            continue
+        if max_size is not None and max(r["n_train"], r["n_val"]) > max_size:
+            continue
+        if committed_only and not r.get("committed"):
+            continue
+        out.append(r)
+    return out
+
+
+# -------------------------------------------------------------------------------- file comparison
+
+
+def read_instance_arrays(path) -> dict:
+    """Read an ``.mps`` or ``.lp`` file with HiGHS and return its arrays: ``cost``, ``col_lower``,
+    ``col_upper``, ``row_lower``, ``row_upper`` (numpy), ``integer`` (bool), ``A`` (scipy CSR, rows x
+    columns), ``col_names``, ``row_names``. Raises InputError when HiGHS cannot read the file."""
+    import highspy
+    from scipy import sparse
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"instance file {str(path)!r} not found")
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if h.readModel(str(path)) == highspy.HighsStatus.kError:
+        raise InputError(f"HiGHS cannot read {str(path)!r}")
+    lp = h.getLp()
+    a = lp.a_matrix_
+    n_row, n_col = lp.num_row_, lp.num_col_
+    if a.format_ == highspy.MatrixFormat.kRowwise:
+        A = sparse.csr_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), shape=(n_row, n_col))
+    else:
+        A = sparse.csc_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)),
+                              shape=(n_row, n_col)).tocsr()
+    integ = np.zeros(n_col, dtype=bool)
+    if len(lp.integrality_):
+        integ = np.array([t == highspy.HighsVarType.kInteger for t in lp.integrality_])
+    return {
+        "cost": np.asarray(lp.col_cost_, dtype=float), "offset": float(lp.offset_),
+        "sense": "max" if lp.sense_ == highspy.ObjSense.kMaximize else "min",
+        "col_lower": np.asarray(lp.col_lower_, dtype=float), "col_upper": np.asarray(lp.col_upper_, dtype=float),
+        "row_lower": np.asarray(lp.row_lower_, dtype=float), "row_upper": np.asarray(lp.row_upper_, dtype=float),
+        "integer": integ, "A": A, "col_names": list(lp.col_names_), "row_names": list(lp.row_names_),
+    }
+
+
+def _close(a: np.ndarray, b: np.ndarray, rtol: float) -> np.ndarray:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return (a == b) | (np.abs(a - b) <= rtol * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))))
+
+
+def instance_differences(expected, actual, rtol: float = 1e-9) -> list[str]:
+    """Compare two instance files (``.mps`` or ``.lp``) as models, not as bytes: dimensions, names,
+    integrality, bounds, costs and matrix entries (values within relative ``rtol``, scaled by
+    ``max(1, |value|)``). Returns human-readable differences, empty when the files encode the same model
+    up to round-off. Raises InputError when a file cannot be read."""
+    a, b = read_instance_arrays(expected), read_instance_arrays(actual)
+    diffs = []
+    shape_a, shape_b = a["A"].shape, b["A"].shape
+    if shape_a != shape_b:
+        return [f"size differs: {shape_a[0]} rows x {shape_a[1]} columns expected, {shape_b[0]} x {shape_b[1]} found"]
+    for key in ("col_names", "row_names"):
+        if a[key] != b[key]:
+            k = next((i for i, (x, y) in enumerate(zip(a[key], b[key])) if x != y), None)
+            diffs.append(f"{key} differ (first at position {k}: {a[key][k]!r} vs {b[key][k]!r})")
+    if a["sense"] != b["sense"] or a["offset"] != b["offset"]:
+        diffs.append("objective sense or constant differs")
+    if not np.array_equal(a["integer"], b["integer"]):
+        diffs.append(f"integrality differs in {int(np.sum(a['integer'] != b['integer']))} columns")
+    for key in ("cost", "col_lower", "col_upper", "row_lower", "row_upper"):
+        bad = ~_close(a[key], b[key], rtol)
+        if bad.any():
+            k = int(np.nonzero(bad)[0][0])
+            diffs.append(f"{key} differs in {int(bad.sum())} entries (first at {k}: {a[key][k]!r} vs {b[key][k]!r})")
+    A, B = a["A"].tocoo(), b["A"].tocoo()
+    pa = set(zip(A.row.tolist(), A.col.tolist()))
+    pb = set(zip(B.row.tolist(), B.col.tolist()))
+    if pa != pb:
+        diffs.append(f"matrix pattern differs: {len(pa - pb)} entries only in the expected file, "
+                     f"{len(pb - pa)} only in the new one")
+    else:
+        da, db = a["A"].toarray() if A.nnz < 4_000_000 else None, b["A"].toarray() if B.nnz < 4_000_000 else None
+        if da is not None and db is not None:
+            bad = ~_close(da, db, rtol)
+            if bad.any():
+                diffs.append(f"matrix values differ in {int(bad.sum())} entries")
+    return diffs

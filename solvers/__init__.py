@@ -1,0 +1,10 @@
+"""Runners that hand the exported tuning MILPs of ``models/`` to other solvers and compare the answers.
+
+``solvers.highs`` (highspy), ``solvers.scip`` (PySCIPOpt) and ``solvers.cbc`` (the CBC binary that
+PuLP bundles) each read one ``.mps`` / ``.lp`` file and return a :class:`solvers.common.RunResult`;
+``python -m solvers.compare`` solves the instances of a manifest and prints a table;
+``python -m solvers.check_solution`` re-verifies a foreign solution with the package's inner-LP checks.
+"""
+from .common import RUNNERS, RunResult, get_runner
+
+__all__ = ["RUNNERS", "RunResult", "get_runner"]

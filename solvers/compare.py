@@ -1,0 +1,149 @@
+"""Solve the instances of a manifest with several solvers and print a comparison table.
+
+``python -m solvers.compare models/manifest.csv --solver scip --solver highs [--format mps|lp|both]
+[--time-limit 60] [--only 'diabetes-*'] [--max-size 10] [--rtol 1e-4] [--atol 1e-6] [--solutions DIR]
+[--check] [--csv out.csv]``
+
+For each instance whose file exists (large instances are listed in the manifest but only present after
+``bilevel export-library``), each solver reads the file and solves it; the table shows status,
+objective, bound, wall-clock time, the manifest's HiGHS result and the agreement word of
+:func:`solvers.common.agreement`. ``--check`` re-verifies every incumbent with
+:func:`solvers.check_solution.check_solution`. Exit code 0, or 1 when any row says ``DISAGREE`` or a
+checked solution is rejected, 2 for bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from bilevel.errors import InputError
+from bilevel.library import read_manifest, select_rows
+
+from .common import RunResult, agreement, format_table, get_runner, write_solution_csv
+
+
+def compare(
+    manifest,
+    solvers=("highs",),
+    formats=("mps",),
+    time_limit: float | None = 60.0,
+    mip_gap: float | None = 1e-6,
+    patterns=(),
+    max_size: int | None = None,
+    rtol: float = 1e-4,
+    atol: float = 1e-6,
+    solutions_dir=None,
+    check: bool = False,
+    log=None,
+) -> list[dict]:
+    """Run every solver on every selected instance file and return one record per (instance, format,
+    solver): ``instance``, ``format``, ``solver``, ``status``, ``objective``, ``bound``, ``seconds``
+    (wall clock), ``solver_seconds``, ``nodes``, ``manifest_status``, ``manifest_objective``,
+    ``manifest_bound``, ``agreement`` and, with ``check``, ``check`` (``trusted`` / ``rejected: ...``).
+
+    Instances whose file is absent get status ``missing``; unavailable solvers ``unavailable``.
+    ``solutions_dir``: write each incumbent there as ``<id>.<format>.<solver>.csv``. ``log`` receives
+    each finished record. Raises InputError for a bad manifest, solver name or format."""
+    manifest = Path(manifest)
+    rows = select_rows(read_manifest(manifest), patterns, max_size)
+    if not rows:
+        raise InputError(f"no instance of {str(manifest)!r} matches the selection")
+    for fmt in formats:
+        if fmt not in ("mps", "lp"):
+            raise InputError(f"format must be mps or lp; got {fmt!r}")
+    runners = [get_runner(s) for s in solvers]
+    records = []
+    for row in rows:
+        for fmt in formats:
+            path = manifest.parent / row[fmt]
+            for runner in runners:
+                if not path.is_file():
+                    result = RunResult(runner.NAME, str(path), "missing", message="regenerate with bilevel export-library")
+                elif not runner.available():
+                    result = RunResult(runner.NAME, str(path), "unavailable")
+                else:
+                    result = runner.solve(path, time_limit=time_limit, mip_gap=mip_gap)
+                rec = {
+                    "instance": row["id"], "format": fmt, "solver": runner.NAME, "status": result.status,
+                    "objective": result.objective, "bound": result.bound, "seconds": result.seconds,
+                    "solver_seconds": result.solver_seconds, "nodes": result.nodes,
+                    "manifest_status": row.get("highs_status"), "manifest_objective": row.get("highs_objective"),
+                    "manifest_bound": row.get("highs_best_bound"),
+                    "agreement": agreement(row, result, rtol, atol), "message": result.message,
+                }
+                if result.solution and (solutions_dir or check):
+                    folder = Path(solutions_dir) if solutions_dir else None
+                    sol_path = None
+                    if folder is not None:
+                        sol_path = write_solution_csv(result, folder / f"{row['id']}.{fmt}.{runner.NAME}.csv")
+                    if check:
+                        from .check_solution import check_solution
+
+                        sol = dict(result.solution)
+                        if result.objective is not None:
+                            sol["objective"] = result.objective
+                        rep = check_solution(manifest, row["id"], sol_path or sol)
+                        rec["check"] = "trusted" if rep.trusted else "rejected: " + "; ".join(rep.reasons)
+                records.append(rec)
+                if log:
+                    log(rec)
+    return records
+
+
+def write_csv(records: list[dict], path) -> Path:
+    """Write comparison records as CSV (one column per record key)."""
+    path = Path(path)
+    keys = list(dict.fromkeys(k for r in records for k in r))
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, keys, lineterminator="\n")
+        w.writeheader()
+        w.writerows(records)
+    return path
+
+
+def main(argv=None) -> int:
+    """Command line; exit 0 when everything agrees, 1 on a disagreement or a rejected solution, 2 on bad
+    input."""
+    p = argparse.ArgumentParser(
+        prog="python -m solvers.compare",
+        description="Solve library instances with other solvers and compare with the manifest's HiGHS results.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("manifest", help="the library manifest, e.g. models/manifest.csv")
+    p.add_argument("--solver", action="append", default=[], help="highs, scip or cbc (repeatable; default highs)")
+    p.add_argument("--format", choices=["mps", "lp", "both"], default="mps", help="which file of each instance")
+    p.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve")
+    p.add_argument("--mip-gap", type=float, default=1e-6, help="relative MIP gap given to every solver")
+    p.add_argument("--only", action="append", default=[], metavar="PATTERN", help="instance id pattern (repeatable)")
+    p.add_argument("--max-size", type=int, default=None, help="only instances with |T|, |V| up to this")
+    p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of objective agreement")
+    p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance of objective agreement")
+    p.add_argument("--solutions", default=None, metavar="DIR", help="write every incumbent as CSV into DIR")
+    p.add_argument("--check", action="store_true", help="re-verify every incumbent (solvers.check_solution)")
+    p.add_argument("--csv", default=None, help="also write the records as CSV")
+    args = p.parse_args(argv)
+    formats = ("mps", "lp") if args.format == "both" else (args.format,)
+    try:
+        if args.time_limit is not None and not args.time_limit > 0:
+            raise InputError(f"--time-limit must be positive; got {args.time_limit}")
+        records = compare(args.manifest, args.solver or ["highs"], formats, args.time_limit, args.mip_gap,
+                          args.only, args.max_size, args.rtol, args.atol, args.solutions, args.check,
+                          log=lambda r: print(f"  {r['instance']} {r['format']} {r['solver']}: {r['status']} "
+                                              f"{r['agreement']}", file=sys.stderr))
+    except InputError as exc:
+        print(f"compare: error: {exc}", file=sys.stderr)
+        return 2
+    print(format_table(records))
+    if args.csv:
+        write_csv(records, args.csv)
+    bad = [r for r in records if r["agreement"] == "DISAGREE" or str(r.get("check", "")).startswith("rejected")]
+    if bad:
+        print(f"\n{len(bad)} disagreement(s) or rejected solution(s)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

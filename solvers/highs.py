@@ -1,0 +1,63 @@
+"""HiGHS runner: read an instance file with ``highspy`` and solve it."""
+from __future__ import annotations
+
+import time
+
+from .common import RunResult, check_instance_path, finite_or_none
+
+NAME = "highs"
+
+
+def available() -> bool:
+    """True when ``highspy`` imports."""
+    try:
+        import highspy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def version() -> str:
+    """HiGHS version string."""
+    import highspy
+
+    return highspy.Highs().version()
+
+
+def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
+    """Read ``path`` (``.mps`` fixed or free, or ``.lp``) with HiGHS and solve it.
+
+    ``time_limit`` seconds (HiGHS run time), ``mip_gap`` relative MIP gap (``None``: HiGHS default 1e-4).
+    Returns a :class:`RunResult` whose solution uses the file's column names. Raises InputError for a
+    missing file or another suffix; a file HiGHS cannot read gives status ``error``."""
+    import highspy
+
+    path = check_instance_path(path)
+    t0 = time.perf_counter()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if h.readModel(str(path)) == highspy.HighsStatus.kError:
+        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message="HiGHS cannot read the file")
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    if mip_gap is not None:
+        h.setOptionValue("mip_rel_gap", float(mip_gap))
+    h.run()
+    seconds = time.perf_counter() - t0
+    st = h.getModelStatus()
+    M = highspy.HighsModelStatus
+    status = {M.kOptimal: "optimal", M.kTimeLimit: "time_limit", M.kInfeasible: "infeasible",
+              M.kUnbounded: "unbounded", M.kUnboundedOrInfeasible: "infeasible"}.get(st, "error")
+    info = h.getInfo()
+    lp = h.getLp()
+    is_mip = len(lp.integrality_) > 0 and any(t == highspy.HighsVarType.kInteger for t in lp.integrality_)
+    result = RunResult(NAME, str(path), status, seconds=seconds, solver_seconds=h.getRunTime(),
+                       nodes=int(info.mip_node_count) if is_mip else 0,
+                       message="" if status != "error" else h.modelStatusToString(st))
+    if info.primal_solution_status == 2:
+        result.objective = float(info.objective_function_value)
+        result.solution = dict(zip(lp.col_names_, h.getSolution().col_value))
+    result.bound = finite_or_none(info.mip_dual_bound) if is_mip else result.objective
+    if status == "time_limit" and result.objective is None:
+        result.message = "no feasible solution found"
+    return result

@@ -1,0 +1,64 @@
+"""SCIP runner: read an instance file with PySCIPOpt (``pip install pyscipopt``) and solve it."""
+from __future__ import annotations
+
+import time
+
+from .common import RunResult, check_instance_path, finite_or_none
+
+NAME = "scip"
+
+
+def available() -> bool:
+    """True when ``pyscipopt`` imports."""
+    try:
+        import pyscipopt  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def version() -> str:
+    """SCIP version (and PySCIPOpt version)."""
+    import pyscipopt
+
+    return f"{pyscipopt.Model().version()} (PySCIPOpt {pyscipopt.__version__})"
+
+
+def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
+    """Read ``path`` (``.mps`` fixed or free, or ``.lp``) with SCIP and solve it.
+
+    ``time_limit`` seconds (SCIP ``limits/time``, wall clock), ``mip_gap`` relative gap (``limits/gap``;
+    ``None``: SCIP default 0). Returns a :class:`RunResult` (solution with the file's column names); a
+    file SCIP cannot read gives status ``error``. Raises InputError for a missing file or another suffix;
+    returns status ``unavailable`` when PySCIPOpt is not installed."""
+    path = check_instance_path(path)
+    if not available():
+        return RunResult(NAME, str(path), "unavailable", message="pip install pyscipopt")
+    import pyscipopt
+
+    t0 = time.perf_counter()
+    m = pyscipopt.Model()
+    m.hideOutput()
+    try:
+        m.readProblem(str(path))
+    except Exception as exc:  # SCIP raises a generic exception for a reading error
+        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=str(exc))
+    if time_limit is not None:
+        m.setParam("limits/time", float(time_limit))
+    if mip_gap is not None:
+        m.setParam("limits/gap", float(mip_gap))
+    m.optimize()
+    seconds = time.perf_counter() - t0
+    raw = m.getStatus()
+    status = {"optimal": "optimal", "gaplimit": "optimal", "timelimit": "time_limit", "infeasible": "infeasible",
+              "unbounded": "unbounded", "inforunbd": "infeasible"}.get(raw, "error")
+    result = RunResult(NAME, str(path), status, seconds=seconds, solver_seconds=m.getSolvingTime(),
+                       nodes=int(m.getNNodes()), message="" if status != "error" else f"SCIP status {raw}")
+    if m.getNSols() > 0:
+        sol = m.getBestSol()
+        result.objective = float(m.getSolObjVal(sol))
+        result.solution = {v.name: float(m.getSolVal(sol, v)) for v in m.getVars()}
+    result.bound = finite_or_none(m.getDualbound())
+    if status == "time_limit" and result.objective is None:
+        result.message = "no feasible solution found"
+    return result

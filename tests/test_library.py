@@ -1,0 +1,325 @@
+"""The instance library in models/: the manifest matches the committed files (checksums recomputed, sizes
+read back by HiGHS), regeneration reproduces the committed files, the MPS files follow the fixed-MPS
+conventions, the committed instances re-solve from file to the manifest objective, and the
+``bilevel export-library`` command."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import highspy
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+from bilevel import library
+from bilevel.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = ROOT / "models"
+MANIFEST = MODELS / "manifest.csv"
+REGENERATE = "python -m bilevel export-library --only-small  (then commit models/)"
+
+
+def rows(committed=True, max_size=None):
+    out = library.select_rows(library.read_manifest(MANIFEST), max_size=max_size, committed_only=committed)
+    assert out, "the manifest lists no committed instance"
+    return out
+
+
+def by_id():
+    return {r["id"]: r for r in library.read_manifest(MANIFEST)}
+
+
+def highs_solve(path, time_limit=120.0):
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+    h.setOptionValue("time_limit", time_limit)
+    h.setOptionValue("mip_rel_gap", 1e-6)
+    h.run()
+    return h.modelStatusToString(h.getModelStatus()), h.getInfo().objective_function_value
+
+
+# ---------------------------------------------------------------------------------------- manifest
+
+
+def test_manifest_lists_the_documented_library():
+    ids = [r["id"] for r in library.read_manifest(MANIFEST)]
+    expected = [s.id for s in library.library_specs()]
+    assert sorted(ids) == sorted(expected), "manifest rows differ from library_specs(): " + REGENERATE
+    assert len(expected) == 36 and len(set(expected)) == 36
+    for r in library.read_manifest(MANIFEST):
+        assert r["committed"] == (max(r["n_train"], r["n_val"]) <= library.SMALL_MAX)
+        assert r["mps"].startswith("large/") != r["committed"]
+
+
+def test_manifest_checksums_match_the_committed_files():
+    for r in rows():
+        for kind in ("mps", "lp", "names"):
+            path = MODELS / r[kind]
+            assert path.is_file(), f"{path} is listed in the manifest but missing: {REGENERATE}"
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()  # recomputed here, not via the library
+            assert digest == r[f"{kind}_sha256"], f"{path} does not match its manifest checksum: {REGENERATE}"
+
+
+def test_manifest_sizes_match_what_highs_reads_from_the_files():
+    for r in rows():
+        for kind in ("mps", "lp"):
+            h = highspy.Highs()
+            h.setOptionValue("output_flag", False)
+            assert h.readModel(str(MODELS / r[kind])) == highspy.HighsStatus.kOk
+            lp = h.getLp()
+            n_bin = sum(t == highspy.HighsVarType.kInteger for t in lp.integrality_)
+            assert (lp.num_col_, n_bin) == (r["columns"], r["binaries"]), (r["id"], kind)
+            if kind == "mps":
+                assert (lp.num_row_, len(lp.a_matrix_.value_)) == (r["rows"], r["nonzeros"]), r["id"]
+                assert np.all(np.asarray(lp.col_lower_)[np.asarray(lp.integrality_) == highspy.HighsVarType.kInteger] == 0)
+
+
+def test_every_instance_has_a_highs_result_and_open_ones_a_bound():
+    for r in library.read_manifest(MANIFEST):
+        assert r["highs_status"] is not None, f"{r['id']} was never solved: {REGENERATE}"
+        if r["highs_status"] == "optimal":
+            assert r["highs_objective"] is not None and r["verified"] is True, r["id"]
+            assert r["highs_gap"] <= 1e-4 and r["highs_best_bound"] <= r["highs_objective"] + 1e-9
+        else:  # open instances are marked with their best bound (and gap when there is an incumbent)
+            assert r["highs_best_bound"] is not None, r["id"]
+            if r["highs_objective"] is not None:
+                assert r["highs_gap"] is not None and r["highs_best_bound"] <= r["highs_objective"] + 1e-9
+    committed = rows()
+    assert all(r["highs_status"] == "optimal" for r in committed), "committed instances must be solved to optimality"
+
+
+def test_committed_set_is_small():
+    total = sum((MODELS / r[k]).stat().st_size for r in rows() for k in ("mps", "lp", "names"))
+    assert total < 3_000_000, f"committed instances take {total} bytes"
+    gitignore = (MODELS / ".gitignore").read_text().split()
+    assert "large/" in gitignore
+
+
+# ------------------------------------------------------------------------------------ regeneration
+
+
+def test_regenerating_the_committed_instances_reproduces_them(tmp_path):
+    """Byte for byte, or, where the bytes differ, the same model up to round-off (documented in
+    models/README.md: other numpy/scipy builds may change last digits). A real difference means the
+    formulation changed: re-run the export command."""
+    changed, roundoff = [], []
+    manifest = by_id()
+    for spec in library.library_specs(sizes=[n for n in library.SIZES if n <= library.SMALL_MAX]):
+        row = library.write_instance(spec, tmp_path)
+        old = manifest[spec.id]
+        for kind in ("mps", "lp", "names"):
+            if row[f"{kind}_sha256"] == old[f"{kind}_sha256"]:
+                continue
+            if kind == "names":
+                changed.append(f"{spec.id}.names.csv: the variables or rows changed")
+                continue
+            diffs = library.instance_differences(MODELS / old[kind], tmp_path / row[kind])
+            (changed if diffs else roundoff).append(f"{spec.id}.{kind}: {'; '.join(diffs) or 'round-off only'}")
+    assert not changed, (
+        "the committed instance files no longer match the current formulation. If the formulation change is "
+        f"intended, re-run `{REGENERATE}`.\n" + "\n".join(changed)
+    )
+    if roundoff:
+        pytest.skip("bytes differ by round-off only (documented): " + "; ".join(roundoff))
+
+
+def test_instance_differences_detects_a_changed_coefficient(tmp_path):
+    spec = library.InstanceSpec("diabetes", "optimistic", 0.0, 5, 5)
+    library.write_instance(spec, tmp_path)
+    path = tmp_path / f"{spec.id}.mps"
+    text = path.read_text().splitlines()
+    k = next(i for i, line in enumerate(text) if line.startswith("    C5 ") and "OBJ" not in line)
+    fields = text[k].split()
+    text[k] = text[k].replace(fields[2], library.mps_number(float(fields[2]) * 1.001))
+    changed = tmp_path / "changed.mps"
+    changed.write_text("\n".join(text) + "\n")
+    assert library.instance_differences(path, path) == []
+    diffs = library.instance_differences(path, changed)
+    assert diffs and "matrix values differ in 1 entries" in diffs[0]
+
+
+def test_generation_is_deterministic(tmp_path):
+    spec = library.InstanceSpec("cancer", "pessimistic", 0.2, 5, 5)
+    a = library.write_instance(spec, tmp_path / "a")
+    b = library.write_instance(spec, tmp_path / "b")
+    assert {k: a[k] for k in a if k.endswith("sha256")} == {k: b[k] for k in b if k.endswith("sha256")}
+
+
+# ------------------------------------------------------------------------------------- conventions
+
+
+def test_committed_mps_files_are_strict_fixed_mps():
+    for r in rows():
+        section = None
+        for line in (MODELS / r["mps"]).read_text().splitlines():
+            if line.startswith("*"):
+                continue
+            if not line.startswith(" "):
+                section = line.split()[0]
+                continue
+            assert "\t" not in line and len(line) <= 61 or "'MARKER'" in line, line
+            if section == "ROWS":
+                assert line[1:3].strip() in ("N", "L", "G", "E") and line[3] == " " and len(line[4:]) <= 8
+            elif section in ("COLUMNS", "RHS", "RANGES", "BOUNDS"):
+                if "'MARKER'" in line:
+                    assert line[14:22] == "'MARKER'" and line[39:47] in ("'INTORG'", "'INTEND'")
+                    continue
+                f2, f3, f4 = line[4:12], line[14:22], line[24:36]
+                assert line[1:3].strip() in ("", "UP", "LO", "FX", "FR", "MI", "PL", "BV")
+                assert line[12:14] == "  " and line[22:24] == "  " and len(line) <= 36, line
+                assert " " not in f2.strip() and " " not in f3.strip()
+                if f4.strip():
+                    float(f4)
+
+
+def test_fixed_and_free_mps_parsers_read_the_same_model(tmp_path):
+    path = MODELS / by_id()["cancer-pes-e0.2-n5-s0"]["mps"]
+    models = []
+    for free in (True, False):
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("mps_parser_type_free", free)
+        assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+        lp = h.getLp()
+        models.append((lp.num_row_, lp.num_col_, list(lp.col_upper_), list(lp.a_matrix_.value_)))
+    assert models[0] == models[1]
+
+
+def test_mps_and_lp_files_hold_the_same_model():
+    """The .mps (short names, numbers rounded to 12 characters) and the .lp (readable names, full
+    precision) of an instance: same sizes, and the same optimum when solved independently."""
+    r = by_id()["diabetes-opt-n10-s0"]
+    mps, lp = (library.read_instance_arrays(MODELS / r[k]) for k in ("mps", "lp"))
+    assert mps["A"].shape == lp["A"].shape and mps["integer"].sum() == lp["integer"].sum()
+    names = library.read_name_map(MODELS / r["names"])
+    assert names["C0"][0] == "col" and names["OBJ"] == ("obj", "validation_hinge")
+    readable = {n for k, n in names.values() if k == "col"}
+    assert {"b", "w_bar[0]", "w[0]"} <= readable and len(readable) == r["columns"]
+    assert {n.replace("(", "[").replace(")", "]") for n in lp["col_names"]} == readable
+    assert highs_solve(MODELS / r["lp"])[1] == pytest.approx(highs_solve(MODELS / r["mps"])[1], rel=1e-8)
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, -1.0, 0.1, -0.2, 1 / 3, 19.597435651234567, -7.68490652708354e-07,
+                                   1.2345678901234e+200, -9.87654321e-300, 123456789012.5, 5e-324])
+def test_mps_number_fits_12_characters_and_keeps_precision(value):
+    text = library.mps_number(value)
+    assert len(text) <= 12 and " " not in text
+    back = float(text)
+    if value == 0 or abs(value) < 1e-300:
+        assert abs(back - value) <= abs(value)
+    else:
+        assert abs(back - value) <= 1e-4 * abs(value)
+    if 1e-4 <= abs(value) < 1e4:
+        assert abs(back - value) <= 5e-10 * abs(value)
+
+
+def test_mps_number_rejects_non_finite():
+    with pytest.raises(library.InputError):
+        library.mps_number(float("inf"))
+
+
+def test_fixed_mps_writer_handles_every_bound_and_row_kind(tmp_path):
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(None, None))            # free
+    m.y = pyo.Var(bounds=(-3.5, -1.25))           # negative upper bound
+    m.z = pyo.Var(bounds=(None, 4.0))             # -inf lower bound
+    m.k = pyo.Var(domain=pyo.Integers, bounds=(-2, 7))
+    m.f = pyo.Var(bounds=(2.0, 2.0))              # fixed by bounds
+    m.u = pyo.Var(domain=pyo.Binary)              # appears only in the objective
+    m.r = pyo.Constraint(expr=pyo.inequality(-1.0, m.x + 2 * m.y - m.k, 5.0))   # ranged
+    m.e = pyo.Constraint(expr=m.x - m.z + m.f == 0.5)
+    m.g = pyo.Constraint(expr=m.k + m.y >= -10)
+    m.obj = pyo.Objective(expr=m.x + m.z - 0.3 * m.k + m.u + 0 * m.f)
+    mm = library.mps_model(m)
+    path = tmp_path / "t.mps"
+    library.write_fixed_mps(mm, path)
+    got = library.read_instance_arrays(path)
+    assert np.array_equal(got["col_lower"], mm.col_lower) and np.array_equal(got["col_upper"], mm.col_upper)
+    assert np.array_equal(got["row_lower"], mm.row_lower) and np.array_equal(got["row_upper"], mm.row_upper)
+    assert np.array_equal(got["integer"], mm.integer) and np.allclose(got["cost"], mm.cost)
+    assert np.allclose(got["A"].toarray(), mm.A.toarray())
+    status, obj = highs_solve(path)
+    from bilevel import solve_model
+    assert status == "Optimal" and obj == pytest.approx(solve_model(m).objective, abs=1e-9)
+
+
+def test_fixed_mps_writer_refuses_what_readers_disagree_on(tmp_path):
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.c = pyo.Constraint(expr=m.x <= 1)
+    m.obj = pyo.Objective(expr=m.x + 1.0)
+    with pytest.raises(library.InputError, match="constant"):
+        library.mps_model(m)
+    m.obj.deactivate()
+    m.obj2 = pyo.Objective(expr=m.x, sense=pyo.maximize)
+    with pytest.raises(library.InputError, match="minimisation"):
+        library.mps_model(m)
+    with pytest.raises(library.InputError):
+        library.short_names("C", 10**8)
+
+
+# --------------------------------------------------------------------------------- re-solve in HiGHS
+
+
+def _resolve(r):
+    for kind in ("mps", "lp"):
+        status, obj = highs_solve(MODELS / r[kind])
+        assert status == "Optimal", (r["id"], kind)
+        assert obj == pytest.approx(r["highs_objective"], rel=1e-4, abs=1e-6), (r["id"], kind)
+
+
+@pytest.mark.parametrize("instance", [s.id for s in library.library_specs(sizes=(5,))])
+def test_tiny_instances_resolve_from_file_to_the_manifest_objective(instance):
+    _resolve(by_id()[instance])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("instance", [s.id for s in library.library_specs(sizes=(10,))])
+def test_small_instances_resolve_from_file_to_the_manifest_objective(instance):
+    _resolve(by_id()[instance])
+
+
+# --------------------------------------------------------------------------------------------- CLI
+
+
+def test_export_library_command_writes_files_and_manifest(tmp_path, capsys):
+    code = main(["export-library", "--out", str(tmp_path), "--sizes", "5", "--only", "diabetes-opt-*", "--time-limit", "30"])
+    assert code == 0
+    out = library.read_manifest(tmp_path / "manifest.csv")
+    assert [r["id"] for r in out] == ["diabetes-opt-n5-s0"]
+    r = out[0]
+    assert r["highs_status"] == "optimal" and r["verified"] is True
+    assert r["mps_sha256"] == by_id()[r["id"]]["mps_sha256"], "regenerated file differs from the committed one"
+    # a second run on another instance keeps the first row (merge), --no-solve leaves HiGHS fields empty
+    assert main(["export-library", "--out", str(tmp_path), "--sizes", "5", "--only", "cancer-opt-*", "--no-solve"]) == 0
+    out = {r["id"]: r for r in library.read_manifest(tmp_path / "manifest.csv")}
+    assert set(out) == {"diabetes-opt-n5-s0", "cancer-opt-n5-s0"}
+    assert out["cancer-opt-n5-s0"]["highs_status"] is None and out["diabetes-opt-n5-s0"]["highs_status"] == "optimal"
+    assert "wrote 1 instances" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args,match", [
+    (["--time-limit", "-1"], "time-limit"),
+    (["--only", "nothing-*"], "no library instance"),
+    (["--max-size", "3"], "no sizes left"),
+    (["--data", "iris"], "data set"),
+    (["--sizes", "5", "--mip-gap", "2"], "mip-gap"),
+])
+def test_export_library_bad_input_is_one_line_exit_2(args, match, tmp_path, capsys):
+    code = main(["export-library", "--out", str(tmp_path), "--no-solve", *args])
+    err = capsys.readouterr().err
+    assert code == 2 and match in err and len(err.strip().splitlines()) == 1
+
+
+def test_instance_spec_rejects_bad_parameters():
+    with pytest.raises(library.InputError):
+        library.InstanceSpec("cancer", "pessimistic", 0.2, 5, 5, flip="margin")
+    with pytest.raises(library.InputError):
+        library.InstanceSpec("cancer", "pessimistic", -0.1, 5, 5)
+    with pytest.raises(library.InputError):
+        library.InstanceSpec("cancer", "bilevel", 0.0, 5, 5)
+    with pytest.raises(library.InputError):
+        library.read_manifest(ROOT / "nope.csv")

@@ -1,0 +1,275 @@
+"""The runners in solvers/: HiGHS, SCIP and CBC read the committed .mps and .lp files and reach the
+manifest optimum; the agreement rule; solution-file parsing; the solution checker trusts a real answer
+and rejects doctored ones; the compare command."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # solvers/ is a folder of the repository, not part of the installed package
+    sys.path.insert(0, str(ROOT))
+
+from bilevel import library  # noqa: E402
+from solvers import cbc, check_solution, common, compare, highs, scip  # noqa: E402
+
+MODELS = ROOT / "models"
+MANIFEST = MODELS / "manifest.csv"
+ROWS = {r["id"]: r for r in library.read_manifest(MANIFEST)}
+TINY = [s.id for s in library.library_specs(sizes=(5,))]
+SMALL = [r for r, row in ROWS.items() if row["committed"]]
+#: The committed instance with a nonzero optimum that every solver closes in about a second.
+NONTRIVIAL = "diabetes-opt-n10-s0"
+
+
+def _assert_reaches_manifest(result, row):
+    assert result.status == "optimal", (row["id"], result)
+    assert result.objective == pytest.approx(row["highs_objective"], rel=1e-4, abs=1e-6)
+    assert result.bound == pytest.approx(row["highs_objective"], rel=1e-4, abs=1e-6)
+    assert common.agreement(row, result) == "agree"
+
+
+# ---------------------------------------------------------------------------------------------- HiGHS
+
+
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_highs_runner_reads_and_solves_from_file(fmt):
+    row = ROWS[NONTRIVIAL]
+    result = highs.solve(MODELS / row[fmt], time_limit=60, mip_gap=1e-6)
+    _assert_reaches_manifest(result, row)
+    assert result.seconds > 0 and result.nodes >= 1
+    names = {"mps": "C0", "lp": "w_bar(0)"}
+    assert names[fmt] in result.solution and len(result.solution) == row["columns"]
+
+
+def test_highs_runner_reports_a_time_limit_honestly(tmp_path):
+    row = ROWS["diabetes-pes-e0.2-n10-s0"]
+    result = highs.solve(MODELS / row["mps"], time_limit=0.05)
+    assert result.status in ("time_limit", "optimal")
+    if result.status == "time_limit":
+        assert common.agreement(row, result) in ("consistent", "n/a")
+
+
+def test_runners_refuse_a_bad_path(tmp_path):
+    with pytest.raises(common.InputError):
+        highs.solve(tmp_path / "none.mps")
+    bad = tmp_path / "x.txt"
+    bad.write_text("hello")
+    with pytest.raises(common.InputError):
+        scip.solve(bad)
+    broken = tmp_path / "broken.mps"
+    broken.write_text("NAME x\nROWS\n N OBJ\nCOLUMNS\n  C1 NOPE 1\nENDATA\n")
+    assert highs.solve(broken).status == "error"
+    with pytest.raises(common.InputError):
+        common.get_runner("gurobi")
+
+
+# ----------------------------------------------------------------------------------------------- SCIP
+
+
+@pytest.mark.parametrize("instance", [i for i in TINY if "-opt-" in i] + ["cancer-pes-e0.2-n5-s0", NONTRIVIAL])
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_scip_reads_mps_and_lp_and_reaches_the_optimum(instance, fmt):
+    pytest.importorskip("pyscipopt")
+    row = ROWS[instance]
+    _assert_reaches_manifest(scip.solve(MODELS / row[fmt], time_limit=120), row)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("instance", SMALL)
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_scip_reaches_the_optimum_of_every_committed_instance(instance, fmt):
+    pytest.importorskip("pyscipopt")
+    row = ROWS[instance]
+    _assert_reaches_manifest(scip.solve(MODELS / row[fmt], time_limit=300), row)
+
+
+# ------------------------------------------------------------------------------------------------ CBC
+
+
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_cbc_reads_mps_and_lp_and_reaches_the_optimum(fmt):
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    row = ROWS[NONTRIVIAL]
+    result = cbc.solve(MODELS / row[fmt], time_limit=120, mip_gap=1e-6)
+    _assert_reaches_manifest(result, row)
+    assert result.solution and all(v != 0 for v in result.solution.values())  # CBC lists nonzeros only
+
+
+def test_cbc_output_parser_on_a_time_limit_without_solution():
+    out = ("Result - Stopped on time limit\n\nNo feasible solution found\nLower bound:                    0.011\n"
+           "Enumerated nodes:               4191\nTime (Wallclock seconds):       6.52\n")
+    r = cbc.parse_output(out, "Stopped on time (no integer solution - continuous used) - objective value 0.0\n")
+    assert (r.status, r.objective, r.bound, r.nodes, r.solver_seconds) == ("time_limit", None, 0.011, 4191, 6.52)
+    assert r.solution == {}
+    r = cbc.parse_output("Cbc0001I Search completed - best objective 0.0426311817047432, took 3 iterations\n"
+                         "Result - Optimal solution found\nObjective value:                0.04263118\n",
+                         "Optimal - objective value 0.04263118\n      4 C4            0.36175093                       0\n")
+    assert r.status == "optimal" and r.objective == r.bound == 0.0426311817047432 and r.solution == {"C4": 0.36175093}
+
+
+# ------------------------------------------------------------------------------------------ agreement
+
+
+def _res(status, obj, bound):
+    return common.RunResult("x", "f", status, objective=obj, bound=bound)
+
+
+def test_agreement_rule():
+    opt = {"highs_status": "optimal", "highs_objective": 0.5, "highs_best_bound": 0.5}
+    open_ = {"highs_status": "time_limit", "highs_objective": 0.6, "highs_best_bound": 0.4}
+    none_ = {"highs_status": "time_limit", "highs_objective": None, "highs_best_bound": 0.4}
+    assert common.agreement(opt, _res("optimal", 0.50001, 0.50001)) == "agree"
+    assert common.agreement(opt, _res("optimal", 0.51, 0.51)) == "DISAGREE"
+    assert common.agreement(opt, _res("time_limit", 0.7, 0.3)) == "consistent"
+    assert common.agreement(opt, _res("time_limit", 0.7, 0.6)) == "DISAGREE"  # bound above the optimum
+    assert common.agreement(opt, _res("time_limit", 0.4, 0.1)) == "DISAGREE"  # incumbent below the optimum
+    assert common.agreement(open_, _res("optimal", 0.55, 0.55)) == "closes"
+    assert common.agreement(open_, _res("optimal", 0.35, 0.35)) == "DISAGREE"  # below HiGHS's bound
+    assert common.agreement(open_, _res("optimal", 0.65, 0.65)) == "DISAGREE"  # HiGHS found better
+    assert common.agreement(none_, _res("optimal", 0.45, 0.45)) == "closes"
+    assert common.agreement(opt, _res("infeasible", None, None)) == "DISAGREE"
+    assert common.agreement(opt, _res("unavailable", None, None)) == "n/a"
+    assert common.agreement({"highs_status": "optimal", "highs_objective": 0.0, "highs_best_bound": 0.0},
+                            _res("optimal", 4e-7, 4e-7)) == "agree"
+
+
+# ----------------------------------------------------------------------------------- solution files
+
+
+@pytest.mark.parametrize("text,objective", [
+    ("solution status: optimal solution found\nobjective value: 0.25\nw_bar(0) 1 \t(obj:0)\nb -0.5 \t(obj:0)\n", 0.25),
+    ("Optimal - objective value 0.25000000\n      0 w_bar(0)   1   0\n**    7 b   -0.5   0\n", 0.25),
+    ("# Objective value = 2.5e-1\nw_bar(0) 1\nb -0.5\n", 0.25),
+    ("name,value\nobjective,0.25\nw_bar(0),1\nb,-0.5\n", 0.25),
+    ("w_bar(0),1.0\nb,-5e-1\n", None),
+])
+def test_read_solution_file_formats(tmp_path, text, objective):
+    path = tmp_path / "s.sol"
+    path.write_text(text)
+    values, obj = common.read_solution_file(path)
+    assert values == {"w_bar(0)": 1.0, "b": -0.5} and obj == objective
+
+
+def test_read_solution_file_rejects_garbage(tmp_path):
+    path = tmp_path / "s.sol"
+    path.write_text("no solution here\n")
+    with pytest.raises(common.InputError):
+        common.read_solution_file(path)
+    with pytest.raises(common.InputError):
+        common.read_solution_file(tmp_path / "missing.sol")
+
+
+# ------------------------------------------------------------------------------------ solution checker
+
+
+@pytest.fixture(scope="module")
+def highs_answer():
+    row = ROWS[NONTRIVIAL]
+    return highs.solve(MODELS / row["mps"], time_limit=60, mip_gap=1e-6)
+
+
+def test_checker_trusts_a_real_answer_from_a_file(highs_answer, tmp_path):
+    path = common.write_solution_csv(highs_answer, tmp_path / "s.csv")
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, path, strict=True)
+    assert rep.trusted, rep.summary()
+    assert rep.objective_recomputed == pytest.approx(ROWS[NONTRIVIAL]["highs_objective"], abs=1e-6)
+    assert rep.inner_gap <= 1e-5 and rep.milp_violation <= 1e-6 and rep.verify_model_ok
+    assert rep.n_given == ROWS[NONTRIVIAL]["columns"] and rep.unknown == []
+
+
+def test_checker_maps_lp_names_and_scip_sol_files(tmp_path):
+    pytest.importorskip("pyscipopt")
+    import pyscipopt
+
+    row = ROWS[NONTRIVIAL]
+    m = pyscipopt.Model()
+    m.hideOutput()
+    m.readProblem(str(MODELS / row["lp"]))
+    m.optimize()
+    sol = tmp_path / "scip.sol"
+    m.writeBestSol(str(sol))  # SCIP's own .sol format, zeros omitted, Pyomo LP labels
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, sol, strict=True)
+    assert rep.trusted, rep.summary()
+    assert rep.objective_claimed == pytest.approx(row["highs_objective"], rel=1e-6)
+
+
+def test_checker_rejects_a_follower_that_is_not_optimal(highs_answer):
+    sol = _readable(highs_answer)
+    sol["b"] += 0.3  # (w, b) no longer a training optimum at w_bar
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, sol)
+    assert not rep.trusted and any("not a training optimum" in r for r in rep.reasons), rep.summary()
+
+
+def test_checker_rejects_a_wrong_claimed_objective_and_a_box_violation(highs_answer):
+    sol = _readable(highs_answer)
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "objective": 0.001})
+    assert not rep.trusted and any("claimed objective" in r for r in rep.reasons)
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "w_bar[0]": 1.5})
+    assert not rep.trusted and any("w_bar leaves" in r for r in rep.reasons)
+
+
+def test_checker_pessimistic_instance_trusts_highs_and_rejects_a_tampered_answer():
+    row = ROWS["diabetes-pes-e0.2-n5-s0"]
+    result = highs.solve(MODELS / row["mps"], time_limit=60, mip_gap=1e-6)
+    rep = check_solution.check_solution(MANIFEST, row["id"], {**result.solution, "objective": result.objective},
+                                        strict=True)
+    assert rep.trusted and rep.budget is not None and rep.flipped_loss_min is not None, rep.summary()
+    sol = _readable(result, row["id"])
+    sol["w_bar[0]"] = 0.0  # shrink the box under the follower's w
+    sol["w_bar[1]"] = 0.0
+    rep = check_solution.check_solution(MANIFEST, row["id"], sol)
+    assert not rep.trusted, rep.summary()
+
+
+def test_checker_command_line_exit_codes(highs_answer, tmp_path, capsys):
+    good = common.write_solution_csv(highs_answer, tmp_path / "good.csv")
+    assert check_solution.main([str(MANIFEST), NONTRIVIAL, str(good)]) == 0
+    assert "TRUSTED" in capsys.readouterr().out
+    bad = tmp_path / "bad.csv"
+    bad.write_text(good.read_text().replace("objective,", "objective,1"))
+    assert check_solution.main([str(MANIFEST), NONTRIVIAL, str(bad)]) == 1
+    assert "REJECTED" in capsys.readouterr().out
+    assert check_solution.main([str(MANIFEST), "no-such-instance", str(good)]) == 2
+    other = tmp_path / "other.csv"
+    other.write_text("foo,1\nbar,2\n")
+    assert check_solution.main([str(MANIFEST), NONTRIVIAL, str(other)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 2
+
+
+def _readable(result, instance=NONTRIVIAL) -> dict:
+    """The run's solution with readable names (``w_bar[0]``), through the instance's name map."""
+    names = library.read_name_map(MODELS / ROWS[instance]["names"])
+    return {check_solution.readable_name(short, names): v for short, v in result.solution.items()}
+
+
+# --------------------------------------------------------------------------------------------- compare
+
+
+def test_compare_command_prints_the_table(capsys):
+    code = compare.main([str(MANIFEST), "--solver", "highs", "--only", "*-opt-n5-*", "--only", NONTRIVIAL,
+                         "--format", "both", "--check"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.count("| agree |") == 6 and out.count("trusted") == 6 and "| instance |" in out
+
+
+def test_compare_flags_a_disagreement(tmp_path, capsys):
+    rows = library.read_manifest(MANIFEST)
+    for r in rows:
+        for k in ("mps", "lp", "names"):
+            r[k] = str(MODELS / r[k])
+        if r["id"] == NONTRIVIAL:
+            r["highs_objective"] = r["highs_best_bound"] = 0.05
+    library.write_manifest(rows, tmp_path / "manifest.csv")
+    code = compare.main([str(tmp_path / "manifest.csv"), "--only", NONTRIVIAL])
+    assert code == 1 and "DISAGREE" in capsys.readouterr().out
+
+
+def test_compare_bad_input_exit_2(capsys):
+    assert compare.main([str(MANIFEST), "--only", "nothing"]) == 2
+    assert compare.main([str(MANIFEST), "--solver", "gurobi"]) == 2
+    assert compare.main([str(ROOT / "nope.csv")]) == 2
