@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, SolverError
+from ..errors import InputError
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify
 
@@ -152,32 +152,26 @@ def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Execute ``certify``; returns 0 on success, 2 on bad input, 1 on a solver failure (one line on stderr)."""
-    try:
-        if (args.losses is None) == (args.data is None):
-            raise InputError("give exactly one of --losses PATH.csv or --data NAME")
-        if args.data is not None:
-            if args.aux is not None:
-                raise InputError("--aux goes with --losses; with --data the MILPs provide the auxiliary costs")
-            losses, aux, names = candidates_from_data(args)
-            losses = validate_losses(losses)
-            if len(names) != losses.shape[1]:
-                raise InputError(f"the MILP route returned {len(names)} names for {losses.shape[1]} candidates")
-            aux = None if aux is None else validate_aux(aux, losses.shape[0], losses.shape[1])
-        else:
-            table = load_losses_csv(args.losses)
-            losses, names = table.losses, table.names
-            aux = None if args.aux is None else load_aux_csv(args.aux, names, losses.shape[0])
-        control = args.control or _DEFAULT_CONTROL[args.method]
-        if args.method == "rgpt" and control == "fwer":
-            raise InputError("--method rgpt controls the FDR only (DAGGER); use --method pt or ltt with --control fwer")
-        result = certify(losses, args.alpha, args.delta, method=args.method, aux=aux, **_method_kwargs(args, control))
-    except InputError as exc:
-        print(f"bilevel certify: error: {exc}", file=sys.stderr)
-        return 2
-    except SolverError as exc:
-        print(f"bilevel certify: solver error: {exc}", file=sys.stderr)
-        return 1
+    """Execute ``certify`` and print the result; returns 0. Bad input raises InputError and a solver failure
+    SolverError, which :func:`bilevel.cli.main` turns into one line on stderr and exit code 2 or 1."""
+    if (args.losses is None) == (args.data is None):
+        raise InputError("give exactly one of --losses PATH.csv or --data NAME")
+    if args.data is not None:
+        if args.aux is not None:
+            raise InputError("--aux goes with --losses; with --data the MILPs provide the auxiliary costs")
+        losses, aux, names = candidates_from_data(args)
+        losses = validate_losses(losses)
+        if len(names) != losses.shape[1]:
+            raise InputError(f"the MILP route returned {len(names)} names for {losses.shape[1]} candidates")
+        aux = None if aux is None else validate_aux(aux, losses.shape[0], losses.shape[1])
+    else:
+        table = load_losses_csv(args.losses)
+        losses, names = table.losses, table.names
+        aux = None if args.aux is None else load_aux_csv(args.aux, names, losses.shape[0])
+    control = args.control or _DEFAULT_CONTROL[args.method]
+    if args.method == "rgpt" and control == "fwer":
+        raise InputError("--method rgpt controls the FDR only (DAGGER); use --method pt or ltt with --control fwer")
+    result = certify(losses, args.alpha, args.delta, method=args.method, aux=aux, **_method_kwargs(args, control))
     print(result.summary(names))
     if result.chosen is not None:
         j = result.chosen
@@ -193,9 +187,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Stand-alone entry point: ``python -m bilevel.certify.cli --losses L.csv ...``."""
-    args = build_parser().parse_args(argv)
-    return run(args)
+    """Stand-alone entry point: ``python -m bilevel.certify.cli --losses L.csv ...`` (same as
+    ``bilevel certify ...``, with the same one-line error handling)."""
+    from ..cli import main as bilevel_main
+
+    return bilevel_main(["certify", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":  # pragma: no cover
