@@ -51,10 +51,16 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         t0 = time.perf_counter()
-        opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit)
-        res = opt if mode == "optimistic" else bilevel.tune(
-            s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=eps, flip="all", optimistic=opt,
-            time_limit=time_limit)
+        try:
+            opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit)
+            res = opt if mode == "optimistic" else bilevel.tune(
+                s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=eps, flip="all", optimistic=opt,
+                time_limit=time_limit)
+        except NoSolutionError:  # reported, not dropped: no incumbent within the limit
+            row.update(pkg_status="no_solution", pkg_obj=math.nan, pkg_gap=math.inf, pkg_build=math.nan,
+                       pkg_solve=time_limit, pkg_write=math.nan, pkg_nodes=-1, pkg_verified=False,
+                       pkg_binaries=-1, pkg_wall=time.perf_counter() - t0, lambda_bound="")
+            return row
         wall = time.perf_counter() - t0
     row.update(pkg_status=res.status, pkg_obj=res.objective, pkg_gap=res.gap, pkg_build=res.build_seconds,
                pkg_solve=res.total_seconds, pkg_write=_write_seconds(res.model), pkg_nodes=res.nodes,
@@ -63,6 +69,8 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True) -> dict:
     if not textbook:
         return row
     t0 = time.perf_counter()
+    if mode != "optimistic" and row["lambda_bound"] == "":
+        return row
     if mode == "optimistic":
         m = textbook_optimistic(s.X_train, s.y_train, s.X_val, s.y_val)
     else:
@@ -78,6 +86,15 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True) -> dict:
                    tb_verified=False, tb_binaries=-1)
     row["tb_build"] = build
     return row
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    """Rewrite the CSV after every instance, so an interrupted benchmark keeps what it measured."""
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, keys)
+        w.writeheader()
+        w.writerows(rows)
 
 
 def main(argv=None) -> int:
@@ -105,6 +122,7 @@ def main(argv=None) -> int:
                     r["both_optimal"] = both
                     r["obj_match"] = abs(r["pkg_obj"] - r.get("tb_obj", math.nan)) <= 1e-5 if both else ""
                     rows.append(r)
+                    _write_csv(out / "bench.csv", rows)
                     tb = (f"{r['tb_status'][:8]:>8} {r['tb_solve']:8.2f}s gap {r['tb_gap']:.0e}" if "tb_status" in r
                           else "skipped".rjust(28))
                     print(f"{data[:8]:<8} {mode:<6} n={n:<3} s={seed:<2} "
@@ -112,11 +130,7 @@ def main(argv=None) -> int:
                           f" {r['speedup']:8.1f}x", flush=True)
     ok = [r["speedup"] for r in rows if r["both_optimal"]]
     geo = math.exp(np.mean(np.log(ok))) if ok else math.nan
-    keys = list(dict.fromkeys(k for r in rows for k in r))
-    with open(out / "bench.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, keys)
-        w.writeheader()
-        w.writerows(rows)
+    _write_csv(out / "bench.csv", rows)
     proven = [r["n"] for r in rows if r["pkg_status"] == "optimal"]
     lines = [
         f"Benchmark run {date.today()} on {platform.machine()} ({platform.processor() or 'cpu'}), "
