@@ -216,6 +216,10 @@ def tune(
             notes.append(f"the solve with lambda bound {history[-1]:g} failed verification (ill-conditioned); "
                          f"kept the verified solution with bound {bound:g}")
             break
+    if at_lambda_bound(model):
+        notes.append("the objective equals its lower bound (the optimistic best bound, Proposition 1), so no "
+                     "larger lambda bound can improve it" if info.objective <= floor + tolerance else
+                     "a larger lambda bound might allow a better objective (see lambda_history)")
     return _result(
         "pessimistic", model, info, build, total, tolerance, notes=notes, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),

@@ -100,7 +100,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         Vf, eps = info["flipped"], info["epsilon"]
         X_f, ybar = X_v[Vf], -y_v[Vf]
         if info.get("shared_replica"):  # epsilon = 0: the follower is its own (training-optimal) replica
-            xi_hat, w_hat, b_hat = np.maximum(0.0, 1 - y_t * (X_t @ w - b)), w, b
+            xi_hat, w_hat, b_hat = hinge(X_t, y_t, w, b), w, b
         else:
             xi_hat, w_hat, b_hat = _vals(model.xi_hat), _vals(model.w_hat), float(model.b_hat.value)
         replica_loss = float(xi_hat.mean())
