@@ -217,8 +217,9 @@ def tune(
                          f"kept the verified solution with bound {bound:g}")
             break
     if at_lambda_bound(model):
-        notes.append("the objective equals its lower bound (the optimistic best bound, Proposition 1), so no "
-                     "larger lambda bound can improve it" if info.objective <= floor + tolerance else
+        notes.append(f"the objective equals its lower bound {floor:.6g} (0, or the optimistic best bound when "
+                     "epsilon = 0, Proposition 1), so no larger lambda bound can improve it"
+                     if info.objective <= floor + tolerance else
                      "a larger lambda bound might allow a better objective (see lambda_history)")
     return _result(
         "pessimistic", model, info, build, total, tolerance, notes=notes, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
