@@ -25,11 +25,18 @@ def hinge(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
 
 @dataclass
 class HingeLP:
-    """Optimal value and an optimal ``(w, b)`` of :func:`hinge_lp`."""
+    """Optimal value and an optimal ``(w, b)`` of :func:`hinge_lp`, with optimal dual values: ``hinge_duals``
+    (one (n_k,) array per block, objective block first: the multipliers of ``h_k >= 1 - y_k f_k``, >= 0),
+    ``budget_duals`` (R,) of the mean-hinge constraints (>= 0), ``mu_plus`` / ``mu_minus`` (p,) of
+    ``w <= w_bar`` / ``-w_bar <= w`` (>= 0), in the units of the objective (mean hinge)."""
 
     value: float
     w: np.ndarray
     b: float
+    hinge_duals: list
+    budget_duals: np.ndarray
+    mu_plus: np.ndarray
+    mu_minus: np.ndarray
 
 
 def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
@@ -75,4 +82,10 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
     res = linprog(c, A_ub=sparse.vstack(rows).tocsr(), b_ub=np.concatenate(rhs), bounds=bounds, method="highs")
     if res.status != 0:
         raise SolverError(f"hinge LP failed: {res.message}")
-    return HingeLP(float(res.fun), res.x[:p].copy(), float(res.x[p]))
+    rows = -np.asarray(res.ineqlin.marginals)  # scipy: d(objective)/d(b_ub) <= 0 for "<=" rows
+    cuts = np.cumsum(sizes)
+    return HingeLP(
+        float(res.fun), res.x[:p].copy(), float(res.x[p]),
+        hinge_duals=np.split(rows[: n_h], cuts[:-1]), budget_duals=rows[n_h:],
+        mu_plus=-np.asarray(res.upper.marginals[:p]), mu_minus=np.asarray(res.lower.marginals[:p]),
+    )

@@ -14,6 +14,7 @@ from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, 
 from .solve import SolveInfo, solve_model
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
 from .verify import Verification, verify_model
+from .warmstart import kkt_start
 
 
 @dataclass
@@ -132,6 +133,7 @@ def tune(
     optimistic: TuneResult | None = None,
     tolerance: float = 1e-5,
     replica: str = "optimal",
+    warm_start: bool = True,
 ) -> TuneResult:
     """Tune the per-feature box ``w_bar`` of a linear LP-SVM by solving a bilevel MILP with HiGHS.
 
@@ -152,6 +154,8 @@ def tune(
     time_limit : seconds per MILP solve; a solve that stops early returns its incumbent with a
         non-optimal ``status``. mip_gap : relative gap; threads : HiGHS threads.
     tolerance : absolute tolerance (mean-hinge units) of the verification.
+    warm_start : hand HiGHS a bilevel-feasible MIP start built from LPs at ``w_bar = w_bar_ub``
+        (:func:`bilevel.warmstart.kkt_start`); it never changes the optimum, only how soon an incumbent exists.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
 
@@ -179,11 +183,12 @@ def tune(
         t0 = time.perf_counter()
         model = build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds)
         build = time.perf_counter() - t0
-        info = solve_model(model, **solve_kw)
+        info = solve_model(model, mip_start=kkt_start(model) if warm_start else None, **solve_kw)
         return _result("optimistic", model, info, build, info.seconds, tolerance)
 
     if optimistic is None:
-        optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance, **solve_kw)
+        optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
+                          warm_start=warm_start, **solve_kw)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
     # With epsilon = 0 and a training-optimal replica the follower is a training optimum, which the
     # optimistic leader could have chosen: the optimistic best bound is a valid floor (Proposition 1).
@@ -193,7 +198,7 @@ def tune(
     model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
                                     objective_floor=floor if floor > 0 else None)
     build = time.perf_counter() - t0
-    info = solve_model(model, **solve_kw)
+    info = solve_model(model, mip_start=kkt_start(model) if warm_start else None, **solve_kw)
     total = info.seconds
     # A larger bound on lambda only enlarges the feasible set, so the objective can only improve, and
     # never below the floor. Escalate while the solution touches the bound and could still improve.
