@@ -17,8 +17,29 @@ from .verify import Verification, verify_model
 from .warmstart import kkt_start
 
 
+class LinearClassifier:
+    """Prediction with a linear SVM ``f(x) = x^T w - b`` (attributes ``w`` (p,) and ``b``), as in Eq. (20)
+    of the pessimistic bilevel tuning paper. Shared by every result that carries a hyperplane."""
+
+    def decision_function(self, X) -> np.ndarray:
+        """``X @ w - b`` for X (n, p)."""
+        return np.asarray(X, dtype=float) @ self.w - self.b
+
+    def predict(self, X) -> np.ndarray:
+        """Labels in {-1, +1} (ties to +1) for X (n, p)."""
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+
+    def errors(self, X, y) -> np.ndarray:
+        """Per-row 0-1 loss (n,) on X (n, p), y (n,)."""
+        return (self.predict(X) != np.asarray(y)).astype(float)
+
+    def accuracy(self, X, y) -> float:
+        """Fraction of rows of X (n, p) whose predicted label equals y (n,)."""
+        return 1.0 - float(self.errors(X, y).mean())
+
+
 @dataclass
-class TuneResult:
+class TuneResult(LinearClassifier):
     """A solved and verified bilevel tuning MILP.
 
     Attributes: ``w_bar`` (p,) the tuned box; ``w`` (p,), ``b`` the follower's linear SVM
@@ -65,18 +86,6 @@ class TuneResult:
     @property
     def verified(self) -> bool:
         return self.verification.verified
-
-    def decision_function(self, X) -> np.ndarray:
-        """``X @ w - b`` for X (n, p)."""
-        return np.asarray(X, dtype=float) @ self.w - self.b
-
-    def predict(self, X) -> np.ndarray:
-        """Labels in {-1, +1} (ties to +1) for X (n, p)."""
-        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
-
-    def accuracy(self, X, y) -> float:
-        """Fraction of rows of X (n, p) whose predicted label equals y (n,)."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
 
     def to_dict(self) -> dict:
         """JSON-serialisable summary (no model)."""

@@ -10,11 +10,11 @@ import numpy as np
 
 from ..datasets import load_dataset, split_dataset
 from ..errors import InputError
-from ..tune import tune
+from ..tune import LinearClassifier, tune
 
 
 @dataclass
-class Candidate:
+class Candidate(LinearClassifier):
     """One tuned configuration: ``name``, ``mode``, ``epsilon``, ``w_bar_ub``, the tuned ``w_bar`` (p,),
     the follower's ``w`` (p,) and ``b``, the MILP status and whether it was verified."""
 
@@ -27,11 +27,6 @@ class Candidate:
     b: float
     status: str
     verified: bool
-
-    def errors(self, X, y) -> np.ndarray:
-        """Per-row 0-1 loss (n,) of the linear classifier ``sign(x^T w - b)`` (ties to +1) on X (n, p)."""
-        pred = np.where(np.asarray(X) @ self.w - self.b >= 0, 1.0, -1.0)
-        return (pred != np.asarray(y)).astype(float)
 
 
 def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4), w_bar_ubs=(0.25, 0.5, 1.0),
