@@ -10,3 +10,4 @@ from .inner import hinge, hinge_lp
 from .tune import TuneResult, tune
 from .verify import Verification, verify_model
 from .export import write_model
+from .ties import TieRange, optimistic_tie_range

@@ -1,0 +1,164 @@
+"""``bilevel study``: reproduce the small-data UCI studies of the pessimistic bilevel tuning paper
+(Section 5.1, Appendices A-B): pessimistic vs optimistic over training / validation sizes and under
+perturbed test data, with the optimistic tie spread and grid-search baselines, in parallel and resumable.
+
+A thin layer over :mod:`experiments.uci_study`, which lives in the repository's ``experiments/`` folder
+(not in the installed package): :func:`load_study_module` finds it next to the ``bilevel`` package
+directory (a source checkout, ``pip install -e .``), or in the folder named by the environment variable
+``BILEVEL_EXPERIMENTS_ROOT`` (the folder that *contains* ``experiments/``).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+from .errors import InputError
+
+
+def load_study_module():
+    """Import and return :mod:`experiments.uci_study` from the repository that holds this package.
+
+    Looks in ``$BILEVEL_EXPERIMENTS_ROOT`` (if set), then in the parent of the ``bilevel`` package
+    directory; that folder is put first on ``sys.path``. Raises InputError when no ``experiments/uci_study.py``
+    is found, or when another module named ``experiments`` is already imported from elsewhere."""
+    candidates = []
+    if os.environ.get("BILEVEL_EXPERIMENTS_ROOT"):
+        candidates.append(Path(os.environ["BILEVEL_EXPERIMENTS_ROOT"]).expanduser().resolve())
+    candidates.append(Path(__file__).resolve().parent.parent)
+    root = next((c for c in candidates if (c / "experiments" / "uci_study.py").is_file()), None)
+    if root is None:
+        raise InputError(
+            "bilevel study needs the experiments/ folder of the bilevel source repository (experiments/uci_study.py), "
+            f"looked in: {', '.join(str(c) for c in candidates)}; install bilevel from a checkout with "
+            "'pip install -e .' or set BILEVEL_EXPERIMENTS_ROOT to the folder that contains experiments/"
+        )
+    loaded = sys.modules.get("experiments")
+    if loaded is not None:
+        where = Path(getattr(loaded, "__file__", "") or "").resolve()
+        if root not in where.parents:
+            raise InputError(f"another module named 'experiments' is already imported ({where}); cannot load {root / 'experiments'}")
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    return importlib.import_module("experiments.uci_study")
+
+
+def _floats(text: str) -> tuple:
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+def _ints(text: str) -> tuple:
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "study",
+        help="reproduce the paper's small-data UCI studies (limited and perturbed data) with tables and plots",
+        description="Run the limited-data study (Section 5.1.1, Table A1: optimistic vs pessimistic, epsilon = 0, "
+        "over |V|, |T|, with the spread over tied optimistic optima and LinearSVC / LP-SVM grid baselines) and/or "
+        "the perturbed-data study (Section 5.1.2, Tables A2-A3: closed-form max-confidence attack on test and "
+        "validation points, over rho and epsilon). Runs in parallel on the local cores (or a Dask cluster with "
+        "--scheduler), writes every finished run at once under OUT/runs (an interrupted study resumes, a "
+        "finished one is not recomputed), then writes CSVs, Markdown summaries and PNG plots into OUT.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--data", action="append", default=None, metavar="NAME",
+                   help="data set(s): built-in cancer, diabetes or a CSV path; repeat or comma-separate "
+                   "(default: cancer and diabetes; cancer with --quick)")
+    p.add_argument("--study", choices=["limited", "perturbed", "both"], default="both", help="which study to run")
+    p.add_argument("--out", default="out/study", help="output folder (resumes the study found there)")
+    p.add_argument("--quick", action="store_true",
+                   help="reduced grid (cancer; |V|, |T| in {5,10}; 2 runs; small perturbed grid at |T| = |V| = 6; "
+                   "20 s per solve): under two minutes on 2 cores. Explicit options below override it")
+    p.add_argument("--runs", type=int, default=None, help="random splits per limited-data cell (default 10; quick 2)")
+    p.add_argument("--perturbed-runs", type=int, default=None, help="random splits per perturbed cell (default 5; quick 1)")
+    p.add_argument("--val-sizes", type=_ints, default=None, metavar="LIST", help="|V| grid (default 5,10,15,20)")
+    p.add_argument("--train-sizes", type=_ints, default=None, metavar="LIST", help="|T| grid (default 5,10,15,20)")
+    p.add_argument("--perturbed-size", type=_ints, default=None, metavar="T[,V]",
+                   help="|T| and |V| of the perturbed study (default 10,10; quick 6,6)")
+    p.add_argument("--epsilons", type=_floats, default=None, metavar="LIST",
+                   help="epsilon grid of the perturbed study (default 0,0.2,0.4,0.6)")
+    p.add_argument("--rho-test", type=_floats, default=None, metavar="LIST",
+                   help="l2 attack budgets on test points (default 0,0.1,...,0.6)")
+    p.add_argument("--rho-val", type=_floats, default=None, metavar="LIST",
+                   help="l2 attack budgets on validation points, one setting each (default 0,0.3)")
+    p.add_argument("--flip", choices=["appendix", "margin", "all"], default="appendix",
+                   help="flipped validation points of the pessimistic MILP: Appendix A's rule, margin, or all")
+    p.add_argument("--tie-criteria", default="sum_w_bar,val_margin",
+                   help="secondary criteria for the optimistic tie spread (comma list of sum_w_bar, val_margin)")
+    p.add_argument("--seed", type=int, default=0, help="seed of all random splits (the whole study is reproducible)")
+    p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default 60; quick 20)")
+    p.add_argument("--threads", type=int, default=1, help="HiGHS threads per solve")
+    p.add_argument("--jobs", type=int, default=-1, help="parallel local worker processes (-1: all cores)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler address (e.g. tcp://host:8786): run on that cluster (needs dask[distributed]; "
+                   "workers need bilevel and scikit-learn installed)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _config(args, mod):
+    datasets = None
+    if args.data:
+        datasets = tuple(d.strip() for item in args.data for d in item.split(",") if d.strip())
+    over = {}
+    if datasets:
+        over["datasets"] = datasets
+    over["studies"] = ("limited", "perturbed") if args.study == "both" else (args.study,)
+    for name, key in (("runs", "runs"), ("perturbed_runs", "perturbed_runs"), ("val_sizes", "val_sizes"),
+                      ("train_sizes", "train_sizes"), ("epsilons", "epsilons"), ("rho_test", "rho_tests"),
+                      ("rho_val", "rho_vals"), ("time_limit", "time_limit")):
+        if getattr(args, name) is not None:
+            over[key] = getattr(args, name)
+    if args.perturbed_size is not None:
+        size = args.perturbed_size
+        if len(size) not in (1, 2):
+            raise InputError(f"--perturbed-size takes T or T,V; got {size}")
+        over["perturbed_n_train"], over["perturbed_n_val"] = size[0], size[-1]
+    over["tie_criteria"] = tuple(c.strip() for c in args.tie_criteria.split(",") if c.strip())
+    over.update(flip=args.flip, seed=args.seed, threads=args.threads)
+    try:
+        return mod.StudyConfig.quick(**over) if args.quick else mod.StudyConfig(**over)
+    except TypeError as exc:
+        raise InputError(str(exc)) from None
+
+
+def run(args) -> int:
+    missing = [name for name in ("sklearn", "joblib", "matplotlib") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise InputError(f"bilevel study needs {', '.join(missing)}: pip install 'bilevel[study]'")
+    mod = load_study_module()
+    cfg = _config(args, mod)
+    if args.jobs == 0 or args.jobs < -1:
+        raise InputError(f"--jobs must be a positive number of processes or -1 (all cores); got {args.jobs}")
+    for d in cfg.datasets:  # fail fast on a bad data set name or file
+        import bilevel
+
+        bilevel.load_dataset(d)
+    scheduler = args.scheduler
+    if scheduler is not None:
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise InputError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+    tasks = mod.build_tasks(cfg)
+    print(f"study       : {', '.join(cfg.studies)} on {', '.join(cfg.datasets)}: {len(tasks)} runs, seed {cfg.seed}, "
+          f"time limit {cfg.time_limit} s per solve, "
+          + (f"Dask scheduler {scheduler}" if scheduler else f"{args.jobs if args.jobs > 0 else os.cpu_count()} local jobs"))
+    res = mod.run_study(cfg, args.out, jobs=None if args.jobs == -1 else args.jobs, scheduler=scheduler,
+                        progress=not args.no_progress)
+    print(f"runs        : {res.n_computed} computed now, {res.n_reused} reused from {Path(args.out) / 'runs'}, "
+          f"{res.n_errors} with errors; {res.seconds:.1f} s")
+    for name, path in res.files.items():
+        print(f"  {name:<24s}: {path}")
+    return 1 if res.n_errors else 0

@@ -1,0 +1,163 @@
+r"""Ties in the optimistic solution: how far apart are the optimal answers of the optimistic MILP?
+
+With few training points the optimistic bilevel problem, Eq. (21) of *Hyperparameter Tuning Through
+Pessimistic Bilevel Optimization* (Ustun, Xu, Zeng, Qian), usually has many optimal ``(w_bar, w, b)``: the
+very non-uniqueness the paper is about. Which one a MILP solver returns is an accident of its search, and
+so is the test accuracy of "the optimistic solution". :func:`optimistic_tie_range` measures the spread.
+
+Given a solved optimistic model with optimal value ``F*`` (mean validation hinge loss), it solves the
+lexicographic second stage twice::
+
+    min / max   c(w_bar, w, b)
+    s.t.        all constraints of the optimistic KKT + big-M MILP (Eq. (21), bilevel.optimistic)
+                (1/|V|) sum_k g_k <= F* + tolerance                      (outer objective kept optimal)
+
+where the secondary criterion ``c`` never looks at test data:
+
+- ``"sum_w_bar"``: ``sum_j w_bar_j``, the size of the tuned box (smallest / largest optimal box);
+- ``"val_margin"``: ``(1/|V|) sum_k y_k (x_k^T w - b)``, the mean signed validation margin of the
+  follower's model (least / most confident optimal model on the validation points);
+- a callable ``model -> linear Pyomo expression`` over the model's variables.
+
+``sum_w_bar`` moves the hyperparameters, but a box bound that is not active at ``(w, b)`` can grow without
+changing the model, so its two extremes often predict alike; ``val_margin`` moves ``(w, b)`` itself. Both are
+solved with :func:`bilevel.solve_model` (HiGHS), starting from the returned optimum (a MIP start), and each
+extreme is re-verified independently (:func:`bilevel.verify_model`: ``(w, b)`` must be a training optimum at
+its ``w_bar``, within the verification tolerance).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.common.collections import ComponentMap
+
+from .errors import InputError
+from .solve import solve_model
+from .tune import LinearClassifier
+from .verify import Verification, verify_model
+
+#: Built-in secondary criteria (see the module docstring).
+CRITERIA = ("sum_w_bar", "val_margin")
+
+
+@dataclass
+class TieSolution(LinearClassifier):
+    """One extreme of the optimal set. ``sense`` is ``"min"`` or ``"max"``; ``criterion_value`` the value of
+    the secondary criterion; ``w_bar`` (p,), ``w`` (p,), ``b`` the model (``f(x) = x^T w - b``);
+    ``objective`` its mean validation hinge loss (the outer objective, within ``tolerance`` of the optimum);
+    ``status`` HiGHS's status of this solve (``"optimal"``, ``"time_limit"``, ...); ``seconds`` HiGHS time;
+    ``verification`` the independent check of the solution."""
+
+    sense: str
+    criterion_value: float
+    w_bar: np.ndarray
+    w: np.ndarray
+    b: float
+    objective: float
+    status: str
+    seconds: float
+    verification: Verification
+
+
+
+@dataclass
+class TieRange:
+    """The two extremes of the optimal set of an optimistic solve under one secondary criterion.
+
+    ``low`` minimises and ``high`` maximises the criterion (so ``low.criterion_value <=
+    high.criterion_value`` when both solves are optimal); ``reference_objective`` is the optimum ``F*`` that
+    was fixed and ``tolerance`` the allowance above it. Unpacks as ``low, high = tie_range``."""
+
+    criterion: str
+    tolerance: float
+    reference_objective: float
+    low: TieSolution
+    high: TieSolution
+
+    def __iter__(self) -> Iterator[TieSolution]:
+        return iter((self.low, self.high))
+
+
+def _values(var) -> np.ndarray:
+    return np.array([var[k].value for k in var], dtype=float)
+
+
+def _criterion_expr(model: pyo.ConcreteModel, criterion):
+    if callable(criterion):
+        return criterion(model)
+    if criterion == "sum_w_bar":
+        return pyo.quicksum(model.w_bar[j] for j in model.w_bar)
+    if criterion == "val_margin":
+        X_v, y_v = model.bilevel_info["X_val"], model.bilevel_info["y_val"]
+        n_v, p = X_v.shape
+        return pyo.quicksum(
+            float(y_v[k]) * (pyo.quicksum(float(X_v[k, j]) * model.w[j] for j in range(p)) - model.b)
+            for k in range(n_v)
+        ) / n_v
+    raise InputError(f"criterion must be one of {', '.join(CRITERIA)} or a callable; got {criterion!r}")
+
+
+def optimistic_tie_range(
+    result,
+    criterion: str | Callable = "sum_w_bar",
+    tolerance: float = 1e-6,
+    time_limit: float | None = None,
+    threads: int | None = None,
+    mip_gap: float | None = None,
+    verify_tolerance: float = 1e-5,
+) -> TieRange:
+    """The two extremes, under a secondary criterion, of the optimal set of a solved optimistic MILP.
+
+    Implements the lexicographic re-solve of the module docstring: the optimistic KKT + big-M MILP of
+    Eq. (21) (``result.model``, cloned, never modified) with the extra row
+    ``validation_hinge <= result.objective + tolerance`` and the objective replaced by ``min`` and then
+    ``max`` of the criterion. Both solves start from the returned optimum, so each has an incumbent.
+
+    Parameters
+    ----------
+    result : a :class:`bilevel.TuneResult` of ``mode="optimistic"`` (its ``model`` holds the solution).
+    criterion : ``"sum_w_bar"`` (sum of the p box bounds, units of ``w``), ``"val_margin"`` (mean signed
+        validation margin ``y_k (x_k^T w - b)``, units of the decision function) or a callable
+        ``model -> linear Pyomo expression``. None of them uses test data.
+    tolerance : absolute allowance (mean-hinge units, >= 0) above the optimal outer objective.
+    time_limit : seconds per solve (two solves); a solve that stops early keeps the best solution found
+        and reports a non-optimal ``status``. threads, mip_gap : HiGHS options (see :func:`bilevel.solve_model`).
+    verify_tolerance : tolerance of :func:`bilevel.verify_model` for each extreme.
+
+    Returns
+    -------
+    :class:`TieRange` with ``low`` (minimum of the criterion) and ``high`` (maximum), each a
+    :class:`TieSolution` with ``w_bar`` (p,), ``w`` (p,), ``b``, objective, status and verification.
+
+    Raises
+    ------
+    InputError when ``result`` is not an optimistic result with a model, the criterion is unknown or not
+    linear, or ``tolerance < 0``; SolverError (incl. NoSolutionError) when HiGHS fails.
+    """
+    if getattr(result, "mode", None) != "optimistic" or getattr(result, "model", None) is None:
+        raise InputError("optimistic_tie_range needs the TuneResult of an optimistic solve (mode='optimistic')")
+    if not (np.isfinite(tolerance) and tolerance >= 0):
+        raise InputError(f"tolerance must be a finite number >= 0; got {tolerance}")
+    if result.objective is None or not np.isfinite(result.objective):
+        raise InputError("the optimistic result has no finite objective value")
+    model = result.model.clone()
+    name = criterion if isinstance(criterion, str) else getattr(criterion, "__name__", "custom")
+    start = ComponentMap((v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None)
+    model.validation_hinge.deactivate()
+    reference = float(result.objective)
+    model.tie_objective = pyo.Constraint(expr=model.validation_hinge.expr <= reference + tolerance)
+    expr = _criterion_expr(model, criterion)
+    model.tie_criterion = pyo.Objective(expr=expr, sense=pyo.minimize)
+    out = {}
+    for sense in ("min", "max"):
+        model.tie_criterion.sense = pyo.minimize if sense == "min" else pyo.maximize
+        info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start)
+        out[sense] = TieSolution(
+            sense=sense, criterion_value=float(pyo.value(model.tie_criterion)), w_bar=_values(model.w_bar),
+            w=_values(model.w), b=float(model.b.value), objective=float(pyo.value(model.validation_hinge.expr)),
+            status=info.status, seconds=info.seconds, verification=verify_model(model, tolerance=verify_tolerance),
+        )
+    return TieRange(name, float(tolerance), reference, out["min"], out["max"])

@@ -1,0 +1,98 @@
+r"""Maximum-confidence evasion attack on a linear classifier, in closed form (Section 5.1.2 of the
+pessimistic bilevel tuning paper, after Biggio et al., 2013, *Evasion attacks against machine learning at
+test time*, as implemented by SecML's gradient-based evasion).
+
+**The attack.** A surrogate linear classifier ``f(x) = x^T w - b`` (a soft linear SVM trained on the
+training set only, :func:`fit_surrogate_svm`) is attacked. For a point ``x`` with true label
+``y in {-1, +1}`` the maximum-confidence attacker looks for the point of the ``l2`` ball of radius ``rho``
+around ``x`` that the surrogate classifies as the wrong class with the largest confidence::
+
+    x' = argmin_{x'}  y f(x')   s.t.  ||x' - x||_2 <= rho
+
+(for a binary classifier with class scores ``(-f, f)``, SecML's objective ``max_{k != y} s_k(x') -
+s_y(x')`` equals ``-2 y f(x')``: the same minimiser). The feature space is unbounded (standardised data,
+no box constraint).
+
+**Closed form.** ``y f(x') = y f(x) + y w^T (x' - x)``, a linear function of ``delta = x' - x``. By
+Cauchy-Schwarz, ``y w^T delta >= -||w||_2 ||delta||_2 >= -rho ||w||_2``, with equality iff
+``delta = -rho y w / ||w||_2``. Hence, for ``w != 0``::
+
+    x' = x - rho * y * w / ||w||_2,      ||x' - x||_2 = rho,      y f(x') = y f(x) - rho ||w||_2 <= y f(x)
+
+The gradient-based solver of Biggio et al. converges to this point (the objective is linear, its gradient
+constant); the attack does *not* stop at the decision boundary, it keeps going until the budget ``rho`` is
+spent (maximum confidence, not minimum distance). When ``w = 0`` every point is a minimiser and ``x`` is
+returned unchanged. The SVM's confidence in the true label never increases.
+
+**Which points.** As in the paper, only points *inside the margin of the optimistic hyperplane*
+``(w_o, b_o)`` are attacked: ``|x^T w_o - b_o| < 1`` (:func:`margin_mask`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def max_confidence_attack(X, y, w, b, rho: float, mask=None) -> np.ndarray:
+    """Perturb the rows of ``X`` by the closed-form maximum-confidence evasion attack (module docstring).
+
+    Parameters
+    ----------
+    X : (n, p) points (standardised feature units); y : (n,) true labels in {-1, +1}.
+    w : (p,), b : float -- the attacked linear classifier ``f(x) = x^T w - b``.
+    rho : l2 budget, ``>= 0`` (same units as ``X``).
+    mask : optional (n,) booleans: only these rows are attacked (default: all).
+
+    Returns
+    -------
+    ``X_adv`` (n, p), a new array: attacked rows are ``x - rho y w / ||w||_2`` (moved by exactly ``rho``),
+    the others (and all rows when ``w = 0`` or ``rho = 0``) are unchanged.
+
+    Raises
+    ------
+    ValueError for mismatched shapes, labels outside {-1, +1}, or ``rho < 0`` / not finite.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w = np.asarray(w, dtype=float)
+    if X.ndim != 2 or y.shape != (X.shape[0],) or w.shape != (X.shape[1],):
+        raise ValueError(f"need X (n, p), y (n,), w (p,); got X {X.shape}, y {y.shape}, w {w.shape}")
+    if not np.isin(y, (-1.0, 1.0)).all():
+        raise ValueError("labels y must be -1 or +1")
+    if not (np.isfinite(rho) and rho >= 0):
+        raise ValueError(f"rho must be a finite number >= 0; got {rho}")
+    mask = np.ones(len(y), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    if mask.shape != y.shape:
+        raise ValueError(f"mask must have shape {y.shape}; got {mask.shape}")
+    X_adv = X.copy()
+    norm = float(np.linalg.norm(w))
+    if rho == 0 or norm == 0.0:
+        return X_adv
+    direction = w / norm
+    X_adv[mask] -= rho * y[mask, None] * direction[None, :]
+    return X_adv
+
+
+def margin_mask(X, w, b, width: float = 1.0) -> np.ndarray:
+    """(n,) booleans: rows of ``X`` (n, p) strictly inside the margin of ``f(x) = x^T w - b``,
+    ``|x^T w - b| < width`` (the paper attacks the points inside the optimistic hyperplane's margin)."""
+    return np.abs(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) - float(b)) < width
+
+
+def fit_surrogate_svm(X_train, y_train, C: float = 1.0) -> tuple[np.ndarray, float]:
+    """The attacker's surrogate: a classical soft-margin linear SVM (hinge loss, ``(1/2)||w||^2 + C sum
+    hinge``, libsvm via scikit-learn's ``SVC(kernel="linear")``; SecML's default ``CClassifierSVM`` has
+    ``C = 1``) trained on the training set only.
+
+    Shapes: ``X_train`` (|T|, p), ``y_train`` (|T|,) in {-1, +1} with both classes. Returns ``(w, b)`` with
+    ``f(x) = x^T w - b`` (scikit-learn's intercept is ``-b``). Raises ValueError for one class."""
+    from sklearn.svm import SVC
+
+    y_train = np.asarray(y_train, dtype=float)
+    if len(np.unique(y_train)) < 2:
+        raise ValueError("the surrogate SVM needs both classes in the training set")
+    svc = SVC(kernel="linear", C=float(C)).fit(np.asarray(X_train, dtype=float), y_train)
+    w = np.asarray(svc.coef_, dtype=float).ravel()
+    b = -float(svc.intercept_[0])
+    if svc.classes_[1] != 1.0:  # scikit-learn's decision_function is positive for classes_[1]
+        w, b = -w, -b
+    return w, b

@@ -1,0 +1,72 @@
+r"""Baselines a user would otherwise pick: grid search of one regularisation constant, selected on the
+validation set (the same training / validation split the bilevel MILPs see).
+
+- :func:`linear_svc_grid`: scikit-learn's ``LinearSVC`` (hinge loss, ``(1/2)||w||^2 + C sum_i hinge``)
+  over a logarithmic grid of ``C``;
+- :func:`lp_svm_box_grid`: the package's own LP-SVM (Eq. (20) of the pessimistic bilevel tuning paper,
+  ``min mean hinge s.t. -c <= w_j <= c``) with a *uniform* box ``w_bar = c 1`` over a grid of ``c``: the
+  bilevel problem restricted to one hyperparameter and solved by enumeration.
+
+Selection rule (both): the largest validation accuracy; ties broken by the smaller mean validation hinge
+loss, then by the smaller constant (the simpler model). Test data are never looked at.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import bilevel
+
+#: Default grids.
+SVC_C_GRID = tuple(float(c) for c in np.logspace(-3, 3, 13))
+BOX_GRID = tuple(float(c) for c in np.round(np.linspace(0.05, 1.0, 20), 4))
+
+
+def _select(candidates):
+    # candidates: list of (const, w, b, val_acc, val_hinge); best accuracy, then hinge, then const.
+    return min(candidates, key=lambda c: (-c[3], c[4], c[0]))
+
+
+def _val_scores(X_v, y_v, w, b):
+    f = X_v @ w - b
+    acc = float(np.mean(np.where(f >= 0, 1.0, -1.0) == y_v))
+    return acc, float(np.mean(np.maximum(0.0, 1.0 - y_v * f)))
+
+
+def linear_svc_grid(X_train, y_train, X_val, y_val, C_grid=SVC_C_GRID, seed: int = 0) -> dict:
+    """Grid search of ``LinearSVC(C, loss="hinge")`` selected on the validation set (module docstring).
+
+    Shapes: ``X_train`` (|T|, p), ``y_train`` (|T|,), ``X_val`` (|V|, p), ``y_val`` (|V|,), labels in
+    {-1, +1}. ``C_grid``: positive constants. Returns ``{"C", "w" (p,), "b", "val_acc", "val_hinge"}`` with
+    ``f(x) = x^T w - b``. Raises ValueError when the training set has one class."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import LinearSVC
+
+    X_t, y_t = np.asarray(X_train, float), np.asarray(y_train, float)
+    X_v, y_v = np.asarray(X_val, float), np.asarray(y_val, float)
+    cands = []
+    for C in C_grid:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            svc = LinearSVC(C=float(C), loss="hinge", dual=True, max_iter=100_000, random_state=seed).fit(X_t, y_t)
+        w, b = svc.coef_.ravel().astype(float), -float(svc.intercept_[0])
+        if svc.classes_[1] != 1.0:
+            w, b = -w, -b
+        cands.append((float(C), w, b, *_val_scores(X_v, y_v, w, b)))
+    C, w, b, acc, hng = _select(cands)
+    return {"C": C, "w": w, "b": b, "val_acc": acc, "val_hinge": hng}
+
+
+def lp_svm_box_grid(X_train, y_train, X_val, y_val, grid=BOX_GRID) -> dict:
+    """Grid search of the LP-SVM with a uniform box ``w_bar = c 1`` (module docstring), each fit by
+    :func:`bilevel.hinge_lp`. Shapes as :func:`linear_svc_grid`. Returns ``{"c", "w" (p,), "b", "val_acc",
+    "val_hinge"}``. Raises bilevel.SolverError if an LP fails."""
+    X_t, y_t = np.asarray(X_train, float), np.asarray(y_train, float)
+    X_v, y_v = np.asarray(X_val, float), np.asarray(y_val, float)
+    cands = []
+    for c in grid:
+        fit = bilevel.hinge_lp(np.full(X_t.shape[1], float(c)), (X_t, y_t))
+        cands.append((float(c), fit.w, fit.b, *_val_scores(X_v, y_v, fit.w, fit.b)))
+    c, w, b, acc, hng = _select(cands)
+    return {"c": c, "w": w, "b": b, "val_acc": acc, "val_hinge": hng}

@@ -1,0 +1,87 @@
+"""The closed-form maximum-confidence evasion attack (experiments/attack.py): moves exactly rho, never
+increases the SVM's confidence in the true label, is the minimiser over the ball, leaves others alone."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root holds experiments/
+from experiments.attack import fit_surrogate_svm, margin_mask, max_confidence_attack  # noqa: E402
+
+
+@pytest.fixture
+def problem():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 5))
+    y = np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    w = rng.normal(size=5)
+    return X, y, w, 0.3
+
+
+@pytest.mark.parametrize("rho", [0.1, 0.35, 1.0])
+def test_moves_exactly_rho_and_lowers_true_label_confidence(problem, rho):
+    X, y, w, b = problem
+    X_adv = max_confidence_attack(X, y, w, b, rho)
+    assert np.allclose(np.linalg.norm(X_adv - X, axis=1), rho, rtol=0, atol=1e-12)
+    before, after = y * (X @ w - b), y * (X_adv @ w - b)
+    assert np.all(after <= before + 1e-12)
+    assert np.allclose(after, before - rho * np.linalg.norm(w))  # the closed form
+    assert not np.shares_memory(X_adv, X)
+
+
+def test_is_the_minimiser_over_the_ball(problem):
+    X, y, w, b = problem
+    rho = 0.5
+    X_adv = max_confidence_attack(X, y, w, b, rho)
+    rng = np.random.default_rng(0)
+    for i in range(5):
+        d = rng.normal(size=(2000, X.shape[1]))
+        d *= rho * rng.random((2000, 1)) ** (1 / X.shape[1]) / np.linalg.norm(d, axis=1, keepdims=True)
+        others = y[i] * ((X[i] + d) @ w - b)
+        assert y[i] * (X_adv[i] @ w - b) <= others.min() + 1e-12
+
+
+def test_does_not_stop_at_the_boundary(problem):
+    # Maximum confidence, not minimum distance: a point crossing the boundary keeps going to rho.
+    X, y, w, b = problem
+    rho = 5.0
+    X_adv = max_confidence_attack(X, y, w, b, rho)
+    assert np.all(y * (X_adv @ w - b) < 0)
+    assert np.allclose(np.linalg.norm(X_adv - X, axis=1), rho)
+
+
+def test_mask_zero_budget_and_zero_w(problem):
+    X, y, w, b = problem
+    mask = np.arange(len(y)) % 3 == 0
+    X_adv = max_confidence_attack(X, y, w, b, 0.4, mask)
+    assert np.array_equal(X_adv[~mask], X[~mask])
+    assert np.allclose(np.linalg.norm(X_adv[mask] - X[mask], axis=1), 0.4)
+    assert np.array_equal(max_confidence_attack(X, y, w, b, 0.0), X)
+    assert np.array_equal(max_confidence_attack(X, y, np.zeros_like(w), b, 0.4), X)
+
+
+def test_bad_input(problem):
+    X, y, w, b = problem
+    with pytest.raises(ValueError, match="rho"):
+        max_confidence_attack(X, y, w, b, -0.1)
+    with pytest.raises(ValueError, match="labels"):
+        max_confidence_attack(X, np.zeros_like(y), w, b, 0.1)
+    with pytest.raises(ValueError, match="need X"):
+        max_confidence_attack(X, y, w[:-1], b, 0.1)
+    with pytest.raises(ValueError, match="mask"):
+        max_confidence_attack(X, y, w, b, 0.1, mask=np.ones(3, dtype=bool))
+
+
+def test_margin_mask_and_surrogate_sign(problem):
+    X, y, w, b = problem
+    f = X @ w - b
+    assert np.array_equal(margin_mask(X, w, b), np.abs(f) < 1)
+    from sklearn.svm import SVC
+
+    ws, bs = fit_surrogate_svm(X, y)
+    ref = SVC(kernel="linear", C=1.0).fit(X, y)
+    assert np.array_equal(np.where(X @ ws - bs >= 0, 1.0, -1.0), ref.predict(X))
+    assert np.allclose(X @ ws - bs, ref.decision_function(X))
+    with pytest.raises(ValueError, match="both classes"):
+        fit_surrogate_svm(X, np.ones(len(y)))

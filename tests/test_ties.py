@@ -1,0 +1,85 @@
+"""bilevel.ties.optimistic_tie_range: the extremes of the optimistic optimal set (closed form on a tiny
+instance, training optimality against the independent LP, ordering, bad input)."""
+import types
+
+import numpy as np
+import pytest
+
+import bilevel
+from bilevel.ties import CRITERIA, optimistic_tie_range
+
+
+def _tiny():
+    # p = 1: training points -1 (label -1) and +1 (label +1), validation points -2 and +2.
+    # For w_bar < 1 the training optimum is w = w_bar with |b| <= 1 - w_bar (loss 1 - w_bar); the validation
+    # hinge is 0 iff w_bar >= 1/2 (then b = 0 works). So the optimistic optimum is 0, attained exactly for
+    # w_bar in [1/2, 1]: min sum(w_bar) = 0.5, max = 1; mean validation margin 2 w: min 1, max 2.
+    X_t, y_t = np.array([[-1.0], [1.0]]), np.array([-1.0, 1.0])
+    X_v, y_v = np.array([[-2.0], [2.0]]), np.array([-1.0, 1.0])
+    return X_t, y_t, X_v, y_v
+
+
+def test_closed_form_extremes_on_a_tiny_instance():
+    X_t, y_t, X_v, y_v = _tiny()
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
+    assert opt.objective == pytest.approx(0.0, abs=1e-7)
+    low, high = optimistic_tie_range(opt, "sum_w_bar")
+    assert low.criterion_value == pytest.approx(0.5, abs=1e-5)
+    assert high.criterion_value == pytest.approx(1.0, abs=1e-6)
+    low, high = optimistic_tie_range(opt, "val_margin")
+    assert low.criterion_value == pytest.approx(1.0, abs=1e-5)
+    assert high.criterion_value == pytest.approx(2.0, abs=1e-5)
+    for sol in (low, high):
+        assert sol.status == "optimal" and sol.verification.verified
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_extremes_are_optimal_ties_and_training_optimal(criterion, seed):
+    data = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(data.X, data.y, 5, 10, seed=seed)
+    opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, "optimistic", threads=1)
+    before = opt.model.w_bar.extract_values()
+    tr = optimistic_tie_range(opt, criterion, tolerance=1e-6, threads=1)
+    assert tr.criterion == criterion and tr.reference_objective == pytest.approx(opt.objective)
+    low, high = tr
+    assert low.criterion_value <= high.criterion_value + 1e-7
+    original = {"sum_w_bar": opt.w_bar.sum(), "val_margin": np.mean(s.y_val * opt.decision_function(s.X_val))}[criterion]
+    assert low.criterion_value <= original + 1e-6 and original <= high.criterion_value + 1e-6
+    for sol in tr:
+        assert sol.status == "optimal"
+        # Same outer objective as the optimum, recomputed from (w, b).
+        val_hinge = bilevel.hinge(s.X_val, s.y_val, sol.w, sol.b).mean()
+        assert val_hinge <= opt.objective + 1e-6 + 1e-6
+        # Training-optimal at its own w_bar, checked by the independent LP.
+        least = bilevel.hinge_lp(sol.w_bar, (s.X_train, s.y_train)).value
+        assert bilevel.hinge(s.X_train, s.y_train, sol.w, sol.b).mean() <= least + 1e-5
+        assert np.all(np.abs(sol.w) <= sol.w_bar + 1e-6)
+        assert np.all((sol.w_bar >= -1e-9) & (sol.w_bar <= 1 + 1e-9))
+        assert sol.verification.verified
+        assert 0.0 <= sol.accuracy(s.X_test, s.y_test) <= 1.0
+    # The caller's model is untouched.
+    assert opt.model.w_bar.extract_values() == before
+    assert opt.model.validation_hinge.active and not hasattr(opt.model, "tie_objective")
+
+
+def test_callable_criterion():
+    X_t, y_t, X_v, y_v = _tiny()
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
+    low, high = optimistic_tie_range(opt, lambda m: m.b)
+    assert low.criterion_value <= high.criterion_value
+    assert abs(low.b) <= 0.5 + 1e-6 and abs(high.b) <= 0.5 + 1e-6  # |b| <= min(1 - w_bar, 2 w_bar - 1) <= 1/3
+
+
+def test_bad_input():
+    X_t, y_t, X_v, y_v = _tiny()
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
+    with pytest.raises(bilevel.InputError, match="criterion"):
+        optimistic_tie_range(opt, "nope")
+    with pytest.raises(bilevel.InputError, match="tolerance"):
+        optimistic_tie_range(opt, tolerance=-1)
+    with pytest.raises(bilevel.InputError, match="optimistic"):
+        optimistic_tie_range(object())
+    pes_like = types.SimpleNamespace(mode="pessimistic", model=opt.model, objective=0.0)
+    with pytest.raises(bilevel.InputError, match="optimistic"):
+        optimistic_tie_range(pes_like)
