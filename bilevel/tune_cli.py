@@ -52,7 +52,7 @@ def add_parser(sub) -> None:
 
 
 def _fmt(v) -> str:
-    return "[" + ", ".join(f"{x:.3f}" for x in v) + "]"
+    return "[" + ", ".join(f"{x if abs(x) >= 5e-4 else 0.0:.3f}" for x in v) + "]"  # no "-0.000" from round-off
 
 
 def _report(name: str, r: TuneResult, split) -> list[str]:
