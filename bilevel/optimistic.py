@@ -122,7 +122,8 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     p = X_t.shape[1]
     X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
-    M = optimistic_big_m(X_t, y_t, X_v, ub)
+    least = hinge_lp(lb, (X_t, y_t)).value
+    M = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least)
     n_t, n_v = len(y_t), len(y_v)
     J, T, V = range(p), range(n_t), range(n_v)
     yt, yv, lb_l, ub_l = y_t.tolist(), y_v.tolist(), lb.tolist(), ub.tolist()
@@ -140,7 +141,7 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
     # Inner LP-SVM replaced by its KKT system.
     add_lp_svm_kkt(m, X_t, y_t, M)
-    add_least_loss_cut(m, "xi", n_t, hinge_lp(lb, (X_t, y_t)).value)
+    add_least_loss_cut(m, "xi", n_t, least)
 
     m.bilevel_info = {
         "mode": "optimistic",

@@ -173,7 +173,7 @@ def build_pessimistic_model(
     if replica not in ("optimal", "feasible"):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
     least = hinge_lp(lb, (X_t, y_t)).value if replica == "optimal" else None
-    M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound, least_loss_bound=least)
+    M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound, least_loss_bound=least, y_val=y_v)
     n_t, n_v, n_f = len(y_t), len(y_v), len(Vf)
     J, T, V, F = range(p), range(n_t), range(n_v), Vf.tolist()
     yt, yv, lb_l, ub_l = y_t.tolist(), y_v.tolist(), lb.tolist(), ub.tolist()
@@ -212,7 +212,7 @@ def build_pessimistic_model(
     # Outer level, Eq. (24): objective and the leader's constraints.
     m.validation_hinge = pyo.Objective(expr=pyo.quicksum(m.g[k] for k in V) / n_v, sense=pyo.minimize)
     m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
-    M_train = optimistic_big_m(X_t, y_t, X_v, ub)
+    M_train = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least)
     if shared:  # training-LP duals on the follower's variables; complementarity shared below
         beta_hat, mu_plus_hat, mu_minus_hat = add_lp_svm_duals(m, X_t, y_t, M_train, tag="_hat")
     elif replica == "optimal":  # the replica solves the training LP at w_bar (its KKT system, tag "_hat")
