@@ -126,7 +126,7 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     M = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least)
     n_t, n_v = len(y_t), len(y_v)
     J, T, V = range(p), range(n_t), range(n_v)
-    yt, yv, lb_l, ub_l = y_t.tolist(), y_v.tolist(), lb.tolist(), ub.tolist()
+    yv, lb_l, ub_l = y_v.tolist(), lb.tolist(), ub.tolist()
 
     m = pyo.ConcreteModel(name="optimistic_bilevel_svm")
     # Outer (hyperparameters) and inner primal variables.

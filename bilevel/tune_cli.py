@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 
 from .datasets import load_dataset, split_dataset
-from .errors import InputError
 from .export import write_model
 from .tune import TuneResult, tune
 

@@ -67,3 +67,15 @@ def check_epsilon(epsilon) -> float:
     if not np.isfinite(eps) or eps < 0:
         raise InputError(f"epsilon must be finite and >= 0 (relative suboptimality of the training loss); got {epsilon}")
     return eps
+
+
+def check_open_unit(value, name: str) -> float:
+    """Return ``value`` as a float after checking it lies strictly between 0 and 1 (a risk limit ``alpha`` or
+    an error level ``delta``); raise InputError naming ``name`` otherwise (not a number, NaN, outside (0, 1))."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number in (0, 1), got {value!r}") from None
+    if not np.isfinite(v) or not 0.0 < v < 1.0:
+        raise InputError(f"{name} must lie strictly between 0 and 1, got {value!r}")
+    return v

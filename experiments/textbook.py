@@ -37,7 +37,7 @@ def _f(m, x, w="w", b="b"):
 def _training_kkt(m, X, y, M, tag):
     n, p = X.shape
     J, T = range(p), range(n)
-    w, b, xi = m.component(f"w{tag}"), m.component(f"b{tag}"), m.component(f"xi{tag}")
+    w, xi = m.component(f"w{tag}"), m.component(f"xi{tag}")
     m.add_component(f"beta{tag}", pyo.Var(T, bounds=(0, M.beta)))
     m.add_component(f"mu_plus{tag}", pyo.Var(J, bounds=lambda _, j: (0, float(M.mu[j]))))
     m.add_component(f"mu_minus{tag}", pyo.Var(J, bounds=lambda _, j: (0, float(M.mu[j]))))

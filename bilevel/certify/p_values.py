@@ -24,6 +24,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..errors import InputError
+from ..validation import check_open_unit
 
 __all__ = [
     "hoeffding_p_value",
@@ -64,13 +65,7 @@ def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 def _check_alpha(alpha) -> float:
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise InputError(f"alpha (risk limit) must be a number in (0, 1), got {alpha!r}") from None
-    if not np.isfinite(a) or not 0.0 < a < 1.0:
-        raise InputError(f"alpha (risk limit) must lie strictly between 0 and 1, got {alpha!r}")
-    return a
+    return check_open_unit(alpha, "alpha (risk limit)")
 
 
 def _loss_count(r: np.ndarray, n: np.ndarray) -> np.ndarray:

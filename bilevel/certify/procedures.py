@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..validation import check_open_unit
 
 __all__ = [
     "bonferroni",
@@ -40,13 +41,7 @@ def check_delta(delta) -> float:
     InputError
         ``delta`` not a number, NaN, or outside (0, 1).
     """
-    try:
-        d = float(delta)
-    except (TypeError, ValueError):
-        raise InputError(f"delta (error level) must be a number in (0, 1), got {delta!r}") from None
-    if not np.isfinite(d) or not 0.0 < d < 1.0:
-        raise InputError(f"delta (error level) must lie strictly between 0 and 1, got {delta!r}")
-    return d
+    return check_open_unit(delta, "delta (error level)")
 
 
 def check_p_values(p_values, *, allow_empty: bool = False) -> np.ndarray:
