@@ -110,8 +110,9 @@ def _values(var) -> np.ndarray:
     return np.array([var[k].value for k in var], dtype=float)
 
 
-def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, tolerance, notes=(), **extra) -> TuneResult:
-    ver = verify_model(model, tolerance=tolerance)
+def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, tolerance, notes=(), verification=None,
+            **extra) -> TuneResult:
+    ver = verification if verification is not None else verify_model(model, tolerance=tolerance)
     ver.messages.extend(notes)
     if not ver.verified:
         warnings.warn(f"{mode} solution failed verification: {'; '.join(ver.messages)}", RuntimeWarning, stacklevel=3)
@@ -211,7 +212,7 @@ def tune(
     total = info.seconds
     # A larger bound on lambda only enlarges the feasible set, so the objective can only improve, and
     # never below the floor. Escalate while the solution touches the bound and could still improve.
-    notes = []
+    notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
     while at_lambda_bound(model) and info.objective > floor + tolerance and bound * lambda_growth <= max_lambda_bound:
         start = [(v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None]
         previous = (bound, info)
@@ -220,15 +221,16 @@ def tune(
         set_lambda_bound(model, bound)
         info = solve_model(model, mip_start=start, **solve_kw)
         total += info.seconds
-        if not verify_model(model, tolerance=tolerance).verified:
+        ver = verify_model(model, tolerance=tolerance)
+        if not ver.verified:
             # A large bound makes kappa = 1/(1 + lambda) tiny and the KKT system ill-conditioned: keep the
-            # verified solution of the previous bound rather than an answer that fails verification.
+            # solution of the previous bound rather than an answer that fails verification.
             for var, value in start:
                 var.set_value(value, skip_validation=True)
-            bound, info = previous
+            bound, info, ver = *previous, None
             set_lambda_bound(model, bound)
             notes.append(f"the solve with lambda bound {history[-1]:g} failed verification (ill-conditioned); "
-                         f"kept the verified solution with bound {bound:g}")
+                         f"kept the solution with bound {bound:g}")
             break
     if at_lambda_bound(model):
         notes.append(f"the objective equals its lower bound {floor:.6g} (0, or the optimistic best bound when "
@@ -236,7 +238,7 @@ def tune(
                      if info.objective <= floor + tolerance else
                      "a larger lambda bound might allow a better objective (see lambda_history)")
     return _result(
-        "pessimistic", model, info, build, total, tolerance, notes=notes, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
+        "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
         b_hat=float(model.b_hat.value) if hasattr(model, "b_hat") else float(model.b.value), lambda_bound=bound, lambda_history=history,
         optimistic=optimistic,
