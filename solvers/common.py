@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import importlib.util
 import math
 import re
 from dataclasses import dataclass, field
@@ -210,3 +211,8 @@ def format_table(records: list[dict]) -> str:
             cells.append(r.get("check") or "-")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def importable(module: str) -> bool:
+    """True when ``module`` can be imported here (a solver's Python interface is installed)."""
+    return importlib.util.find_spec(module) is not None

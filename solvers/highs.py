@@ -3,18 +3,14 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, finite_or_none
+from .common import RunResult, check_instance_path, finite_or_none, importable
 
 NAME = "highs"
 
 
 def available() -> bool:
     """True when ``highspy`` imports."""
-    try:
-        import highspy  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importable("highspy")
 
 
 def version() -> str:

@@ -3,18 +3,14 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, finite_or_none
+from .common import RunResult, check_instance_path, finite_or_none, importable
 
 NAME = "scip"
 
 
 def available() -> bool:
     """True when ``pyscipopt`` imports."""
-    try:
-        import pyscipopt  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importable("pyscipopt")
 
 
 def version() -> str:
