@@ -60,31 +60,80 @@ bilevel optimum. The derivations:
 """
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 
+import highspy
 import numpy as np
-from scipy.optimize import linprog
+from scipy import sparse
+
+
+_RANGE_CACHE: OrderedDict = OrderedDict()  # (LP key, row bytes) -> (least, largest) value of f(x)
+_RANGE_CACHE_SIZE = 20000
+
+
+def _range_lp(X_train, y_train, w_bar_ub, budget) -> highspy.Highs:
+    """The feasible set of :func:`margin_ranges` as a ``highspy`` LP over ``(w, b, h)`` with zero cost."""
+    n, p = X_train.shape
+    inf = highspy.kHighsInf
+    A = sparse.vstack([
+        sparse.hstack([sparse.csr_matrix(-y_train[:, None] * X_train), sparse.csr_matrix(y_train[:, None]),
+                       -sparse.identity(n, format="csr")]),
+        sparse.csr_matrix(np.r_[np.zeros(p + 1), np.full(n, 1.0 / n)]),
+    ]).tocsc()
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = p + 1 + n, n + 1
+    lp.col_cost_ = np.zeros(p + 1 + n)
+    lp.col_lower_ = np.r_[-w_bar_ub, -inf, np.zeros(n)]
+    lp.col_upper_ = np.r_[w_bar_ub, inf, np.full(n, inf)]
+    lp.row_lower_ = np.full(n + 1, -inf)
+    lp.row_upper_ = np.r_[-np.ones(n), budget]
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32)
+    lp.a_matrix_.value_ = A.data.astype(float)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.passModel(lp)
+    return h
 
 
 def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows) -> tuple[np.ndarray, np.ndarray]:
     r"""Bound tightening by LPs (item 9 of the module docstring): the least and largest value of
     ``f(x) = x^T w - b`` for each row ``x`` of ``X_rows`` (k, p) over the set
     ``{(w, b): |w| <= w_bar_ub, (1/|T|) sum_i max(0, 1 - y_i f(x_i)) <= budget}``. Returns two (k,) arrays,
-    widened by ``1e-6 (1 + |value|)`` against LP round-off. Raises RuntimeError if an LP fails."""
+    widened by ``1e-6 (1 + |value|)`` against LP round-off. Raises RuntimeError if an LP fails.
+
+    One ``highspy`` LP is loaded once and re-solved with a new cost vector per row (the simplex starts
+    from the previous optimal basis); values already computed for the same LP are reused from a cache, so
+    the pessimistic builder does not repeat the LPs of the optimistic one."""
     X_train, y_train = np.asarray(X_train, float), np.asarray(y_train, float)
+    w_bar_ub = np.asarray(w_bar_ub, float)
     n, p = X_train.shape
-    A = np.hstack([-y_train[:, None] * X_train, y_train[:, None], -np.eye(n)])
-    A = np.vstack([A, np.r_[np.zeros(p + 1), np.full(n, 1.0 / n)]])
-    rhs = np.r_[-np.ones(n), budget]
-    bounds = [(-u, u) for u in np.asarray(w_bar_ub, float)] + [(None, None)] + [(0, None)] * n
+    key = hashlib.sha1(b"".join(np.ascontiguousarray(a).tobytes() for a in (X_train, y_train, w_bar_ub))
+                       + repr(float(budget)).encode()).hexdigest()
+    X_rows = np.asarray(X_rows, float)
     out = np.empty((2, len(X_rows)))
-    for k, x in enumerate(np.asarray(X_rows, float)):
-        c = np.r_[x, -1.0, np.zeros(n)]
-        for side, sign in ((0, 1.0), (1, -1.0)):
-            res = linprog(sign * c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs")
-            if res.status != 0:
-                raise RuntimeError(f"bound-tightening LP failed: {res.message}")
-            out[side, k] = sign * res.fun
+    h = None
+    cols = np.arange(p + 1, dtype=np.int32)
+    for k, x in enumerate(X_rows):
+        ck = (key, x.tobytes())
+        if ck in _RANGE_CACHE:
+            out[:, k] = _RANGE_CACHE[ck]
+            continue
+        if h is None:
+            h = _range_lp(X_train, y_train, w_bar_ub, float(budget))
+        h.changeColsCost(p + 1, cols, np.r_[x, -1.0])
+        for side, sense in ((0, highspy.ObjSense.kMinimize), (1, highspy.ObjSense.kMaximize)):
+            h.changeObjectiveSense(sense)
+            h.run()
+            if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                raise RuntimeError(f"bound-tightening LP failed: {h.modelStatusToString(h.getModelStatus())}")
+            out[side, k] = h.getInfo().objective_function_value
+        _RANGE_CACHE[ck] = (out[0, k], out[1, k])
+        if len(_RANGE_CACHE) > _RANGE_CACHE_SIZE:
+            _RANGE_CACHE.popitem(last=False)
     pad = 1e-6 * (1.0 + np.abs(out))
     return out[0] - pad[0], out[1] + pad[1]
 
