@@ -11,10 +11,12 @@ import pyomo.environ as pyo
 from .errors import InputError
 from .optimistic import build_optimistic_model
 from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, set_lambda_bound
-from .solve import SolveInfo, solve_model
+from .solve import NoSolutionError, SolveInfo, solve_model
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
 from .verify import Verification, verify_model
 from .warmstart import kkt_start
+
+_LAMBDA_START = 1e3  # first bound on Eq. (25)'s lambda when epsilon > 0 (see tune)
 
 
 class LinearClassifier:
@@ -137,7 +139,7 @@ def tune(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     threads: int | None = None,
-    lambda_bound: float = 1e3,
+    lambda_bound: float | None = None,
     max_lambda_bound: float = 1e4,
     lambda_growth: float = 10.0,
     optimistic: TuneResult | None = None,
@@ -155,6 +157,14 @@ def tune(
     the previous solution as a MIP start, up to ``max_lambda_bound`` (the bounds tried are in
     ``lambda_history``; a solution still at the bound is flagged in the verification messages).
 
+    **Starting bound.** With epsilon > 0 the search starts at ``lambda_bound = 1e3``. With epsilon = 0 the
+    budget row ``mean(xi) <= v*(w_bar)`` is always tight and has no interior point, so the valid values
+    of ``lambda`` at a solution form a half-line ``[lambda_min, inf)`` (adding any multiple of a training
+    dual solution keeps the KKT system): solutions sit at whatever bound is set, and starting below
+    ``max_lambda_bound`` almost always costs a second solve. So epsilon = 0 starts at
+    ``max_lambda_bound``; if that solution fails verification (``kappa = 1/(1 + lambda)`` tiny, the KKT
+    system ill-conditioned), the bound is divided by ``lambda_growth`` until one verifies (down to 1e3).
+
     Parameters
     ----------
     X_train (|T|, p), y_train (|T|,) in {-1, +1} with both classes; X_val (|V|, p), y_val (|V|,).
@@ -168,6 +178,8 @@ def tune(
         (:func:`bilevel.warmstart.kkt_start`); it never changes the optimum, only how soon an incumbent exists.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
+    lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*);
+        max_lambda_bound, lambda_growth : the escalation above.
 
     Returns
     -------
@@ -204,16 +216,37 @@ def tune(
     # optimistic leader could have chosen: the optimistic best bound is a valid floor (Proposition 1).
     floor = optimistic.best_bound if (eps == 0.0 and replica == "optimal") else 0.0
     t0 = time.perf_counter()
+    degenerate = eps == 0.0 and replica == "optimal"
+    if lambda_bound is None:
+        lambda_bound = max_lambda_bound if degenerate else min(_LAMBDA_START, max_lambda_bound)
     bound, history = float(lambda_bound), [float(lambda_bound)]
     model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
                                     objective_floor=floor if floor > 0 else None)
     build = time.perf_counter() - t0
     info = solve_model(model, mip_start=kkt_start(model) if warm_start else None, **solve_kw)
     total = info.seconds
+    notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
+    ceiling = max_lambda_bound
+    if degenerate and bound > _LAMBDA_START:  # started high: step down only if verification fails
+        ver = verify_model(model, tolerance=tolerance)
+        while not ver.verified and bound / lambda_growth >= _LAMBDA_START * (1 - 1e-12):
+            failed, bound = bound, bound / lambda_growth
+            history.append(bound)
+            set_lambda_bound(model, bound)
+            try:
+                info = solve_model(model, mip_start=kkt_start(model) if warm_start else None, **solve_kw)
+            except NoSolutionError:  # keep the (unverified, flagged) solution of the larger bound
+                bound = failed
+                set_lambda_bound(model, bound)
+                break
+            total += info.seconds
+            ver = verify_model(model, tolerance=tolerance)
+            ceiling = bound
+            notes.append(f"the solve with lambda bound {failed:g} failed verification (ill-conditioned); "
+                         f"re-solved with bound {bound:g}")
     # A larger bound on lambda only enlarges the feasible set, so the objective can only improve, and
     # never below the floor. Escalate while the solution touches the bound and could still improve.
-    notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
-    while at_lambda_bound(model) and info.objective > floor + tolerance and bound * lambda_growth <= max_lambda_bound:
+    while at_lambda_bound(model) and info.objective > floor + tolerance and bound * lambda_growth <= ceiling:
         start = [(v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None]
         previous = (bound, info)
         bound *= lambda_growth
@@ -232,6 +265,12 @@ def tune(
             notes.append(f"the solve with lambda bound {history[-1]:g} failed verification (ill-conditioned); "
                          f"kept the solution with bound {bound:g}")
             break
+    return _pessimistic_result(model, info, build, total, tolerance, notes, ver, eps, replica, rule, flipped, bound,
+                               history, optimistic, floor)
+
+
+def _pessimistic_result(model, info, build, total, tolerance, notes, ver, eps, replica, rule, flipped, bound, history,
+                        optimistic, floor) -> TuneResult:
     if at_lambda_bound(model):
         notes.append(f"the objective equals its lower bound {floor:.6g} (0, or the optimistic best bound when "
                      "epsilon = 0, Proposition 1), so no larger lambda bound can improve it"

@@ -104,3 +104,48 @@ def test_bad_input_gets_a_clear_message(change, match):
     args = dict(X_train=Xt, y_train=yt, X_val=Xv, y_val=yv, mode="pessimistic")
     with pytest.raises(InputError, match=match):
         bilevel.tune(**change(args))
+
+
+# ------------------------------------------------------------------------------- lambda bound policy
+
+
+def test_epsilon_zero_starts_at_the_largest_lambda_bound_and_matches_the_escalation(cancer):
+    """With epsilon = 0 the search starts at max_lambda_bound (one solve); its feasible set contains the
+    one of every smaller bound, so its optimum is never worse than the escalation from 1e3 (which ends at
+    the same largest bound or stops where a larger bound cannot help)."""
+    s = bilevel.split_dataset(cancer.X, cancer.y, 10, 10, seed=1)
+    opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val)
+    high = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", flip="all", optimistic=opt)
+    low = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", flip="all", optimistic=opt,
+                       lambda_bound=1e3)
+    assert high.lambda_history == [1e4] and high.verified and high.optimal
+    assert low.lambda_history[0] == 1e3 and low.verified and low.optimal
+    assert high.objective <= low.objective + 1e-7
+    eps = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=0.2, flip="all",
+                       optimistic=opt)
+    assert eps.lambda_history[0] == 1e3
+
+
+def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer, monkeypatch):
+    """A solution at the large starting bound that fails verification (ill-conditioning) is not returned:
+    the bound is divided by lambda_growth and the model re-solved."""
+    import sys
+
+    tune_module = sys.modules["bilevel.tune"]
+
+    real = tune_module.verify_model
+    seen = []
+
+    def flaky(model, **kw):
+        ver = real(model, **kw)
+        seen.append(model.bilevel_info.get("lambda_bound"))
+        if model.bilevel_info.get("lambda_bound") == 1e4:
+            ver.verified = False
+        return ver
+
+    monkeypatch.setattr(tune_module, "verify_model", flaky)
+    s = bilevel.split_dataset(cancer.X, cancer.y, 8, 8, seed=2)
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", flip="all")
+    assert res.lambda_history[:2] == [1e4, 1e3]
+    assert res.lambda_bound == 1e3 and res.verified
+    assert any("failed verification" in n for n in res.verification.messages)
