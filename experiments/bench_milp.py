@@ -2,7 +2,7 @@
 
 Instances (fixed): data in {cancer, diabetes}; mode in {optimistic, pessimistic eps=0, pessimistic eps=0.2}
 (pessimistic: all validation labels flipped); |T| = |V| in {10, 20, 50, 100, 200}; seeds {0, 1, 2};
-``w_bar`` in [0, 1]^p; the split of ``bilevel.split_dataset`` (test = half). Options select a subset.
+``w_bar`` in [0, 1]^p; the split of ``bilevel.split_dataset`` (test = half; a tenth at 200). Options select a subset.
 
 For each instance, in one run: build, write (.mps) and solve time, nodes, gap, objective and verification
 of (a) ``bilevel.tune`` (the package) and (b) the textbook formulation (two binaries per complementarity
@@ -12,7 +12,8 @@ instances both solve to optimality; instances that hit the time limit are report
 Writes ``bench.csv`` (after every instance) and ``bench.md`` (per-instance table, a per-group summary, the
 geometric mean, the largest size proven optimal and the share of build + write in the solve time) into
 ``--out``; ``--render`` rewrites ``bench.md`` from an existing ``bench.csv``. |T| = |V| = 200 needs 400 rows
-besides the held-out test half: cancer (449 rows) and diabetes (532) stop at 100 with the default split.
+besides the test set: as in the instance library (:func:`bilevel.library.default_test_fraction`), the test
+set is half the data up to |T| + |V| = 200 and a tenth above.
 
     python experiments/bench_milp.py --sizes 10 20 --seeds 0 1 2 --time-limit 30 --out experiments/results/bench_small
 """
@@ -33,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
+from bilevel.library import default_test_fraction  # noqa: E402
 from bilevel.solve import NoSolutionError  # noqa: E402
 from experiments.textbook import textbook_optimistic, textbook_pessimistic  # noqa: E402
 
@@ -48,7 +50,7 @@ def _write_seconds(model) -> float:
 
 def run_instance(data, mode_key, n, seed, time_limit, textbook=True) -> dict:
     X, y, _ = bilevel.load_dataset(data)
-    s = bilevel.split_dataset(X, y, n, n, seed=seed)
+    s = bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
     mode, eps = MODES[mode_key]
     row = {"data": data, "mode": mode_key, "n": n, "seed": seed}
     with warnings.catch_warnings():
