@@ -7,6 +7,7 @@ are loaded into the Pyomo variables, so any (modified) linear Pyomo model can be
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -116,6 +117,7 @@ def solve_model(
     threads: int | None = None,
     mip_start=None,
     options: dict | None = None,
+    race: int = 1,
 ) -> SolveInfo:
     """Solve a linear Pyomo (MI)LP with HiGHS and load the incumbent into the model's variables.
 
@@ -129,6 +131,12 @@ def solve_model(
         ``(VarData, value)`` pairs or a Pyomo ``ComponentMap`` (variables not given get 0 clipped to their
         bounds).
     options : further HiGHS options by name, e.g. ``{"presolve": "on"}``.
+    race : number of HiGHS runs started concurrently on the same MILP, in threads, with random seeds
+        ``random_seed + k`` (``k = 0..race-1``; HiGHS's run time on the tuning MILPs varies several-fold
+        with the seed alone). The first run to finish stops the others; the result is that run's, with
+        the best dual bound of all runs (each is valid). ``nodes`` and ``seconds`` are the winner's. With
+        HiGHS's serial tree search this is how a MILP uses more than one core; 1 (default) is one plain
+        run. LPs are never raced.
 
     Returns
     -------
@@ -140,8 +148,6 @@ def solve_model(
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
     """
     cm = compile_model(model)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
     opts = dict(options or {})
     if time_limit is not None:
         if not time_limit > 0:
@@ -153,27 +159,15 @@ def solve_model(
         opts["mip_rel_gap"] = float(mip_gap)
     if threads is not None:
         opts["threads"] = int(threads)
-    for key, value in opts.items():
-        if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
-            raise InputError(f"HiGHS rejected option {key}={value!r}")
-    if h.passModel(cm.lp) == highspy.HighsStatus.kError:
-        raise SolverError("HiGHS could not load the model")
-    if mip_start:
-        pos = {id(v): j for j, v in enumerate(cm.columns)}
-        sol = highspy.HighsSolution()
-        values = np.array([np.nan] * len(cm.columns))
-        for var, val in (mip_start.items() if hasattr(mip_start, "items") else mip_start):
-            j = pos.get(id(var))
-            if j is not None:
-                values[j] = val
-        if np.isnan(values).any():  # HiGHS wants a full vector; fill unknowns with a bound-feasible value
-            lo, up = np.asarray(cm.lp.col_lower_), np.asarray(cm.lp.col_upper_)
-            fill = np.clip(0.0, lo, up)
-            values = np.where(np.isnan(values), fill, values)
-        sol.col_value = values.tolist()
-        sol.value_valid = True
-        h.setSolution(sol)
-    h.run()
+    if not (isinstance(race, int) and race >= 1):
+        raise InputError(f"race must be a positive number of concurrent HiGHS runs; got {race!r}")
+    start = _start_vector(cm, mip_start) if mip_start else None
+    if race == 1 or not cm.n_binaries:
+        h = _configured_highs(cm, opts, start)
+        h.run()
+        bound_override = None
+    else:
+        h, bound_override = _race(cm, opts, start, race)
     status_enum = h.getModelStatus()
     status = _STATUS.get(status_enum, h.modelStatusToString(status_enum))
     info = h.getInfo()
@@ -195,6 +189,11 @@ def solve_model(
     objective = float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
     if cm.n_binaries:
         bound, gap, nodes = float(info.mip_dual_bound), float(info.mip_gap), int(info.mip_node_count)
+        if bound_override is not None and status != "optimal":  # every racer's dual bound is valid
+            better = bound_override > bound if cm.sense == pyo.minimize else bound_override < bound
+            if better:
+                bound = min(bound_override, objective) if cm.sense == pyo.minimize else max(bound_override, objective)
+                gap = abs(objective - bound) / abs(objective) if objective != 0 else (0.0 if bound == 0 else np.inf)
     else:
         bound, gap, nodes = objective, 0.0, 0
     return SolveInfo(
@@ -202,3 +201,85 @@ def solve_model(
         nodes=nodes, compile_seconds=cm.seconds, n_variables=len(cm.columns), n_binaries=cm.n_binaries,
         n_constraints=cm.n_rows, options=opts,
     )
+
+
+def _start_vector(cm: CompiledModel, mip_start) -> list:
+    """A full column vector for ``Highs.setSolution`` from ``(VarData, value)`` pairs or a ComponentMap;
+    columns not given get 0 clipped to their bounds."""
+    pos = {id(v): j for j, v in enumerate(cm.columns)}
+    values = np.full(len(cm.columns), np.nan)
+    for var, val in (mip_start.items() if hasattr(mip_start, "items") else mip_start):
+        j = pos.get(id(var))
+        if j is not None:
+            values[j] = val
+    if np.isnan(values).any():
+        lo, up = np.asarray(cm.lp.col_lower_), np.asarray(cm.lp.col_upper_)
+        values = np.where(np.isnan(values), np.clip(0.0, lo, up), values)
+    return values.tolist()
+
+
+def _configured_highs(cm: CompiledModel, opts: dict, start) -> highspy.Highs:
+    """A silent ``highspy.Highs`` holding the compiled model, the options and the MIP start."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for key, value in opts.items():
+        if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+            raise InputError(f"HiGHS rejected option {key}={value!r}")
+    if h.passModel(cm.lp) == highspy.HighsStatus.kError:
+        raise SolverError("HiGHS could not load the model")
+    if start is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = start
+        sol.value_valid = True
+        h.setSolution(sol)
+    return h
+
+
+def _race(cm: CompiledModel, opts: dict, start, race: int) -> tuple[highspy.Highs, float]:
+    """Run ``race`` HiGHS instances with consecutive random seeds in threads (``Highs.run`` releases the
+    GIL); the first to finish interrupts the others through HiGHS's MIP interrupt callback. Returns the
+    winner and the tightest dual bound over all runs (minimisation: the largest)."""
+    stop = threading.Event()
+    seed = int(opts.get("random_seed", 0))
+    runs = []
+    for k in range(race):
+        h = _configured_highs(cm, {**opts, "random_seed": seed + k}, start)
+
+        def interrupt(event, stop=stop):
+            if stop.is_set():
+                event.interrupt()
+
+        h.cbMipInterrupt += interrupt
+        runs.append(h)
+    finished: list[int] = []
+    lock = threading.Lock()
+
+    inconclusive = (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt)
+
+    def work(k: int) -> None:
+        try:
+            runs[k].run()
+        finally:
+            with lock:
+                finished.append(k)
+            if runs[k].getModelStatus() not in inconclusive:  # a time limit ends every run by itself
+                stop.set()
+
+    workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(race)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    interrupted = highspy.HighsModelStatus.kInterrupt
+    order = [k for k in finished if runs[k].getModelStatus() != interrupted] or finished
+    winner = runs[order[0]]
+    if winner.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:  # all stopped together: best incumbent
+        def incumbent(h):
+            info = h.getInfo()
+            return info.objective_function_value if info.primal_solution_status == 2 else np.inf
+        sign = -1.0 if cm.sense == pyo.maximize else 1.0
+        winner = min(runs, key=lambda h: sign * incumbent(h))
+    bounds = [float(h.getInfo().mip_dual_bound) for h in runs]
+    bounds = [b for b in bounds if np.isfinite(b)]
+    best = (min(bounds) if cm.sense == pyo.maximize else max(bounds)) if bounds else None
+    return winner, best

@@ -139,6 +139,7 @@ def tune(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     threads: int | None = None,
+    race: int = 1,
     lambda_bound: float | None = None,
     max_lambda_bound: float = 1e4,
     lambda_growth: float = 10.0,
@@ -173,6 +174,8 @@ def tune(
     flip : ``"margin"``, ``"all"`` or validation indices (pessimistic only).
     time_limit : seconds per MILP solve; a solve that stops early returns its incumbent with a
         non-optimal ``status``. mip_gap : relative gap; threads : HiGHS threads.
+    race : concurrent HiGHS runs per MILP with different random seeds, the first to finish wins
+        (:func:`bilevel.solve_model`); 2 uses both cores of a 2-core machine for one MILP.
     tolerance : absolute tolerance (mean-hinge units) of the verification.
     warm_start : hand HiGHS a bilevel-feasible MIP start built from LPs at ``w_bar = w_bar_ub``
         (:func:`bilevel.warmstart.kkt_start`); it never changes the optimum, only how soon an incumbent exists.
@@ -199,7 +202,7 @@ def tune(
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
     check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
     eps = check_epsilon(epsilon)
-    solve_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads)
+    solve_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
 
     if mode == "optimistic":
         t0 = time.perf_counter()

@@ -44,6 +44,9 @@ def add_parser(sub) -> None:
     p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default: none)")
     p.add_argument("--mip-gap", type=float, default=None, help="relative MIP gap (default: HiGHS's 1e-4)")
     p.add_argument("--threads", type=int, default=None, help="HiGHS threads (default: HiGHS's choice)")
+    p.add_argument("--race", type=int, default=1,
+                   help="concurrent HiGHS runs per MILP with different random seeds; the first to finish wins "
+                   "(2 uses both cores of a 2-core machine)")
     p.add_argument("--json", default=None, help="JSON result file (default: EXPORT/result.json with --export, "
                    "else bilevel_result.json)")
     p.add_argument("--export", default=None, metavar="DIR", help="write both MILPs as .lp and .mps into DIR")
@@ -82,7 +85,7 @@ def run(args) -> int:
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, args.n_train, args.n_val, test_fraction=args.test_fraction, seed=args.seed)
     kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
-              threads=args.threads)
+              threads=args.threads, race=args.race)
     print(f"data        : {args.data}: {len(data.y)} rows, {data.X.shape[1]} features; split seed {args.seed}: "
           f"|T| = {len(split.y_train)}, |V| = {len(split.y_val)}, test = {len(split.y_test)}")
     with warnings.catch_warnings():

@@ -1,0 +1,48 @@
+"""Racing several HiGHS runs (different random seeds) on one MILP: same optimum as one run, checked
+against brute force; honest status and bound when every run hits the time limit; bad input."""
+import numpy as np
+import pytest
+
+import bilevel
+from bilevel.errors import InputError
+from oracles import grid, optimistic_value, pessimistic_value, tiny_instance
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a failed verification fails the test
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_raced_optimistic_solve_matches_brute_force(seed):
+    Xt, yt, Xv, yv = tiny_instance(seed, 8, 6)
+    res = bilevel.tune(Xt, yt, Xv, yv, race=3)
+    assert res.optimal and res.verified
+    assert res.best_bound == pytest.approx(res.objective, abs=1e-6)
+    best_grid = min(optimistic_value(wb, Xt, yt, Xv, yv) for wb in grid(2))
+    assert res.objective <= best_grid + 1e-6
+    assert optimistic_value(res.w_bar, Xt, yt, Xv, yv) == pytest.approx(res.objective, abs=1e-6)
+
+
+def test_raced_pessimistic_solve_matches_brute_force():
+    Xt, yt, Xv, yv = tiny_instance(1, 7, 5)
+    Vf = np.arange(len(yv))
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.3, flip=Vf, race=2)
+    assert res.optimal and res.verified
+    best_grid = min(pessimistic_value(wb, Xt, yt, Xv, yv, Vf, 0.3) for wb in grid(2))
+    assert res.objective <= best_grid + 1e-6
+    assert pessimistic_value(res.w_bar, Xt, yt, Xv, yv, Vf, 0.3) == pytest.approx(res.objective, abs=1e-6)
+
+
+def test_raced_solve_at_the_time_limit_reports_time_limit_and_a_valid_bound():
+    data = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(data.X, data.y, 20, 20, seed=0)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    exact = bilevel.solve_model(model).objective
+    info = bilevel.solve_model(model, race=2, time_limit=0.2, mip_start=bilevel.kkt_start(model))
+    assert info.status == "time_limit" and not info.optimal
+    assert info.best_bound <= exact + 1e-7 <= info.objective + 2e-7
+    assert info.gap > 0
+
+
+def test_race_must_be_a_positive_integer():
+    Xt, yt, Xv, yv = tiny_instance(0, 6, 5)
+    with pytest.raises(InputError, match="race"):
+        bilevel.tune(Xt, yt, Xv, yv, race=0)
