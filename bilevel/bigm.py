@@ -69,8 +69,8 @@ import numpy as np
 from scipy import sparse
 
 
-_RANGE_CACHE: OrderedDict = OrderedDict()  # (LP key, row bytes) -> (least, largest) value of f(x)
-_RANGE_CACHE_SIZE = 20000
+_RANGE_CACHE: OrderedDict = OrderedDict()  # (LP key, rows bytes) -> (least, largest) values of f(x)
+_RANGE_CACHE_SIZE = 256
 
 
 def _range_lp(X_train, y_train, w_bar_ub, budget) -> highspy.Highs:
@@ -106,24 +106,24 @@ def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows) -> tuple[np.ndarra
     widened by ``1e-6 (1 + |value|)`` against LP round-off. Raises RuntimeError if an LP fails.
 
     One ``highspy`` LP is loaded once and re-solved with a new cost vector per row (the simplex starts
-    from the previous optimal basis); values already computed for the same LP are reused from a cache, so
-    the pessimistic builder does not repeat the LPs of the optimistic one."""
+    from the previous optimal basis). A whole request is cached: the pessimistic builder's replica asks for
+    exactly the optimistic model's ranges and gets them without new LPs. Every request that is solved starts
+    from a fresh LP and goes through its rows in order, so the values (and the MILP built from them) do not
+    depend on what was computed earlier in the process, down to the last bit."""
     X_train, y_train = np.asarray(X_train, float), np.asarray(y_train, float)
     w_bar_ub = np.asarray(w_bar_ub, float)
+    X_rows = np.ascontiguousarray(X_rows, dtype=float)
     n, p = X_train.shape
-    key = hashlib.sha1(b"".join(np.ascontiguousarray(a).tobytes() for a in (X_train, y_train, w_bar_ub))
-                       + repr(float(budget)).encode()).hexdigest()
-    X_rows = np.asarray(X_rows, float)
+    key = hashlib.sha1(b"".join(np.ascontiguousarray(a).tobytes() for a in (X_train, y_train, w_bar_ub, X_rows))
+                       + repr(float(budget)).encode() + repr(X_rows.shape).encode()).hexdigest()
+    if key in _RANGE_CACHE:
+        _RANGE_CACHE.move_to_end(key)
+        lo, hi = _RANGE_CACHE[key]
+        return lo.copy(), hi.copy()
     out = np.empty((2, len(X_rows)))
-    h = None
+    h = _range_lp(X_train, y_train, w_bar_ub, float(budget))
     cols = np.arange(p + 1, dtype=np.int32)
     for k, x in enumerate(X_rows):
-        ck = (key, x.tobytes())
-        if ck in _RANGE_CACHE:
-            out[:, k] = _RANGE_CACHE[ck]
-            continue
-        if h is None:
-            h = _range_lp(X_train, y_train, w_bar_ub, float(budget))
         h.changeColsCost(p + 1, cols, np.r_[x, -1.0])
         for side, sense in ((0, highspy.ObjSense.kMinimize), (1, highspy.ObjSense.kMaximize)):
             h.changeObjectiveSense(sense)
@@ -131,11 +131,12 @@ def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows) -> tuple[np.ndarra
             if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
                 raise RuntimeError(f"bound-tightening LP failed: {h.modelStatusToString(h.getModelStatus())}")
             out[side, k] = h.getInfo().objective_function_value
-        _RANGE_CACHE[ck] = (out[0, k], out[1, k])
-        if len(_RANGE_CACHE) > _RANGE_CACHE_SIZE:
-            _RANGE_CACHE.popitem(last=False)
     pad = 1e-6 * (1.0 + np.abs(out))
-    return out[0] - pad[0], out[1] + pad[1]
+    lo, hi = out[0] - pad[0], out[1] + pad[1]
+    _RANGE_CACHE[key] = (lo, hi)
+    if len(_RANGE_CACHE) > _RANGE_CACHE_SIZE:
+        _RANGE_CACHE.popitem(last=False)
+    return lo.copy(), hi.copy()
 
 
 def _tightened(X_train, y_train, w_bar_ub, budget, X_rows, labels):

@@ -1,0 +1,54 @@
+"""Bound tightening by LPs (bilevel/bigm.py item 9): the ranges against independent scipy LPs, and
+values that do not depend on what the process computed before (the MILP, and so which of several tied
+optima HiGHS returns, must not change with the order of earlier solves)."""
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+import bilevel
+from bilevel import bigm
+
+
+@pytest.fixture(scope="module")
+def split():
+    data = bilevel.load_dataset("cancer")
+    return bilevel.split_dataset(data.X, data.y, 15, 10, seed=4)
+
+
+def _linprog_range(X, y, ub, budget, x):
+    """min and max of x^T w - b over {|w| <= ub, mean hinge <= budget}, written directly for linprog."""
+    n, p = X.shape
+    A = np.hstack([-y[:, None] * X, y[:, None], -np.eye(n)])
+    A = np.vstack([A, np.r_[np.zeros(p + 1), np.full(n, 1.0 / n)]])
+    rhs = np.r_[-np.ones(n), budget]
+    bounds = [(-u, u) for u in ub] + [(None, None)] + [(0, None)] * n
+    c = np.r_[x, -1.0, np.zeros(n)]
+    lo = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs").fun
+    hi = -linprog(-c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs").fun
+    return lo, hi
+
+
+def test_margin_ranges_agree_with_linprog_and_are_widened_outwards(split):
+    ub, budget = np.ones(split.X_train.shape[1]), 0.6
+    rows = np.vstack([split.X_train[:5], split.X_val[:5]])
+    lo, hi = bigm.margin_ranges(split.X_train, split.y_train, ub, budget, rows)
+    for k, x in enumerate(rows):
+        ref_lo, ref_hi = _linprog_range(split.X_train, split.y_train, ub, budget, x)
+        assert lo[k] <= ref_lo <= lo[k] + 3e-6 * (1 + abs(ref_lo))
+        assert hi[k] - 3e-6 * (1 + abs(ref_hi)) <= ref_hi <= hi[k]
+
+
+def test_margin_ranges_do_not_depend_on_earlier_requests(split):
+    ub, budget = np.ones(split.X_train.shape[1]), 0.6
+    train_rows = split.X_train
+    bigm._RANGE_CACHE.clear()
+    first = bigm.margin_ranges(split.X_train, split.y_train, ub, budget, train_rows)
+    bigm._RANGE_CACHE.clear()
+    # A larger request over the same LP first (its warm-started sequence passes through other bases) ...
+    bigm.margin_ranges(split.X_train, split.y_train, ub, budget, np.vstack([split.X_val, train_rows]))
+    again = bigm.margin_ranges(split.X_train, split.y_train, ub, budget, train_rows)
+    # ... must not change the answer to the smaller one, not even in the last bit.
+    assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
+    # A cached answer is a copy: changing it does not change the cache.
+    again[0][:] = 0.0
+    assert np.array_equal(bigm.margin_ranges(split.X_train, split.y_train, ub, budget, train_rows)[0], first[0])
