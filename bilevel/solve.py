@@ -251,17 +251,15 @@ def _race(cm: CompiledModel, opts: dict, start, race: int) -> tuple[highspy.High
 
         h.cbMipInterrupt += interrupt
         runs.append(h)
-    finished: list[int] = []
-    lock = threading.Lock()
-
-    inconclusive = (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt)
+    finished: list[int] = []  # run indices in the order they ended (list.append is atomic)
+    interrupted = highspy.HighsModelStatus.kInterrupt
+    inconclusive = (highspy.HighsModelStatus.kTimeLimit, interrupted)
 
     def work(k: int) -> None:
         try:
             runs[k].run()
         finally:
-            with lock:
-                finished.append(k)
+            finished.append(k)
             if runs[k].getModelStatus() not in inconclusive:  # a time limit ends every run by itself
                 stop.set()
 
@@ -270,7 +268,6 @@ def _race(cm: CompiledModel, opts: dict, start, race: int) -> tuple[highspy.High
         t.start()
     for t in workers:
         t.join()
-    interrupted = highspy.HighsModelStatus.kInterrupt
     order = [k for k in finished if runs[k].getModelStatus() != interrupted] or finished
     winner = runs[order[0]]
     if winner.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:  # all stopped together: best incumbent

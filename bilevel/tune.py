@@ -216,10 +216,11 @@ def tune(
                           warm_start=warm_start, **solve_kw)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
     # With epsilon = 0 and a training-optimal replica the follower is a training optimum, which the
-    # optimistic leader could have chosen: the optimistic best bound is a valid floor (Proposition 1).
-    floor = optimistic.best_bound if (eps == 0.0 and replica == "optimal") else 0.0
-    t0 = time.perf_counter()
+    # optimistic leader could have chosen: the optimistic best bound is a valid floor (Proposition 1). Its
+    # budget row is then degenerate (always tight), which sets the starting lambda bound (docstring).
     degenerate = eps == 0.0 and replica == "optimal"
+    floor = optimistic.best_bound if degenerate else 0.0
+    t0 = time.perf_counter()
     if lambda_bound is None:
         lambda_bound = max_lambda_bound if degenerate else min(_LAMBDA_START, max_lambda_bound)
     bound, history = float(lambda_bound), [float(lambda_bound)]
@@ -268,12 +269,6 @@ def tune(
             notes.append(f"the solve with lambda bound {history[-1]:g} failed verification (ill-conditioned); "
                          f"kept the solution with bound {bound:g}")
             break
-    return _pessimistic_result(model, info, build, total, tolerance, notes, ver, eps, replica, rule, flipped, bound,
-                               history, optimistic, floor)
-
-
-def _pessimistic_result(model, info, build, total, tolerance, notes, ver, eps, replica, rule, flipped, bound, history,
-                        optimistic, floor) -> TuneResult:
     if at_lambda_bound(model):
         notes.append(f"the objective equals its lower bound {floor:.6g} (0, or the optimistic best bound when "
                      "epsilon = 0, Proposition 1), so no larger lambda bound can improve it"
