@@ -47,7 +47,8 @@ class TuneResult(LinearClassifier):
     Attributes: ``w_bar`` (p,) the tuned box; ``w`` (p,), ``b`` the follower's linear SVM
     (``f(x) = x^T w - b``); ``objective`` the mean validation hinge loss; ``status`` HiGHS's status
     (``"optimal"``, ``"time_limit"``, ...); ``best_bound``, ``gap``; ``solve_seconds`` (HiGHS time of the
-    final solve), ``total_seconds`` (all solves including lambda-bound retries), ``build_seconds``;
+    final solve), ``total_seconds`` (all solves including lambda-bound retries), ``build_seconds``,
+    ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
     ``nodes``; ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
     ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
     ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried), and
@@ -80,6 +81,7 @@ class TuneResult(LinearClassifier):
     lambda_bound: float | None = None
     lambda_history: list = field(default_factory=list)
     optimistic: "TuneResult | None" = None
+    start_seconds: float = 0.0
 
     @property
     def optimal(self) -> bool:
@@ -94,7 +96,7 @@ class TuneResult(LinearClassifier):
         out = {
             "mode": self.mode, "status": self.status, "objective": self.objective, "best_bound": self.best_bound,
             "gap": self.gap, "solve_seconds": self.solve_seconds, "total_seconds": self.total_seconds,
-            "build_seconds": self.build_seconds, "nodes": self.nodes, "n_variables": self.n_variables,
+            "build_seconds": self.build_seconds, "start_seconds": self.start_seconds, "nodes": self.nodes, "n_variables": self.n_variables,
             "n_binaries": self.n_binaries, "n_constraints": self.n_constraints,
             "w_bar": self.w_bar.tolist(), "w": self.w.tolist(), "b": self.b,
             "verification": self.verification.to_dict(),
@@ -125,6 +127,26 @@ def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, toleranc
         n_variables=info.n_variables, n_binaries=info.n_binaries, n_constraints=info.n_constraints,
         model=model, verification=ver, **extra,
     )
+
+
+_START_SCALES = (0.75, 0.5, 0.35, 0.25, 0.15)
+
+
+def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
+    """Boxes at which :func:`bilevel.warmstart.kkt_start` tries a pessimistic MIP start (besides
+    ``w_bar_ub``): the optimistic ``w_bar``; the tightest box ``|w|`` around the optimistic hyperplane, which
+    keeps it training-optimal and leaves the follower fewer ties; and both shrunk by ``_START_SCALES``
+    (small boxes often leave the follower a unique, less harmful optimum). Clipped to the bounds there."""
+    tight = np.abs(optimistic.w)
+    ub = np.broadcast_to(np.asarray(w_bar_bounds[1], dtype=float), tight.shape)
+    return [optimistic.w_bar, tight] + [t * box for box in (tight, ub) for t in _START_SCALES]
+
+
+def _timed_start(model, warm_start: bool, **kw) -> tuple:
+    """``(kkt_start(model, **kw) or None, seconds spent)``."""
+    t0 = time.perf_counter()
+    start = kkt_start(model, **kw) if warm_start else None
+    return start, time.perf_counter() - t0
 
 
 def tune(
@@ -177,8 +199,11 @@ def tune(
     race : concurrent HiGHS runs per MILP with different random seeds, the first to finish wins
         (:func:`bilevel.solve_model`); 2 uses both cores of a 2-core machine for one MILP.
     tolerance : absolute tolerance (mean-hinge units) of the verification.
-    warm_start : hand HiGHS a bilevel-feasible MIP start built from LPs at ``w_bar = w_bar_ub``
-        (:func:`bilevel.warmstart.kkt_start`); it never changes the optimum, only how soon an incumbent exists.
+    warm_start : hand HiGHS a bilevel-feasible MIP start built from LPs at a fixed box
+        (:func:`bilevel.warmstart.kkt_start`): ``w_bar_ub`` for the optimistic model; for the pessimistic
+        model the best of ``w_bar_ub`` and boxes around the optimistic solution (with epsilon = 0 often
+        already optimal: its objective meets the optimistic floor). It never changes the optimum, only how
+        soon a good incumbent exists; its LP time is ``start_seconds``.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
     lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*);
@@ -208,8 +233,9 @@ def tune(
         t0 = time.perf_counter()
         model = build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds)
         build = time.perf_counter() - t0
-        info = solve_model(model, mip_start=kkt_start(model) if warm_start else None, **solve_kw)
-        return _result("optimistic", model, info, build, info.seconds, tolerance)
+        start, start_seconds = _timed_start(model, warm_start)
+        info = solve_model(model, mip_start=start, **solve_kw)
+        return _result("optimistic", model, info, build, info.seconds, tolerance, start_seconds=start_seconds)
 
     if optimistic is None:
         optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
@@ -227,7 +253,9 @@ def tune(
     model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
                                     objective_floor=floor if floor > 0 else None)
     build = time.perf_counter() - t0
-    info = solve_model(model, mip_start=kkt_start(model) if warm_start else None, **solve_kw)
+    start_kw = dict(candidates=_start_boxes(optimistic, w_bar_bounds), stop_at=floor)
+    start, start_seconds = _timed_start(model, warm_start, **start_kw)
+    info = solve_model(model, mip_start=start, **solve_kw)
     total = info.seconds
     notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
     ceiling = max_lambda_bound
@@ -238,7 +266,9 @@ def tune(
             history.append(bound)
             set_lambda_bound(model, bound)
             try:
-                info = solve_model(model, mip_start=kkt_start(model) if warm_start else None, **solve_kw)
+                start, seconds = _timed_start(model, warm_start, **start_kw)
+                start_seconds += seconds
+                info = solve_model(model, mip_start=start, **solve_kw)
             except NoSolutionError:  # keep the (unverified, flagged) solution of the larger bound
                 bound = failed
                 set_lambda_bound(model, bound)
@@ -278,5 +308,5 @@ def tune(
         "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
         b_hat=float(model.b_hat.value) if hasattr(model, "b_hat") else float(model.b.value), lambda_bound=bound, lambda_history=history,
-        optimistic=optimistic,
+        optimistic=optimistic, start_seconds=start_seconds,
     )

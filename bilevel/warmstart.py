@@ -1,7 +1,8 @@
-"""A bilevel-feasible MIP start for the tuning MILPs, built from LPs at ``w_bar = w_bar_ub``.
+"""A bilevel-feasible MIP start for the tuning MILPs, built from LPs at a fixed box ``w_bar``.
 
 Without a start HiGHS can spend long finding any feasible point of a KKT + big-M model (on pessimistic
-instances of |T| = |V| = 20 it found none in 30 s). At the largest box the follower's problem is an LP:
+instances of |T| = |V| = 20 it found none in 30 s). At a fixed box (``w_bar_ub`` by default, or the best of
+several candidate boxes) the follower's problem is an LP:
 solve it (and, for the pessimistic model, the training LP that sets the budget) with
 :func:`bilevel.inner.hinge_lp`, take the primal *and dual* optimal values, and set every binary from
 which side of its complementarity pair is zero. By the complementary slackness theorem the point
@@ -13,10 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from .errors import SolverError
 from .inner import hinge, hinge_lp
 
 _TOL = 1e-9
 _ZERO = 1e-7  # a complementarity side below this counts as zero (HiGHS feasibility tolerance 1e-6)
+_TIE = 1e-10  # slack on the follower's optimum in the tie-breaking LP
 
 
 def _assign(values: list, var, array) -> None:
@@ -24,14 +27,19 @@ def _assign(values: list, var, array) -> None:
         values.append((var[idx], float(array[k])))
 
 
-def _binaries(values: list, m, name: str, q: np.ndarray) -> None:
-    """``z_<name> = 1`` where the q-side of the pair is zero (the multiplier may be positive)."""
-    _assign(values, m.component(f"z_{name}"), (np.asarray(q) <= _ZERO).astype(float))
+def _binaries(values: list, m, name: str, p_sides: list, q: np.ndarray) -> None:
+    """``z_<name> = 1`` (``q <= M (1 - z)``: the q-side must vanish) where the q-side is zero or smaller than
+    every p-side; else 0 (every p-side must vanish). At an exact complementary pair one side is zero; at LP
+    round-off this keeps the row violation at the smaller side, ``min(max p, q)``."""
+    q = np.asarray(q, dtype=float)
+    p = np.max(np.vstack([np.broadcast_to(np.asarray(a, dtype=float), q.shape) for a in p_sides]), axis=0)
+    _assign(values, m.component(f"z_{name}"), ((q <= _ZERO) | (q <= p)).astype(float))
 
 
 def _training_kkt(values, m, X, y, lp, tag, w, b, own_primal):
     """Values of the LP-SVM duals ``beta{tag}``, ``mu_plus{tag}``, ``mu_minus{tag}`` of Eq. (20) and, when
-    ``own_primal``, of the primal ``w{tag}``, ``b{tag}``, ``xi{tag}``. Returns the hinge values (|T|,)."""
+    ``own_primal``, of the primal ``w{tag}``, ``b{tag}``, ``xi{tag}``. Returns the hinge values (|T|,) and
+    the p-sides of the complementarity pairs ``beta``, ``xi``, ``mu_plus``, ``mu_minus`` (a dict)."""
     xi = hinge(X, y, w, b)
     if own_primal:  # the replica's own primal variables
         _assign(values, m.component(f"w{tag}"), w)
@@ -42,25 +50,58 @@ def _training_kkt(values, m, X, y, lp, tag, w, b, own_primal):
     _assign(values, m.component(f"beta{tag}"), beta)
     _assign(values, m.component(f"mu_plus{tag}"), np.maximum(mu, 0.0))
     _assign(values, m.component(f"mu_minus{tag}"), np.maximum(-mu, 0.0))
-    return xi
+    return xi, {"beta": beta, "xi": 1.0 / len(y) - beta, "mu_plus": np.maximum(mu, 0.0), "mu_minus": np.maximum(-mu, 0.0)}
 
 
-def kkt_start(model: pyo.ConcreteModel):
+def _best_tie(w_bar, outer, constraints, fallback):
+    """``(w, b)`` minimising the outer hinge over the follower's optimal face (``constraints``: mean-hinge
+    budgets, the last one the follower's optimum), or ``fallback`` if that LP fails."""
+    try:
+        lp = hinge_lp(w_bar, outer, [(X, y, rhs + _TIE) for X, y, rhs in constraints])
+    except SolverError:
+        return fallback
+    return lp.w, lp.b
+
+
+def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: float = -np.inf):
     """A MIP start for a model of :func:`bilevel.build_optimistic_model` or
     :func:`bilevel.build_pessimistic_model`, as a list of ``(VarData, value)`` pairs for
     :func:`bilevel.solve_model`, or ``None`` when the LP point does not fit the model (its ``lambda``
     exceeds the bound, or a custom flipped set leaves nothing to start from). Never raises for a
-    well-formed model; HiGHS checks the start itself and ignores it if it is infeasible."""
+    well-formed model; HiGHS checks the start itself and ignores it if it is infeasible.
+
+    ``w_bar`` (p,): the box of the start, inside the model's ``w_bar`` bounds (default ``w_bar_ub``).
+    Among the follower's optima at that box the start takes one with the least outer objective (a second
+    LP over the follower's optimal face; the duals of the first LP stay valid for every primal optimum).
+    ``candidates``: further boxes (each (p,), clipped to the model's bounds), e.g. the optimistic solution's
+    ``w_bar`` for a pessimistic model; the start with the least outer objective among all boxes is returned.
+    ``stop_at``: a known lower bound on the MILP's optimum; the search over the boxes stops at a start that
+    reaches it (the start is then optimal).
+    """
+    info = model.bilevel_info
+    lb, ub = (np.asarray(info[k], dtype=float) for k in ("w_bar_lb", "w_bar_ub"))
+    best, best_obj = None, np.inf
+    for box in [ub if w_bar is None else w_bar, *candidates]:
+        start = _start_at(model, np.clip(np.asarray(box, dtype=float), lb, ub))
+        if start is not None and start[1] < best_obj:
+            best, best_obj = start
+            if best_obj <= stop_at + _TOL:
+                break
+    return best
+
+
+def _start_at(model: pyo.ConcreteModel, w_bar: np.ndarray):
+    """:func:`kkt_start` at one box: ``(values, outer objective)`` or ``None``."""
     info = model.bilevel_info
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
-    w_bar = np.asarray(info["w_bar_ub"], dtype=float)
     values: list = []
     _assign(values, model.w_bar, w_bar)
     train = hinge_lp(w_bar, (X_t, y_t))
     if info["mode"] == "optimistic":
-        w, b = train.w, train.b
-        xi = _training_kkt(values, model, X_t, y_t, train, "", w, b, own_primal=False)
-        pairs = {"beta": xi + y_t * (X_t @ w - b) - 1, "xi": xi, "mu_plus": w_bar - w, "mu_minus": w_bar + w}
+        w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, train.value)], (train.w, train.b))
+        xi, p_side = _training_kkt(values, model, X_t, y_t, train, "", w, b, own_primal=False)
+        q_side = {"beta": xi + y_t * (X_t @ w - b) - 1, "xi": xi, "mu_plus": w_bar - w, "mu_minus": w_bar + w}
+        pairs = {name: ([p_side[name]], q) for name, q in q_side.items()}
     else:
         Vf, eps = info["flipped"], info["epsilon"]
         X_f, ybar = X_v[Vf], -y_v[Vf]
@@ -70,38 +111,45 @@ def kkt_start(model: pyo.ConcreteModel):
         if lam > info["lambda_bound"]:
             return None
         kappa = 1.0 / (1.0 + lam)
-        w, b = follower.w, follower.b
+        w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget + _TOL), (X_f, ybar, follower.value)],
+                         (follower.w, follower.b))
         xi = hinge(X_t, y_t, w, b)
+        shared = {}  # p-sides of the training duals that share the follower's binaries (epsilon = 0)
         if info.get("shared_replica"):
-            _training_kkt(values, model, X_t, y_t, train, "_hat", w, b, own_primal=False)
+            _, shared = _training_kkt(values, model, X_t, y_t, train, "_hat", w, b, own_primal=False)
             xi_hat = None
         elif info.get("replica") == "optimal":
-            xi_hat = _training_kkt(values, model, X_t, y_t, train, "_hat", train.w, train.b, own_primal=True)
+            xi_hat, p_hat = _training_kkt(values, model, X_t, y_t, train, "_hat", train.w, train.b, own_primal=True)
             f_hat = X_t @ train.w - train.b
-            for name, q in (("beta_hat", xi_hat + y_t * f_hat - 1), ("xi_hat", xi_hat),
-                            ("mu_plus_hat", w_bar - train.w), ("mu_minus_hat", w_bar + train.w)):
-                _binaries(values, model, name, q)
+            for name, q in (("beta", xi_hat + y_t * f_hat - 1), ("xi", xi_hat),
+                            ("mu_plus", w_bar - train.w), ("mu_minus", w_bar + train.w)):
+                _binaries(values, model, f"{name}_hat", [p_hat[name]], q)
         else:
             return None
         alpha, beta_f = follower.hinge_duals
         mu = follower.mu_plus - follower.mu_minus
         values += [(model.kappa, kappa), (model.lam, 1.0 - kappa)]
-        _assign(values, model.alpha, np.clip(kappa * alpha, 0.0, kappa / len(Vf)))
-        _assign(values, model.beta, np.clip(kappa * beta_f, 0.0, (1.0 - kappa) / len(y_t)))
-        _assign(values, model.mu_plus, np.maximum(kappa * mu, 0.0))
-        _assign(values, model.mu_minus, np.maximum(-kappa * mu, 0.0))
+        alpha_n = np.clip(kappa * alpha, 0.0, kappa / len(Vf))
+        beta_n = np.clip(kappa * beta_f, 0.0, (1.0 - kappa) / len(y_t))
+        mu_p, mu_m = np.maximum(kappa * mu, 0.0), np.maximum(-kappa * mu, 0.0)
+        for var, array in ((model.alpha, alpha_n), (model.beta, beta_n), (model.mu_plus, mu_p), (model.mu_minus, mu_m)):
+            _assign(values, var, array)
         v = hinge(X_f, ybar, w, b)
         _assign(values, model.v, v)
         _assign(values, model.xi, xi)
-        pairs = {"v": v, "alpha": v + ybar * (X_f @ w - b) - 1, "beta": xi + y_t * (X_t @ w - b) - 1, "xi": xi,
-                 "mu_plus": w_bar - w, "mu_minus": w_bar + w}
+        p_side = {"v": kappa / len(Vf) - alpha_n, "alpha": alpha_n, "beta": beta_n,
+                  "xi": (1.0 - kappa) / len(y_t) - beta_n, "mu_plus": mu_p, "mu_minus": mu_m}
+        q_side = {"v": v, "alpha": v + ybar * (X_f @ w - b) - 1, "beta": xi + y_t * (X_t @ w - b) - 1, "xi": xi,
+                  "mu_plus": w_bar - w, "mu_minus": w_bar + w}
+        pairs = {name: ([p_side[name]] + ([shared[name]] if name in shared else []), q) for name, q in q_side.items()}
         if xi_hat is not None:
-            pairs["lam"] = np.array([(1 + eps) * xi_hat.mean() - xi.mean()])
+            pairs["lam"] = ([1.0 - kappa], np.array([(1 + eps) * xi_hat.mean() - xi.mean()]))
     _assign(values, model.w, w)
     values.append((model.b, float(b)))
     if info["mode"] == "optimistic":
         _assign(values, model.xi, xi)
-    _assign(values, model.g, hinge(X_v, y_v, w, b))
-    for name, q in pairs.items():
-        _binaries(values, model, name, q)
-    return values
+    g = hinge(X_v, y_v, w, b)
+    _assign(values, model.g, g)
+    for name, (p_sides, q) in pairs.items():
+        _binaries(values, model, name, p_sides, q)
+    return values, float(g.mean())

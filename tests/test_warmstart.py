@@ -51,3 +51,51 @@ def test_time_limited_solve_returns_the_incumbent():
                        time_limit=1.0)
     assert res.status in ("time_limit", "optimal") and res.verified
     assert res.best_bound <= res.objective + 1e-9
+
+
+def _objective(start) -> float:
+    return float(np.mean([value for var, value in start if var.parent_component().name == "g"]))
+
+
+def _load(model, start):
+    for var, value in start:
+        var.set_value(value, skip_validation=True)
+
+
+@pytest.mark.parametrize("data,eps", [("cancer", 0.0), ("diabetes", 0.0), ("cancer", 0.2)])
+def test_candidate_boxes_give_the_least_objective_and_the_best_tie(data, eps):
+    d = bilevel.load_dataset(data)
+    s = bilevel.split_dataset(d.X, d.y, 14, 10, seed=3)
+    p = d.X.shape[1]
+    model = bilevel.build_pessimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, np.arange(10), eps, (0, 1), 1e4)
+    rng = np.random.default_rng(0)
+    boxes = [np.ones(p), np.full(p, 0.5), np.full(p, 0.2), rng.uniform(0, 1, p), np.full(p, 0.05)]
+    single = []
+    for box in boxes:  # each box alone: a feasible point whose (w, b) is the best follower optimum there
+        start = kkt_start(model, w_bar=box)
+        if start is None:
+            continue
+        _load(model, start)
+        assert _max_violation(model) <= 1e-6
+        ver = bilevel.verify_model(model)
+        assert ver.verified
+        tight = bilevel.verify_model(model, tolerance=1e-8)  # best tie over follower optima within 1e-8
+        assert tight.objective_recomputed <= tight.best_objective_at_w_bar + 1e-5
+        single.append(_objective(start))
+    assert len(single) >= 3
+    best = kkt_start(model, w_bar=boxes[0], candidates=boxes[1:])
+    assert _objective(best) == pytest.approx(min(single), abs=1e-9)
+    first = kkt_start(model, w_bar=boxes[0], candidates=boxes[1:], stop_at=np.inf)  # stops at the first box
+    assert _objective(first) == pytest.approx(single[0], abs=1e-9)
+
+
+def test_pessimistic_start_at_the_optimistic_floor_is_proven_optimal_at_once():
+    # diabetes 20/20 seed 0, epsilon 0: the optimistic box leaves the follower no worse tie, so the start
+    # meets the optimistic floor (Proposition 1) and HiGHS closes the gap without branching.
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 20, 20, seed=0)
+    opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val)
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", flip="all", optimistic=opt)
+    assert res.optimal and res.verified
+    assert res.objective == pytest.approx(opt.objective, abs=1e-6)
+    assert res.nodes <= 1 and res.start_seconds > 0
