@@ -64,7 +64,8 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
         f"  size        : {r.n_variables} variables, {r.n_binaries} binaries, {r.n_constraints} constraints",
         f"  status      : {r.status}   objective (mean val. hinge) {r.objective:.6f}   best bound {r.best_bound:.6f}"
         f"   gap {r.gap:.2e}",
-        f"  time        : solve {r.total_seconds:.2f} s, build {r.build_seconds:.2f} s, {r.nodes} nodes",
+        f"  time        : solve {r.total_seconds:.2f} s, MIP start {r.start_seconds:.2f} s, build {r.build_seconds:.2f} s, "
+        f"{r.nodes} nodes",
         f"  w_bar       : {_fmt(r.w_bar)}",
         f"  accuracy    : validation {r.accuracy(split.X_val, split.y_val):.3f}   test {r.accuracy(split.X_test, split.y_test):.3f}",
     ]
