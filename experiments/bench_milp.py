@@ -98,7 +98,8 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int =
 def _speedup_text(r: dict) -> str:
     """The speed-up (b)/(a) of a row: exact when both proved optimality, a lower bound (">=") when only the
     package did (the textbook solve ran into the limit), "-" when the package did not finish."""
-    if not math.isfinite(r.get("speedup", math.nan)) or r["pkg_status"] != "optimal":
+    speedup = r.get("speedup", math.nan)  # "" in a re-read CSV row without a textbook solve
+    if not isinstance(speedup, (int, float)) or not math.isfinite(speedup) or r["pkg_status"] != "optimal":
         return "-"
     return f"{r['speedup']:.1f}x" if r["both_optimal"] else f">={r['speedup']:.1f}x"
 
