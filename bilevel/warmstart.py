@@ -5,7 +5,9 @@ instances of |T| = |V| = 20 it found none in 30 s). At a fixed box (``w_bar_ub``
 several candidate boxes) the follower's problem is an LP:
 solve it (and, for the pessimistic model, the training LP that sets the budget) with
 :func:`bilevel.inner.hinge_lp`, take the primal *and dual* optimal values, and set every binary from
-which side of its complementarity pair is zero. By the complementary slackness theorem the point
+which side of its complementarity pair is zero (at LP round-off, the smaller side). Among the follower's
+optima the start takes one with the least outer objective, the best tie the MILP could choose there. By
+the complementary slackness theorem the point
 satisfies the KKT system of Eq. (21) / Eq. (25) of the pessimistic bilevel tuning paper, so it is
 feasible for the MILP whenever its multipliers respect the bounds (``lambda <= lambda_bound``).
 """
