@@ -133,13 +133,16 @@ _START_SCALES = (0.75, 0.5, 0.35, 0.25, 0.15)
 
 
 def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
-    """Boxes at which :func:`bilevel.warmstart.kkt_start` tries a pessimistic MIP start (besides
-    ``w_bar_ub``): the optimistic ``w_bar``; the tightest box ``|w|`` around the optimistic hyperplane, which
-    keeps it training-optimal and leaves the follower fewer ties; and both shrunk by ``_START_SCALES``
-    (small boxes often leave the follower a unique, less harmful optimum). Clipped to the bounds there."""
+    """Boxes, in order, at which :func:`bilevel.warmstart.kkt_start` tries a pessimistic MIP start: the
+    optimistic ``w_bar`` first; the tightest box ``|w|`` around the optimistic hyperplane, which keeps it
+    training-optimal and leaves the follower fewer ties; ``w_bar_ub``; and ``|w|`` and ``w_bar_ub`` shrunk by
+    ``_START_SCALES`` (small boxes often leave the follower a unique, less harmful optimum). Clipped to the
+    bounds there. The order is the tie-break: the first box whose start meets the optimistic floor
+    (epsilon = 0) is returned as the pessimistic optimum, so the optimistic answer is kept whenever it is
+    pessimistic-optimal too, and otherwise the box closest to it in this list."""
     tight = np.abs(optimistic.w)
     ub = np.broadcast_to(np.asarray(w_bar_bounds[1], dtype=float), tight.shape)
-    return [optimistic.w_bar, tight] + [t * box for box in (tight, ub) for t in _START_SCALES]
+    return [optimistic.w_bar, tight, ub] + [t * box for box in (tight, ub) for t in _START_SCALES]
 
 
 def _timed_start(model, warm_start: bool, **kw) -> tuple:
@@ -201,9 +204,10 @@ def tune(
     tolerance : absolute tolerance (mean-hinge units) of the verification.
     warm_start : hand HiGHS a bilevel-feasible MIP start built from LPs at a fixed box
         (:func:`bilevel.warmstart.kkt_start`): ``w_bar_ub`` for the optimistic model; for the pessimistic
-        model the best of ``w_bar_ub`` and boxes around the optimistic solution (with epsilon = 0 often
-        already optimal: its objective meets the optimistic floor). It never changes the optimum, only how
-        soon a good incumbent exists; its LP time is ``start_seconds``.
+        model the best of a list of boxes starting with the optimistic ``w_bar`` (``_start_boxes``; with
+        epsilon = 0 often already optimal: its objective meets the optimistic floor, and the first such box
+        is returned). It never changes the optimal value, only how soon a good incumbent exists and, among
+        tied optima, which one is returned; its LP time is ``start_seconds``.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
     lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*);
@@ -253,7 +257,8 @@ def tune(
     model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
                                     objective_floor=floor if floor > 0 else None)
     build = time.perf_counter() - t0
-    start_kw = dict(candidates=_start_boxes(optimistic, w_bar_bounds), stop_at=floor)
+    boxes = _start_boxes(optimistic, w_bar_bounds)
+    start_kw = dict(w_bar=boxes[0], candidates=boxes[1:], stop_at=floor)
     start, start_seconds = _timed_start(model, warm_start, **start_kw)
     info = solve_model(model, mip_start=start, **solve_kw)
     total = info.seconds

@@ -91,7 +91,8 @@ def test_candidate_boxes_give_the_least_objective_and_the_best_tie(data, eps):
 
 def test_pessimistic_start_at_the_optimistic_floor_is_proven_optimal_at_once():
     # diabetes 20/20 seed 0, epsilon 0: the optimistic box leaves the follower no worse tie, so the start
-    # meets the optimistic floor (Proposition 1) and HiGHS closes the gap without branching.
+    # meets the optimistic floor (Proposition 1), HiGHS closes the gap without branching, and the returned
+    # pessimistic optimum is the optimistic box (the first box tried).
     d = bilevel.load_dataset("diabetes")
     s = bilevel.split_dataset(d.X, d.y, 20, 20, seed=0)
     opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val)
@@ -99,3 +100,4 @@ def test_pessimistic_start_at_the_optimistic_floor_is_proven_optimal_at_once():
     assert res.optimal and res.verified
     assert res.objective == pytest.approx(opt.objective, abs=1e-6)
     assert res.nodes <= 1 and res.start_seconds > 0
+    np.testing.assert_allclose(res.w_bar, opt.w_bar, atol=1e-9)  # the tie-break keeps the optimistic box
