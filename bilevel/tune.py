@@ -96,8 +96,8 @@ class TuneResult(LinearClassifier):
         out = {
             "mode": self.mode, "status": self.status, "objective": self.objective, "best_bound": self.best_bound,
             "gap": self.gap, "solve_seconds": self.solve_seconds, "total_seconds": self.total_seconds,
-            "build_seconds": self.build_seconds, "start_seconds": self.start_seconds, "nodes": self.nodes, "n_variables": self.n_variables,
-            "n_binaries": self.n_binaries, "n_constraints": self.n_constraints,
+            "build_seconds": self.build_seconds, "start_seconds": self.start_seconds, "nodes": self.nodes,
+            "n_variables": self.n_variables, "n_binaries": self.n_binaries, "n_constraints": self.n_constraints,
             "w_bar": self.w_bar.tolist(), "w": self.w.tolist(), "b": self.b,
             "verification": self.verification.to_dict(),
         }
