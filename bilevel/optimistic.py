@@ -27,7 +27,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from .bigm import optimistic_big_m
-from .inner import hinge_lp
+from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .validation import check_w_bar_bounds, check_xy
 

@@ -4,7 +4,7 @@ Without a start HiGHS can spend long finding any feasible point of a KKT + big-M
 instances of |T| = |V| = 20 it found none in 30 s). At a fixed box (``w_bar_ub`` by default, or the best of
 several candidate boxes) the follower's problem is an LP:
 solve it (and, for the pessimistic model, the training LP that sets the budget) with
-:func:`bilevel.inner.hinge_lp`, take the primal *and dual* optimal values, and set every binary from
+:func:`bilevel.hinge_highs.hinge_lp_highs`, take the primal *and dual* optimal values, and set every binary from
 which side of its complementarity pair is zero (at LP round-off, the smaller side). Among the follower's
 optima the start takes one with the least outer objective, the best tie the MILP could choose there. By
 the complementary slackness theorem the point
@@ -17,7 +17,8 @@ import numpy as np
 import pyomo.environ as pyo
 
 from .errors import SolverError
-from .inner import hinge, hinge_lp
+from .hinge_highs import hinge_lp_highs as hinge_lp
+from .inner import hinge
 
 _TOL = 1e-9
 _ZERO = 1e-7  # a complementarity side below this counts as zero (HiGHS feasibility tolerance 1e-6)

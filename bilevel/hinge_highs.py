@@ -1,0 +1,80 @@
+"""The hinge LP of :mod:`bilevel.inner`, solved by ``highspy`` directly (for speed, not for verification).
+
+:func:`bilevel.inner.hinge_lp` goes through ``scipy.optimize.linprog``, which validates and converts its
+input on every call: about 1.5 ms per LP at |T| = 20, most of it overhead. The MIP starts of
+:mod:`bilevel.warmstart` solve up to three such LPs at each of about a dozen boxes, so they build the
+same LP here as a dense array handed to ``highspy`` column-wise (about 0.3 ms at |T| = 20). Verification
+keeps using the scipy path, so that it stays independent of this code.
+"""
+from __future__ import annotations
+
+import highspy
+import numpy as np
+
+from .errors import SolverError
+from .inner import HingeLP
+
+_INF = highspy.kHighsInf
+
+
+def hinge_lp_highs(w_bar, objective, constraints=()) -> HingeLP:
+    """Solve the hinge LP of :mod:`bilevel.inner` (Eq. (20) of the pessimistic bilevel tuning paper,
+    generalised) with ``highspy``; same arguments, result and sign conventions as
+    :func:`bilevel.inner.hinge_lp`.
+
+    Columns ``(w (p), b, h (sum n_k))``; rows ``y_k (x_k^T w - b) + h_k >= 1`` for every point of every
+    block, then ``mean_{k in C_r} h_k <= rhs_r``. ``w_bar`` (p,) >= 0; ``objective`` ``(X, y)``;
+    ``constraints`` a sequence of ``(X, y, rhs)``.
+
+    Raises SolverError when HiGHS does not report the LP optimal (e.g. a budget below the block's
+    least hinge loss makes it infeasible).
+    """
+    w_bar = np.asarray(w_bar, dtype=float)
+    p = len(w_bar)
+    blocks = [objective, *((c[0], c[1]) for c in constraints)]
+    sizes = [len(block[1]) for block in blocks]
+    n_h, n_r = sum(sizes), len(constraints)
+    n = p + 1 + n_h
+    X = np.vstack([np.asarray(block[0], dtype=float) for block in blocks])
+    y = np.concatenate([np.asarray(block[1], dtype=float) for block in blocks])
+    A = np.zeros((n_h + n_r, n))
+    A[:n_h, :p] = y[:, None] * X
+    A[:n_h, p] = -y
+    A[np.arange(n_h), p + 1 + np.arange(n_h)] = 1.0
+    row_upper = np.full(n_h + n_r, _INF)
+    offset = p + 1 + sizes[0]
+    for r, (constraint, k) in enumerate(zip(constraints, sizes[1:])):
+        A[n_h + r, offset: offset + k] = 1.0 / k
+        row_upper[n_h + r] = float(constraint[2])
+        offset += k
+    cost = np.zeros(n)
+    cost[p + 1: p + 1 + sizes[0]] = 1.0 / sizes[0]
+    cols, rows = np.nonzero(A.T)  # column-major order of the nonzeros
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, n_h + n_r
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.concatenate([-w_bar, [-_INF], np.zeros(n_h)])
+    lp.col_upper_ = np.concatenate([w_bar, [_INF], np.full(n_h, _INF)])
+    lp.row_lower_ = np.concatenate([np.ones(n_h), np.full(n_r, -_INF)])
+    lp.row_upper_ = row_upper
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.searchsorted(cols, np.arange(n + 1)).astype(np.int32)
+    lp.a_matrix_.index_ = rows.astype(np.int32)
+    lp.a_matrix_.value_ = A.T[cols, rows]
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if h.passModel(lp) == highspy.HighsStatus.kError:
+        raise SolverError("hinge LP: HiGHS could not load the model")
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise SolverError(f"hinge LP failed: HiGHS reports {h.modelStatusToString(status)}")
+    solution = h.getSolution()
+    x = np.asarray(solution.col_value)
+    row_dual = np.asarray(solution.row_dual)
+    reduced = np.asarray(solution.col_dual)[:p]  # c - A^T y on w: >= 0 at -w_bar, <= 0 at w_bar
+    return HingeLP(
+        float(h.getInfo().objective_function_value), x[:p].copy(), float(x[p]),
+        hinge_duals=np.split(row_dual[:n_h], np.cumsum(sizes)[:-1]), budget_duals=-row_dual[n_h:],
+        mu_plus=np.maximum(-reduced, 0.0), mu_minus=np.maximum(reduced, 0.0),
+    )
