@@ -51,8 +51,8 @@ import pyomo.environ as pyo
 
 from .bigm import optimistic_big_m, pessimistic_big_m
 from .errors import InputError
-from .kkt import add_complementarity
 from .hinge_highs import hinge_lp_highs as hinge_lp
+from .kkt import add_complementarity
 from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, margin_expr
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
 

@@ -118,6 +118,8 @@ def solve_model(
     mip_start=None,
     options: dict | None = None,
     race: int = 1,
+    improve=None,
+    improve_after: float = 0.5,
 ) -> SolveInfo:
     """Solve a linear Pyomo (MI)LP with HiGHS and load the incumbent into the model's variables.
 
@@ -137,6 +139,13 @@ def solve_model(
         the best dual bound of all runs (each is valid). ``nodes`` and ``seconds`` are the winner's. With
         HiGHS's serial tree search this is how a MILP uses more than one core; 1 (default) is one plain
         run. LPs are never raced.
+    improve : optional primal heuristic, called once, from inside HiGHS's run (its user-solution callback),
+        when a MILP is still running after ``improve_after`` seconds: ``improve(incumbent, dual_bound,
+        deadline)`` with HiGHS's current objective values and the ``time.perf_counter()`` value at which the
+        time limit falls (``None``: no limit) returns ``(VarData, value)`` pairs of a better solution, or
+        ``None``. HiGHS checks the solution and keeps it if it is feasible and better. Solves that finish
+        sooner never call it; its time counts in ``seconds``. An exception it raises is re-raised after the
+        solve.
 
     Returns
     -------
@@ -162,12 +171,15 @@ def solve_model(
     if not (isinstance(race, int) and race >= 1):
         raise InputError(f"race must be a positive number of concurrent HiGHS runs; got {race!r}")
     start = _start_vector(cm, mip_start) if mip_start else None
+    injector = _Injector(cm, improve, improve_after, opts.get("time_limit")) if improve and cm.n_binaries else None
     if race == 1 or not cm.n_binaries:
-        h = _configured_highs(cm, opts, start)
+        h = _configured_highs(cm, opts, start, injector)
         h.run()
         bound_override = None
     else:
-        h, bound_override = _race(cm, opts, start, race)
+        h, bound_override = _race(cm, opts, start, race, injector)
+    if injector is not None and injector.error is not None:
+        raise injector.error
     status_enum = h.getModelStatus()
     status = _STATUS.get(status_enum, h.modelStatusToString(status_enum))
     info = h.getInfo()
@@ -218,8 +230,43 @@ def _start_vector(cm: CompiledModel, mip_start) -> list:
     return values.tolist()
 
 
-def _configured_highs(cm: CompiledModel, opts: dict, start) -> highspy.Highs:
-    """A silent ``highspy.Highs`` holding the compiled model, the options and the MIP start."""
+class _Injector:
+    """Runs ``improve`` once, in the first HiGHS user-solution callback after ``after`` seconds, and hands its
+    solution to every raced run (each run's callback passes it on once)."""
+
+    def __init__(self, cm: CompiledModel, improve, after: float, time_limit):
+        self.cm, self.improve, self.after, self.time_limit = cm, improve, float(after), time_limit
+        self.lock = threading.Lock()
+        self.state = "waiting"  # -> "done"
+        self.vector = None
+        self.error = None
+        self.given: set = set()
+
+    def callback(self, event, run: int) -> None:
+        out = event.data_out
+        if self.state == "waiting" and out.running_time >= self.after:
+            with self.lock:
+                if self.state == "waiting":
+                    deadline = None
+                    if self.time_limit is not None:
+                        deadline = time.perf_counter() + self.time_limit - out.running_time
+                    try:
+                        pairs = self.improve(float(out.mip_primal_bound), float(out.mip_dual_bound), deadline)
+                        if pairs:
+                            self.vector = np.asarray(_start_vector(self.cm, pairs), dtype=float)
+                    except Exception as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
+                        self.error = exc
+                    self.state = "done"
+        if self.vector is not None and run not in self.given:
+            self.given.add(run)
+            event.data_in.setSolution(self.vector)
+            event.data_in.user_has_solution = True
+
+
+def _configured_highs(cm: CompiledModel, opts: dict, start, injector: _Injector | None = None,
+                      run: int = 0) -> highspy.Highs:
+    """A silent ``highspy.Highs`` holding the compiled model, the options, the MIP start and the
+    improvement callback."""
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     for key, value in opts.items():
@@ -232,10 +279,13 @@ def _configured_highs(cm: CompiledModel, opts: dict, start) -> highspy.Highs:
         sol.col_value = start
         sol.value_valid = True
         h.setSolution(sol)
+    if injector is not None:
+        h.cbMipUserSolution += lambda event: injector.callback(event, run)
     return h
 
 
-def _race(cm: CompiledModel, opts: dict, start, race: int) -> tuple[highspy.Highs, float]:
+def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector | None = None
+          ) -> tuple[highspy.Highs, float]:
     """Run ``race`` HiGHS instances with consecutive random seeds in threads (``Highs.run`` releases the
     GIL); the first to finish interrupts the others through HiGHS's MIP interrupt callback. Returns the
     winner and the tightest dual bound over all runs (minimisation: the largest)."""
@@ -243,7 +293,7 @@ def _race(cm: CompiledModel, opts: dict, start, race: int) -> tuple[highspy.High
     seed = int(opts.get("random_seed", 0))
     runs = []
     for k in range(race):
-        h = _configured_highs(cm, {**opts, "random_seed": seed + k}, start)
+        h = _configured_highs(cm, {**opts, "random_seed": seed + k}, start, injector, k)
 
         def interrupt(event, stop=stop):
             if stop.is_set():

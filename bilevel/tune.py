@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyomo.environ as pyo
 
+from .box_search import candidate_boxes, search_box
 from .errors import InputError
 from .optimistic import build_optimistic_model
 from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, set_lambda_bound
 from .solve import NoSolutionError, SolveInfo, solve_model
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
 from .verify import Verification, verify_model
-from .warmstart import kkt_start
+from .warmstart import kkt_start, start_at
 
 _LAMBDA_START = 1e3  # first bound on Eq. (25)'s lambda when epsilon > 0 (see tune)
 
@@ -145,6 +146,27 @@ def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
     return [optimistic.w_bar, tight, ub] + [t * box for box in (tight, ub) for t in _START_SCALES]
 
 
+def _box_improver(model, boxes, floor: float):
+    """The ``improve`` hook of :func:`bilevel.solve_model` for a tuning MILP: :func:`bilevel.box_search.search_box`
+    from ``boxes`` and the hinge-minimiser boxes, each evaluated by the MIP start's LPs at that box
+    (:func:`bilevel.warmstart.start_at`), stopping at ``max(floor, HiGHS's dual bound)``; returns the best
+    start if it beats HiGHS's incumbent."""
+    info = model.bilevel_info
+
+    def evaluate(w_bar):
+        out = start_at(model, w_bar)
+        return None if out is None else (out[1], out[0])
+
+    def improve(incumbent: float, dual_bound: float, deadline):
+        boxes_all = [*boxes, *candidate_boxes(info["X_train"], info["y_train"], info["X_val"], info["y_val"],
+                                               info["w_bar_ub"])]
+        found = search_box(evaluate, boxes_all, info["w_bar_lb"], info["w_bar_ub"], floor=max(floor, dual_bound),
+                           deadline=deadline)
+        return found.payload if found.objective < incumbent - 1e-9 else None
+
+    return improve
+
+
 def _timed_start(model, warm_start: bool, **kw) -> tuple:
     """``(kkt_start(model, **kw) or None, seconds spent)``."""
     t0 = time.perf_counter()
@@ -207,7 +229,10 @@ def tune(
         model the best of a list of boxes starting with the optimistic ``w_bar`` (``_start_boxes``; with
         epsilon = 0 often already optimal: its objective meets the optimistic floor, and the first such box
         is returned). It never changes the optimal value, only how soon a good incumbent exists and, among
-        tied optima, which one is returned; its LP time is ``start_seconds``.
+        tied optima, which one is returned; its LP time is ``start_seconds``. With it, a MILP still
+        running after 0.5 s also gets the box search of :mod:`bilevel.box_search` (local search over
+        ``w_bar`` with the same LPs, run once inside HiGHS's run, its time counted in the solve time); its
+        best point replaces HiGHS's incumbent when better.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
     lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*);
@@ -238,7 +263,8 @@ def tune(
         model = build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds)
         build = time.perf_counter() - t0
         start, start_seconds = _timed_start(model, warm_start)
-        info = solve_model(model, mip_start=start, **solve_kw)
+        improve = _box_improver(model, [model.bilevel_info["w_bar_ub"]], 0.0) if warm_start else None
+        info = solve_model(model, mip_start=start, improve=improve, **solve_kw)
         return _result("optimistic", model, info, build, info.seconds, tolerance, start_seconds=start_seconds)
 
     if optimistic is None:
@@ -260,7 +286,8 @@ def tune(
     boxes = _start_boxes(optimistic, w_bar_bounds)
     start_kw = dict(w_bar=boxes[0], candidates=boxes[1:], stop_at=floor)
     start, start_seconds = _timed_start(model, warm_start, **start_kw)
-    info = solve_model(model, mip_start=start, **solve_kw)
+    improve = _box_improver(model, boxes, floor) if warm_start else None
+    info = solve_model(model, mip_start=start, improve=improve, **solve_kw)
     total = info.seconds
     notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
     ceiling = max_lambda_bound

@@ -85,7 +85,7 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
     lb, ub = (np.asarray(info[k], dtype=float) for k in ("w_bar_lb", "w_bar_ub"))
     best, best_obj = None, np.inf
     for box in [ub if w_bar is None else w_bar, *candidates]:
-        start = _start_at(model, np.clip(np.asarray(box, dtype=float), lb, ub))
+        start = start_at(model, np.clip(np.asarray(box, dtype=float), lb, ub))
         if start is not None and start[1] < best_obj:
             best, best_obj = start
             if best_obj <= stop_at + _TOL:
@@ -93,8 +93,10 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
     return best
 
 
-def _start_at(model: pyo.ConcreteModel, w_bar: np.ndarray):
-    """:func:`kkt_start` at one box: ``(values, outer objective)`` or ``None``."""
+def start_at(model: pyo.ConcreteModel, w_bar: np.ndarray):
+    """:func:`kkt_start` at one box ``w_bar`` (p,), inside the model's bounds: ``(values, outer objective)``
+    (the objective in mean-validation-hinge units) or ``None`` when the point does not fit the model.
+    Raises SolverError when one of its LPs fails."""
     info = model.bilevel_info
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
     values: list = []
