@@ -119,7 +119,7 @@ def solve_model(
     options: dict | None = None,
     race: int = 1,
     improve=None,
-    improve_after: float = 0.5,
+    improve_after: float = 1.0,
 ) -> SolveInfo:
     """Solve a linear Pyomo (MI)LP with HiGHS and load the incumbent into the model's variables.
 

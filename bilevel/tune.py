@@ -230,7 +230,7 @@ def tune(
         epsilon = 0 often already optimal: its objective meets the optimistic floor, and the first such box
         is returned). It never changes the optimal value, only how soon a good incumbent exists and, among
         tied optima, which one is returned; its LP time is ``start_seconds``. With it, a MILP still
-        running after 0.5 s also gets the box search of :mod:`bilevel.box_search` (local search over
+        running after 1 s also gets the box search of :mod:`bilevel.box_search` (local search over
         ``w_bar`` with the same LPs, run once inside HiGHS's run, its time counted in the solve time); its
         best point replaces HiGHS's incumbent when better.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
