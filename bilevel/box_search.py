@@ -65,6 +65,12 @@ def candidate_boxes(X_train, y_train, X_val, y_val, w_bar_ub) -> list:
     return boxes + [t * ub for t in _SHRINK[1:]]
 
 
+def expected_evaluations(n_boxes: int, p: int, sweeps: int = 3) -> int:
+    """Upper estimate of the boxes :func:`search_box` evaluates: ``n_boxes`` given boxes, the
+    :func:`candidate_boxes` (three blocks), and ``sweeps`` passes of six values for each of ``p`` coordinates."""
+    return n_boxes + 3 * len(_LP_SCALES) * len(_SHRINK) + len(_SHRINK) - 1 + sweeps * (len(_STEPS) + 2) * p
+
+
 def search_box(evaluate, boxes, w_bar_lb, w_bar_ub, floor: float = -np.inf, sweeps: int = 3,
                deadline: float | None = None) -> BoxSearch:
     """Minimise ``evaluate`` over boxes (steps 1-3 of the module docstring).

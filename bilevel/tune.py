@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyomo.environ as pyo
 
-from .box_search import candidate_boxes, search_box
+from .box_search import candidate_boxes, expected_evaluations, search_box
 from .errors import InputError
 from .optimistic import build_optimistic_model
 from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, set_lambda_bound
@@ -146,12 +146,21 @@ def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
     return [optimistic.w_bar, tight, ub] + [t * box for box in (tight, ub) for t in _START_SCALES]
 
 
-def _box_improver(model, boxes, floor: float):
+_SEARCH_AFTER = 1.0  # seconds of HiGHS time before the box search runs, at least ...
+_SEARCH_SHARE = 3.0  # ... and this many times its estimated cost, so it adds at most a third to a solve
+
+
+def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> tuple:
     """The ``improve`` hook of :func:`bilevel.solve_model` for a tuning MILP: :func:`bilevel.box_search.search_box`
     from ``boxes`` and the hinge-minimiser boxes, each evaluated by the MIP start's LPs at that box
-    (:func:`bilevel.warmstart.start_at`), stopping at ``max(floor, HiGHS's dual bound)``; returns the best
-    start if it beats HiGHS's incumbent."""
+    (:func:`bilevel.warmstart.start_at`), stopping at ``max(floor, HiGHS's dual bound)``; the hook returns
+    the best start if it beats HiGHS's incumbent. Returns ``(hook, improve_after)``: the hook runs after
+    ``max(_SEARCH_AFTER, _SEARCH_SHARE * estimated search time)`` seconds, estimated from the time of one
+    evaluation, ``evaluation_seconds`` (the MIP start's time per box: when the start stopped early it met
+    the floor, the MILP ends at once and the hook never runs)."""
     info = model.bilevel_info
+    n_evaluations = expected_evaluations(len(boxes), len(info["w_bar_ub"]))
+    after = max(_SEARCH_AFTER, _SEARCH_SHARE * evaluation_seconds * n_evaluations)
 
     def evaluate(w_bar):
         out = start_at(model, w_bar)
@@ -164,7 +173,14 @@ def _box_improver(model, boxes, floor: float):
                            deadline=deadline)
         return found.payload if found.objective < incumbent - 1e-9 else None
 
-    return improve
+    return improve, after
+
+
+def _solve(model, start, improver, solve_kw: dict):
+    """``solve_model`` with the MIP start and, when given, the box-search hook ``(hook, after)``."""
+    if improver is None:
+        return solve_model(model, mip_start=start, **solve_kw)
+    return solve_model(model, mip_start=start, improve=improver[0], improve_after=improver[1], **solve_kw)
 
 
 def _timed_start(model, warm_start: bool, **kw) -> tuple:
@@ -230,7 +246,7 @@ def tune(
         epsilon = 0 often already optimal: its objective meets the optimistic floor, and the first such box
         is returned). It never changes the optimal value, only how soon a good incumbent exists and, among
         tied optima, which one is returned; its LP time is ``start_seconds``. With it, a MILP still
-        running after 1 s also gets the box search of :mod:`bilevel.box_search` (local search over
+        running after 1 s (and after three times the search's estimated cost) also gets the box search of :mod:`bilevel.box_search` (local search over
         ``w_bar`` with the same LPs, run once inside HiGHS's run, its time counted in the solve time); its
         best point replaces HiGHS's incumbent when better.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
@@ -263,8 +279,8 @@ def tune(
         model = build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds)
         build = time.perf_counter() - t0
         start, start_seconds = _timed_start(model, warm_start)
-        improve = _box_improver(model, [model.bilevel_info["w_bar_ub"]], 0.0) if warm_start else None
-        info = solve_model(model, mip_start=start, improve=improve, **solve_kw)
+        improver = _box_improver(model, [model.bilevel_info["w_bar_ub"]], 0.0, start_seconds) if warm_start else None
+        info = _solve(model, start, improver, solve_kw)
         return _result("optimistic", model, info, build, info.seconds, tolerance, start_seconds=start_seconds)
 
     if optimistic is None:
@@ -286,8 +302,8 @@ def tune(
     boxes = _start_boxes(optimistic, w_bar_bounds)
     start_kw = dict(w_bar=boxes[0], candidates=boxes[1:], stop_at=floor)
     start, start_seconds = _timed_start(model, warm_start, **start_kw)
-    improve = _box_improver(model, boxes, floor) if warm_start else None
-    info = solve_model(model, mip_start=start, improve=improve, **solve_kw)
+    improver = _box_improver(model, boxes, floor, start_seconds / len(boxes)) if warm_start else None
+    info = _solve(model, start, improver, solve_kw)
     total = info.seconds
     notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
     ceiling = max_lambda_bound

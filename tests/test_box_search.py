@@ -8,7 +8,7 @@ import pyomo.environ as pyo
 import pytest
 
 import bilevel
-from bilevel.box_search import candidate_boxes, search_box
+from bilevel.box_search import candidate_boxes, expected_evaluations, search_box
 from bilevel.tune import _box_improver
 from bilevel.warmstart import kkt_start, start_at
 from oracles import optimistic_value, pessimistic_value, tiny_instance
@@ -86,7 +86,9 @@ def test_improver_solution_is_feasible_and_its_value_is_the_bilevel_value(kind, 
         oracle = lambda wb: pessimistic_value(wb, Xt, yt, Xv, yv, flipped, 0.2)  # noqa: E731
         boxes = [np.ones(2), np.full(2, 0.5)]
     ub_value = start_at(model, np.ones(2))[1]
-    pairs = _box_improver(model, boxes, 0.0)(np.inf, -np.inf, None)
+    improve, after = _box_improver(model, boxes, 0.0, 1e-3)
+    assert after == pytest.approx(max(1.0, 3.0 * 1e-3 * expected_evaluations(len(boxes), 2)))
+    pairs = improve(np.inf, -np.inf, None)
     assert pairs is not None
     _load(model, pairs)
     assert _max_violation(model) <= 1e-6
@@ -96,7 +98,7 @@ def test_improver_solution_is_feasible_and_its_value_is_the_bilevel_value(kind, 
     w_bar = np.array([model.w_bar[j].value for j in model.w_bar])
     assert value == pytest.approx(oracle(w_bar), abs=1e-6)
     # Nothing is returned when the incumbent is already as good.
-    assert _box_improver(model, boxes, 0.0)(value, -np.inf, None) is None
+    assert improve(value, -np.inf, None) is None
 
 
 def test_solve_model_hands_the_hook_solution_to_highs_once():
