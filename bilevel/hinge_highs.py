@@ -11,7 +11,7 @@ from __future__ import annotations
 import highspy
 import numpy as np
 
-from .errors import SolverError
+from .highs_run import run_to_optimality
 from .inner import HingeLP
 
 _INF = highspy.kHighsInf
@@ -63,12 +63,7 @@ def hinge_lp_highs(w_bar, objective, constraints=()) -> HingeLP:
     lp.a_matrix_.value_ = A.T[cols, rows]
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    if h.passModel(lp) == highspy.HighsStatus.kError:
-        raise SolverError("hinge LP: HiGHS could not load the model")
-    h.run()
-    status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        raise SolverError(f"hinge LP failed: HiGHS reports {h.modelStatusToString(status)}")
+    run_to_optimality(h, lp, "hinge LP")
     solution = h.getSolution()
     x = np.asarray(solution.col_value)
     row_dual = np.asarray(solution.row_dual)

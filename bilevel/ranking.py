@@ -298,6 +298,8 @@ def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
 def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     import highspy
 
+    from .highs_run import run_to_optimality
+
     k = x.shape[1]
     gram = 2.0 * (x.T @ x)
     h = highspy.Highs()
@@ -327,12 +329,7 @@ def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     model = highspy.HighsModel()
     model.lp_ = lp
     model.hessian_ = hess
-    if h.passModel(model) == highspy.HighsStatus.kError:
-        raise SolverError("HiGHS rejected the non-negative Lasso QP")
-    h.run()
-    status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        raise SolverError(f"HiGHS did not solve the non-negative Lasso QP: {h.modelStatusToString(status)}")
+    run_to_optimality(h, model, "non-negative Lasso QP")
     return np.asarray(h.getSolution().col_value, dtype=float)
 
 
