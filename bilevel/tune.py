@@ -9,7 +9,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from .box_search import candidate_boxes, expected_evaluations, search_box
-from .errors import InputError
+from .errors import InputError, SolverError
 from .optimistic import build_optimistic_model
 from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, set_lambda_bound
 from .solve import NoSolutionError, SolveInfo, solve_model
@@ -163,7 +163,10 @@ def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> tupl
     after = max(_SEARCH_AFTER, _SEARCH_SHARE * evaluation_seconds * n_evaluations)
 
     def evaluate(w_bar):
-        out = start_at(model, w_bar)
+        try:
+            out = start_at(model, w_bar)
+        except SolverError:  # an LP that fails at one box only removes that box from the search
+            return None
         return None if out is None else (out[1], out[0])
 
     def improve(incumbent: float, dual_bound: float, deadline):
@@ -246,9 +249,9 @@ def tune(
         epsilon = 0 often already optimal: its objective meets the optimistic floor, and the first such box
         is returned). It never changes the optimal value, only how soon a good incumbent exists and, among
         tied optima, which one is returned; its LP time is ``start_seconds``. With it, a MILP still
-        running after 1 s (and after three times the search's estimated cost) also gets the box search of :mod:`bilevel.box_search` (local search over
-        ``w_bar`` with the same LPs, run once inside HiGHS's run, its time counted in the solve time); its
-        best point replaces HiGHS's incumbent when better.
+        running after 1 s (and after three times the search's estimated cost) also gets the box search of
+        :mod:`bilevel.box_search` (local search over ``w_bar`` with the same LPs, run once inside HiGHS's
+        run, its time counted in the solve time); its best point replaces HiGHS's incumbent when better.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
     lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*);
