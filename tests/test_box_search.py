@@ -133,3 +133,26 @@ def test_an_error_in_the_hook_is_raised_after_the_solve():
 
     with pytest.raises(RuntimeError, match="heuristic bug"):
         bilevel.solve_model(model, improve=improve, improve_after=0.0)
+
+
+def test_an_lp_failure_at_one_box_only_drops_that_box(monkeypatch):
+    import importlib
+
+    from bilevel.errors import SolverError
+
+    tune_module = importlib.import_module("bilevel.tune")
+    Xt, yt, Xv, yv = tiny_instance(0, 10, 8)
+    model = bilevel.build_optimistic_model(Xt, yt, Xv, yv)
+    real = tune_module.start_at
+
+    def flaky(m, w_bar):
+        if w_bar[0] > 0.9:  # every box with a wide first coordinate fails
+            raise SolverError("hinge LP failed: HiGHS reports Infeasible")
+        return real(m, w_bar)
+
+    monkeypatch.setattr(tune_module, "start_at", flaky)
+    improve, _ = _box_improver(model, [np.ones(2)], 0.0, 1e-3)
+    pairs = improve(np.inf, -np.inf, None)
+    assert pairs is not None
+    _load(model, pairs)
+    assert model.w_bar[0].value <= 0.9 and _max_violation(model) <= 1e-6
