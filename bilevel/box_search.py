@@ -84,6 +84,11 @@ def search_box(evaluate, boxes, w_bar_lb, w_bar_ub, floor: float = -np.inf, swee
     floor : stop as soon as a box reaches this value (within 1e-9).
     sweeps : passes of the coordinate search (0: none).
     deadline : ``time.perf_counter()`` value after which no further box is evaluated.
+
+    Returns
+    -------
+    :class:`BoxSearch` (``w_bar`` None and ``objective`` inf when no box gave a point). Raises nothing of
+    its own; an exception from ``evaluate`` propagates.
     """
     t0 = time.perf_counter()
     lb, ub = np.asarray(w_bar_lb, dtype=float), np.asarray(w_bar_ub, dtype=float)

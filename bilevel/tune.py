@@ -150,11 +150,12 @@ _SEARCH_AFTER = 1.0  # seconds of HiGHS time before the box search runs, at leas
 _SEARCH_SHARE = 3.0  # ... and this many times its estimated cost, so it adds at most a third to a solve
 
 
-def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> tuple:
+def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> dict:
     """The ``improve`` hook of :func:`bilevel.solve_model` for a tuning MILP: :func:`bilevel.box_search.search_box`
     from ``boxes`` and the hinge-minimiser boxes, each evaluated by the MIP start's LPs at that box
     (:func:`bilevel.warmstart.start_at`), stopping at ``max(floor, HiGHS's dual bound)``; the hook returns
-    the best start if it beats HiGHS's incumbent. Returns ``(hook, improve_after)``: the hook runs after
+    the best start if it beats HiGHS's incumbent. Returns the keyword arguments ``improve`` (the hook) and
+    ``improve_after`` of :func:`bilevel.solve_model`: the hook runs after
     ``max(_SEARCH_AFTER, _SEARCH_SHARE * estimated search time)`` seconds, estimated from the time of one
     evaluation, ``evaluation_seconds`` (the MIP start's time per box: when the start stopped early it met
     the floor, the MILP ends at once and the hook never runs)."""
@@ -176,14 +177,7 @@ def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> tupl
                            deadline=deadline)
         return found.payload if found.objective < incumbent - 1e-9 else None
 
-    return improve, after
-
-
-def _solve(model, start, improver, solve_kw: dict):
-    """``solve_model`` with the MIP start and, when given, the box-search hook ``(hook, after)``."""
-    if improver is None:
-        return solve_model(model, mip_start=start, **solve_kw)
-    return solve_model(model, mip_start=start, improve=improver[0], improve_after=improver[1], **solve_kw)
+    return {"improve": improve, "improve_after": after}
 
 
 def _timed_start(model, warm_start: bool, **kw) -> tuple:
@@ -282,8 +276,8 @@ def tune(
         model = build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds)
         build = time.perf_counter() - t0
         start, start_seconds = _timed_start(model, warm_start)
-        improver = _box_improver(model, [model.bilevel_info["w_bar_ub"]], 0.0, start_seconds) if warm_start else None
-        info = _solve(model, start, improver, solve_kw)
+        search = _box_improver(model, [model.bilevel_info["w_bar_ub"]], 0.0, start_seconds) if warm_start else {}
+        info = solve_model(model, mip_start=start, **search, **solve_kw)
         return _result("optimistic", model, info, build, info.seconds, tolerance, start_seconds=start_seconds)
 
     if optimistic is None:
@@ -305,8 +299,8 @@ def tune(
     boxes = _start_boxes(optimistic, w_bar_bounds)
     start_kw = dict(w_bar=boxes[0], candidates=boxes[1:], stop_at=floor)
     start, start_seconds = _timed_start(model, warm_start, **start_kw)
-    improver = _box_improver(model, boxes, floor, start_seconds / len(boxes)) if warm_start else None
-    info = _solve(model, start, improver, solve_kw)
+    search = _box_improver(model, boxes, floor, start_seconds / len(boxes)) if warm_start else {}
+    info = solve_model(model, mip_start=start, **search, **solve_kw)
     total = info.seconds
     notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
     ceiling = max_lambda_bound

@@ -94,9 +94,10 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
 
 
 def start_at(model: pyo.ConcreteModel, w_bar: np.ndarray):
-    """:func:`kkt_start` at one box ``w_bar`` (p,), inside the model's bounds: ``(values, outer objective)``
-    (the objective in mean-validation-hinge units) or ``None`` when the point does not fit the model.
-    Raises SolverError when one of its LPs fails."""
+    """:func:`kkt_start` at one box ``w_bar`` (p,), inside the model's bounds: the KKT point of Eq. (21) /
+    Eq. (25) of the pessimistic bilevel tuning paper at that box, as ``(values, outer objective)`` (values:
+    ``(VarData, value)`` pairs; the objective in mean-validation-hinge units), or ``None`` when the point
+    does not fit the model (``lambda`` above its bound). Raises SolverError when one of its LPs fails."""
     info = model.bilevel_info
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
     values: list = []

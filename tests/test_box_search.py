@@ -86,7 +86,8 @@ def test_improver_solution_is_feasible_and_its_value_is_the_bilevel_value(kind, 
         oracle = lambda wb: pessimistic_value(wb, Xt, yt, Xv, yv, flipped, 0.2)  # noqa: E731
         boxes = [np.ones(2), np.full(2, 0.5)]
     ub_value = start_at(model, np.ones(2))[1]
-    improve, after = _box_improver(model, boxes, 0.0, 1e-3)
+    search = _box_improver(model, boxes, 0.0, 1e-3)
+    improve, after = search["improve"], search["improve_after"]
     assert after == pytest.approx(max(1.0, 3.0 * 1e-3 * expected_evaluations(len(boxes), 2)))
     pairs = improve(np.inf, -np.inf, None)
     assert pairs is not None
@@ -151,7 +152,7 @@ def test_an_lp_failure_at_one_box_only_drops_that_box(monkeypatch):
         return real(m, w_bar)
 
     monkeypatch.setattr(tune_module, "start_at", flaky)
-    improve, _ = _box_improver(model, [np.ones(2)], 0.0, 1e-3)
+    improve = _box_improver(model, [np.ones(2)], 0.0, 1e-3)["improve"]
     pairs = improve(np.inf, -np.inf, None)
     assert pairs is not None
     _load(model, pairs)
