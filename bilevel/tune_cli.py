@@ -47,10 +47,30 @@ def add_parser(sub) -> None:
     p.add_argument("--race", type=int, default=1,
                    help="concurrent HiGHS runs per MILP with different random seeds; the first to finish wins "
                    "(2 uses both cores of a 2-core machine)")
+    p.add_argument("--highs-option", type=_highs_option, action="append", default=[], metavar="NAME=VALUE",
+                   help="HiGHS option for every MILP solve, over the package's defaults (bilevel.tune.HIGHS_OPTIONS: "
+                   "RINS and RENS off for the optimistic MILP, RENS off for the pessimistic one); repeatable, e.g. "
+                   "--highs-option mip_heuristic_run_rens=true")
     p.add_argument("--json", default=None, help="JSON result file (default: EXPORT/result.json with --export, "
                    "else bilevel_result.json)")
     p.add_argument("--export", default=None, metavar="DIR", help="write both MILPs as .lp and .mps into DIR")
     p.set_defaults(func=run)
+
+
+def _highs_option(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` -> ``(NAME, value)`` with ``true``/``false`` as booleans and numbers as int or float."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name.strip() or not raw.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, e.g. mip_heuristic_run_rens=true; got {text!r}")
+    raw = raw.strip()
+    if raw.lower() in ("true", "false"):
+        return name.strip(), raw.lower() == "true"
+    for cast in (int, float):
+        try:
+            return name.strip(), cast(raw)
+        except ValueError:
+            pass
+    return name.strip(), raw
 
 
 def _fmt(v) -> str:
@@ -86,7 +106,7 @@ def run(args) -> int:
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, args.n_train, args.n_val, test_fraction=args.test_fraction, seed=args.seed)
     kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
-              threads=args.threads, race=args.race)
+              threads=args.threads, race=args.race, highs_options=dict(args.highs_option) or None)
     print(f"data        : {args.data}: {len(data.y)} rows, {data.X.shape[1]} features; split seed {args.seed}: "
           f"|T| = {len(split.y_train)}, |V| = {len(split.y_val)}, test = {len(split.y_test)}")
     with warnings.catch_warnings():

@@ -39,6 +39,8 @@ def test_tune_on_a_user_csv(tmp_path, capsys):
         (["--data", "cancer", "--epsilon", "-1"], "epsilon"),
         (["--data", "cancer", "--n-train", "300", "--n-val", "100"], "exceeds"),
         (["--data", "cancer", "--w-bar-lb", "2", "--w-bar-ub", "1"], "infeasible bounds"),
+        (["--data", "cancer", "--n-train", "6", "--n-val", "6", "--highs-option", "no_such_option=1"],
+         "HiGHS rejected option no_such_option"),
     ],
 )
 def test_bad_input_one_line_exit_2(args, match, capsys):
@@ -46,6 +48,17 @@ def test_bad_input_one_line_exit_2(args, match, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and match in err and "Traceback" not in err
+
+
+def test_highs_option_values_are_typed():
+    from bilevel.tune_cli import _highs_option
+
+    assert _highs_option("mip_heuristic_run_rens=true") == ("mip_heuristic_run_rens", True)
+    assert _highs_option("random_seed=3") == ("random_seed", 3) and isinstance(_highs_option("a=3")[1], int)
+    assert _highs_option("mip_rel_gap=0.01") == ("mip_rel_gap", 0.01)
+    assert _highs_option("presolve=off") == ("presolve", "off")
+    with pytest.raises(Exception, match="NAME=VALUE"):
+        _highs_option("presolve")
 
 
 def test_bad_label_column_via_subprocess(tmp_path):

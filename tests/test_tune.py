@@ -149,3 +149,31 @@ def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer
     assert res.lambda_history[:2] == [1e4, 1e3]
     assert res.lambda_bound == 1e3 and res.verified
     assert any("failed verification" in n for n in res.verification.messages)
+
+
+@pytest.mark.parametrize("mode", ["optimistic", "pessimistic"])
+def test_highs_options_reach_every_milp_solve_over_the_package_defaults(cancer, monkeypatch, mode):
+    """tune solves with HIGHS_OPTIONS[mode] (RINS/RENS off) unless highs_options overrides a key; the
+    options reach HiGHS itself (an unknown one is rejected by name), and the answer is unchanged."""
+    import sys
+
+    tune_module = sys.modules["bilevel.tune"]
+    real, seen = tune_module.solve_model, []
+
+    def recording(model, **kw):
+        seen.append((model.bilevel_info["mode"], dict(kw["options"])))
+        return real(model, **kw)
+
+    monkeypatch.setattr(tune_module, "solve_model", recording)
+    s = bilevel.split_dataset(cancer.X, cancer.y, 8, 8, seed=1)
+    kw = dict(mode=mode, flip="all")
+    plain = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, **kw)
+    assert seen and all(opts == tune_module.HIGHS_OPTIONS[m] for m, opts in seen)
+    assert tune_module.HIGHS_OPTIONS["optimistic"]["mip_heuristic_run_rens"] is False
+    seen.clear()
+    restored = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, **kw,
+                            highs_options={"mip_heuristic_run_rens": True, "random_seed": 3})
+    assert seen and all(opts["mip_heuristic_run_rens"] is True and opts["random_seed"] == 3 for _, opts in seen)
+    assert restored.objective == pytest.approx(plain.objective, abs=1e-6)
+    with pytest.raises(InputError, match="no_such_option"):
+        bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, **kw, highs_options={"no_such_option": 1})
