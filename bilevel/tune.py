@@ -147,14 +147,11 @@ def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
 
 
 # HiGHS options the tuning MILPs are solved with unless ``tune(highs_options=...)`` overrides them. HiGHS runs
-# its RINS and RENS sub-MIP heuristics at the root whatever ``mip_heuristic_effort`` says; with the
-# bilevel-feasible MIP start and the box search they mostly re-find the start. Measured
-# (experiments/bench_options.py, 3 HiGHS seeds, geometric mean of the time relative to HiGHS's defaults):
-# optimistic, both off 0.46 (RENS off alone 0.53); pessimistic, RENS off 0.67 (both off 1.02).
-HIGHS_OPTIONS = {
-    "optimistic": {"mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False},
-    "pessimistic": {"mip_heuristic_run_rens": False},
-}
+# its RENS sub-MIP heuristic at the root whatever ``mip_heuristic_effort`` says; with the bilevel-feasible
+# MIP start and the box search it mostly re-finds the start. Measured (experiments/bench_options.py, 17
+# instances, 3 HiGHS seeds, geometric mean of the time relative to HiGHS's defaults): RENS off 0.55
+# optimistic, 0.67 pessimistic; RINS and RENS off 0.46 and 0.94 (slower on the hardest optimistic instance).
+HIGHS_OPTIONS = {"optimistic": {"mip_heuristic_run_rens": False}, "pessimistic": {"mip_heuristic_run_rens": False}}
 
 _SEARCH_AFTER = 1.0  # seconds of HiGHS time before the box search runs, at least ...
 _SEARCH_SHARE = 3.0  # ... and this many times its estimated cost, so it adds at most a third to a solve
@@ -258,8 +255,8 @@ def tune(
         :mod:`bilevel.box_search` (local search over ``w_bar`` with the same LPs, run once inside HiGHS's
         run, its time counted in the solve time); its best point replaces HiGHS's incumbent when better.
     highs_options : HiGHS options by name for every MILP solve, over the package's defaults
-        ``HIGHS_OPTIONS[mode]`` (RINS and RENS off for the optimistic MILP, RENS off for the pessimistic one;
-        HiGHS defaults otherwise), e.g. ``{"mip_heuristic_run_rens": True}`` to restore HiGHS's own.
+        ``HIGHS_OPTIONS[mode]`` (HiGHS's defaults except the RENS heuristic off), e.g.
+        ``{"mip_heuristic_run_rens": True}`` to restore HiGHS's own.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
     lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*);

@@ -49,7 +49,7 @@ def add_parser(sub) -> None:
                    "(2 uses both cores of a 2-core machine)")
     p.add_argument("--highs-option", type=_highs_option, action="append", default=[], metavar="NAME=VALUE",
                    help="HiGHS option for every MILP solve, over the package's defaults (bilevel.tune.HIGHS_OPTIONS: "
-                   "RINS and RENS off for the optimistic MILP, RENS off for the pessimistic one); repeatable, e.g. "
+                   "HiGHS's defaults except the RENS heuristic off); repeatable, e.g. "
                    "--highs-option mip_heuristic_run_rens=true")
     p.add_argument("--json", default=None, help="JSON result file (default: EXPORT/result.json with --export, "
                    "else bilevel_result.json)")

@@ -41,6 +41,7 @@ OPTION_SETS = {
     "RINS off": (True, {"mip_heuristic_run_rins": False}),
     "RINS + RENS off": (True, {"mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}),
     "mip_pscost_minreliable 2": (True, {"mip_pscost_minreliable": 2}),
+    "restart off": (True, {"mip_allow_restart": False}),
     "mip_detect_symmetry off": (True, {"mip_detect_symmetry": False}),
 }
 # (data, mode, |T| = |V|, split seed): instances that solve in about 0.1-20 s with the defaults.

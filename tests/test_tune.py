@@ -153,7 +153,7 @@ def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer
 
 @pytest.mark.parametrize("mode", ["optimistic", "pessimistic"])
 def test_highs_options_reach_every_milp_solve_over_the_package_defaults(cancer, monkeypatch, mode):
-    """tune solves with HIGHS_OPTIONS[mode] (RINS/RENS off) unless highs_options overrides a key; the
+    """tune solves with HIGHS_OPTIONS[mode] (RENS off) unless highs_options overrides a key; the
     options reach HiGHS itself (an unknown one is rejected by name), and the answer is unchanged."""
     import sys
 
