@@ -90,9 +90,11 @@ def test_candidate_boxes_give_the_least_objective_and_the_best_tie(data, eps):
 
 
 def test_pessimistic_start_at_the_optimistic_floor_is_proven_optimal_at_once():
-    # diabetes 20/20 seed 0, epsilon 0: the optimistic box leaves the follower no worse tie, so the start
-    # meets the optimistic floor (Proposition 1), HiGHS closes the gap without branching, and the returned
-    # pessimistic optimum is the optimistic box (the first box tried).
+    # diabetes 20/20 seed 0, epsilon 0: the optimistic box, or the tight box |w| around the optimistic
+    # hyperplane (the first two boxes tried), leaves the follower no worse tie, so the start meets the
+    # optimistic floor (Proposition 1), HiGHS closes the gap without branching, and the returned pessimistic
+    # optimum is one of those two boxes. (Which one depends on the optimistic tie HiGHS returns: w_bar_j may
+    # sit above an inactive |w_j|, and the follower's worst tie at that larger box can be worse.)
     d = bilevel.load_dataset("diabetes")
     s = bilevel.split_dataset(d.X, d.y, 20, 20, seed=0)
     opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val)
@@ -100,4 +102,7 @@ def test_pessimistic_start_at_the_optimistic_floor_is_proven_optimal_at_once():
     assert res.optimal and res.verified
     assert res.objective == pytest.approx(opt.objective, abs=1e-6)
     assert res.nodes <= 1 and res.start_seconds > 0
-    np.testing.assert_allclose(res.w_bar, opt.w_bar, atol=1e-9)  # the tie-break keeps the optimistic box
+    # The tie-break keeps the first start box whose start meets the floor (up to a 1e-9 tolerance, so round-off
+    # can decide between the two boxes).
+    first_two = (opt.w_bar, np.abs(opt.w))
+    assert any(np.allclose(res.w_bar, box, rtol=0, atol=1e-7) for box in first_two), (res.w_bar, first_two)
