@@ -36,7 +36,7 @@ from pyomo.common.collections import ComponentMap
 
 from .errors import InputError
 from .solve import solve_model
-from .tune import HIGHS_OPTIONS, LinearClassifier
+from .tune import LinearClassifier, tuning_options
 from .verify import Verification, verify_model
 
 #: Built-in secondary criteria (see the module docstring).
@@ -127,8 +127,8 @@ def optimistic_tie_range(
     time_limit : seconds per solve (two solves); a solve that stops early keeps the best solution found
         and reports a non-optimal ``status``. threads, mip_gap : HiGHS options (see :func:`bilevel.solve_model`).
     verify_tolerance : tolerance of :func:`bilevel.verify_model` for each extreme.
-    highs_options : HiGHS options by name over :data:`bilevel.tune.HIGHS_OPTIONS` ``["optimistic"]``, the
-        options :func:`bilevel.tune` solves the optimistic MILP with (RENS off: the re-solves start from an
+    highs_options : HiGHS options by name over :data:`bilevel.tune.HIGHS_OPTIONS`, the options
+        :func:`bilevel.tune` solves the optimistic MILP with (RENS off: the re-solves start from an
         optimum, and RENS mostly re-finds it: the 1280 re-solves of the Table A1 grid took 4.7 min summed instead
         of 8.5, see the README's *Run time measured here*).
 
@@ -160,7 +160,7 @@ def optimistic_tie_range(
     for sense in ("min", "max"):
         model.tie_criterion.sense = pyo.minimize if sense == "min" else pyo.maximize
         info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
-                           options={**HIGHS_OPTIONS["optimistic"], **(highs_options or {})})
+                           options=tuning_options(highs_options))
         out[sense] = TieSolution(
             sense=sense, criterion_value=float(pyo.value(model.tie_criterion)), w_bar=_values(model.w_bar),
             w=_values(model.w), b=float(model.b.value), objective=float(pyo.value(model.validation_hinge.expr)),

@@ -151,7 +151,15 @@ def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
 # MIP start and the box search it mostly re-finds the start. Measured (experiments/bench_options.py, 17
 # instances, 3 HiGHS seeds, geometric mean of the time relative to HiGHS's defaults): RENS off 0.55
 # optimistic, 0.67 pessimistic; RINS and RENS off 0.46 and 0.94 (slower on the hardest optimistic instance).
-HIGHS_OPTIONS = {"optimistic": {"mip_heuristic_run_rens": False}, "pessimistic": {"mip_heuristic_run_rens": False}}
+HIGHS_OPTIONS = {"mip_heuristic_run_rens": False}
+
+
+def tuning_options(overrides: dict | None = None) -> dict:
+    """The HiGHS options of a tuning MILP solve (both modes, and the tie re-solves of :mod:`bilevel.ties`):
+    :data:`HIGHS_OPTIONS` with ``overrides`` (HiGHS option names to values) on top, as a new dict. Raises
+    nothing itself; :func:`bilevel.solve_model` raises InputError naming an option HiGHS rejects."""
+    return {**HIGHS_OPTIONS, **(overrides or {})}
+
 
 _SEARCH_AFTER = 1.0  # seconds of HiGHS time before the box search runs, at least ...
 _SEARCH_SHARE = 3.0  # ... and this many times its estimated cost, so it adds at most a third to a solve
@@ -255,7 +263,7 @@ def tune(
         :mod:`bilevel.box_search` (local search over ``w_bar`` with the same LPs, run once inside HiGHS's
         run, its time counted in the solve time); its best point replaces HiGHS's incumbent when better.
     highs_options : HiGHS options by name for every MILP solve, over the package's defaults
-        ``HIGHS_OPTIONS[mode]`` (HiGHS's defaults except the RENS heuristic off), e.g.
+        ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off), e.g.
         ``{"mip_heuristic_run_rens": True}`` to restore HiGHS's own.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
@@ -281,7 +289,7 @@ def tune(
     check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
     eps = check_epsilon(epsilon)
     run_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
-    solve_kw = dict(run_kw, options={**HIGHS_OPTIONS[mode], **(highs_options or {})})
+    solve_kw = dict(run_kw, options=tuning_options(highs_options))
 
     if mode == "optimistic":
         t0 = time.perf_counter()
