@@ -27,6 +27,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from .bigm import optimistic_big_m
+from .errors import InputError
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .validation import check_w_bar_bounds, check_xy
@@ -84,6 +85,20 @@ def add_lp_svm_kkt(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, ta
     add_complementarity(m, f"xi{tag}", T, lambda i: M.beta - beta[i], M.beta, lambda i: xi[i], M.xi)
     add_complementarity(m, f"mu_plus{tag}", J, lambda j: mu_plus[j], M.mu, lambda j: w_bar[j] - w[j], M.box)
     add_complementarity(m, f"mu_minus{tag}", J, lambda j: mu_minus[j], M.mu, lambda j: w_bar[j] + w[j], M.box)
+    fix_decided_points(m, f"beta{tag}", f"xi{tag}", list(T), M.outside, M.inside)
+
+
+def fix_decided_points(m: pyo.ConcreteModel, dual: str, hinge: str, index: list, outside, inside) -> None:
+    """Fix the two binaries of each point whose side of the margin is decided (item 10 of
+    :mod:`bilevel.bigm`): ``z_<dual>`` (its margin dual may be positive) and ``z_<hinge>`` (its hinge value
+    must vanish) are ``(0, 1)`` for a point outside the margin (dual 0, hinge 0) and ``(1, 0)`` for one
+    inside (hinge positive, dual at its upper bound). ``index``: the points' indices in the model, aligned
+    with the boolean arrays ``outside`` and ``inside`` (``None``: nothing decided)."""
+    z_dual, z_hinge = m.component(f"z_{dual}"), m.component(f"z_{hinge}")
+    for mask, state in ((outside, (0, 1)), (inside, (1, 0))):
+        for k in np.flatnonzero(mask) if mask is not None else ():
+            z_dual[index[k]].fix(state[0])
+            z_hinge[index[k]].fix(state[1])
 
 
 def add_least_loss_cut(m: pyo.ConcreteModel, xi: str, n_t: int, bound: float) -> None:
@@ -97,7 +112,8 @@ def add_least_loss_cut(m: pyo.ConcreteModel, xi: str, n_t: int, bound: float) ->
     m.add_component(f"least_loss_cut_{xi}", pyo.Constraint(expr=pyo.quicksum(var[i] for i in range(n_t)) / n_t <= bound))
 
 
-def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.0)) -> pyo.ConcreteModel:
+def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.0),
+                           objective_cutoff: float | None = None) -> pyo.ConcreteModel:
     """Build the optimistic KKT + big-M MILP of Eq. (21) of the pessimistic bilevel tuning paper.
 
     Parameters
@@ -105,6 +121,11 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     X_train : (|T|, p) training features; y_train : (|T|,) labels in {-1, +1}, both classes present.
     X_val : (|V|, p) validation features; y_val : (|V|,) labels in {-1, +1}.
     w_bar_bounds : ``(lb, ub)``, scalars or (p,) arrays with ``0 <= lb <= ub``.
+    objective_cutoff : optional ``U`` (mean-hinge units), the objective of a known bilevel-feasible point,
+        e.g. a MIP start (:func:`bilevel.warmstart.kkt_start`). The model then keeps only the solutions with
+        objective ``<= U`` (row ``objective_cutoff``; every optimum is among them), and its big-M constants
+        are tightened, and the binaries of the training points whose margin is decided fixed, over that
+        set (item 10 of :mod:`bilevel.bigm`). Same optimum, a tighter MILP.
 
     Returns
     -------
@@ -116,14 +137,17 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     Raises
     ------
     InputError for wrong shapes, NaN/inf, labels other than +-1, one class in the training set, or
-    infeasible ``w_bar`` bounds.
+    infeasible ``w_bar`` bounds, or an ``objective_cutoff`` below every achievable validation hinge
+    (InfeasibleCutoff).
     """
     X_t, y_t = check_xy(X_train, y_train, "train")
     p = X_t.shape[1]
     X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
     least = hinge_lp(lb, (X_t, y_t)).value
-    M = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least)
+    if objective_cutoff is not None and not (np.isfinite(objective_cutoff) and objective_cutoff >= 0):
+        raise InputError(f"objective_cutoff must be a finite mean hinge value >= 0; got {objective_cutoff}")
+    M = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least, y_val=y_v, cutoff=objective_cutoff)
     n_t, n_v = len(y_t), len(y_v)
     J, T, V = range(p), range(n_t), range(n_v)
     yv, lb_l, ub_l = y_v.tolist(), lb.tolist(), ub.tolist()
@@ -139,6 +163,8 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     # Outer objective: mean validation hinge loss of the inner solution.
     m.validation_hinge = pyo.Objective(expr=pyo.quicksum(m.g[k] for k in V) / n_v, sense=pyo.minimize)
     m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
+    if objective_cutoff is not None:
+        m.objective_cutoff = pyo.Constraint(expr=pyo.quicksum(m.g[k] for k in V) / n_v <= float(objective_cutoff))
     # Inner LP-SVM replaced by its KKT system.
     add_lp_svm_kkt(m, X_t, y_t, M)
     add_least_loss_cut(m, "xi", n_t, least)
@@ -146,6 +172,6 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     m.bilevel_info = {
         "mode": "optimistic",
         "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v,
-        "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M,
+        "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M, "objective_cutoff": objective_cutoff,
     }
     return m

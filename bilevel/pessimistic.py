@@ -53,7 +53,7 @@ from .bigm import optimistic_big_m, pessimistic_big_m
 from .errors import InputError
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
-from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, margin_expr
+from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, fix_decided_points, margin_expr
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
 
 
@@ -125,6 +125,7 @@ def build_pessimistic_model(
     lambda_bound: float = 1000.0,
     replica: str = "optimal",
     objective_floor: float | None = None,
+    objective_cutoff: float | None = None,
 ) -> pyo.ConcreteModel:
     """Build the pessimistic KKT + big-M MILP of Eq. (25) of the pessimistic bilevel tuning paper.
 
@@ -146,6 +147,10 @@ def build_pessimistic_model(
         ``objective_floor: mean validation hinge >= objective_floor``. With ``epsilon = 0`` and a
         training-optimal replica the optimistic optimum is one (Proposition 1); pass the optimistic
         MILP's *best bound*, which is <= its optimum even when that solve stopped early.
+    objective_cutoff : optional objective ``U`` of a known feasible point (a MIP start): the model keeps only
+        solutions with objective ``<= U`` (row ``objective_cutoff``; every optimum is among them), and with
+        ``replica="optimal"`` its big-Ms are tightened and the follower's decided training and flipped
+        points fixed over that set (item 10 of :mod:`bilevel.bigm`). Same optimum, a tighter MILP.
 
     Returns
     -------
@@ -158,7 +163,8 @@ def build_pessimistic_model(
     Raises
     ------
     InputError for bad shapes/values, ``epsilon < 0``, infeasible bounds, an empty or out-of-range
-    ``flipped`` set, or ``lambda_bound <= 0``.
+    ``flipped`` set, ``lambda_bound <= 0``, or an ``objective_cutoff`` that is negative or below every
+    achievable validation hinge (InfeasibleCutoff).
     """
     X_t, y_t = check_xy(X_train, y_train, "train")
     p = X_t.shape[1]
@@ -172,8 +178,11 @@ def build_pessimistic_model(
         raise InputError(f"the flipped set V_f must be a non-empty subset of 0..{len(y_v) - 1}")
     if replica not in ("optimal", "feasible"):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
+    if objective_cutoff is not None and not (np.isfinite(objective_cutoff) and objective_cutoff >= 0):
+        raise InputError(f"objective_cutoff must be a finite mean hinge value >= 0; got {objective_cutoff}")
     least = hinge_lp(lb, (X_t, y_t)).value if replica == "optimal" else None
-    M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound, least_loss_bound=least, y_val=y_v)
+    M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound, least_loss_bound=least, y_val=y_v,
+                          cutoff=objective_cutoff)
     n_t, n_v, n_f = len(y_t), len(y_v), len(Vf)
     J, T, V, F = range(p), range(n_t), range(n_v), Vf.tolist()
     yt, yv, lb_l, ub_l = y_t.tolist(), y_v.tolist(), lb.tolist(), ub.tolist()
@@ -232,6 +241,8 @@ def build_pessimistic_model(
         m.epsilon_budget = pyo.Constraint(expr=train_mean <= budget)
     if objective_floor is not None:
         m.objective_floor = pyo.Constraint(expr=m.validation_hinge.expr >= float(objective_floor))
+    if objective_cutoff is not None:
+        m.objective_cutoff = pyo.Constraint(expr=m.validation_hinge.expr <= float(objective_cutoff))
     if replica == "optimal":  # valid inequalities, see bilevel.optimistic.add_least_loss_cut
         add_least_loss_cut(m, "xi", n_t, (1 + eps) * least)
         if not shared:
@@ -265,12 +276,17 @@ def build_pessimistic_model(
                         shared_p=[(lambda j: mu_minus_hat[j], M_train.mu)] if sh else ())
     if not shared:
         add_complementarity(m, "lam", [0], lambda _: m.lam, M.lam, lambda _: budget - train_mean, M.budget)
+    # The follower's points whose side of the margin the cutoff decides (item 10 of bilevel.bigm).
+    for part, (dual, hinge, index) in enumerate((("beta", "xi", list(T)), ("alpha", "v", F))):
+        cut = slice(0, n_t) if part == 0 else slice(n_t, None)
+        fix_decided_points(m, dual, hinge, index, None if M.outside is None else M.outside[cut],
+                           None if M.inside is None else M.inside[cut])
 
     m.bilevel_info = {
         "mode": "pessimistic",
         "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v,
         "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M,
         "flipped": Vf, "epsilon": eps, "lambda_bound": float(lambda_bound), "replica": replica,
-        "shared_replica": shared,
+        "shared_replica": shared, "objective_cutoff": objective_cutoff,
     }
     return m

@@ -120,6 +120,7 @@ def solve_model(
     race: int = 1,
     improve=None,
     improve_after: float = 1.0,
+    interrupt_when=None,
 ) -> SolveInfo:
     """Solve a linear Pyomo (MI)LP with HiGHS and load the incumbent into the model's variables.
 
@@ -146,6 +147,11 @@ def solve_model(
         ``None``. HiGHS checks the solution and keeps it if it is feasible and better. Solves that finish
         sooner never call it; its time counts in ``seconds``. An exception it raises is re-raised after the
         solve.
+    interrupt_when : optional ``(objective, seconds) -> bool``, called at HiGHS's interrupt checks (at least
+        once per branch-and-bound node) once a MILP run has an incumbent, with the incumbent's objective
+        and the run's HiGHS time so far; when it returns True every run stops and the result has status
+        ``"interrupted"`` with the best incumbent (e.g. to rebuild a tighter model around it, as
+        :func:`bilevel.tune` does).
 
     Returns
     -------
@@ -172,12 +178,13 @@ def solve_model(
         raise InputError(f"race must be a positive number of concurrent HiGHS runs; got {race!r}")
     start = _start_vector(cm, mip_start) if mip_start else None
     injector = _Injector(cm, improve, improve_after, opts.get("time_limit")) if improve and cm.n_binaries else None
+    stopper = _Stopper(interrupt_when) if interrupt_when is not None and cm.n_binaries else None
     if race == 1 or not cm.n_binaries:
-        h = _configured_highs(cm, opts, start, injector)
+        h = _configured_highs(cm, opts, start, injector, stopper=stopper)
         h.run()
         bound_override = None
     else:
-        h, bound_override = _race(cm, opts, start, race, injector)
+        h, bound_override = _race(cm, opts, start, race, injector, stopper)
     if injector is not None and injector.error is not None:
         raise injector.error
     status_enum = h.getModelStatus()
@@ -263,10 +270,27 @@ class _Injector:
             event.data_in.user_has_solution = True
 
 
+class _Stopper:
+    """Interrupts every run once ``interrupt_when(incumbent objective, seconds)`` holds in one of them
+    (checked at HiGHS's interrupt checks, i.e. at least once per node)."""
+
+    def __init__(self, interrupt_when):
+        self.interrupt_when = interrupt_when
+        self.stop = threading.Event()
+
+    def interrupt(self, event) -> None:
+        out = event.data_out
+        if not self.stop.is_set() and np.isfinite(out.mip_primal_bound) \
+                and self.interrupt_when(float(out.mip_primal_bound), float(out.running_time)):
+            self.stop.set()
+        if self.stop.is_set():
+            event.interrupt()
+
+
 def _configured_highs(cm: CompiledModel, opts: dict, start, injector: _Injector | None = None,
-                      run: int = 0) -> highspy.Highs:
-    """A silent ``highspy.Highs`` holding the compiled model, the options, the MIP start and the
-    improvement callback."""
+                      run: int = 0, stopper: _Stopper | None = None) -> highspy.Highs:
+    """A silent ``highspy.Highs`` holding the compiled model, the options, the MIP start, the
+    improvement callback and the interrupt of ``stopper``."""
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     for key, value in opts.items():
@@ -281,11 +305,13 @@ def _configured_highs(cm: CompiledModel, opts: dict, start, injector: _Injector 
         h.setSolution(sol)
     if injector is not None:
         h.cbMipUserSolution += lambda event: injector.callback(event, run)
+    if stopper is not None:
+        h.cbMipInterrupt += stopper.interrupt
     return h
 
 
-def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector | None = None
-          ) -> tuple[highspy.Highs, float]:
+def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector | None = None,
+          stopper: _Stopper | None = None) -> tuple[highspy.Highs, float]:
     """Run ``race`` HiGHS instances with consecutive random seeds in threads (``Highs.run`` releases the
     GIL); the first to finish interrupts the others through HiGHS's MIP interrupt callback. Returns the
     winner and the tightest dual bound over all runs (minimisation: the largest)."""
@@ -293,7 +319,7 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     seed = int(opts.get("random_seed", 0))
     runs = []
     for k in range(race):
-        h = _configured_highs(cm, {**opts, "random_seed": seed + k}, start, injector, k)
+        h = _configured_highs(cm, {**opts, "random_seed": seed + k}, start, injector, k, stopper)
 
         def interrupt(event, stop=stop):
             if stop.is_set():
@@ -320,7 +346,7 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
         t.join()
     order = [k for k in finished if runs[k].getModelStatus() != interrupted] or finished
     winner = runs[order[0]]
-    if winner.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:  # all stopped together: best incumbent
+    if winner.getModelStatus() in inconclusive:  # all stopped together (time limit, interrupt_when): best incumbent
         def incumbent(h):
             info = h.getInfo()
             return info.objective_function_value if info.primal_solution_status == 2 else np.inf

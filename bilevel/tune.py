@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyomo.environ as pyo
@@ -53,7 +53,10 @@ class TuneResult(LinearClassifier):
     ``nodes``; ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
     ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
     ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried), and
-    ``optimistic`` (the optimistic result that defined ``V_f``).
+    ``optimistic`` (the optimistic result that defined ``V_f``). Both modes: ``restarts``, one dict
+    (``seconds`` of HiGHS and rebuild time so far, ``cutoff``) per cutoff restart of the first MILP solve
+    (``tune``'s ``cutoff_restarts``); after a restart ``model`` carries the cutoff row of the last model
+    solved.
     """
 
     mode: str
@@ -83,6 +86,7 @@ class TuneResult(LinearClassifier):
     lambda_history: list = field(default_factory=list)
     optimistic: "TuneResult | None" = None
     start_seconds: float = 0.0
+    restarts: list = field(default_factory=list)
 
     @property
     def optimal(self) -> bool:
@@ -98,6 +102,7 @@ class TuneResult(LinearClassifier):
             "mode": self.mode, "status": self.status, "objective": self.objective, "best_bound": self.best_bound,
             "gap": self.gap, "solve_seconds": self.solve_seconds, "total_seconds": self.total_seconds,
             "build_seconds": self.build_seconds, "start_seconds": self.start_seconds, "nodes": self.nodes,
+            "restarts": self.restarts,
             "n_variables": self.n_variables, "n_binaries": self.n_binaries, "n_constraints": self.n_constraints,
             "w_bar": self.w_bar.tolist(), "w": self.w.tolist(), "b": self.b,
             "verification": self.verification.to_dict(),
@@ -195,6 +200,64 @@ def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> dict
     return {"improve": improve, "improve_after": after}
 
 
+_RESTART_AFTER = 2.0  # seconds of HiGHS time in the current run before a cutoff restart may interrupt it ...
+_RESTART_RATIO = 0.8  # ... for an incumbent at most this share of the value the current model was built around
+_MAX_RESTARTS = 5
+
+
+def _restart_start(old: pyo.ConcreteModel, new: pyo.ConcreteModel) -> list:
+    """The solution loaded in ``old`` as ``(VarData, value)`` pairs of ``new`` (same variable names), for
+    the free variables of ``new``."""
+    values = {v.name: v.value for v in old.component_data_objects(pyo.Var) if v.value is not None}
+    return [(v, values[v.name]) for v in new.component_data_objects(pyo.Var) if not v.fixed and v.name in values]
+
+
+def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool, rebuild):
+    """Solve the tuning MILP ``model`` from ``start``; with ``enabled``, restart it around better
+    incumbents (item 10 of :mod:`bilevel.bigm`): when a run has lasted ``_RESTART_AFTER`` seconds and HiGHS
+    has a solution of objective at most ``_RESTART_RATIO`` times the value the model was built around
+    (the start's, then the cutoff's), the run is interrupted, the model rebuilt by ``rebuild(cutoff)`` with
+    that objective as ``objective_cutoff`` (tighter big-Ms, points fixed on their side of the margin) and
+    re-solved from the incumbent, within what is left of the time limit; at most ``_MAX_RESTARTS`` times.
+    ``make_search(model)`` gives the box-search keyword arguments of :func:`bilevel.solve_model` for a
+    model (run until the search has run once). Returns ``(model, info, seconds, restarts)``: the final
+    model, its :class:`SolveInfo`, HiGHS time plus rebuild time summed, and one dict per restart
+    (``seconds``: that sum at the restart; ``cutoff``)."""
+    reference = float(np.mean([v for var, v in start if var.parent_component() is model.g])) if start else np.inf
+    time_limit = solve_kw.get("time_limit")
+    total, restarts, searched = 0.0, [], []
+    search = make_search(model)
+    while True:
+        trigger = None
+        if enabled and len(restarts) < _MAX_RESTARTS:
+            def trigger(objective, seconds, ref=reference):
+                return seconds >= _RESTART_AFTER and objective <= _RESTART_RATIO * ref
+        if "improve" in search:
+            search = {**search, "improve": _recording(search["improve"], searched)}
+        kw = dict(solve_kw, time_limit=None if time_limit is None else time_limit - total)
+        info = solve_model(model, mip_start=start, interrupt_when=trigger, **search, **kw)
+        total += info.seconds
+        if info.status != "interrupted" or trigger is None:
+            return model, info, total, restarts
+        if time_limit is not None and time_limit - total < 0.05:  # no time left to use a tighter model
+            return model, replace(info, status="time_limit"), total, restarts
+        t0 = time.perf_counter()
+        cutoff = info.objective + 1e-6 * (1.0 + abs(info.objective))
+        new = rebuild(cutoff)
+        start, model, reference = _restart_start(model, new), new, info.objective
+        search = {} if searched else make_search(model)
+        total += time.perf_counter() - t0
+        restarts.append({"seconds": total, "cutoff": cutoff})
+
+
+def _recording(improve, calls: list):
+    """``improve`` that appends to ``calls`` when it runs."""
+    def wrapped(*args):
+        calls.append(1)
+        return improve(*args)
+    return wrapped
+
+
 def _timed_start(model, warm_start: bool, **kw) -> tuple:
     """``(kkt_start(model, **kw) or None, seconds spent)``."""
     t0 = time.perf_counter()
@@ -223,6 +286,7 @@ def tune(
     replica: str = "optimal",
     warm_start: bool = True,
     highs_options: dict | None = None,
+    cutoff_restarts: bool = True,
 ) -> TuneResult:
     """Tune the per-feature box ``w_bar`` of a linear LP-SVM by solving a bilevel MILP with HiGHS.
 
@@ -265,6 +329,13 @@ def tune(
     highs_options : HiGHS options by name for every MILP solve, over the package's defaults
         ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off), e.g.
         ``{"mip_heuristic_run_rens": True}`` to restore HiGHS's own.
+    cutoff_restarts : when a MILP run has lasted 2 s and HiGHS has a solution at most 0.8 times the value
+        the model was built around (the MIP start's), rebuild the model with that objective as
+        ``objective_cutoff`` (:func:`bilevel.build_optimistic_model`, :func:`bilevel.build_pessimistic_model`:
+        same optimum, tighter big-Ms, points decided by the cutoff fixed) and re-solve from that solution,
+        at most 5 times (``restarts`` lists them; the pessimistic lambda-bound re-solves run on the last
+        model). Never changes the optimal value; the returned ``model`` is the last one solved. Measured
+        with ``experiments/bench_milp.py`` (README).
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
     lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*);
@@ -296,13 +367,19 @@ def tune(
         model = build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds)
         build = time.perf_counter() - t0
         start, start_seconds = _timed_start(model, warm_start)
-        search = _box_improver(model, [model.bilevel_info["w_bar_ub"]], 0.0, start_seconds) if warm_start else {}
-        info = solve_model(model, mip_start=start, **search, **solve_kw)
-        return _result("optimistic", model, info, build, info.seconds, tolerance, start_seconds=start_seconds)
+        def make_search(m):
+            return _box_improver(m, [m.bilevel_info["w_bar_ub"]], 0.0, start_seconds) if warm_start else {}
+        def rebuild(cutoff):
+            return build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds, objective_cutoff=cutoff)
+        model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts,
+                                                           rebuild)
+        return _result("optimistic", model, info, build, total, tolerance, start_seconds=start_seconds,
+                       restarts=restarts)
 
     if optimistic is None:
         optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
-                          warm_start=warm_start, highs_options=highs_options, **run_kw)
+                          warm_start=warm_start, highs_options=highs_options, cutoff_restarts=cutoff_restarts,
+                          **run_kw)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
     # With epsilon = 0 and a training-optimal replica the follower is a training optimum, which the
     # optimistic leader could have chosen: the optimistic best bound is a valid floor (Proposition 1). Its
@@ -319,9 +396,14 @@ def tune(
     boxes = _start_boxes(optimistic, w_bar_bounds)
     start_kw = dict(w_bar=boxes[0], candidates=boxes[1:], stop_at=floor)
     start, start_seconds = _timed_start(model, warm_start, **start_kw)
-    search = _box_improver(model, boxes, floor, start_seconds / len(boxes)) if warm_start else {}
-    info = solve_model(model, mip_start=start, **search, **solve_kw)
-    total = info.seconds
+
+    def make_search(m):
+        return _box_improver(m, boxes, floor, start_seconds / len(boxes)) if warm_start else {}
+
+    def rebuild(cutoff):
+        return build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
+                                       objective_floor=floor if floor > 0 else None, objective_cutoff=cutoff)
+    model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts, rebuild)
     notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
     ceiling = max_lambda_bound
     if degenerate and bound > _LAMBDA_START:  # started high: step down only if verification fails
@@ -373,5 +455,5 @@ def tune(
         "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
         b_hat=float(model.b_hat.value) if hasattr(model, "b_hat") else float(model.b.value), lambda_bound=bound, lambda_history=history,
-        optimistic=optimistic, start_seconds=start_seconds,
+        optimistic=optimistic, start_seconds=start_seconds, restarts=restarts,
     )

@@ -1,0 +1,207 @@
+"""The objective cutoff of the optimistic MILP (bilevel/bigm.py item 10) and tune's cutoff restarts: the
+cutoff ranges against independent scipy LPs, the same optimum as the plain model (and brute force on tiny
+instances), an enforced cutoff, HiGHS interrupted on request, and restarts that keep the answer and the
+time limit."""
+import importlib
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from scipy.optimize import linprog
+
+import bilevel
+from bilevel import bigm
+from bilevel.errors import InputError, SolverError
+from bilevel.tune_cli import _plain_model
+from oracles import grid, optimistic_value, pessimistic_value, tiny_instance
+
+tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a failed verification fails the test
+
+
+def _split(data, n, seed):
+    d = bilevel.load_dataset(data)
+    return bilevel.split_dataset(d.X, d.y, n, n, seed=seed)
+
+
+def _linprog_range(Xt, yt, Xv, yv, ub, budget, cutoff, x):
+    """min and max of x^T w - b over {|w| <= ub, mean train hinge <= budget, mean val hinge <= cutoff},
+    written directly for linprog over (w, b, h, g)."""
+    n, p = Xt.shape
+    k = len(yv)
+    A = np.vstack([
+        np.hstack([-yt[:, None] * Xt, yt[:, None], -np.eye(n), np.zeros((n, k))]),
+        np.r_[np.zeros(p + 1), np.full(n, 1.0 / n), np.zeros(k)],
+        np.hstack([-yv[:, None] * Xv, yv[:, None], np.zeros((k, n)), -np.eye(k)]),
+        np.r_[np.zeros(p + 1 + n), np.full(k, 1.0 / k)],
+    ])
+    rhs = np.r_[-np.ones(n), budget, -np.ones(k), cutoff]
+    bounds = [(-u, u) for u in ub] + [(None, None)] + [(0, None)] * (n + k)
+    c = np.r_[x, -1.0, np.zeros(n + k)]
+    lo = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs").fun
+    hi = -linprog(-c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs").fun
+    return lo, hi
+
+
+def test_cutoff_ranges_agree_with_linprog_and_are_tighter():
+    s = _split("cancer", 15, 4)
+    ub, budget, cutoff = np.ones(s.X_train.shape[1]), 0.9, 0.1
+    rows = np.vstack([s.X_train[:6], s.X_val[:3]])
+    lo, hi = bigm.margin_ranges(s.X_train, s.y_train, ub, budget, rows, (s.X_val, s.y_val, cutoff))
+    plain_lo, plain_hi = bigm.margin_ranges(s.X_train, s.y_train, ub, budget, rows)
+    for k, x in enumerate(rows):
+        ref_lo, ref_hi = _linprog_range(s.X_train, s.y_train, s.X_val, s.y_val, ub, budget, cutoff, x)
+        assert lo[k] <= ref_lo <= lo[k] + 3e-6 * (1 + abs(ref_lo))
+        assert hi[k] - 3e-6 * (1 + abs(ref_hi)) <= ref_hi <= hi[k]
+    assert np.all(lo >= plain_lo - 1e-12) and np.all(hi <= plain_hi + 1e-12)
+    assert np.sum(hi - lo) < 0.8 * np.sum(plain_hi - plain_lo)  # the cutoff is what made them tighter
+
+
+def test_a_cutoff_no_hyperplane_reaches_is_rejected_by_name():
+    s = _split("diabetes", 50, 0)
+    Xt, yt, Xv, yv = s.X_train, s.y_train, s.X_val, s.y_val
+    # The least mean validation hinge of any hyperplane in the box (an LP, written directly for linprog).
+    n, p = Xv.shape
+    least = linprog(np.r_[np.zeros(p + 1), np.full(n, 1.0 / n)],
+                    A_ub=np.hstack([-yv[:, None] * Xv, yv[:, None], -np.eye(n)]), b_ub=-np.ones(n),
+                    bounds=[(-1, 1)] * p + [(None, None)] + [(0, None)] * n, method="highs").fun
+    assert least > 0.05
+    with pytest.raises(InputError, match="validation hinge <= "):
+        bilevel.build_optimistic_model(Xt, yt, Xv, yv, objective_cutoff=0.5 * least)
+    for bad in (float("nan"), -0.1):
+        with pytest.raises(InputError, match="objective_cutoff"):
+            bilevel.build_optimistic_model(Xt, yt, Xv, yv, objective_cutoff=bad)
+
+
+@pytest.mark.parametrize("seed,n_t,n_v", [(0, 6, 5), (1, 8, 6), (3, 8, 6)])
+def test_cutoff_model_matches_brute_force(seed, n_t, n_v):
+    Xt, yt, Xv, yv = tiny_instance(seed, n_t, n_v)
+    best_grid = min(optimistic_value(wb, Xt, yt, Xv, yv) for wb in grid(2))
+    model = bilevel.build_optimistic_model(Xt, yt, Xv, yv, objective_cutoff=best_grid + 1e-6)
+    info = bilevel.solve_model(model)
+    assert info.optimal and bilevel.verify_model(model).verified
+    assert info.objective <= best_grid + 1e-6
+    assert info.objective == pytest.approx(bilevel.tune(Xt, yt, Xv, yv, cutoff_restarts=False).objective, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed,epsilon,flipped", [(0, 0.0, "all"), (1, 0.3, "all"), (4, 0.5, [1, 3, 4])])
+def test_pessimistic_cutoff_model_matches_brute_force(seed, epsilon, flipped):
+    Xt, yt, Xv, yv = tiny_instance(seed, 7, 5)
+    Vf = np.arange(len(yv)) if flipped == "all" else np.array(flipped)
+    best_grid = min(pessimistic_value(wb, Xt, yt, Xv, yv, Vf, epsilon) for wb in grid(2))
+    model = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, Vf, epsilon, objective_cutoff=best_grid + 1e-6)
+    info = bilevel.solve_model(model)
+    assert info.optimal and bilevel.verify_model(model).verified
+    assert info.objective <= best_grid + 1e-6
+    plain = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=epsilon, flip=Vf, cutoff_restarts=False)
+    assert info.objective == pytest.approx(plain.objective, abs=1e-6)
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.2])
+def test_pessimistic_cutoff_decides_follower_points_and_keeps_the_optimum(epsilon):
+    s = _split("cancer", 12, 3)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    Vf = np.arange(len(s.y_val))
+    plain = bilevel.tune(*args, mode="pessimistic", epsilon=epsilon, flip=Vf, cutoff_restarts=False)
+    model = bilevel.build_pessimistic_model(*args, Vf, epsilon, lambda_bound=plain.lambda_bound,
+                                            objective_cutoff=plain.objective + 1e-6)
+    M = model.bilevel_info["big_m"]
+    n_t = len(s.y_train)
+    assert M.outside[:n_t].sum() + M.inside[:n_t].sum() >= 1  # training points of the follower
+    assert M.inside[n_t:].sum() >= 1  # flipped points: a good model on true labels errs on flipped ones
+    start = bilevel.kkt_start(model, w_bar=plain.w_bar)  # the optimum's box: a start within the cutoff
+    assert start is not None
+    info = bilevel.solve_model(model, mip_start=start, time_limit=60)
+    assert info.optimal and bilevel.verify_model(model).verified
+    assert info.objective == pytest.approx(plain.objective, abs=1e-6)
+
+
+@pytest.mark.parametrize("data,n,seed", [("cancer", 20, 0), ("diabetes", 20, 2), ("cancer", 15, 1)])
+def test_cutoff_keeps_the_optimum_fixes_points_and_is_enforced(data, n, seed):
+    s = _split(data, n, seed)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    plain = bilevel.tune(*args, cutoff_restarts=False)
+    start = bilevel.kkt_start(plain.model)
+    start_value = float(np.mean([v for var, v in start if var.parent_component() is plain.model.g]))
+    fixed = []
+    for cutoff in (plain.objective + 1e-6, 1.5 * plain.objective + 1e-3, start_value + 1e-6):
+        model = bilevel.build_optimistic_model(*args, objective_cutoff=cutoff)
+        M = model.bilevel_info["big_m"]
+        fixed.append(int(M.outside.sum() + M.inside.sum()))
+        info = bilevel.solve_model(model)
+        assert info.optimal and bilevel.verify_model(model).verified
+        assert info.objective == pytest.approx(plain.objective, abs=1e-6)
+    assert fixed[0] >= 1  # a cutoff at the optimum decides some points on every instance here
+    # Below the optimum (but above what a hyperplane alone can reach) the MILP has no solution at all.
+    with pytest.raises((SolverError, InputError)):
+        bilevel.solve_model(bilevel.build_optimistic_model(*args, objective_cutoff=0.8 * plain.objective))
+
+
+@pytest.mark.parametrize("race", [1, 2])
+def test_interrupt_when_stops_highs_with_its_incumbent(race):
+    s = _split("diabetes", 20, 0)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    seen = []
+
+    def stop(objective, seconds):
+        seen.append((objective, seconds))
+        return True
+
+    info = bilevel.solve_model(model, mip_start=bilevel.kkt_start(model), race=race, interrupt_when=stop)
+    assert info.status == "interrupted" and not info.optimal
+    assert seen and np.isfinite(seen[0][0])
+    assert info.objective == pytest.approx(pyo.value(model.validation_hinge))  # the incumbent is loaded
+    exact = bilevel.solve_model(model, interrupt_when=lambda objective, seconds: False)
+    assert exact.optimal and exact.objective <= info.objective + 1e-9
+
+
+def test_restarts_keep_the_optimum_with_decreasing_cutoffs(monkeypatch):
+    s = _split("diabetes", 20, 0)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    plain = bilevel.tune(*args, cutoff_restarts=False)
+    monkeypatch.setattr(tune_module, "_RESTART_AFTER", 0.0)  # restart at every 1% improvement
+    monkeypatch.setattr(tune_module, "_RESTART_RATIO", 0.99)
+    res = bilevel.tune(*args)
+    assert res.optimal and res.verified
+    assert res.objective == pytest.approx(plain.objective, abs=1e-6)
+    cutoffs = [r["cutoff"] for r in res.restarts]
+    assert 1 <= len(cutoffs) <= tune_module._MAX_RESTARTS
+    assert all(a > b for a, b in zip(cutoffs, cutoffs[1:]))
+    assert res.model.bilevel_info["objective_cutoff"] == cutoffs[-1]
+    assert res.total_seconds >= res.restarts[-1]["seconds"]
+    # What the CLI exports is the plain Eq. (21) model: no cutoff row, no fixed binaries, same optimum.
+    plain_model = _plain_model(res)
+    assert plain_model.component("objective_cutoff") is None
+    assert not any(v.fixed for v in plain_model.component_data_objects(pyo.Var))
+    assert bilevel.solve_model(plain_model).objective == pytest.approx(plain.objective, abs=1e-6)
+    # A pessimistic tune passes the setting on to its optimistic solve.
+    pes = bilevel.tune(*args, mode="pessimistic", flip="all", cutoff_restarts=False)
+    assert pes.optimistic.restarts == []
+
+
+def test_pessimistic_restarts_keep_the_optimum(monkeypatch):
+    s = _split("cancer", 10, 1)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    opt = bilevel.tune(*args, cutoff_restarts=False)
+    kw = dict(mode="pessimistic", epsilon=0.2, flip="all", optimistic=opt)
+    plain = bilevel.tune(*args, **kw, cutoff_restarts=False)
+    monkeypatch.setattr(tune_module, "_RESTART_AFTER", 0.0)
+    monkeypatch.setattr(tune_module, "_RESTART_RATIO", 0.99)
+    res = bilevel.tune(*args, **kw)
+    assert res.optimal and res.verified and plain.optimal
+    assert res.restarts and res.model.bilevel_info["objective_cutoff"] == res.restarts[-1]["cutoff"]
+    assert res.objective == pytest.approx(plain.objective, abs=1e-6)
+    exported = _plain_model(res)
+    assert exported.component("objective_cutoff") is None
+    assert bilevel.solve_model(exported).objective == pytest.approx(plain.objective, abs=1e-6)
+
+
+def test_restarts_honour_the_time_limit(monkeypatch):
+    s = _split("cancer", 50, 2)  # about 15 s to optimality
+    monkeypatch.setattr(tune_module, "_RESTART_AFTER", 0.0)
+    monkeypatch.setattr(tune_module, "_RESTART_RATIO", 0.999)
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=1.5)
+    assert res.status == "time_limit" and not res.optimal
+    assert res.total_seconds <= 1.5 + 0.5
+    assert res.verified  # the incumbent is a true lower-level optimum
+
