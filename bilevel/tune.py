@@ -205,11 +205,21 @@ _RESTART_RATIO = 0.8  # ... for an incumbent at most this share of the value the
 _MAX_RESTARTS = 5
 
 
-def _restart_start(old: pyo.ConcreteModel, new: pyo.ConcreteModel) -> list:
-    """The solution loaded in ``old`` as ``(VarData, value)`` pairs of ``new`` (same variable names), for
-    the free variables of ``new``."""
-    values = {v.name: v.value for v in old.component_data_objects(pyo.Var) if v.value is not None}
+def _loaded(model: pyo.ConcreteModel) -> list:
+    """The values loaded in a model's variables as ``(VarData, value)`` pairs."""
+    return [(v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None]
+
+
+def _start_by_name(pairs: list, new: pyo.ConcreteModel) -> list:
+    """``(VarData, value)`` pairs of another model as pairs of ``new`` (same variable names), for the free
+    variables of ``new``."""
+    values = {v.name: x for v, x in pairs}
     return [(v, values[v.name]) for v in new.component_data_objects(pyo.Var) if not v.fixed and v.name in values]
+
+
+def _start_value(model: pyo.ConcreteModel, start) -> float:
+    """The outer objective (mean validation hinge) of a MIP start, ``inf`` without one."""
+    return float(np.mean([x for v, x in start if v.parent_component() is model.g])) if start else np.inf
 
 
 def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool, rebuild):
@@ -223,7 +233,7 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
     model (run until the search has run once). Returns ``(model, info, seconds, restarts)``: the final
     model, its :class:`SolveInfo`, HiGHS time plus rebuild time summed, and one dict per restart
     (``seconds``: that sum at the restart; ``cutoff``)."""
-    reference = float(np.mean([v for var, v in start if var.parent_component() is model.g])) if start else np.inf
+    reference = _start_value(model, start)
     time_limit = solve_kw.get("time_limit")
     total, restarts, searched = 0.0, [], []
     search = make_search(model)
@@ -243,8 +253,13 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
             return model, replace(info, status="time_limit"), total, restarts
         t0 = time.perf_counter()
         cutoff = info.objective + 1e-6 * (1.0 + abs(info.objective))
-        new = rebuild(cutoff)
-        start, model, reference = _restart_start(model, new), new, info.objective
+        try:
+            new = rebuild(cutoff)
+        except InputError:  # round-off put the incumbent outside its own cutoff set: go on without restarts
+            enabled, start = False, _loaded(model)
+            total += time.perf_counter() - t0
+            continue
+        start, model, reference = _start_by_name(_loaded(model), new), new, info.objective
         search = {} if searched else make_search(model)
         total += time.perf_counter() - t0
         restarts.append({"seconds": total, "cutoff": cutoff})
@@ -329,8 +344,10 @@ def tune(
     highs_options : HiGHS options by name for every MILP solve, over the package's defaults
         ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off), e.g.
         ``{"mip_heuristic_run_rens": True}`` to restore HiGHS's own.
-    cutoff_restarts : when a MILP run has lasted 2 s and HiGHS has a solution at most 0.8 times the value
-        the model was built around (the MIP start's), rebuild the model with that objective as
+    cutoff_restarts : build the pessimistic MILP around its MIP start's objective (as ``objective_cutoff``,
+        unless the start already meets the floor; its time counts in the solve time), and, in both modes,
+        when a MILP run has lasted 2 s and HiGHS has a solution at most 0.8 times the value the model was
+        built around (the MIP start's), rebuild the model with that objective as
         ``objective_cutoff`` (:func:`bilevel.build_optimistic_model`, :func:`bilevel.build_pessimistic_model`:
         same optimum, tighter big-Ms, points decided by the cutoff fixed) and re-solve from that solution,
         at most 5 times (``restarts`` lists them; the pessimistic lambda-bound re-solves run on the last
@@ -367,8 +384,10 @@ def tune(
         model = build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds)
         build = time.perf_counter() - t0
         start, start_seconds = _timed_start(model, warm_start)
+
         def make_search(m):
             return _box_improver(m, [m.bilevel_info["w_bar_ub"]], 0.0, start_seconds) if warm_start else {}
+
         def rebuild(cutoff):
             return build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds, objective_cutoff=cutoff)
         model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts,
@@ -403,7 +422,18 @@ def tune(
     def rebuild(cutoff):
         return build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
                                        objective_floor=floor if floor > 0 else None, objective_cutoff=cutoff)
+    pre = 0.0  # the pessimistic model rebuilt around its MIP start's value (item 10 of bilevel.bigm)
+    value = _start_value(model, start)
+    if cutoff_restarts and np.isfinite(value) and value > floor + 1e-6:
+        t0 = time.perf_counter()
+        try:
+            new = rebuild(value + 1e-6 * (1.0 + value))
+            model, start = new, _start_by_name(start, new)
+        except InputError:  # round-off put the start outside its own cutoff set: keep the plain model
+            pass
+        pre = time.perf_counter() - t0
     model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts, rebuild)
+    total += pre
     notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
     ceiling = max_lambda_bound
     if degenerate and bound > _LAMBDA_START:  # started high: step down only if verification fails

@@ -179,6 +179,25 @@ def test_restarts_keep_the_optimum_with_decreasing_cutoffs(monkeypatch):
     assert pes.optimistic.restarts == []
 
 
+@pytest.mark.parametrize("epsilon", [0.0, 0.2])
+def test_pessimistic_model_is_built_around_its_start(epsilon):
+    s = _split("cancer", 12, 3)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    opt = bilevel.tune(*args, cutoff_restarts=False)
+    kw = dict(mode="pessimistic", epsilon=epsilon, flip="all", optimistic=opt)
+    plain = bilevel.tune(*args, **kw, cutoff_restarts=False)
+    res = bilevel.tune(*args, **kw)
+    assert plain.model.bilevel_info["objective_cutoff"] is None
+    cutoff = res.model.bilevel_info["objective_cutoff"]
+    floor = opt.best_bound if epsilon == 0 else 0.0
+    if cutoff is None:  # only when the start already met the floor, and then it is the answer
+        assert res.objective == pytest.approx(floor, abs=1e-6)
+    else:
+        assert cutoff >= res.objective - 1e-9
+    assert res.optimal and res.verified
+    assert res.objective == pytest.approx(plain.objective, abs=1e-6)
+
+
 def test_pessimistic_restarts_keep_the_optimum(monkeypatch):
     s = _split("cancer", 10, 1)
     args = (s.X_train, s.y_train, s.X_val, s.y_val)
@@ -194,6 +213,25 @@ def test_pessimistic_restarts_keep_the_optimum(monkeypatch):
     exported = _plain_model(res)
     assert exported.component("objective_cutoff") is None
     assert bilevel.solve_model(exported).objective == pytest.approx(plain.objective, abs=1e-6)
+
+
+def test_a_failed_rebuild_falls_back_to_the_model_in_hand(monkeypatch):
+    s = _split("diabetes", 20, 0)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    plain = bilevel.tune(*args, cutoff_restarts=False)
+    real = tune_module.build_optimistic_model
+
+    def failing(*a, objective_cutoff=None, **kw):
+        if objective_cutoff is not None:
+            raise bigm.InfeasibleCutoff("simulated")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(tune_module, "build_optimistic_model", failing)
+    monkeypatch.setattr(tune_module, "_RESTART_AFTER", 0.0)
+    monkeypatch.setattr(tune_module, "_RESTART_RATIO", 0.99)
+    res = bilevel.tune(*args)
+    assert res.optimal and res.verified and res.restarts == []
+    assert res.objective == pytest.approx(plain.objective, abs=1e-6)
 
 
 def test_restarts_honour_the_time_limit(monkeypatch):
