@@ -151,7 +151,7 @@ def solve_model(
         once per branch-and-bound node) once a MILP run has an incumbent, with the incumbent's objective
         and the run's HiGHS time so far; when it returns True every run stops and the result has status
         ``"interrupted"`` with the best incumbent (e.g. to rebuild a tighter model around it, as
-        :func:`bilevel.tune` does).
+        :func:`bilevel.tune` does). An exception it raises stops the runs and is re-raised after the solve.
 
     Returns
     -------
@@ -185,8 +185,9 @@ def solve_model(
         bound_override = None
     else:
         h, bound_override = _race(cm, opts, start, race, injector, stopper)
-    if injector is not None and injector.error is not None:
-        raise injector.error
+    for hook in (injector, stopper):
+        if hook is not None and hook.error is not None:
+            raise hook.error
     status_enum = h.getModelStatus()
     status = _STATUS.get(status_enum, h.modelStatusToString(status_enum))
     info = h.getInfo()
@@ -277,12 +278,17 @@ class _Stopper:
     def __init__(self, interrupt_when):
         self.interrupt_when = interrupt_when
         self.stop = threading.Event()
+        self.error = None
 
     def interrupt(self, event) -> None:
         out = event.data_out
-        if not self.stop.is_set() and np.isfinite(out.mip_primal_bound) \
-                and self.interrupt_when(float(out.mip_primal_bound), float(out.running_time)):
-            self.stop.set()
+        if not self.stop.is_set() and np.isfinite(out.mip_primal_bound):
+            try:
+                if self.interrupt_when(float(out.mip_primal_bound), float(out.running_time)):
+                    self.stop.set()
+            except Exception as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
+                self.error = exc
+                self.stop.set()
         if self.stop.is_set():
             event.interrupt()
 

@@ -155,6 +155,17 @@ def test_interrupt_when_stops_highs_with_its_incumbent(race):
     assert exact.optimal and exact.objective <= info.objective + 1e-9
 
 
+def test_an_error_in_interrupt_when_is_raised_after_the_solve():
+    s = _split("diabetes", 20, 0)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+
+    def broken(objective, seconds):
+        raise ZeroDivisionError("inside the hook")
+
+    with pytest.raises(ZeroDivisionError, match="inside the hook"):
+        bilevel.solve_model(model, mip_start=bilevel.kkt_start(model), interrupt_when=broken)
+
+
 def test_restarts_keep_the_optimum_with_decreasing_cutoffs(monkeypatch):
     s = _split("diabetes", 20, 0)
     args = (s.X_train, s.y_train, s.X_val, s.y_val)
