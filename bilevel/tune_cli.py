@@ -83,7 +83,9 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
     v = r.verification
     lines = [
         f"== {name} MILP ({'Eq. 21' if r.mode == 'optimistic' else 'Eq. 25'})",
-        f"  size        : {r.n_variables} variables, {r.n_binaries} binaries, {r.n_constraints} constraints",
+        f"  size        : {r.n_variables} variables, {r.n_binaries} binaries, {r.n_constraints} constraints"
+        + (" (the last model solved: built around an objective cutoff, decided binaries fixed)"
+           if r.model.bilevel_info.get("objective_cutoff") is not None else ""),
         f"  status      : {r.status}   objective (mean val. hinge) {r.objective:.6f}   best bound {r.best_bound:.6f}"
         f"   gap {r.gap:.2e}",
         f"  time        : solve {r.total_seconds:.2f} s, MIP start {r.start_seconds:.2f} s, build {r.build_seconds:.2f} s, "

@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+import bilevel
 from bilevel.cli import main
 
 
@@ -21,6 +22,23 @@ def test_tune_end_to_end(tmp_path, capsys):
     for name in ("optimistic", "pessimistic"):
         assert 0 <= result["results"][name]["accuracy"]["test"] <= 1
         assert (tmp_path / f"{name}.lp").exists() and (tmp_path / f"{name}.mps").exists()
+
+
+def test_export_after_a_cutoff_writes_the_plain_model(tmp_path, capsys):
+    """The pessimistic MILP of this instance is built around its MIP start (an objective cutoff row, fixed
+    binaries); the report says so, and the exported files are the plain Eq. (25) model, as a rebuild gives."""
+    code = main(["tune", "--data", "cancer", "--n-train", "12", "--n-val", "12", "--mode", "pessimistic",
+                 "--epsilon", "0.2", "--flip", "all", "--seed", "3", "--export", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0 and "built around an objective cutoff" in out
+    text = (tmp_path / "pessimistic.lp").read_text()
+    assert "objective_cutoff" not in text and "objective_floor" not in text  # epsilon > 0: no floor either
+    data = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(data.X, data.y, 12, 12, seed=3)
+    plain = bilevel.build_pessimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, list(range(12)), 0.2)
+    path = tmp_path / "plain.lp"
+    bilevel.write_model(plain, path)
+    assert text == path.read_text()
 
 
 def test_tune_on_a_user_csv(tmp_path, capsys):
