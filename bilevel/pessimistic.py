@@ -277,10 +277,8 @@ def build_pessimistic_model(
     if not shared:
         add_complementarity(m, "lam", [0], lambda _: m.lam, M.lam, lambda _: budget - train_mean, M.budget)
     # The follower's points whose side of the margin the cutoff decides (item 10 of bilevel.bigm).
-    for part, (dual, hinge, index) in enumerate((("beta", "xi", list(T)), ("alpha", "v", F))):
-        cut = slice(0, n_t) if part == 0 else slice(n_t, None)
-        fix_decided_points(m, dual, hinge, index, None if M.outside is None else M.outside[cut],
-                           None if M.inside is None else M.inside[cut])
+    for dual, hinge, index, part in (("beta", "xi", list(T), slice(0, n_t)), ("alpha", "v", F, slice(n_t, None))):
+        fix_decided_points(m, dual, hinge, index, *(None if mask is None else mask[part] for mask in (M.outside, M.inside)))
 
     m.bilevel_info = {
         "mode": "pessimistic",

@@ -272,17 +272,18 @@ class _Injector:
 
 
 class _Stopper:
-    """Interrupts every run once ``interrupt_when(incumbent objective, seconds)`` holds in one of them
-    (checked at HiGHS's interrupt checks, i.e. at least once per node)."""
+    """Interrupts every run once ``stop`` is set: by a raced run that ended (:func:`_race`), or when
+    ``interrupt_when(incumbent objective, seconds)`` (optional) holds in one of them (checked at HiGHS's
+    interrupt checks, i.e. at least once per node)."""
 
-    def __init__(self, interrupt_when):
+    def __init__(self, interrupt_when=None):
         self.interrupt_when = interrupt_when
         self.stop = threading.Event()
         self.error = None
 
     def interrupt(self, event) -> None:
         out = event.data_out
-        if not self.stop.is_set() and np.isfinite(out.mip_primal_bound):
+        if self.interrupt_when is not None and not self.stop.is_set() and np.isfinite(out.mip_primal_bound):
             try:
                 if self.interrupt_when(float(out.mip_primal_bound), float(out.running_time)):
                     self.stop.set()
@@ -321,18 +322,9 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     """Run ``race`` HiGHS instances with consecutive random seeds in threads (``Highs.run`` releases the
     GIL); the first to finish interrupts the others through HiGHS's MIP interrupt callback. Returns the
     winner and the tightest dual bound over all runs (minimisation: the largest)."""
-    stop = threading.Event()
+    stopper = stopper or _Stopper()
     seed = int(opts.get("random_seed", 0))
-    runs = []
-    for k in range(race):
-        h = _configured_highs(cm, {**opts, "random_seed": seed + k}, start, injector, k, stopper)
-
-        def interrupt(event, stop=stop):
-            if stop.is_set():
-                event.interrupt()
-
-        h.cbMipInterrupt += interrupt
-        runs.append(h)
+    runs = [_configured_highs(cm, {**opts, "random_seed": seed + k}, start, injector, k, stopper) for k in range(race)]
     finished: list[int] = []  # run indices in the order they ended (list.append is atomic)
     interrupted = highspy.HighsModelStatus.kInterrupt
     inconclusive = (highspy.HighsModelStatus.kTimeLimit, interrupted)
@@ -343,7 +335,7 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
         finally:
             finished.append(k)
             if runs[k].getModelStatus() not in inconclusive:  # a time limit ends every run by itself
-                stop.set()
+                stopper.stop.set()
 
     workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(race)]
     for t in workers:

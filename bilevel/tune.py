@@ -56,7 +56,7 @@ class TuneResult(LinearClassifier):
     ``optimistic`` (the optimistic result that defined ``V_f``). Both modes: ``restarts``, one dict
     (``seconds`` of HiGHS and rebuild time so far, ``cutoff``) per cutoff restart of the first MILP solve
     (``tune``'s ``cutoff_restarts``); after a restart ``model`` carries the cutoff row of the last model
-    solved.
+    solved (:meth:`plain_model` gives the model without it).
     """
 
     mode: str
@@ -95,6 +95,23 @@ class TuneResult(LinearClassifier):
     @property
     def verified(self) -> bool:
         return self.verification.verified
+
+    def plain_model(self) -> pyo.ConcreteModel:
+        """The MILP to export (:func:`bilevel.write_model`): ``model`` itself, or, when the last model solved
+        carried an objective cutoff (a cutoff restart, or the pessimistic model built around its MIP start),
+        the same Eq. (21) / Eq. (25) model rebuilt without the cutoff row and the binaries it fixed: same
+        data and ``w_bar`` bounds, and for Eq. (25) the same ``V_f``, epsilon, lambda bound, replica and
+        objective floor. Same optimum; no solution loaded in the rebuilt model."""
+        info = self.model.bilevel_info
+        if info.get("objective_cutoff") is None:
+            return self.model
+        data = (info["X_train"], info["y_train"], info["X_val"], info["y_val"])
+        bounds = (info["w_bar_lb"], info["w_bar_ub"])
+        if info["mode"] == "optimistic":
+            return build_optimistic_model(*data, bounds)
+        floor = self.model.component("objective_floor")
+        return build_pessimistic_model(*data, info["flipped"], info["epsilon"], bounds, info["lambda_bound"],
+                                       info["replica"], objective_floor=None if floor is None else floor.lower)
 
     def to_dict(self) -> dict:
         """JSON-serialisable summary (no model)."""
@@ -222,47 +239,72 @@ def _start_value(model: pyo.ConcreteModel, start) -> float:
     return float(np.mean([x for v, x in start if v.parent_component() is model.g])) if start else np.inf
 
 
-def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool, rebuild):
+def _rebuilt_around(rebuild, value: float, pairs: list):
+    """``rebuild`` around the objective ``value`` (padded by ``1e-6 (1 + |value|)`` against round-off) and
+    the solution ``pairs`` carried over by name: ``(model, start)``, or ``None`` when the rebuild fails
+    (round-off put the point outside its own cutoff set)."""
+    try:
+        new = rebuild(value + 1e-6 * (1.0 + abs(value)))
+    except InputError:
+        return None
+    return new, _start_by_name(pairs, new)
+
+
+def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool, rebuild, start_floor=None):
     """Solve the tuning MILP ``model`` from ``start``; with ``enabled``, restart it around better
     incumbents (item 10 of :mod:`bilevel.bigm`): when a run has lasted ``_RESTART_AFTER`` seconds and HiGHS
     has a solution of objective at most ``_RESTART_RATIO`` times the value the model was built around
     (the start's, then the cutoff's), the run is interrupted, the model rebuilt by ``rebuild(cutoff)`` with
     that objective as ``objective_cutoff`` (tighter big-Ms, points fixed on their side of the margin) and
     re-solved from the incumbent, within what is left of the time limit; at most ``_MAX_RESTARTS`` times.
+    With ``start_floor`` (enabled only) the model is first rebuilt around the start's own value, unless that
+    value is within 1e-6 of ``start_floor`` (the start is then optimal); that rebuild does not count against
+    the time limit. A rebuild that fails keeps the model in hand (and, mid-solve, ends the restarts).
     ``make_search(model)`` gives the box-search keyword arguments of :func:`bilevel.solve_model` for a
     model (run until the search has run once). Returns ``(model, info, seconds, restarts)``: the final
     model, its :class:`SolveInfo`, HiGHS time plus rebuild time summed, and one dict per restart
-    (``seconds``: that sum at the restart; ``cutoff``)."""
+    (``seconds``: that sum at the restart, without the rebuild around the start; ``cutoff``)."""
     reference = _start_value(model, start)
+    pre = 0.0
+    if enabled and start_floor is not None and np.isfinite(reference) and reference > start_floor + 1e-6:
+        t0 = time.perf_counter()
+        model, start = _rebuilt_around(rebuild, reference, start) or (model, start)
+        pre = time.perf_counter() - t0
     time_limit = solve_kw.get("time_limit")
     total, restarts, searched = 0.0, [], []
-    search = make_search(model)
+
+    def searching(m) -> dict:  # the box search for m, until it has run once
+        search = {} if searched else make_search(m)
+        return {**search, "improve": _recording(search["improve"], searched)} if "improve" in search else search
+
+    search = searching(model)
     while True:
-        trigger = None
-        if enabled and len(restarts) < _MAX_RESTARTS:
-            def trigger(objective, seconds, ref=reference):
-                return seconds >= _RESTART_AFTER and objective <= _RESTART_RATIO * ref
-        if "improve" in search:
-            search = {**search, "improve": _recording(search["improve"], searched)}
+        trigger = _restart_trigger(reference) if enabled and len(restarts) < _MAX_RESTARTS else None
         kw = dict(solve_kw, time_limit=None if time_limit is None else time_limit - total)
         info = solve_model(model, mip_start=start, interrupt_when=trigger, **search, **kw)
         total += info.seconds
         if info.status != "interrupted" or trigger is None:
-            return model, info, total, restarts
+            return model, info, total + pre, restarts
         if time_limit is not None and time_limit - total < 0.05:  # no time left to use a tighter model
-            return model, replace(info, status="time_limit"), total, restarts
+            return model, replace(info, status="time_limit"), total + pre, restarts
         t0 = time.perf_counter()
-        cutoff = info.objective + 1e-6 * (1.0 + abs(info.objective))
-        try:
-            new = rebuild(cutoff)
-        except InputError:  # round-off put the incumbent outside its own cutoff set: go on without restarts
+        rebuilt = _rebuilt_around(rebuild, info.objective, _loaded(model))
+        if rebuilt is None:  # go on with the model in hand, from its incumbent, without restarts
             enabled, start = False, _loaded(model)
             total += time.perf_counter() - t0
             continue
-        start, model, reference = _start_by_name(_loaded(model), new), new, info.objective
-        search = {} if searched else make_search(model)
+        (model, start), reference = rebuilt, info.objective
+        search = searching(model)
         total += time.perf_counter() - t0
-        restarts.append({"seconds": total, "cutoff": cutoff})
+        restarts.append({"seconds": total, "cutoff": model.bilevel_info["objective_cutoff"]})
+
+
+def _restart_trigger(reference: float):
+    """The ``interrupt_when`` of a run whose model was built around ``reference``: true once the run has
+    lasted ``_RESTART_AFTER`` seconds with an incumbent at most ``_RESTART_RATIO * reference``."""
+    def trigger(objective: float, seconds: float) -> bool:
+        return seconds >= _RESTART_AFTER and objective <= _RESTART_RATIO * reference
+    return trigger
 
 
 def _recording(improve, calls: list):
@@ -422,18 +464,9 @@ def tune(
     def rebuild(cutoff):
         return build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
                                        objective_floor=floor if floor > 0 else None, objective_cutoff=cutoff)
-    pre = 0.0  # the pessimistic model rebuilt around its MIP start's value (item 10 of bilevel.bigm)
-    value = _start_value(model, start)
-    if cutoff_restarts and np.isfinite(value) and value > floor + 1e-6:
-        t0 = time.perf_counter()
-        try:
-            new = rebuild(value + 1e-6 * (1.0 + value))
-            model, start = new, _start_by_name(start, new)
-        except InputError:  # round-off put the start outside its own cutoff set: keep the plain model
-            pass
-        pre = time.perf_counter() - t0
-    model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts, rebuild)
-    total += pre
+    # The pessimistic model is also rebuilt around its MIP start's value (item 10 of bilevel.bigm).
+    model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts, rebuild,
+                                                       start_floor=floor)
     notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
     ceiling = max_lambda_bound
     if degenerate and bound > _LAMBDA_START:  # started high: step down only if verification fails

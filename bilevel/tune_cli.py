@@ -11,8 +11,6 @@ import numpy as np
 
 from .datasets import load_dataset, split_dataset
 from .export import write_model
-from .optimistic import build_optimistic_model
-from .pessimistic import build_pessimistic_model
 from .tune import TuneResult, tune
 
 
@@ -142,32 +140,16 @@ def run(args) -> int:
         folder = Path(args.export)
         for name, r in results.items():
             for suffix in (".lp", ".mps"):
-                write_model(_plain_model(r), folder / f"{name}{suffix}")
+                write_model(r.plain_model(), folder / f"{name}{suffix}")
         if "pessimistic" in results and "optimistic" not in results:
             for suffix in (".lp", ".mps"):
-                write_model(_plain_model(opt), folder / f"optimistic{suffix}")
+                write_model(opt.plain_model(), folder / f"optimistic{suffix}")
         print(f"exported    : {', '.join(sorted(str(p) for p in folder.glob('*.[lm][ps]*')))}")
     json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(out, indent=2, default=_json_default))
     print(f"result      : {json_path}")
     return 0 if all(r.verified for r in results.values()) else 1
-
-
-def _plain_model(r: TuneResult):
-    """The model to export for a result: the one solved, or, after cutoff restarts (``r.restarts``), the
-    same Eq. (21) / Eq. (25) model rebuilt without the objective cutoff and the binaries it fixed (same
-    data, bounds, and for Eq. (25) the same ``V_f``, epsilon, lambda bound, replica and objective floor)."""
-    info = r.model.bilevel_info
-    if info.get("objective_cutoff") is None:
-        return r.model
-    data = (info["X_train"], info["y_train"], info["X_val"], info["y_val"])
-    bounds = (info["w_bar_lb"], info["w_bar_ub"])
-    if info["mode"] == "optimistic":
-        return build_optimistic_model(*data, bounds)
-    floor = r.model.component("objective_floor")
-    return build_pessimistic_model(*data, info["flipped"], info["epsilon"], bounds, info["lambda_bound"],
-                                   info["replica"], objective_floor=None if floor is None else floor.lower)
 
 
 def _json_default(o):

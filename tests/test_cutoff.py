@@ -12,7 +12,6 @@ from scipy.optimize import linprog
 import bilevel
 from bilevel import bigm
 from bilevel.errors import InputError, SolverError
-from bilevel.tune_cli import _plain_model
 from oracles import grid, optimistic_value, pessimistic_value, tiny_instance
 
 tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
@@ -181,7 +180,7 @@ def test_restarts_keep_the_optimum_with_decreasing_cutoffs(monkeypatch):
     assert res.model.bilevel_info["objective_cutoff"] == cutoffs[-1]
     assert res.total_seconds >= res.restarts[-1]["seconds"]
     # What the CLI exports is the plain Eq. (21) model: no cutoff row, no fixed binaries, same optimum.
-    plain_model = _plain_model(res)
+    plain_model = res.plain_model()
     assert plain_model.component("objective_cutoff") is None
     assert not any(v.fixed for v in plain_model.component_data_objects(pyo.Var))
     assert bilevel.solve_model(plain_model).objective == pytest.approx(plain.objective, abs=1e-6)
@@ -221,7 +220,7 @@ def test_pessimistic_restarts_keep_the_optimum(monkeypatch):
     assert res.optimal and res.verified and plain.optimal
     assert res.restarts and res.model.bilevel_info["objective_cutoff"] == res.restarts[-1]["cutoff"]
     assert res.objective == pytest.approx(plain.objective, abs=1e-6)
-    exported = _plain_model(res)
+    exported = res.plain_model()
     assert exported.component("objective_cutoff") is None
     assert bilevel.solve_model(exported).objective == pytest.approx(plain.objective, abs=1e-6)
 
