@@ -69,6 +69,17 @@ bilevel optimum. The derivations:
    loss is at most ``(1 + epsilon) v*(w_bar_lb)``: decided training points fix ``beta_i`` and ``xi_i`` as
    above, decided flipped points ``alpha_k`` and ``v_k`` (``v_k = 0, alpha_k = 0`` outside;
    ``alpha_k = kappa/|V_f|`` inside), with ``xi`` equal to the hinge WLOG as in item 7.
+
+11. **A bound on lambda (epsilon > 0).** Let ``phi(B)`` be the follower's least mean flipped hinge with
+   mean training hinge ``<= B`` (at a fixed ``w_bar``): convex and non-increasing in ``B``, and by LP
+   sensitivity the ``lambda`` of every dual optimum is a subgradient, ``-lambda in d phi(B)``. At the budget
+   ``B = (1 + epsilon) v*(w_bar)`` and at ``B' = v*(w_bar)`` (feasible: the training optima),
+   convexity gives ``lambda <= (phi(B') - phi(B)) / (B - B') <= phi(B') / (epsilon v*(w_bar))``. The
+   flipped hinge of every follower-feasible point is at most ``M^v_k`` (item 9, without a cutoff), and
+   ``v*(w_bar) >= v*(w_bar_ub)``; so ``lambda <= Lambda* = mean_k M^v_k / (epsilon v*(w_bar_ub))`` at every
+   follower optimum, whatever ``w_bar``. A ``lambda_bound >= Lambda*`` therefore keeps every
+   bilevel-feasible point: the MILP is exact in ``lambda``. ``Lambda* = inf`` when ``epsilon = 0`` or
+   ``v*(w_bar_ub) = 0`` (training set separable inside the box).
 """
 from __future__ import annotations
 
@@ -269,11 +280,12 @@ class PessimisticBigM:
     box: np.ndarray        # (p,)
     outside: np.ndarray | None = None  # (|T| + |V_f|,) bool: follower margin > 1 at every solution kept
     inside: np.ndarray | None = None   # (|T| + |V_f|,) bool: follower margin < 1 at every solution kept
+    lambda_max: float = np.inf         # Lambda* of item 11: lambda <= Lambda* at every follower optimum
 
 
 def pessimistic_big_m(
     X_train, y_train, X_val, flipped, epsilon, w_bar_ub, lambda_bound, least_loss_bound: float | None = None,
-    y_val=None, cutoff: float | None = None,
+    y_val=None, cutoff: float | None = None, least_loss_ub: float | None = None,
 ) -> PessimisticBigM:
     """Valid big-M constants for the pessimistic KKT system, Eq. (25) of the pessimistic bilevel tuning
     paper; derivation in the module docstring (items 5-8). ``flipped`` are the indices of ``V_f`` in the
@@ -286,7 +298,8 @@ def pessimistic_big_m(
     slacks are tightened by LPs under that budget (item 9). With ``cutoff = U`` as well, the LPs keep only
     followers of mean validation hinge (true labels, the outer objective) ``<= U`` (item 10), and the
     training and flipped points (in this order) whose follower margin this decides are marked ``outside``
-    / ``inside``; raises InfeasibleCutoff when no hyperplane reaches ``U``."""
+    / ``inside``; raises InfeasibleCutoff when no hyperplane reaches ``U``. With ``least_loss_ub = v*(w_bar_ub)``
+    as well (mean hinge units, ``>= 0``), ``lambda_max`` is ``Lambda*`` of item 11 (``inf`` without it)."""
     n_t = len(y_train)
     r_t = feature_reach(X_train, w_bar_ub)
     r_v = feature_reach(X_val, w_bar_ub)
@@ -325,9 +338,13 @@ def pessimistic_big_m(
     F = np.asarray(flipped, dtype=int)
     rows = np.vstack([X_train, X_val[F]])
     labels = np.r_[np.asarray(y_train, float), -np.asarray(y_val, float)[F]]
-    val = None if cutoff is None else (X_val, y_val, cutoff)
-    m_lo, m_hi, b_lo, b_hi = _tightened(X_train, y_train, w_bar_ub, budget, rows, labels, val)
+    m_lo, m_hi, b_lo, b_hi = _tightened(X_train, y_train, w_bar_ub, budget, rows, labels)
     n_t = len(y_train)
+    lambda_max = np.inf
+    if epsilon > 0 and least_loss_ub is not None and least_loss_ub > 0:  # item 11, from the bounds without cutoff
+        lambda_max = float(np.minimum(M.v, np.maximum(1.0 - m_lo[n_t:], 0.0)).mean() / (epsilon * least_loss_ub))
+    if cutoff is not None:
+        m_lo, m_hi, b_lo, b_hi = _tightened(X_train, y_train, w_bar_ub, budget, rows, labels, (X_val, y_val, cutoff))
     return replace(
         M,
         b_lo=min(M.b_lo, -b_lo), b_hi=min(M.b_hi, b_hi),
@@ -337,4 +354,5 @@ def pessimistic_big_m(
         slack_f=np.minimum(M.slack_f, np.maximum(m_hi[n_t:] - 1.0, 0.0)),
         outside=None if cutoff is None else m_lo > 1.0,
         inside=None if cutoff is None else m_hi < 1.0,
+        lambda_max=lambda_max,
     )

@@ -158,7 +158,9 @@ def build_pessimistic_model(
     ``b_hat``, ``xi_hat``; follower ``w``, ``b``, ``xi``, ``v``; outer hinge ``g``; duals ``alpha``,
     ``beta``, ``kappa``, ``lam``, ``mu_plus``, ``mu_minus`` (normalised, see the module docstring;
     :func:`lambda_value` gives Eq. (25)'s ``lambda``); binaries ``z_*``; objective ``validation_hinge``.
-    ``model.bilevel_info`` holds the data, ``V_f`` and the big-M constants.
+    ``model.bilevel_info`` holds the data, ``V_f``, the big-M constants and ``lambda_max``: with epsilon > 0 and
+    ``replica="optimal"``, the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every
+    follower optimum (``inf`` otherwise); a ``lambda_bound >= lambda_max`` cuts off no bilevel-feasible point.
 
     Raises
     ------
@@ -181,8 +183,9 @@ def build_pessimistic_model(
     if objective_cutoff is not None and not (np.isfinite(objective_cutoff) and objective_cutoff >= 0):
         raise InputError(f"objective_cutoff must be a finite mean hinge value >= 0; got {objective_cutoff}")
     least = hinge_lp(lb, (X_t, y_t)).value if replica == "optimal" else None
+    least_ub = hinge_lp(ub, (X_t, y_t)).value if replica == "optimal" and eps > 0 else None
     M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound, least_loss_bound=least, y_val=y_v,
-                          cutoff=objective_cutoff)
+                          cutoff=objective_cutoff, least_loss_ub=least_ub)
     n_t, n_v, n_f = len(y_t), len(y_v), len(Vf)
     J, T, V, F = range(p), range(n_t), range(n_v), Vf.tolist()
     yt, yv, lb_l, ub_l = y_t.tolist(), y_v.tolist(), lb.tolist(), ub.tolist()
@@ -285,6 +288,6 @@ def build_pessimistic_model(
         "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v,
         "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M,
         "flipped": Vf, "epsilon": eps, "lambda_bound": float(lambda_bound), "replica": replica,
-        "shared_replica": shared, "objective_cutoff": objective_cutoff,
+        "shared_replica": shared, "objective_cutoff": objective_cutoff, "lambda_max": M.lambda_max,
     }
     return m

@@ -52,8 +52,10 @@ class TuneResult(LinearClassifier):
     ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
     ``nodes``; ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
     ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
-    ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried), and
-    ``optimistic`` (the optimistic result that defined ``V_f``). Both modes: ``restarts``, one dict
+    ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried), ``lambda_max``
+    (the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every follower optimum, ``inf``
+    when none is known: epsilon = 0 or a separable training set; ``lambda_bound >= lambda_max`` proves the
+    bound on ``lambda`` cut off no bilevel-feasible point), and ``optimistic`` (the optimistic result that defined ``V_f``). Both modes: ``restarts``, one dict
     (``seconds`` of HiGHS and rebuild time so far, ``cutoff``) per cutoff restart of the first MILP solve
     (``tune``'s ``cutoff_restarts``); after a restart ``model`` carries the cutoff row of the last model
     solved (:meth:`plain_model` gives the model without it).
@@ -84,6 +86,7 @@ class TuneResult(LinearClassifier):
     b_hat: float | None = None
     lambda_bound: float | None = None
     lambda_history: list = field(default_factory=list)
+    lambda_max: float | None = None
     optimistic: "TuneResult | None" = None
     start_seconds: float = 0.0
     restarts: list = field(default_factory=list)
@@ -129,6 +132,7 @@ class TuneResult(LinearClassifier):
                 epsilon=self.epsilon, replica=self.replica, flip_rule=self.flip_rule, flipped=self.flipped.tolist(),
                 w_hat=self.w_hat.tolist(), b_hat=self.b_hat, lambda_bound=self.lambda_bound,
                 lambda_history=self.lambda_history,
+                lambda_max=self.lambda_max if np.isfinite(self.lambda_max) else None,
             )
         return out
 
@@ -353,7 +357,10 @@ def tune(
     ends at its bound ``lambda_bound`` while the objective is above its floor (the optimistic objective
     when epsilon = 0, else 0), the bound is multiplied by ``lambda_growth`` and the MILP re-solved from
     the previous solution as a MIP start, up to ``max_lambda_bound`` (the bounds tried are in
-    ``lambda_history``; a solution still at the bound is flagged in the verification messages).
+    ``lambda_history``; a solution still at the bound is flagged in the verification messages). A bound at
+    or above ``lambda_max`` (epsilon > 0: ``Lambda*`` of item 11 of :mod:`bilevel.bigm`, the largest
+    ``lambda`` any follower optimum can have) is never enlarged: it already keeps every bilevel-feasible
+    point.
 
     **Starting bound.** With epsilon > 0 the search starts at ``lambda_bound = 1e3``. With epsilon = 0 the
     budget row ``mean(xi) <= v*(w_bar)`` is always tight and has no interior point, so the valid values
@@ -490,7 +497,9 @@ def tune(
                          f"re-solved with bound {bound:g}")
     # A larger bound on lambda only enlarges the feasible set, so the objective can only improve, and
     # never below the floor. Escalate while the solution touches the bound and could still improve.
-    while at_lambda_bound(model) and info.objective > floor + tolerance and bound * lambda_growth <= ceiling:
+    lambda_max = model.bilevel_info["lambda_max"]  # a bound at or above it cuts off nothing (bilevel.bigm item 11)
+    while (at_lambda_bound(model) and info.objective > floor + tolerance and bound < lambda_max
+           and bound * lambda_growth <= ceiling):
         start = [(v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None]
         previous = (bound, info)
         bound *= lambda_growth
@@ -513,10 +522,12 @@ def tune(
         notes.append(f"the objective equals its lower bound {floor:.6g} (0, or the optimistic best bound when "
                      "epsilon = 0, Proposition 1), so no larger lambda bound can improve it"
                      if info.objective <= floor + tolerance else
+                     f"lambda touches its bound, but every follower optimum has lambda <= {lambda_max:.6g} "
+                     "(item 11 of bilevel.bigm), so no larger bound can improve it" if bound >= lambda_max else
                      "a larger lambda bound might allow a better objective (see lambda_history)")
     return _result(
         "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
         b_hat=float(model.b_hat.value) if hasattr(model, "b_hat") else float(model.b.value), lambda_bound=bound, lambda_history=history,
-        optimistic=optimistic, start_seconds=start_seconds, restarts=restarts,
+        lambda_max=lambda_max, optimistic=optimistic, start_seconds=start_seconds, restarts=restarts,
     )

@@ -96,7 +96,8 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
                         + ", ".join(f"{x['cutoff']:.4f} at {x['seconds']:.1f} s" for x in r.restarts) + ")")
     if r.mode == "pessimistic":
         lines.insert(1, f"  epsilon     : {r.epsilon}   replica {r.replica}   flipped {len(r.flipped)} of {len(split.y_val)} validation "
-                        f"points ({r.flip_rule})   lambda bounds tried {r.lambda_history}")
+                        f"points ({r.flip_rule})   lambda bounds tried {r.lambda_history}"
+                        + (f" (every follower optimum has lambda <= {r.lambda_max:.4g})" if np.isfinite(r.lambda_max) else ""))
         lines.append(f"  replica gap : {v.replica_gap:.3g} (replica training loss {v.replica_loss:.6f} vs minimum "
                      f"{v.train_loss_min:.6f} at w_bar)")
     lines.append(

@@ -8,9 +8,10 @@ import numpy as np
 from scipy.optimize import linprog
 
 
-def lp(w_bar, obj, cons=()):
+def lp(w_bar, obj, cons=(), duals=False):
     """min mean hinge of obj=(X, y) s.t. mean hinge of each (X, y, rhs) <= rhs, |w_j| <= w_bar_j.
-    Variables [w (p), b, h_obj, h_cons...]. Returns the optimal value (None when infeasible)."""
+    Variables [w (p), b, h_obj, h_cons...]. Returns the optimal value (None when infeasible); with
+    ``duals``, ``(value, multipliers >= 0 of the cons rows)`` as HiGHS reports them."""
     p = len(w_bar)
     blocks = [obj] + [(c[0], c[1]) for c in cons]
     sizes = [len(bl[1]) for bl in blocks]
@@ -37,6 +38,8 @@ def lp(w_bar, obj, cons=()):
         off += k
     bounds = [(-wb, wb) for wb in w_bar] + [(None, None)] + [(0, None)] * sum(sizes)
     res = linprog(c, A_ub=np.array(A), b_ub=np.array(rhs), bounds=bounds, method="highs")
+    if duals:
+        return (res.fun, -res.ineqlin.marginals[len(rhs) - len(cons):]) if res.status == 0 else (None, None)
     return res.fun if res.status == 0 else None
 
 

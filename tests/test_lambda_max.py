@@ -1,0 +1,76 @@
+"""Item 11 of bilevel.bigm: the bound Lambda* on the dual lambda of the epsilon constraint, against the
+multipliers scipy's HiGHS reports for the follower's LP (tests/oracles.py) and against brute force."""
+import numpy as np
+import pytest
+
+import bilevel
+from oracles import grid, lp, pessimistic_value, tiny_instance
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+
+def _follower_lambda(w_bar, Xt, yt, Xv, yv, flipped, epsilon):
+    """The budget row's multiplier of the follower's LP at w_bar (flipped labels, budget (1+eps) v*), and the
+    convexity bound of item 11 at that box, phi(v*) / (epsilon v*) (phi: the follower's value at budget v*)."""
+    v_star = lp(w_bar, (Xt, yt))
+    obj = (Xv[flipped], -yv[flipped])
+    _, lam = lp(w_bar, obj, [(Xt, yt, (1 + epsilon) * v_star)], duals=True)
+    phi_at_v_star = lp(w_bar, obj, [(Xt, yt, v_star + 1e-9)])
+    return float(lam[0]), phi_at_v_star / (epsilon * v_star)
+
+
+@pytest.mark.parametrize("seed,epsilon", [(0, 0.05), (1, 0.1), (2, 0.3), (3, 0.02)])
+def test_follower_multipliers_stay_below_lambda_max(seed, epsilon):
+    Xt, yt, Xv, yv = tiny_instance(seed, 8, 6, p=3, overlap=1.5)
+    Vf = np.arange(len(yv))
+    m = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, Vf, epsilon)
+    lam_max = m.bilevel_info["lambda_max"]
+    assert np.isfinite(lam_max) and lam_max > 0
+    rng = np.random.default_rng(seed)
+    boxes = [np.ones(3), np.full(3, 0.05)] + [rng.uniform(0, 1, 3) ** 2 for _ in range(40)]
+    lams, local = np.array([_follower_lambda(wb, Xt, yt, Xv, yv, Vf, epsilon) for wb in boxes]).T
+    assert np.all(lams <= local * (1 + 1e-6) + 1e-6)  # the convexity step of item 11, box by box
+    assert np.all(local <= lam_max * (1 + 1e-9) + 1e-9)  # and its data bound, uniform over the boxes
+    assert lams.max() > 0  # the budget binds somewhere: the check is not vacuous
+
+
+def test_lambda_max_is_the_formula_of_item_11():
+    Xt, yt, Xv, yv = tiny_instance(2, 8, 6, p=3, overlap=1.5)
+    Vf = np.arange(len(yv))
+    m = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, Vf, 0.3)
+    M = m.bilevel_info["big_m"]
+    v_ub = lp(np.ones(3), (Xt, yt))
+    # M.v is the tightened bound (no cutoff here), the same bound item 11 uses.
+    assert m.bilevel_info["lambda_max"] == pytest.approx(M.v.mean() / (0.3 * v_ub), rel=1e-6)
+    # A cutoff tightens M.v but not lambda_max (item 11 needs the bound on every training optimum).
+    U = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.3, flip="all", cutoff_restarts=False).objective
+    mc = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, Vf, 0.3, objective_cutoff=U + 1e-6)
+    assert mc.bilevel_info["lambda_max"] == pytest.approx(m.bilevel_info["lambda_max"], rel=1e-12)
+
+
+def test_no_bound_without_epsilon_or_with_a_separable_training_set():
+    Xt, yt, Xv, yv = tiny_instance(0, 8, 6, p=3)
+    assert bilevel.build_pessimistic_model(Xt, yt, Xv, yv, [0, 1], 0.0).bilevel_info["lambda_max"] == np.inf
+    assert bilevel.build_pessimistic_model(Xt, yt, Xv, yv, [0, 1], 0.2, replica="feasible").bilevel_info["lambda_max"] == np.inf
+    sep_y = np.where(Xt[:, 0] > np.median(Xt[:, 0]), 1.0, -1.0)
+    Xs = Xt.copy()
+    Xs[:, 0] = sep_y * 10.0  # separable with margin inside the box: v*(w_bar_ub) = 0
+    assert lp(np.ones(3), (Xs, sep_y)) == pytest.approx(0.0, abs=1e-9)
+    assert bilevel.build_pessimistic_model(Xs, sep_y, Xv, yv, [0, 1], 0.2).bilevel_info["lambda_max"] == np.inf
+
+
+@pytest.mark.parametrize("seed,epsilon", [(1, 0.3), (4, 0.5), (6, 0.1)])
+def test_milp_with_lambda_bound_at_lambda_max_matches_brute_force(seed, epsilon):
+    """With lambda_bound = Lambda* (far below the default 1000) the MILP still reaches the brute-force
+    optimum over a w_bar grid, and the result reports the bound as sufficient."""
+    Xt, yt, Xv, yv = tiny_instance(seed, 7, 5)
+    Vf = np.arange(len(yv))
+    lam_max = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, Vf, epsilon).bilevel_info["lambda_max"]
+    assert np.isfinite(lam_max)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=epsilon, flip=Vf, lambda_bound=lam_max)
+    assert res.optimal and res.verified
+    assert res.lambda_max == pytest.approx(lam_max)
+    assert res.lambda_history == [pytest.approx(lam_max)]
+    best_grid = min(pessimistic_value(wb, Xt, yt, Xv, yv, Vf, epsilon) for wb in grid(2))
+    assert res.objective <= best_grid + 1e-6
+    assert pessimistic_value(res.w_bar, Xt, yt, Xv, yv, Vf, epsilon) == pytest.approx(res.objective, abs=1e-6)
