@@ -338,13 +338,14 @@ def pessimistic_big_m(
     F = np.asarray(flipped, dtype=int)
     rows = np.vstack([X_train, X_val[F]])
     labels = np.r_[np.asarray(y_train, float), -np.asarray(y_val, float)[F]]
-    m_lo, m_hi, b_lo, b_hi = _tightened(X_train, y_train, w_bar_ub, budget, rows, labels)
-    n_t = len(y_train)
+    val = None if cutoff is None else (X_val, y_val, cutoff)
+    m_lo, m_hi, b_lo, b_hi = _tightened(X_train, y_train, w_bar_ub, budget, rows, labels, val)
     lambda_max = np.inf
-    if epsilon > 0 and least_loss_ub is not None and least_loss_ub > 0:  # item 11, from the bounds without cutoff
-        lambda_max = float(np.minimum(M.v, np.maximum(1.0 - m_lo[n_t:], 0.0)).mean() / (epsilon * least_loss_ub))
-    if cutoff is not None:
-        m_lo, m_hi, b_lo, b_hi = _tightened(X_train, y_train, w_bar_ub, budget, rows, labels, (X_val, y_val, cutoff))
+    if epsilon > 0 and least_loss_ub is not None and least_loss_ub > 0:
+        # Item 11 needs M^v over every training optimum, i.e. the ranges without the cutoff (cached when the
+        # model without the cutoff was built first, as bilevel.tune does).
+        v_lo = m_lo if cutoff is None else _tightened(X_train, y_train, w_bar_ub, budget, rows, labels)[0]
+        lambda_max = float(np.minimum(M.v, np.maximum(1.0 - v_lo[n_t:], 0.0)).mean() / (epsilon * least_loss_ub))
     return replace(
         M,
         b_lo=min(M.b_lo, -b_lo), b_hi=min(M.b_hi, b_hi),

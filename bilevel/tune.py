@@ -52,10 +52,11 @@ class TuneResult(LinearClassifier):
     ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
     ``nodes``; ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
     ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
-    ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried), ``lambda_max``
-    (the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every follower optimum, ``inf``
-    when none is known: epsilon = 0 or a separable training set; ``lambda_bound >= lambda_max`` proves the
-    bound on ``lambda`` cut off no bilevel-feasible point), and ``optimistic`` (the optimistic result that defined ``V_f``). Both modes: ``restarts``, one dict
+    ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried),
+    ``lambda_max`` (the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every follower
+    optimum, ``inf`` when none is known: epsilon = 0 or a separable training set; ``lambda_bound >=
+    lambda_max`` proves the bound on ``lambda`` cut off no bilevel-feasible point), and ``optimistic`` (the
+    optimistic result that defined ``V_f``). Both modes: ``restarts``, one dict
     (``seconds`` of HiGHS and rebuild time so far, ``cutoff``) per cutoff restart of the first MILP solve
     (``tune``'s ``cutoff_restarts``); after a restart ``model`` carries the cutoff row of the last model
     solved (:meth:`plain_model` gives the model without it).
@@ -519,12 +520,14 @@ def tune(
                          f"kept the solution with bound {bound:g}")
             break
     if at_lambda_bound(model):
-        notes.append(f"the objective equals its lower bound {floor:.6g} (0, or the optimistic best bound when "
-                     "epsilon = 0, Proposition 1), so no larger lambda bound can improve it"
-                     if info.objective <= floor + tolerance else
-                     f"lambda touches its bound, but every follower optimum has lambda <= {lambda_max:.6g} "
-                     "(item 11 of bilevel.bigm), so no larger bound can improve it" if bound >= lambda_max else
-                     "a larger lambda bound might allow a better objective (see lambda_history)")
+        if info.objective <= floor + tolerance:
+            notes.append(f"the objective equals its lower bound {floor:.6g} (0, or the optimistic best bound when "
+                         "epsilon = 0, Proposition 1), so no larger lambda bound can improve it")
+        elif bound >= lambda_max:
+            notes.append(f"lambda touches its bound, but every follower optimum has lambda <= {lambda_max:.6g} "
+                         "(item 11 of bilevel.bigm), so no larger bound can improve it")
+        else:
+            notes.append("a larger lambda bound might allow a better objective (see lambda_history)")
     return _result(
         "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
