@@ -129,7 +129,11 @@ def solve_model(
     time_limit : seconds of HiGHS run time (``None``: no limit). Honoured: a solve that stops early
         returns status ``"time_limit"`` and the incumbent, never ``"optimal"``.
     mip_gap : relative MIP gap at which HiGHS stops (HiGHS default 1e-4; ``None`` keeps it).
-    threads : HiGHS threads (``None``: HiGHS default).
+    threads : HiGHS threads, a non-negative int (``None`` or 0: HiGHS's default, half the cores). HiGHS
+        1.15 searches a MILP's tree in parallel only with ``threads >= 2`` and the option
+        ``parallel="on"`` (``options={"parallel": "on"}``). All solves of a process share HiGHS's global
+        scheduler; a solve with a different ``threads`` re-creates it first (do not run two solves with
+        different ``threads`` at the same time).
     mip_start : optional feasible assignment handed to HiGHS as a MIP start: a sequence of
         ``(VarData, value)`` pairs or a Pyomo ``ComponentMap`` (variables not given get 0 clipped to their
         bounds).
@@ -137,9 +141,10 @@ def solve_model(
     race : number of HiGHS runs started concurrently on the same MILP, in threads, with random seeds
         ``random_seed + k`` (``k = 0..race-1``; HiGHS's run time on the tuning MILPs varies several-fold
         with the seed alone). The first run to finish stops the others; the result is that run's, with
-        the best dual bound of all runs (each is valid). ``nodes`` and ``seconds`` are the winner's. With
-        HiGHS's serial tree search this is how a MILP uses more than one core; 1 (default) is one plain
-        run. LPs are never raced.
+        the best dual bound of all runs (each is valid). ``nodes`` and ``seconds`` are the winner's. This
+        is how a MILP uses more than one core besides HiGHS's own parallel search (``threads``), and on
+        these MILPs the faster of the two (README, *Performance*); 1 (default) is one plain run. LPs are
+        never raced.
     improve : optional primal heuristic, called once, from inside HiGHS's run (its user-solution callback),
         when a MILP is still running after ``improve_after`` seconds: ``improve(incumbent, dual_bound,
         deadline)`` with HiGHS's current objective values and the ``time.perf_counter()`` value at which the
@@ -159,7 +164,8 @@ def solve_model(
 
     Raises
     ------
-    SolverError when HiGHS reports the model infeasible or unbounded, or fails;
+    InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race`` or an option HiGHS rejects;
+    SolverError when HiGHS reports the model infeasible or unbounded, fails, or does not run it;
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
     """
     cm = compile_model(model)
@@ -173,9 +179,12 @@ def solve_model(
             raise InputError(f"mip_gap must lie in [0, 1); got {mip_gap}")
         opts["mip_rel_gap"] = float(mip_gap)
     if threads is not None:
+        if not (isinstance(threads, (int, np.integer)) and threads >= 0):
+            raise InputError(f"threads must be a non-negative integer (0: HiGHS's choice); got {threads!r}")
         opts["threads"] = int(threads)
     if not (isinstance(race, int) and race >= 1):
         raise InputError(f"race must be a positive number of concurrent HiGHS runs; got {race!r}")
+    _match_scheduler(opts)
     start = _start_vector(cm, mip_start) if mip_start else None
     injector = _Injector(cm, improve, improve_after, opts.get("time_limit")) if improve and cm.n_binaries else None
     stopper = _Stopper(interrupt_when) if interrupt_when is not None and cm.n_binaries else None
@@ -189,6 +198,8 @@ def solve_model(
         if hook is not None and hook.error is not None:
             raise hook.error
     status_enum = h.getModelStatus()
+    if status_enum == highspy.HighsModelStatus.kNotset:
+        raise SolverError("HiGHS did not run the model (it rejected an option at run time)")
     status = _STATUS.get(status_enum, h.modelStatusToString(status_enum))
     info = h.getInfo()
     if status in ("infeasible", "unbounded", "unbounded_or_infeasible"):
@@ -221,6 +232,22 @@ def solve_model(
         nodes=nodes, compile_seconds=cm.seconds, n_variables=len(cm.columns), n_binaries=cm.n_binaries,
         n_constraints=cm.n_rows, options=opts,
     )
+
+
+_SCHEDULER_LOCK = threading.Lock()
+_scheduler_threads: list = [None]  # the thread count this module last gave HiGHS's global scheduler
+
+
+def _match_scheduler(opts: dict) -> None:
+    """HiGHS runs every solve of a process on one global task scheduler, created by the first run with
+    ``threads = 0`` meaning half the cores; a later run whose ``threads`` option differs from it does not
+    run at all (HiGHS returns an error and leaves the model unsolved). So a solve that sets ``threads``
+    re-creates the scheduler with that count first, unless this module last created it so."""
+    threads = int(opts.get("threads", 0) or 0)
+    with _SCHEDULER_LOCK:
+        if threads > 0 and _scheduler_threads[0] != threads:
+            highspy.Highs.resetGlobalScheduler(True)
+            _scheduler_threads[0] = threads
 
 
 def _start_vector(cm: CompiledModel, mip_start) -> list:

@@ -378,7 +378,8 @@ def tune(
     w_bar_bounds : ``(lb, ub)`` scalars or (p,) arrays, ``0 <= lb <= ub``.
     flip : ``"margin"``, ``"all"`` or validation indices (pessimistic only).
     time_limit : seconds per MILP solve; a solve that stops early returns its incumbent with a
-        non-optimal ``status``. mip_gap : relative gap; threads : HiGHS threads.
+        non-optimal ``status``. mip_gap : relative gap; threads : HiGHS threads (HiGHS's parallel tree
+        search also needs ``highs_options={"parallel": "on"}``; see :func:`bilevel.solve_model`).
     race : concurrent HiGHS runs per MILP with different random seeds, the first to finish wins
         (:func:`bilevel.solve_model`); 2 uses both cores of a 2-core machine for one MILP.
     tolerance : absolute tolerance (mean-hinge units) of the verification.

@@ -46,3 +46,34 @@ def test_race_must_be_a_positive_integer():
     Xt, yt, Xv, yv = tiny_instance(0, 6, 5)
     with pytest.raises(InputError, match="race"):
         bilevel.tune(Xt, yt, Xv, yv, race=0)
+
+
+def test_threads_after_runs_with_the_default_thread_count_still_solve():
+    """HiGHS's global scheduler is created by the first run (threads = 0: half the cores); a later
+    ``threads=2`` or ``threads=1`` solve must still run, not come back unsolved with the MIP start."""
+    Xt, yt, Xv, yv = tiny_instance(2, 8, 6)
+    best_grid = min(optimistic_value(wb, Xt, yt, Xv, yv) for wb in grid(2))
+    first = bilevel.tune(Xt, yt, Xv, yv)
+    for threads in (2, 1, 2):
+        res = bilevel.tune(Xt, yt, Xv, yv, threads=threads)
+        assert res.optimal and res.verified
+        assert res.objective == pytest.approx(first.objective, abs=1e-6)
+        assert res.objective <= best_grid + 1e-6
+
+
+def test_a_run_highs_refuses_raises_instead_of_returning_the_start(monkeypatch):
+    """With the scheduler left as it is, HiGHS refuses a run whose thread count differs from it."""
+    import bilevel.solve as solve
+
+    Xt, yt, Xv, yv = tiny_instance(2, 8, 6)
+    bilevel.tune(Xt, yt, Xv, yv, threads=1)  # the scheduler now has one thread
+    monkeypatch.setattr(solve, "_match_scheduler", lambda opts: None)
+    with pytest.raises(bilevel.SolverError, match="did not run"):
+        bilevel.tune(Xt, yt, Xv, yv, threads=2)
+
+
+@pytest.mark.parametrize("threads", [-1, 1.5, "2"])
+def test_threads_must_be_a_non_negative_integer(threads):
+    Xt, yt, Xv, yv = tiny_instance(0, 6, 5)
+    with pytest.raises(InputError, match="threads"):
+        bilevel.tune(Xt, yt, Xv, yv, threads=threads)
