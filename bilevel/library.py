@@ -65,7 +65,7 @@ MIP_GAP = 1e-6
 
 #: Columns of the manifest CSV, in order.
 MANIFEST_COLUMNS = [
-    "id", "data", "mode", "epsilon", "flip", "replica", "lambda_bound", "w_bar_lb", "w_bar_ub",
+    "id", "data", "mode", "epsilon", "flip", "replica", "lambda_bound", "lambda_max", "w_bar_lb", "w_bar_ub",
     "n_train", "n_val", "seed", "test_fraction", "n_flipped", "committed",
     "rows", "columns", "binaries", "nonzeros",
     "mps", "lp", "names", "mps_sha256", "lp_sha256", "names_sha256",
@@ -73,8 +73,8 @@ MANIFEST_COLUMNS = [
     "time_limit", "mip_gap", "verified", "lambda_at_bound", "highs_version",
 ]
 _INT_COLUMNS = ("n_train", "n_val", "seed", "n_flipped", "rows", "columns", "binaries", "nonzeros", "highs_nodes")
-_FLOAT_COLUMNS = ("epsilon", "test_fraction", "lambda_bound", "w_bar_lb", "w_bar_ub", "highs_objective", "highs_best_bound",
-                  "highs_gap", "highs_seconds", "time_limit", "mip_gap")
+_FLOAT_COLUMNS = ("epsilon", "test_fraction", "lambda_bound", "lambda_max", "w_bar_lb", "w_bar_ub", "highs_objective",
+                  "highs_best_bound", "highs_gap", "highs_seconds", "time_limit", "mip_gap")
 _BOOL_COLUMNS = ("committed", "verified", "lambda_at_bound")
 
 
@@ -470,9 +470,20 @@ def write_instance(spec: InstanceSpec, out_dir, built: BuiltInstance | None = No
     }
     for kind in ("mps", "lp", "names"):
         row[f"{kind}_sha256"] = sha256(out_dir / row[kind])
+    row["lambda_max"] = lambda_max_of(built)
     if spec.mode == "optimistic":
         row["lambda_bound"] = ""
     return row
+
+
+def lambda_max_of(built: BuiltInstance):
+    """``Lambda*`` of item 11 of :mod:`bilevel.bigm` for a pessimistic instance: every follower optimum has
+    ``lambda <= Lambda*``, so an instance with ``lambda_bound >= Lambda*`` cuts off no bilevel-feasible
+    point and its optimum is the pessimistic bilevel optimum. A float (``inf`` for epsilon = 0 or a training
+    set the box separates: no such bound); ``""`` for an optimistic instance (no ``lambda``)."""
+    if built.spec.mode == "optimistic":
+        return ""
+    return float(built.model.bilevel_info["lambda_max"])
 
 
 def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, mip_gap: float = MIP_GAP) -> dict:

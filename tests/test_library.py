@@ -323,3 +323,43 @@ def test_instance_spec_rejects_bad_parameters():
         library.InstanceSpec("cancer", "bilevel", 0.0, 5, 5)
     with pytest.raises(library.InputError):
         library.read_manifest(ROOT / "nope.csv")
+
+
+# ------------------------------------------------------------------------------------------ lambda_max
+
+
+def test_manifest_lambda_max_matches_the_built_instances():
+    """The manifest's lambda_max is the built model's Lambda* (item 11 of bilevel.bigm): inf for epsilon = 0,
+    empty for optimistic instances; checked on every instance up to |T| = |V| = 20."""
+    finite = 0
+    for r in library.read_manifest(MANIFEST):
+        if max(r["n_train"], r["n_val"]) > 20:
+            continue
+        if r["mode"] == "optimistic":
+            assert r["lambda_max"] is None, r["id"]
+            continue
+        built = library.build_instance(library.InstanceSpec.from_row(r))
+        assert r["lambda_max"] == pytest.approx(built.model.bilevel_info["lambda_max"], rel=1e-9), r["id"]
+        if r["epsilon"] == 0:
+            assert r["lambda_max"] == np.inf, r["id"]
+        finite += np.isfinite(r["lambda_max"])
+    assert finite >= 1  # diabetes-pes-e0.2-n20-s0: the check below is not vacuous
+
+
+def test_manifest_lambda_max_bounds_the_followers_multiplier():
+    """On the instance with a finite lambda_max up to 20/20, scipy's multiplier of the follower's budget row
+    (flipped validation hinge subject to training hinge <= (1 + epsilon) v*) stays below it on 30 boxes."""
+    from oracles import lp
+
+    r = by_id()["diabetes-pes-e0.2-n20-s0"]
+    s = library.build_instance(library.InstanceSpec.from_row(r)).split
+    Xt, yt, Xv, yv = s.X_train, s.y_train, s.X_val, s.y_val
+    p = Xt.shape[1]
+    rng = np.random.default_rng(0)
+    lams = []
+    for w_bar in [np.ones(p)] + [rng.uniform(0, 1, p) ** 2 for _ in range(29)]:
+        v_star = lp(w_bar, (Xt, yt))
+        _, lam = lp(w_bar, (Xv, -yv), [(Xt, yt, (1 + r["epsilon"]) * v_star)], duals=True)
+        lams.append(float(lam[0]))
+    assert np.isfinite(r["lambda_max"]) and max(lams) <= r["lambda_max"] * (1 + 1e-9)
+    assert max(lams) > 0  # the budget binds on some box
