@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pyomo.environ as pyo
 
+from .errors import SolverError
 from .inner import hinge, hinge_lp
 
 
@@ -60,6 +61,22 @@ def _vals(var) -> np.ndarray:
     return np.array([var[k].value if var[k].value is not None else np.nan for k in var], dtype=float)
 
 
+_FACE_SLACK = 1e-9  # relative slack on the follower's optimal value that defines its optimal face
+
+
+def _best_tie(w_bar, outer, constraints, tolerance: float) -> float:
+    """Least outer mean hinge over the follower's optimal face at ``w_bar``: ``constraints`` as for
+    :func:`bilevel.inner.hinge_lp`, the last one the follower's objective at its optimal value, which gets
+    a round-off slack only (``_FACE_SLACK``). Allowing it ``tolerance`` instead would admit slightly
+    suboptimal followers, whose outer objective can lie lower by more than ``tolerance`` (a false "better
+    tie"). Falls back to that slack if the LP solver finds the face empty."""
+    *others, (X_c, y_c, value) = constraints
+    try:
+        return hinge_lp(w_bar, outer, [*others, (X_c, y_c, value + _FACE_SLACK * max(1.0, abs(value)))]).value
+    except SolverError:
+        return hinge_lp(w_bar, outer, [*others, (X_c, y_c, value + tolerance)]).value
+
+
 def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verification:
     """Verify the solution loaded in a model built by :func:`bilevel.build_optimistic_model` or
     :func:`bilevel.build_pessimistic_model` (uses ``model.bilevel_info``). ``tolerance`` is absolute, in
@@ -93,7 +110,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         pair(beta * n_t, slack_t)
         pair(1 - beta * n_t, xi)
         station = np.concatenate([-(beta * y_t) @ X_t + mu, [beta @ y_t]])
-        best = hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, inner_opt + tolerance)]).value
+        best = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, inner_opt)], tolerance)
         extra = {}
         ok_extra = True
     else:
@@ -112,7 +129,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         follower = hinge_lp(w_bar, (X_f, ybar), [(X_t, y_t, budget_lp)])
         inner_opt = follower.value
         inner_val = float(hinge(X_f, ybar, w, b).mean())
-        best = hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, budget_lp), (X_f, ybar, inner_opt + tolerance)]).value
+        best = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget_lp), (X_f, ybar, inner_opt)], tolerance)
         kappa = max(float(model.kappa.value), 1e-300)  # normalised multipliers -> Eq. (25)'s: divide by kappa
         alpha, lam, beta = _vals(model.alpha) / kappa, float(model.lam.value) / kappa, beta / kappa
         mu = mu / kappa
