@@ -243,7 +243,9 @@ def _match_scheduler(opts: dict) -> None:
     ``threads = 0`` meaning half the cores; a later run whose ``threads`` option differs from it does not
     run at all (HiGHS returns an error and leaves the model unsolved). So a solve that sets ``threads``
     re-creates the scheduler with that count first, unless this module last created it so."""
-    threads = int(opts.get("threads", 0) or 0)
+    threads = opts.get("threads", 0)
+    if not isinstance(threads, (int, np.integer)) or isinstance(threads, bool):
+        return  # HiGHS rejects it when the option is set (InputError there)
     with _SCHEDULER_LOCK:
         if threads > 0 and _scheduler_threads[0] != threads:
             highspy.Highs.resetGlobalScheduler(True)

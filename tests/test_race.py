@@ -54,8 +54,9 @@ def test_threads_after_runs_with_the_default_thread_count_still_solve():
     Xt, yt, Xv, yv = tiny_instance(2, 8, 6)
     best_grid = min(optimistic_value(wb, Xt, yt, Xv, yv) for wb in grid(2))
     first = bilevel.tune(Xt, yt, Xv, yv)
-    for threads in (2, 1, 2):
-        res = bilevel.tune(Xt, yt, Xv, yv, threads=threads)
+    runs = [dict(threads=2), dict(threads=1), dict(highs_options={"threads": 2, "parallel": "on"}), dict(threads=1)]
+    for kw in runs:  # the last two: HiGHS's parallel tree search, and back to one thread
+        res = bilevel.tune(Xt, yt, Xv, yv, **kw)
         assert res.optimal and res.verified
         assert res.objective == pytest.approx(first.objective, abs=1e-6)
         assert res.objective <= best_grid + 1e-6
