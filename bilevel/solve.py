@@ -179,7 +179,7 @@ def solve_model(
             raise InputError(f"mip_gap must lie in [0, 1); got {mip_gap}")
         opts["mip_rel_gap"] = float(mip_gap)
     if threads is not None:
-        if not (isinstance(threads, (int, np.integer)) and threads >= 0):
+        if isinstance(threads, bool) or not (isinstance(threads, (int, np.integer)) and threads >= 0):
             raise InputError(f"threads must be a non-negative integer (0: HiGHS's choice); got {threads!r}")
         opts["threads"] = int(threads)
     if not (isinstance(race, int) and race >= 1):

@@ -43,7 +43,8 @@ def add_parser(sub) -> None:
     p.add_argument("--w-bar-ub", type=float, default=1.0, help="upper bound of every w_bar_j")
     p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default: none)")
     p.add_argument("--mip-gap", type=float, default=None, help="relative MIP gap (default: HiGHS's 1e-4)")
-    p.add_argument("--threads", type=int, default=None, help="HiGHS threads (default: HiGHS's choice); its parallel tree search also needs "
+    p.add_argument("--threads", type=int, default=None,
+                   help="HiGHS threads (default: HiGHS's choice); its parallel tree search also needs "
                    "--highs-option parallel=on")
     p.add_argument("--race", type=int, default=1,
                    help="concurrent HiGHS runs per MILP with different random seeds; the first to finish wins "

@@ -73,7 +73,7 @@ def test_a_run_highs_refuses_raises_instead_of_returning_the_start(monkeypatch):
         bilevel.tune(Xt, yt, Xv, yv, threads=2)
 
 
-@pytest.mark.parametrize("threads", [-1, 1.5, "2"])
+@pytest.mark.parametrize("threads", [-1, 1.5, "2", True])
 def test_threads_must_be_a_non_negative_integer(threads):
     Xt, yt, Xv, yv = tiny_instance(0, 6, 5)
     with pytest.raises(InputError, match="threads"):
