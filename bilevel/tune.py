@@ -48,7 +48,8 @@ class TuneResult(LinearClassifier):
     Attributes: ``w_bar`` (p,) the tuned box; ``w`` (p,), ``b`` the follower's linear SVM
     (``f(x) = x^T w - b``); ``objective`` the mean validation hinge loss; ``status`` HiGHS's status
     (``"optimal"``, ``"time_limit"``, ...); ``best_bound``, ``gap``; ``solve_seconds`` (HiGHS time of the
-    final solve), ``total_seconds`` (all solves including lambda-bound retries), ``build_seconds``,
+    final solve only), ``total_seconds`` (all solves: cutoff restarts, their rebuilds and lambda-bound
+    retries; the solve time to quote), ``build_seconds``,
     ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
     ``nodes``; ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
     ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
