@@ -340,18 +340,23 @@ def pessimistic_big_m(
     labels = np.r_[np.asarray(y_train, float), -np.asarray(y_val, float)[F]]
     val = None if cutoff is None else (X_val, y_val, cutoff)
     m_lo, m_hi, b_lo, b_hi = _tightened(X_train, y_train, w_bar_ub, budget, rows, labels, val)
+    def flipped_hinge_cap(lo):  # M^v from the least follower margins of the flipped points
+        return np.minimum(M.v, np.maximum(1.0 - lo[n_t:], 0.0))
+
+    v = flipped_hinge_cap(m_lo)
     lambda_max = np.inf
     if epsilon > 0 and least_loss_ub is not None and least_loss_ub > 0:
         # Item 11 needs M^v over every training optimum, i.e. the ranges without the cutoff (cached when the
         # model without the cutoff was built first, as bilevel.tune does).
-        v_lo = m_lo if cutoff is None else _tightened(X_train, y_train, w_bar_ub, budget, rows, labels)[0]
-        lambda_max = float(np.minimum(M.v, np.maximum(1.0 - v_lo[n_t:], 0.0)).mean() / (epsilon * least_loss_ub))
+        v_all = v if cutoff is None else flipped_hinge_cap(
+            _tightened(X_train, y_train, w_bar_ub, budget, rows, labels)[0])
+        lambda_max = float(v_all.mean() / (epsilon * least_loss_ub))
     return replace(
         M,
         b_lo=min(M.b_lo, -b_lo), b_hi=min(M.b_hi, b_hi),
         xi=np.minimum(M.xi, np.maximum(1.0 - m_lo[:n_t], 0.0)),
         slack_t=np.minimum(M.slack_t, np.maximum(m_hi[:n_t] - 1.0, 0.0)),
-        v=np.minimum(M.v, np.maximum(1.0 - m_lo[n_t:], 0.0)),
+        v=v,
         slack_f=np.minimum(M.slack_f, np.maximum(m_hi[n_t:] - 1.0, 0.0)),
         outside=None if cutoff is None else m_lo > 1.0,
         inside=None if cutoff is None else m_hi < 1.0,
