@@ -2,7 +2,7 @@
 
 The split follows Section 5.1 of the pessimistic bilevel tuning paper: half of the data (stratified) is
 held out as the test set, then ``n_train`` training and ``n_val`` validation points are drawn
-(stratified) from the rest. Standardisation is fitted on the non-test pool only.
+(stratified) from the rest. Standardisation is fitted on the non-test, non-calibration rows only.
 """
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
 @dataclass
 class Split:
     """A reproducible stratified split. Arrays are standardised with ``mean``/``scale`` (fitted on the
-    non-test pool). ``*_index`` are row indices into the original data."""
+    non-test, non-calibration rows). ``*_index`` are row indices into the original data."""
 
     X_train: np.ndarray
     y_train: np.ndarray
@@ -159,8 +159,11 @@ def split_dataset(
 
     ``round(test_fraction * n)`` rows (stratified) form the test set; ``n_train`` then ``n_val`` rows are
     drawn stratified from the rest, then ``n_cal`` calibration rows (``None``: all remaining rows).
-    Features are standardised to zero mean and unit variance using the non-test pool only (never the
-    test rows); a constant feature keeps scale 1. The same ``seed`` gives the same split.
+    Features are standardised to zero mean and unit variance using the non-test rows that are not
+    calibration rows (the training and validation rows and, with ``n_cal = 0``, the unused rest of the
+    pool): test and calibration rows never influence the tuned model, so a certificate computed on the
+    calibration rows stays independent of the candidates. A constant feature keeps scale 1. The same
+    ``seed`` gives the same split.
 
     Shapes: ``X`` (n, p), ``y`` (n,) in {-1, +1}. Raises InputError when sizes are negative, the pool is too
     small, or a training / validation set would miss a class.
@@ -192,9 +195,10 @@ def split_dataset(
     for name, idx in (("training", train_idx),):
         if len(np.unique(y[idx])) < 2:
             raise InputError(f"the {name} set has one class only; use a larger size")
-    if standardize:
-        mean = X[pool].mean(axis=0)
-        scale = X[pool].std(axis=0)
+    if standardize:  # fitted on the rows the tuner may see: neither test nor calibration rows
+        fit = np.setdiff1d(pool, cal_idx)
+        mean = X[fit].mean(axis=0)
+        scale = X[fit].std(axis=0)
         scale[scale == 0] = 1.0
     else:
         mean, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])

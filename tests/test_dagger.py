@@ -156,3 +156,7 @@ def test_bad_graphs():
         dagger([0.1, 0.2], [[], []], 1.0)
     with pytest.raises(InputError):
         dagger([], [], 0.1)
+    with pytest.raises(InputError, match=r"parents\[1\]"):
+        dagger([0.01, 0.02], [[], 0], 0.1)
+    with pytest.raises(InputError, match=r"parents\[1\]"):
+        dagger([0.01, 0.02], [[], ["x"]], 0.1)

@@ -75,6 +75,25 @@ def test_split_is_stratified_reproducible_and_standardised_without_test_rows():
     assert not np.array_equal(bilevel.split_dataset(d.X, d.y, 10, 15, seed=4).train_index, s1.train_index)
 
 
+def test_calibration_rows_do_not_enter_the_standardisation():
+    """Certificates on the calibration rows need candidates that do not depend on them: changing a
+    calibration row's features leaves the tuner's data unchanged; the fit uses train + validation (+ unused)
+    rows, checked against numpy directly."""
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 8, 8, n_cal=60, seed=3)
+    X2 = d.X.copy()
+    X2[s.cal_index[0]] += 100.0
+    s2 = bilevel.split_dataset(X2, d.y, 8, 8, n_cal=60, seed=3)
+    np.testing.assert_array_equal(s2.X_train, s.X_train)
+    np.testing.assert_array_equal(s2.X_val, s.X_val)
+    fit = np.setdiff1d(np.arange(449), np.concatenate([s.test_index, s.cal_index]))
+    np.testing.assert_allclose(s.mean, d.X[fit].mean(axis=0))
+    np.testing.assert_allclose(s.scale, d.X[fit].std(axis=0))
+    every = bilevel.split_dataset(d.X, d.y, 8, 8, n_cal=None, seed=3)  # all remaining rows calibrate
+    both = np.concatenate([every.train_index, every.val_index])
+    np.testing.assert_allclose(every.mean, d.X[both].mean(axis=0))
+
+
 def test_split_too_large():
     d = bilevel.load_dataset("cancer")
     with pytest.raises(InputError, match="exceeds"):

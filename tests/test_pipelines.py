@@ -253,6 +253,40 @@ def test_bad_input(method):
             certify(losses[:1], ALPHA, DELTA, method=method, seed=0)
 
 
+def test_aux_as_nested_lists_is_one_objective():
+    """A per-example aux matrix given as nested lists is one objective, as the same numpy array; a list of
+    arrays is several objectives (the first selects)."""
+    losses, cost, _ = simulate(7)
+    n, m = losses.shape
+    aux_pe = np.clip(cost + 0.1 * np.random.default_rng(1).standard_normal((n, m)), 0, None)
+    as_array = pareto_testing(losses, ALPHA, DELTA, aux=aux_pe, seed=1)
+    as_lists = pareto_testing(losses, ALPHA, DELTA, aux=aux_pe.tolist(), seed=1)
+    np.testing.assert_array_equal(as_lists.aux_opt, as_array.aux_opt)
+    assert as_lists.aux_opt.shape == (m, 1) and as_lists.chosen == as_array.chosen
+    two = pareto_testing(losses, ALPHA, DELTA, aux=[aux_pe, cost], seed=1)
+    assert two.aux_opt.shape == (m, 2)
+    np.testing.assert_allclose(two.aux_opt[:, 1], cost)
+    assert pareto_testing(losses, ALPHA, DELTA, aux=list(cost), seed=1).aux_opt.shape == (m, 1)
+
+
+def test_non_numbers_get_an_error_naming_the_parameter():
+    losses, cost, _ = simulate(9, n=60, m=5)
+    cases = [
+        (dict(method="ltt", alpha="0.1x"), "alpha"),
+        (dict(method="pt", opt_fraction="abc", seed=0), "opt_fraction"),
+        (dict(method="rgpt", tau="abc", seed=0), "tau"),
+        (dict(method="rgpt", n_levels="abc", seed=0), "n_levels"),
+        (dict(method="rgpt", n_p="abc", seed=0), "n_p"),
+        (dict(method="rgpt", cluster_method="foo", seed=0), "cluster_method"),
+        (dict(method="pt", split=([0.9, 1.9, 2.5], [10.2, 11.8])), "integers"),
+    ]
+    for kw, name in cases:
+        alpha = kw.pop("alpha", ALPHA)
+        with pytest.raises(InputError, match=name):
+            certify(losses, alpha, DELTA, **kw)
+    assert rg_pt(losses, ALPHA, DELTA, seed=0, n_levels="2").levels.max() <= 2
+
+
 def test_method_specific_errors():
     losses, cost, _ = simulate(9, n=60, m=5)
     with pytest.raises(InputError, match="FDR"):
@@ -299,6 +333,16 @@ def test_csv_loading(tmp_path):
             load_losses_csv(tmp_path / fname)
     with pytest.raises(InputError, match="not found"):
         load_losses_csv(tmp_path / "nope.csv")
+    (tmp_path / "extra.csv").write_text("a,b\n0,1,1\n0,1,1\n")  # a field more than the header names
+    with pytest.raises(InputError, match="3 fields"):
+        load_losses_csv(tmp_path / "extra.csv")
+    # Excel's "CSV UTF-8" starts with a byte-order mark; the first name must not keep it
+    (tmp_path / "bom.csv").write_bytes("a,b\n0,1\n1,0\n".encode("utf-8-sig"))
+    bom = load_losses_csv(tmp_path / "bom.csv")
+    assert bom.names == ["a", "b"]
+    np.testing.assert_array_equal(bom.losses, [[0, 1], [1, 0]])
+    (tmp_path / "bom_aux.csv").write_bytes("b,a\n2,1\n".encode("utf-8-sig"))
+    np.testing.assert_array_equal(load_aux_csv(tmp_path / "bom_aux.csv", ["a", "b"], 2), [1, 2])
     (tmp_path / "aux_bad.csv").write_text("x,y,z,w\n1,2,3,4\n")
     with pytest.raises(InputError):
         load_aux_csv(tmp_path / "aux_bad.csv", names, 50)

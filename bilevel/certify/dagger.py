@@ -66,7 +66,10 @@ def _normalise_parents(parents, n_nodes: int) -> list[np.ndarray]:
         raise InputError(f"parents has {len(parent_lists)} entries but there are {n_nodes} p-values")
     out = []
     for i, ps in enumerate(parent_lists):
-        arr = np.asarray(list(ps) if ps is not None else [], dtype=float).ravel()
+        try:
+            arr = np.asarray(list(ps) if ps is not None else [], dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise InputError(f"parents[{i}] must be a list of integer node indices, got {ps!r}") from None
         if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
             raise InputError(f"parents[{i}] must contain integer node indices, got {ps!r}")
         arr = np.unique(arr.astype(np.int64))

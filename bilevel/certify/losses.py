@@ -68,9 +68,10 @@ def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
 def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     """Normalise an auxiliary objective specification to a list of arrays.
 
-    ``aux`` may be ``None``, a cost vector of shape (m,), a per-example matrix of shape (n_cal, m), or
-    a list/tuple of such arrays (several auxiliary objectives, the first one being the selection
-    criterion). Returns a (possibly empty) list of float arrays, each (m,) or (n_cal, m).
+    ``aux`` may be ``None``, a cost vector of shape (m,), a per-example matrix of shape (n_cal, m) (as
+    an array or as nested lists), or a list/tuple of such numpy arrays (several auxiliary objectives, the
+    first one being the selection criterion; a list counts as several objectives only when every element
+    is a numpy array). Returns a (possibly empty) list of float arrays, each (m,) or (n_cal, m).
 
     Raises
     ------
@@ -79,10 +80,14 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     """
     if aux is None:
         return []
-    items = list(aux) if isinstance(aux, (list, tuple)) else [aux]
+    several = isinstance(aux, (list, tuple)) and len(aux) > 0 and all(isinstance(a, np.ndarray) for a in aux)
+    items = list(aux) if several else [aux]
     out = []
     for k, item in enumerate(items):
-        arr = np.asarray(item, dtype=float)
+        try:
+            arr = np.asarray(item, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"auxiliary objective {k} must be numeric, of shape ({m},) or ({n_cal}, {m})") from None
         if arr.shape not in ((m,), (n_cal, m)):
             raise InputError(
                 f"auxiliary objective {k} must have shape ({m},) (a cost per candidate) or ({n_cal}, {m}) "
@@ -94,9 +99,12 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     return out
 
 
+_ENCODING = "utf-8-sig"  # UTF-8, with or without the byte-order mark that spreadsheet programs write
+
+
 def _read_header(path: Path) -> list[str]:
     try:
-        with path.open(newline="") as fh:
+        with path.open(newline="", encoding=_ENCODING) as fh:
             header = next(csv.reader(fh), None)
     except FileNotFoundError:
         raise InputError(f"file not found: {path}") from None
@@ -117,11 +125,16 @@ def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
     import pandas as pd
 
     try:
-        frame = pd.read_csv(path, header=0, names=names, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        frame = pd.read_csv(path, header=None, skiprows=1, skipinitialspace=True, encoding=_ENCODING)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path} has a header but no data row") from None
+    except (pd.errors.ParserError, ValueError) as exc:
         raise InputError(f"cannot parse {path} as CSV: {exc}") from None
     if frame.shape[0] == 0:
         raise InputError(f"{path} has a header but no data row")
+    if frame.shape[1] != len(names):
+        raise InputError(f"{path}: the header names {len(names)} columns but data rows have {frame.shape[1]} fields")
+    frame.columns = names
     bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     if bad:
         raise InputError(f"{path}: non-numeric values in column(s) {', '.join(map(str, bad[:5]))}")

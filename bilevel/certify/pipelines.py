@@ -142,12 +142,28 @@ class CertificationResult:
 # --------------------------------------------------------------------------------------------------
 
 
+_LINKAGE_METHODS = ("single", "complete", "average", "weighted", "centroid", "median", "ward")
+
+
+def _number(value, name: str) -> float:
+    """``float(value)``; InputError naming ``name`` when ``value`` is not a number."""
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {value!r}") from None
+
+
 def _prepare(losses, alpha) -> tuple[np.ndarray, np.ndarray]:
     arr = validate_losses(losses)
     if arr.ndim == 2:
         arr = arr[:, :, None]
     n_risks = arr.shape[2]
-    a = np.atleast_1d(np.asarray(alpha, dtype=float))
+    try:
+        a = np.atleast_1d(np.asarray(alpha, dtype=float))
+    except (TypeError, ValueError):
+        raise InputError(f"alpha (risk limit) must be a number or one number per controlled risk, got {alpha!r}") from None
     if a.ndim != 1 or a.size not in (1, n_risks):
         raise InputError(f"alpha must be a scalar or have one entry per controlled risk ({n_risks}), got {np.shape(alpha)}")
     if a.size == 1:
@@ -188,7 +204,7 @@ def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple
 
     Raises ``InputError`` when ``opt_fraction`` is not in (0, 1) or either part would be empty.
     """
-    f = float(opt_fraction)
+    f = _number(opt_fraction, "opt_fraction")
     if not np.isfinite(f) or not 0.0 < f < 1.0:
         raise InputError(f"opt_fraction must lie strictly between 0 and 1, got {opt_fraction!r}")
     n_opt = int(round(f * n_cal))
@@ -205,9 +221,13 @@ def _resolve_split(n_cal: int, opt_fraction, seed, split) -> tuple[np.ndarray, n
     if split is None:
         return split_calibration(n_cal, opt_fraction, seed)
     try:
-        opt_idx, test_idx = (np.asarray(s, dtype=np.int64).ravel() for s in split)
+        opt_f, test_f = (np.asarray(s, dtype=float).ravel() for s in split)
     except (TypeError, ValueError):
         raise InputError("split must be a pair (opt_indices, test_indices) of integer row indices") from None
+    both_f = np.concatenate([opt_f, test_f])
+    if not np.all(np.isfinite(both_f)) or np.any(both_f != np.round(both_f)):
+        raise InputError("split: row indices must be integers")
+    opt_idx, test_idx = opt_f.astype(np.int64), test_f.astype(np.int64)
     if opt_idx.size == 0 or test_idx.size == 0:
         raise InputError("split: both the optimisation and the testing part need at least one row")
     both = np.concatenate([opt_idx, test_idx])
@@ -476,12 +496,16 @@ def rg_pt(
     aux_items = validate_aux(aux, n_cal, m)
     if orphans not in ("best", "root"):
         raise InputError(f"orphans must be 'best' or 'root', got {orphans!r}")
-    if n_levels is not None and (isinstance(n_levels, bool) or int(n_levels) != n_levels or n_levels < 1):
-        raise InputError(f"n_levels must be a positive integer, got {n_levels!r}")
-    tau_f = float(tau)
+    if n_levels is not None:
+        n_lev_f = _number(n_levels, "n_levels")
+        if not np.isfinite(n_lev_f) or n_lev_f != round(n_lev_f) or n_lev_f < 1:
+            raise InputError(f"n_levels must be a positive integer, got {n_levels!r}")
+    if cluster_method not in _LINKAGE_METHODS:
+        raise InputError(f"cluster_method must be one of {', '.join(_LINKAGE_METHODS)}; got {cluster_method!r}")
+    tau_f = _number(tau, "tau")
     if not np.isfinite(tau_f) or tau_f < 0:
         raise InputError(f"tau must be a finite non-negative number, got {tau!r}")
-    n_p_f = float(n_p)
+    n_p_f = _number(n_p, "n_p (prior pseudo-count)")
     if not np.isfinite(n_p_f) or n_p_f < 0:
         raise InputError(f"n_p (prior pseudo-count) must be >= 0, got {n_p!r}")
     if n_p_f > 0 and eta is None:
@@ -508,7 +532,7 @@ def rg_pt(
         log_s = np.zeros(1)
 
     # 4. depth levels
-    n_lev = int(np.ceil(np.sqrt(k))) if n_levels is None else int(n_levels)
+    n_lev = int(np.ceil(np.sqrt(k))) if n_levels is None else int(float(n_levels))
     levels = _depth_levels(log_s, min(n_lev, k), cluster_method)
 
     # 5. parents by non-negative Lasso on Z_OPT
