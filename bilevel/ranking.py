@@ -71,18 +71,36 @@ def _bt_gradient(w: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return grad, prob
 
 
+def _bt_log_ratio_start(w: np.ndarray) -> np.ndarray:
+    """Newton's starting point: the least-squares solution of ``theta_i - theta_j = log(w_ij / w_ji)`` over
+    the pairs with both counts positive (minimum norm; zeros without such pairs). It is the maximiser
+    itself when the counts fit the Bradley-Terry model exactly (``w_ij / w_ji = s_i / s_j``), as the RG-PT
+    counts of Eq. (11) do with ``n_p = 0``; from ``theta = 0`` Newton needs about one iteration per unit of
+    log-score gap there, and groups of tied items far apart leave the Hessian numerically singular."""
+    m = w.shape[0]
+    i, j = np.nonzero(np.triu((w > 0) & (w.T > 0), k=1))
+    if i.size == 0:
+        return np.zeros(m)
+    design = np.zeros((i.size, m))
+    design[np.arange(i.size), i] = 1.0
+    design[np.arange(i.size), j] = -1.0
+    theta = np.linalg.lstsq(design, np.log(w[i, j]) - np.log(w[j, i]), rcond=None)[0]
+    return theta - theta.mean()
+
+
 def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
     """Newton's method on the convex negative log-likelihood in ``theta = log s``.
 
-    The Hessian is the weighted Laplacian ``L_ij = -N_ij P_ij P_ji``; one node (the one with the largest
-    curvature) is pinned to remove the scale direction, the reduced system is solved after a symmetric
+    Starts from :func:`_bt_log_ratio_start`. The Hessian is the weighted Laplacian
+    ``L_ij = -N_ij P_ij P_ji``; one node (the one with the largest curvature) is pinned to remove the scale
+    direction, the reduced system is solved (least squares) after a symmetric
     diagonal (Jacobi) scaling, and the step length comes from an exact line search on the directional
     derivative (bisection), which needs no likelihood values and so keeps working when the scores span
     hundreds of orders of magnitude. Stops when the largest change of ``theta`` is below ``tol``.
     """
     m = w.shape[0]
     n_pair = w + w.T
-    theta = np.zeros(m)
+    theta = _bt_log_ratio_start(w)
     for it in range(1, max_iter + 1):
         grad, prob = _bt_gradient(w, theta)
         curv = n_pair * prob * prob.T
@@ -91,8 +109,8 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         keep = np.arange(m) != ref
         lap = (np.diag(diag) - curv)[np.ix_(keep, keep)]
         scale = 1.0 / np.sqrt(np.maximum(np.diag(lap), 1e-300))
-        try:
-            y = np.linalg.solve(lap * scale[:, None] * scale[None, :], -grad[keep] * scale)
+        try:  # least squares: the Laplacian is numerically singular when groups of items lie far apart
+            y = np.linalg.lstsq(lap * scale[:, None] * scale[None, :], -grad[keep] * scale, rcond=None)[0]
         except np.linalg.LinAlgError:
             return theta, False, it
         step = np.zeros(m)
@@ -189,9 +207,14 @@ def bradley_terry(
     """
     w = _check_wins(wins)
     m = w.shape[0]
-    c = float(pseudo_count)
+    try:
+        c = float(pseudo_count)
+    except (TypeError, ValueError):
+        raise InputError(f"pseudo_count must be a finite non-negative number, got {pseudo_count!r}") from None
     if not np.isfinite(c) or c < 0:
         raise InputError(f"pseudo_count must be a finite non-negative number, got {pseudo_count!r}")
+    if method not in ("newton", "mm"):
+        raise InputError(f"method must be 'newton' or 'mm', got {method!r}")
     if m == 1:
         return np.zeros(1) if return_log else np.ones(1)
     if c > 0:
@@ -204,10 +227,8 @@ def bradley_terry(
         )
     if method == "newton":
         theta, ok, _ = _bt_newton(w, tol, 500 if max_iter is None else int(max_iter))
-    elif method == "mm":
-        theta, ok, _ = _bt_mm(w, tol, 100_000 if max_iter is None else int(max_iter))
     else:
-        raise InputError(f"method must be 'newton' or 'mm', got {method!r}")
+        theta, ok, _ = _bt_mm(w, tol, 100_000 if max_iter is None else int(max_iter))
     if not ok:
         raise SolverError(f"Bradley-Terry ({method}) did not converge; try pseudo_count > 0 or a larger max_iter")
     log_s = theta - logsumexp(theta)
@@ -252,8 +273,13 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
     p = np.asarray(p_values_opt, dtype=float)
     if p.ndim != 1 or p.size == 0 or np.any(~np.isfinite(p)) or p.min() < 0 or p.max() > 1:
         raise InputError("p_values_opt must be a non-empty 1-D array of p-values in [0, 1]")
-    if int(n_opt) < 1:
+    try:
+        n_opt_f = float(n_opt)
+    except (TypeError, ValueError):
+        n_opt_f = float("nan")
+    if not np.isfinite(n_opt_f) or n_opt_f != round(n_opt_f) or n_opt_f < 1:
         raise InputError(f"n_opt must be a positive integer, got {n_opt!r}")
+    n_opt = int(n_opt_f)
     n_p = float(n_p)
     if not np.isfinite(n_p) or n_p < 0:
         raise InputError(f"n_p (prior pseudo-count) must be >= 0, got {n_p!r}")
@@ -296,41 +322,61 @@ def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
+    """Eq. (13) as HiGHS's QP in residual form over a thin QR factor ``x = Q R``:
+    ``min ||r||^2 + tau sum(beta)  s.t.  r + R beta = Q^T v,  beta >= 0`` (the objective of Eq. (13) minus
+    the constant ``||v||^2 - ||Q^T v||^2``), with ``min(n, k)`` residuals and the Hessian ``2 I`` on ``r``.
+    The Gram form (Hessian ``2 x^T x`` on ``beta``) is smaller, but HiGHS 1.15's QP solver returned
+    non-optimal points marked optimal, or "unbounded", on rank-deficient 0/1 designs. The KKT conditions of
+    Eq. (13) are checked after the solve (:func:`_check_nnls_kkt`)."""
     import highspy
 
     from .highs_run import run_to_optimality
 
     k = x.shape[1]
-    gram = 2.0 * (x.T @ x)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    q, r_mat = np.linalg.qr(x, mode="reduced")  # r_mat: (d, k), d = min(n, k)
+    d = r_mat.shape[0]
+    inf = highspy.kHighsInf
+    target = q.T @ v
     lp = highspy.HighsLp()
-    lp.num_col_ = k
-    lp.num_row_ = 0
-    lp.col_cost_ = tau - 2.0 * (x.T @ v)
-    lp.col_lower_ = np.zeros(k)
-    lp.col_upper_ = np.full(k, highspy.kHighsInf)
+    lp.num_col_, lp.num_row_ = k + d, d
+    lp.col_cost_ = np.concatenate([np.full(k, tau), np.zeros(d)])
+    lp.col_lower_ = np.concatenate([np.zeros(k), np.full(d, -inf)])
+    lp.col_upper_ = np.full(k + d, inf)
+    lp.row_lower_ = target
+    lp.row_upper_ = target.copy()
+    a = np.hstack([r_mat, np.eye(d)])  # column-wise: beta columns, then the residuals' identity
+    nz = a != 0.0
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.num_col_ = k
-    lp.a_matrix_.num_row_ = 0
-    lp.a_matrix_.start_ = np.zeros(k + 1, dtype=np.int32)
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = k + d, d
+    lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(nz.sum(axis=0))]).astype(np.int32)
+    lp.a_matrix_.index_ = np.nonzero(nz.T)[1].astype(np.int32)
+    lp.a_matrix_.value_ = a.T[nz.T]
     hess = highspy.HighsHessian()
-    hess.dim_ = k
-    hess.format_ = highspy.HessianFormat.kTriangular  # lower triangle, column-wise
-    rows, cols = np.tril_indices(k)
-    order = np.lexsort((rows, cols))
-    rows, cols = rows[order], cols[order]
-    values = gram[rows, cols]
-    keep = values != 0.0
-    rows, cols, values = rows[keep], cols[keep], values[keep]
-    hess.start_ = np.searchsorted(cols, np.arange(k + 1)).astype(np.int32)
-    hess.index_ = rows.astype(np.int32)
-    hess.value_ = values
+    hess.dim_ = k + d
+    hess.format_ = highspy.HessianFormat.kTriangular  # lower triangle, column-wise: 2 on the residuals
+    hess.start_ = np.concatenate([np.zeros(k + 1), np.arange(1, d + 1)]).astype(np.int32)
+    hess.index_ = np.arange(k, k + d, dtype=np.int32)
+    hess.value_ = np.full(d, 2.0)
     model = highspy.HighsModel()
     model.lp_ = lp
     model.hessian_ = hess
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
     run_to_optimality(h, model, "non-negative Lasso QP")
-    return np.asarray(h.getSolution().col_value, dtype=float)
+    beta = np.maximum(np.asarray(h.getSolution().col_value[:k], dtype=float), 0.0)
+    _check_nnls_kkt(x, v, tau, beta)
+    return beta
+
+
+def _check_nnls_kkt(x: np.ndarray, v: np.ndarray, tau: float, beta: np.ndarray) -> None:
+    """Raise SolverError unless ``beta`` meets the KKT conditions of Eq. (13): with the gradient
+    ``g = 2 x^T (x beta - v) + tau``, ``min(beta_j, g_j) = 0`` for every ``j`` (``g_j >= 0``, and ``g_j = 0``
+    where ``beta_j > 0``), to ``1e-6 (1 + tau + max|2 x^T v|)``."""
+    g = 2.0 * (x.T @ (x @ beta - v)) + tau
+    residual = float(np.max(np.abs(np.minimum(beta, g)))) if beta.size else 0.0
+    tol = 1e-6 * (1.0 + tau + float(np.max(np.abs(2.0 * (x.T @ v)), initial=0.0)))
+    if residual > tol:
+        raise SolverError(f"non-negative Lasso QP: HiGHS's solution violates the KKT conditions by {residual:.2e}")
 
 
 def _nn_lad_lp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
@@ -351,7 +397,9 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
 
         minimise_{beta >= 0}  ||y - X beta||_2^2 + tau * sum(beta)
 
-    a convex QP (Hessian ``2 X^T X``) solved by HiGHS' QP solver. ``loss="absolute"`` replaces the
+    a convex QP solved by HiGHS' QP solver (in residual form over a thin QR factor of ``X``, whose Hessian
+    is ``2 I`` on the residuals: HiGHS 1.15 mis-solved the Gram form on rank-deficient 0/1 designs), and
+    its solution checked against the KKT conditions. ``loss="absolute"`` replaces the
     squared error by ``||y - X beta||_1`` (a robust LP variant, solved by HiGHS through
     ``scipy.optimize.linprog``).
 
@@ -377,7 +425,7 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
     InputError
         Shapes disagree, ``X`` has no rows, NaN, ``tau < 0`` or not finite, unknown ``loss``.
     SolverError
-        HiGHS fails.
+        HiGHS fails, or (squared loss) its solution violates the KKT conditions of Eq. (13).
     """
     x, v = _check_xy(X, y)
     try:
@@ -386,6 +434,8 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
         raise InputError(f"tau must be a non-negative number, got {tau!r}") from None
     if not np.isfinite(t) or t < 0:
         raise InputError(f"tau must be a finite non-negative number, got {tau!r}")
+    if loss not in ("squared", "absolute"):
+        raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
     if x.shape[1] == 0:
         return np.zeros(0)
     if loss == "squared":

@@ -5,6 +5,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from bilevel.certify import dag_depths, dagger, dagger_details, effective_leaves_and_nodes, fixed_sequence
+from bilevel.certify.dagger import topological_order
 from bilevel.errors import InputError
 
 
@@ -156,6 +157,8 @@ def test_bad_graphs():
         dagger([0.1, 0.2], [[], []], 1.0)
     with pytest.raises(InputError):
         dagger([], [], 0.1)
+    # an iterator of parent lists is read once, like a list
+    np.testing.assert_array_equal(topological_order(iter([[], [0]])), topological_order([[], [0]]))
     with pytest.raises(InputError, match=r"parents\[1\]"):
         dagger([0.01, 0.02], [[], 0], 0.1)
     with pytest.raises(InputError, match=r"parents\[1\]"):

@@ -96,6 +96,17 @@ def test_rgpt_counts_and_scores_proportional_to_inverse_p_values():
         rgpt_win_counts([0.2, 1.6], 10)
 
 
+def test_tied_groups_far_apart_and_huge_gaps_reach_the_exact_maximiser():
+    """RG-PT counts with n_p = 0 fit the model exactly (s proportional to 1 / p), so the maximiser is known
+    in closed form. Tied p-values form groups whose within-group draws swamp the curvature between the
+    groups; gaps of hundreds of log units need many Newton steps from theta = 0."""
+    for p in ([1e-30, 1e-30, 1.0, 1.0], [1e-30] * 3 + [1e-12] * 3 + [1e-3] * 2 + [1.0], [1e-300, 1.0],
+              [1e-300, 1e-150, 1e-150, 1.0]):
+        p = np.array(p)
+        log_s = bradley_terry(rgpt_win_counts(p, 50), return_log=True)
+        np.testing.assert_allclose(log_s - log_s[-1], np.log(p[-1]) - np.log(p), rtol=1e-9, atol=1e-6)
+
+
 def test_bradley_terry_bad_input():
     for bad in (np.zeros((2, 3)), np.zeros((0, 0)), np.array([[0, -1], [1, 0.0]]), np.array([[0, np.nan], [1, 0]])):
         with pytest.raises(InputError):
@@ -103,6 +114,14 @@ def test_bradley_terry_bad_input():
     with pytest.raises(InputError):
         bradley_terry(np.ones((2, 2)), pseudo_count=-1)
     np.testing.assert_allclose(bradley_terry(np.zeros((1, 1))), [1.0])
+    for kw in (dict(pseudo_count=None), dict(pseudo_count="a"), dict(method="bogus")):
+        with pytest.raises(InputError):
+            bradley_terry(np.zeros((1, 1)), **kw)
+    for n_opt in (float("nan"), 2.7, 0, "x"):
+        with pytest.raises(InputError, match="n_opt"):
+            rgpt_win_counts([0.1, 0.2], n_opt)
+    with pytest.raises(InputError, match="loss"):
+        nonnegative_lasso(np.zeros((3, 0)), np.ones(3), 0.1, loss="huber")
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -123,6 +142,35 @@ def test_nonnegative_lasso_matches_sklearn(seed):
         assert objective(beta) <= objective(ref) + 1e-7 * max(1.0, objective(ref))
         if np.linalg.matrix_rank(X) == k:  # strictly convex: unique minimiser
             np.testing.assert_allclose(beta, ref, atol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_nonnegative_lasso_on_rank_deficient_0_1_designs():
+    """0/1 designs as in RG-PT (losses of the candidates one level up), with dependent columns and with
+    more columns than rows: the objective is at most scikit-learn's and the KKT conditions hold."""
+    cases = [  # the first three made HiGHS's QP on the Gram matrix return a non-optimal point or "unbounded"
+        (np.array([[1, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1]], float), np.ones(4), 0.0),
+        (np.array([[0, 1, 0], [0, 0, 0], [0, 0, 1], [1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1]], float),
+         np.array([0, 0, 1, 0, 1, 1, 0], float), 0.1),
+        (np.array([[0.1, 0.9, 0.5, 0.3, 0.3]]), np.array([0.7]), 1.0),
+    ]
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        n, k = int(rng.integers(2, 25)), int(rng.integers(2, 30))
+        cases.append(((rng.random((n, k)) < 0.4).astype(float), (rng.random(n) < 0.4).astype(float),
+                      float(rng.choice([0.0, 0.1, 1.0]))))
+    for X, y, tau in cases:
+        beta = nonnegative_lasso(X, y, tau)
+        ref = Lasso(alpha=max(tau, 1e-12) / (2 * len(y)), positive=True, fit_intercept=False, tol=1e-12,
+                    max_iter=200_000).fit(X, y).coef_
+
+        def objective(b):
+            return np.sum((y - X @ b) ** 2) + tau * b.sum()
+
+        assert np.all(beta >= 0)
+        assert objective(beta) <= objective(ref) + 1e-7 * max(1.0, objective(ref))
+        g = 2 * X.T @ (X @ beta - y) + tau  # KKT: g >= 0, and g = 0 where beta > 0
+        assert g.min() >= -1e-5 and np.all(np.abs(g[beta > 0]) <= 1e-5)
 
 
 def test_nonnegative_lasso_tau_zero_is_nnls():

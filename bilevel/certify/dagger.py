@@ -55,6 +55,16 @@ from .procedures import check_delta, check_p_values
 __all__ = ["dagger", "dagger_details", "DaggerResult", "dag_depths", "effective_leaves_and_nodes", "topological_order"]
 
 
+def _listed(parents) -> tuple:
+    """``(parents as a list, its length)``, so that an iterator is read once; ``parents`` itself when it is
+    ``None`` or not iterable (then :func:`_normalise_parents` raises)."""
+    try:
+        plist = list(parents)
+    except TypeError:
+        return parents, 0
+    return plist, len(plist)
+
+
 def _normalise_parents(parents, n_nodes: int) -> list[np.ndarray]:
     if parents is None:
         raise InputError("parents must be a list with one list of parent indices per node")
@@ -88,7 +98,7 @@ def topological_order(parents) -> np.ndarray:
     Returns an int array of shape (N,). Raises ``InputError`` if the graph has a cycle (the message
     names nodes on or behind it) or an index is out of range.
     """
-    plist = _normalise_parents(parents, len(list(parents)) if parents is not None else 0)
+    plist = _normalise_parents(*_listed(parents))
     return _topological_order(plist)
 
 
@@ -131,7 +141,7 @@ def dag_depths(parents) -> np.ndarray:
 
     Raises ``InputError`` on a cycle or an out-of-range index.
     """
-    plist = _normalise_parents(parents, len(list(parents)) if parents is not None else 0)
+    plist = _normalise_parents(*_listed(parents))
     return _depths(plist, _topological_order(plist))
 
 
@@ -151,7 +161,7 @@ def effective_leaves_and_nodes(parents) -> tuple[np.ndarray, np.ndarray, np.ndar
     below node ``i``, ``m_eff[i]`` the effective number of nodes, ``is_leaf[i]`` whether ``i`` has no
     children. ``v`` sums to the number of leaves over the roots. Raises ``InputError`` on a cycle.
     """
-    plist = _normalise_parents(parents, len(list(parents)) if parents is not None else 0)
+    plist = _normalise_parents(*_listed(parents))
     return _effective(plist, _topological_order(plist))
 
 
