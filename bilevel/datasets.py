@@ -6,6 +6,7 @@ held out as the test set, then ``n_train`` training and ``n_val`` validation poi
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .validation import as_float_array
 
 #: Built-in data sets: name -> (file inside ``bilevel/data``, label column, value mapped to +1).
 BUILTIN = {
@@ -63,7 +65,11 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     if path.is_dir():
         raise InputError(f"data path {key!r} is a directory, not a CSV file")
     try:
-        frame = pd.read_csv(path)
+        with warnings.catch_warnings():  # surplus fields: pandas would drop them, or make an index of them
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, index_col=False)
+    except pd.errors.ParserWarning:
+        raise InputError(f"{key!r}: data rows have more fields than the header has column names") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(f"{key!r} is not a readable CSV file: {exc}".splitlines()[0]) from None
     if frame.shape[1] < 2:
@@ -168,12 +174,18 @@ def split_dataset(
     Shapes: ``X`` (n, p), ``y`` (n,) in {-1, +1}. Raises InputError when sizes are negative, the pool is too
     small, or a training / validation set would miss a class.
     """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    X = as_float_array(X, "X", "a numeric 2-D array (n, p)")
+    y = as_float_array(y, "y", "a 1-D array of the labels -1 and +1")
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
         raise InputError(f"X must be (n, p) and y (n,) with the same n; got X {X.shape}, y {y.shape}")
     if not np.isin(y, (-1.0, 1.0)).all():
         raise InputError("labels y must be -1 or +1")
+    if not np.isfinite(X).all():
+        rows = np.unique(np.nonzero(~np.isfinite(X))[0])
+        raise InputError(f"X contains NaN or inf (rows {rows[:5].tolist()}{' ...' if len(rows) > 5 else ''})")
+    for size_name, size in (("n_train", n_train), ("n_val", n_val), ("n_cal", n_cal)):
+        if size is not None and (isinstance(size, bool) or not isinstance(size, (int, np.integer))):
+            raise InputError(f"{size_name} must be an integer number of rows, got {size!r}")
     if not 0.0 <= test_fraction < 1.0:
         raise InputError(f"test_fraction must lie in [0, 1), got {test_fraction}")
     if n_train < 2 or n_val < 1:

@@ -13,10 +13,17 @@ _FORMATS = (".lp", ".mps")
 def write_model(model: pyo.ConcreteModel, path) -> Path:
     """Write ``model`` to ``path`` as CPLEX LP (``.lp``) or free MPS (``.mps``), chosen by suffix, with
     readable names (Pyomo's symbolic labels, e.g. ``w_bar(3)``, ``cs_beta_p(7)``). Parent folders are
-    created. Returns the path. Raises InputError for another suffix."""
+    created. Returns the path. Raises InputError for another suffix (the suffix's case does not matter), a
+    directory, or a parent folder that cannot be created."""
     path = Path(path)
-    if path.suffix.lower() not in _FORMATS:
+    suffix = path.suffix.lower()
+    if suffix not in _FORMATS:
         raise InputError(f"cannot tell the format of {str(path)!r}: use a .lp or .mps suffix")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.write(str(path), io_options={"symbolic_solver_labels": True})  # format from the suffix
+    if path.is_dir():
+        raise InputError(f"{str(path)!r} is a directory, not a file to write the model to")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the folder of {str(path)!r}: {exc}") from None
+    model.write(str(path), format=suffix[1:], io_options={"symbolic_solver_labels": True})
     return path

@@ -37,7 +37,7 @@ from pyomo.common.collections import ComponentMap
 from .errors import InputError
 from .solve import solve_model
 from .tune import LinearClassifier, tuning_options
-from .verify import Verification, verify_model
+from .verify import Verification, solution_w_bar, verify_model
 
 #: Built-in secondary criteria (see the module docstring).
 CRITERIA = ("sum_w_bar", "val_margin")
@@ -162,7 +162,7 @@ def optimistic_tie_range(
         info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
                            options=tuning_options(highs_options))
         out[sense] = TieSolution(
-            sense=sense, criterion_value=float(pyo.value(model.tie_criterion)), w_bar=_values(model.w_bar),
+            sense=sense, criterion_value=float(pyo.value(model.tie_criterion)), w_bar=solution_w_bar(model),
             w=_values(model.w), b=float(model.b.value), objective=float(pyo.value(model.validation_hinge.expr)),
             status=info.status, seconds=info.seconds, verification=verify_model(model, tolerance=verify_tolerance),
         )

@@ -14,7 +14,7 @@ from .optimistic import build_optimistic_model
 from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, set_lambda_bound
 from .solve import NoSolutionError, SolveInfo, solve_model
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
-from .verify import Verification, verify_model
+from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import kkt_start, start_at
 
 _LAMBDA_START = 1e3  # first bound on Eq. (25)'s lambda when epsilon > 0 (see tune)
@@ -25,19 +25,23 @@ class LinearClassifier:
     of the pessimistic bilevel tuning paper. Shared by every result that carries a hyperplane."""
 
     def decision_function(self, X) -> np.ndarray:
-        """``X @ w - b`` for X (n, p)."""
-        return np.asarray(X, dtype=float) @ self.w - self.b
+        """``X @ w - b`` (n,) for X (n, p). Raises InputError unless X is a finite (n, p) array, n >= 1."""
+        p = len(self.w)
+        X, _ = check_xy(X, np.ones(np.shape(X)[0] if np.ndim(X) else 0), "eval", p=p, both_classes=False)
+        return X @ self.w - self.b
 
     def predict(self, X) -> np.ndarray:
-        """Labels in {-1, +1} (ties to +1) for X (n, p)."""
+        """Labels (n,) in {-1, +1} (ties to +1) for X (n, p); errors as :meth:`decision_function`."""
         return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
 
     def errors(self, X, y) -> np.ndarray:
-        """Per-row 0-1 loss (n,) on X (n, p), y (n,)."""
-        return (self.predict(X) != np.asarray(y)).astype(float)
+        """Per-row 0-1 loss (n,) on X (n, p), y (n,) in {-1, +1}. Raises InputError for other shapes,
+        NaN/inf or labels other than -1 and +1 (e.g. 0/1 labels, which would count every -1 as wrong)."""
+        X, y = check_xy(X, y, "eval", p=len(self.w), both_classes=False)
+        return (self.predict(X) != y).astype(float)
 
     def accuracy(self, X, y) -> float:
-        """Fraction of rows of X (n, p) whose predicted label equals y (n,)."""
+        """Fraction of rows of X (n, p) whose predicted label equals y (n,); errors as :meth:`errors`."""
         return 1.0 - float(self.errors(X, y).mean())
 
 
@@ -150,7 +154,7 @@ def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, toleranc
     if not ver.verified:
         warnings.warn(f"{mode} solution failed verification: {'; '.join(ver.messages)}", RuntimeWarning, stacklevel=3)
     return TuneResult(
-        mode=mode, w_bar=_values(model.w_bar), w=_values(model.w), b=float(model.b.value),
+        mode=mode, w_bar=solution_w_bar(model), w=_values(model.w), b=float(model.b.value),
         objective=info.objective, status=info.status, best_bound=info.best_bound, gap=info.gap,
         solve_seconds=info.seconds, total_seconds=total_seconds, build_seconds=build_seconds, nodes=info.nodes,
         n_variables=info.n_variables, n_binaries=info.n_binaries, n_constraints=info.n_constraints,
@@ -321,6 +325,21 @@ def _recording(improve, calls: list):
     return wrapped
 
 
+def _check_optimistic(optimistic, X_t, y_t, X_v, y_v, w_bar_bounds) -> None:
+    """Raise InputError unless ``optimistic`` is an optimistic :class:`TuneResult` solved on these data and
+    ``w_bar`` bounds: its hyperplane defines ``V_f`` and its best bound is the floor of Proposition 1."""
+    if not isinstance(optimistic, TuneResult) or optimistic.mode != "optimistic":
+        raise InputError("optimistic must be the TuneResult of tune(..., mode='optimistic') on the same data")
+    info = optimistic.model.bilevel_info
+    lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
+    same = all(np.shape(a) == np.shape(b) and np.array_equal(a, b) for a, b in (
+        (info["X_train"], X_t), (info["y_train"], y_t), (info["X_val"], X_v), (info["y_val"], y_v),
+        (info["w_bar_lb"], lb), (info["w_bar_ub"], ub)))
+    if not same:
+        raise InputError("optimistic was solved on other data or other w_bar bounds; pass the optimistic "
+                         "result of the same training / validation sets and w_bar_bounds, or None")
+
+
 def _timed_start(model, warm_start: bool, **kw) -> tuple:
     """``(kkt_start(model, **kw) or None, seconds spent)``."""
     t0 = time.perf_counter()
@@ -407,6 +426,8 @@ def tune(
         with ``experiments/bench_milp.py`` (README).
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
+    optimistic : pessimistic only: the optimistic :class:`TuneResult` of the same data and ``w_bar_bounds``
+        (``None``: solved here); its hyperplane defines ``V_f`` and its best bound is the floor.
     lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*);
         max_lambda_bound, lambda_growth : the escalation above.
 
@@ -418,7 +439,7 @@ def tune(
     Raises
     ------
     InputError for bad input (shapes, NaN, one class, epsilon < 0, infeasible bounds, unknown mode or
-    flip); SolverError when HiGHS reports infeasible/unbounded or stops without any solution.
+    flip, an ``optimistic`` result of other data or bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution.
     """
     if replica not in ("optimal", "feasible"):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
@@ -451,6 +472,8 @@ def tune(
         optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
                           warm_start=warm_start, highs_options=highs_options, cutoff_restarts=cutoff_restarts,
                           **run_kw)
+    else:
+        _check_optimistic(optimistic, X_t, y_t, X_v, y_v, w_bar_bounds)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
     # With epsilon = 0 and a training-optimal replica the follower is a training optimum, which the
     # optimistic leader could have chosen: the optimistic best bound is a valid floor (Proposition 1). Its

@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from .datasets import load_dataset, split_dataset
+from .errors import InputError
 from .export import write_model
 from .tune import TuneResult, tune
+from .validation import check_epsilon
 
 
 def add_parser(sub) -> None:
@@ -79,6 +81,24 @@ def _fmt(v) -> str:
     return "[" + ", ".join(f"{x if abs(x) >= 5e-4 else 0.0:.3f}" for x in v) + "]"  # no "-0.000" from round-off
 
 
+def _test_accuracy(r: TuneResult, split) -> float | None:
+    """Test accuracy, or None when ``--test-fraction 0`` left no test rows."""
+    return r.accuracy(split.X_test, split.y_test) if len(split.y_test) else None
+
+
+def _check_outputs(args) -> Path:
+    """Check the output paths before any solve; return the JSON path. Raises InputError for a JSON path that
+    is a folder or an export folder that is a file."""
+    if args.export and Path(args.export).exists() and not Path(args.export).is_dir():
+        raise InputError(f"--export {args.export!r} is a file; give a folder for the .lp/.mps files")
+    json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
+    if json_path.is_dir():
+        raise InputError(f"the JSON result path {str(json_path)!r} is a folder; give a file name")
+    if json_path.parent.exists() and not json_path.parent.is_dir():
+        raise InputError(f"cannot write {str(json_path)!r}: {str(json_path.parent)!r} is a file")
+    return json_path
+
+
 def _report(name: str, r: TuneResult, split) -> list[str]:
     v = r.verification
     lines = [
@@ -91,7 +111,8 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
         f"  time        : solve {r.total_seconds:.2f} s, MIP start {r.start_seconds:.2f} s, build {r.build_seconds:.2f} s, "
         f"{r.nodes} nodes",
         f"  w_bar       : {_fmt(r.w_bar)}",
-        f"  accuracy    : validation {r.accuracy(split.X_val, split.y_val):.3f}   test {r.accuracy(split.X_test, split.y_test):.3f}",
+        f"  accuracy    : validation {r.accuracy(split.X_val, split.y_val):.3f}   test "
+        + ("- (no test rows)" if _test_accuracy(r, split) is None else f"{_test_accuracy(r, split):.3f}"),
     ]
     if r.restarts:
         lines.insert(4, f"  restarts    : {len(r.restarts)} around better incumbents (objective cutoffs "
@@ -111,6 +132,9 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
 
 
 def run(args) -> int:
+    json_path = _check_outputs(args)
+    if args.mode != "optimistic":
+        check_epsilon(args.epsilon)
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, args.n_train, args.n_val, test_fraction=args.test_fraction, seed=args.seed)
     kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
@@ -135,20 +159,17 @@ def run(args) -> int:
         "results": {
             name: {**r.to_dict(), "accuracy": {
                 "train": r.accuracy(split.X_train, split.y_train), "val": r.accuracy(split.X_val, split.y_val),
-                "test": r.accuracy(split.X_test, split.y_test)}}
+                "test": _test_accuracy(r, split)}}
             for name, r in results.items()
         },
     }
     if args.export:
         folder = Path(args.export)
-        for name, r in results.items():
-            for suffix in (".lp", ".mps"):
-                write_model(r.plain_model(), folder / f"{name}{suffix}")
+        models = {name: r.plain_model() for name, r in results.items()}
         if "pessimistic" in results and "optimistic" not in results:
-            for suffix in (".lp", ".mps"):
-                write_model(opt.plain_model(), folder / f"optimistic{suffix}")
-        print(f"exported    : {', '.join(sorted(str(p) for p in folder.glob('*.[lm][ps]*')))}")
-    json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
+            models["optimistic"] = opt.plain_model()
+        written = [write_model(m, folder / f"{name}{suffix}") for name, m in models.items() for suffix in (".lp", ".mps")]
+        print(f"exported    : {', '.join(sorted(str(p) for p in written))}")
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(out, indent=2, default=_json_default))
     print(f"result      : {json_path}")

@@ -10,14 +10,16 @@ from .errors import InputError
 def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Return ``X`` (n, p) and ``y`` (n,) as float64 after checking shapes, finiteness and labels in
     {-1, +1} (both present when ``both_classes``). Raises InputError otherwise."""
-    X = np.asarray(X, dtype=np.float64) if not _is_object(X) else _object_error(name)
-    y = np.asarray(y, dtype=np.float64)
+    X = as_float_array(X, f"X_{name}", "a numeric 2-D array (n, p)")
+    y = as_float_array(y, f"y_{name}", "a 1-D array of the labels -1 and +1")
     if X.ndim != 2:
         raise InputError(f"X_{name} must be a 2-D array (n, p); got shape {X.shape}")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise InputError(f"y_{name} must be 1-D with one label per row of X_{name}; got X {X.shape}, y {y.shape}")
     if X.shape[0] == 0:
         raise InputError(f"the {name} set is empty")
+    if X.shape[1] == 0:
+        raise InputError(f"X_{name} has no feature columns")
     if p is not None and X.shape[1] != p:
         raise InputError(f"X_{name} has {X.shape[1]} features but the training set has {p}")
     if not np.isfinite(X).all():
@@ -29,12 +31,15 @@ def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True) -
     return X, y
 
 
-def _is_object(X) -> bool:
-    return isinstance(X, np.ndarray) and X.dtype == object
-
-
-def _object_error(name):
-    raise InputError(f"X_{name} must be numeric")
+def as_float_array(values, name: str, what: str) -> np.ndarray:
+    """``values`` as a float64 array; InputError naming ``name`` when they are not numbers (strings, an
+    object array, ragged nested lists)."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        raise InputError(f"{name} must be {what}; got an array of Python objects")
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be {what}") from None
 
 
 def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
@@ -44,10 +49,12 @@ def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
         lb, ub = bounds
     except (TypeError, ValueError):
         raise InputError(f"w_bar_bounds must be a pair (lb, ub); got {bounds!r}") from None
-    lb = np.broadcast_to(np.asarray(lb, dtype=float), (p,)).copy() if np.ndim(lb) == 0 or len(np.ravel(lb)) == p else None
-    ub = np.broadcast_to(np.asarray(ub, dtype=float), (p,)).copy() if np.ndim(ub) == 0 or len(np.ravel(ub)) == p else None
-    if lb is None or ub is None:
-        raise InputError(f"w_bar bounds must be scalars or have one entry per feature ({p})")
+    lb = as_float_array(lb, "w_bar_lb", f"a number or one number per feature ({p})")
+    ub = as_float_array(ub, "w_bar_ub", f"a number or one number per feature ({p})")
+    if lb.shape not in ((), (p,)) or ub.shape not in ((), (p,)):
+        raise InputError(f"w_bar bounds must be scalars or have one entry per feature ({p}); got shapes "
+                         f"{lb.shape} and {ub.shape}")
+    lb, ub = np.broadcast_to(lb, (p,)).copy(), np.broadcast_to(ub, (p,)).copy()
     if not (np.isfinite(lb).all() and np.isfinite(ub).all()):
         raise InputError("w_bar bounds must be finite")
     if (lb < 0).any():

@@ -61,6 +61,15 @@ def _vals(var) -> np.ndarray:
     return np.array([var[k].value if var[k].value is not None else np.nan for k in var], dtype=float)
 
 
+def solution_w_bar(model: pyo.ConcreteModel) -> np.ndarray:
+    """The ``w_bar`` (p,) of the solution loaded in ``model``, clipped to its bounds
+    ``[w_bar_lb, w_bar_ub]`` (``model.bilevel_info``): HiGHS may return values outside them by its
+    feasibility tolerance, e.g. ``-1e-7`` for a zero box, which would leave the box ``[-w_bar, w_bar]`` of
+    the follower's LP empty."""
+    info = model.bilevel_info
+    return np.clip(_vals(model.w_bar), info["w_bar_lb"], info["w_bar_ub"])
+
+
 _FACE_SLACK = 1e-9  # relative slack on the follower's optimal value that defines its optimal face
 
 
@@ -83,7 +92,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     mean-hinge units. Returns a :class:`Verification`; never raises for a failed check (it is reported)."""
     info = model.bilevel_info
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
-    w_bar, w, b = _vals(model.w_bar), _vals(model.w), float(model.b.value)
+    w_bar, w, b = solution_w_bar(model), _vals(model.w), float(model.b.value)
     n_t = len(y_t)
     msgs = []
     train_min = hinge_lp(w_bar, (X_t, y_t))

@@ -68,6 +68,38 @@ def test_bad_input_one_line_exit_2(args, match, capsys):
     assert len(err.strip().splitlines()) == 1 and match in err and "Traceback" not in err
 
 
+def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, capsys, monkeypatch):
+    import bilevel.tune_cli as tune_cli
+
+    def no_solve(*a, **k):
+        raise AssertionError("solved before checking the arguments")
+    monkeypatch.setattr(tune_cli, "tune", no_solve)
+    (tmp_path / "afile").write_text("")
+    for args, match in ((["--epsilon", "-1"], "epsilon"), (["--json", str(tmp_path)], "is a folder"),
+                        (["--export", str(tmp_path / "afile")], "is a file"),
+                        (["--json", str(tmp_path / "afile" / "r.json")], "is a file")):
+        code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", *args])
+        err = capsys.readouterr().err
+        assert code == 2 and match in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_no_test_rows_gives_null_test_accuracy(tmp_path, capsys):
+    code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic",
+                 "--test-fraction", "0", "--json", str(tmp_path / "r.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and "no test rows" in out
+    text = (tmp_path / "r.json").read_text()
+    assert "NaN" not in text and json.loads(text)["results"]["optimistic"]["accuracy"]["test"] is None
+
+
+def test_export_lists_only_the_files_written(tmp_path, capsys):
+    (tmp_path / "pessimistic.lp").write_text("stale")
+    code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic",
+                 "--export", str(tmp_path)])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("exported"))
+    assert code == 0 and "optimistic.lp" in line and "optimistic.mps" in line and "pessimistic" not in line
+
+
 def test_highs_option_values_are_typed():
     from bilevel.tune_cli import _highs_option
 

@@ -40,6 +40,8 @@ def test_csv_with_label_column(tmp_path):
         ("a,b,y\n1,x,0\n3,4,1\n", "y", "numeric"),
         ("a,b,y\n1,2,0\n3,4,1\n", "z", "not found"),
         ("just one column\n1\n2\n", None, "CSV table"),
+        # one field more per row than names: pandas made the first field an index and shifted the rest
+        ("f1,f2,y\n" + "".join(f"{i},{i % 3},{(-1) ** i},{i % 2}\n" for i in range(6)), None, "more fields"),
     ],
 )
 def test_bad_csv(tmp_path, text, label, match):
@@ -92,6 +94,18 @@ def test_calibration_rows_do_not_enter_the_standardisation():
     every = bilevel.split_dataset(d.X, d.y, 8, 8, n_cal=None, seed=3)  # all remaining rows calibrate
     both = np.concatenate([every.train_index, every.val_index])
     np.testing.assert_allclose(every.mean, d.X[both].mean(axis=0))
+
+
+def test_split_refuses_nan_and_non_integer_sizes():
+    d = bilevel.load_dataset("cancer")
+    X = d.X.copy()
+    X[5, 2] = np.nan  # a NaN anywhere, test rows included, would spread through the standardisation
+    with pytest.raises(InputError, match="NaN"):
+        bilevel.split_dataset(X, d.y, 10, 10)
+    with pytest.raises(InputError, match="n_train must be an integer"):
+        bilevel.split_dataset(d.X, d.y, 10.5, 10)
+    with pytest.raises(InputError, match="X must be"):
+        bilevel.split_dataset(np.full(d.X.shape, "a"), d.y, 10, 10)
 
 
 def test_split_too_large():

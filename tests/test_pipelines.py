@@ -387,6 +387,21 @@ def test_cli_errors(tmp_path, capsys, monkeypatch):
         assert err.startswith("bilevel certify: error:") and "\n" not in err, err
 
 
+def test_cli_checks_alpha_delta_and_sizes_before_the_milps(capsys, monkeypatch):
+    import bilevel.certify.milp as milp
+
+    calls = []
+    monkeypatch.setattr(milp, "milp_candidates", lambda *a, **k: calls.append(1) or [])
+    for argv, match in ((["--alpha", "2"], "--alpha"), (["--delta", "0"], "--delta"),
+                        (["--n-train", "0"], "n_train"), (["--epsilons", ""], "empty")):
+        if match == "empty":  # an empty grid reaches milp_candidates, which must refuse it, not use defaults
+            monkeypatch.undo()
+        assert cli.main(["--data", "cancer", "--n-cal", "40", *argv]) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert match in err and "\n" not in err, err
+    assert calls == []
+
+
 def test_cli_registers_subcommand():
     parser = argparse.ArgumentParser(prog="bilevel")
     sub = parser.add_subparsers(dest="command")

@@ -164,11 +164,19 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
     (["--tie-criteria", "median"], "unknown tie criteria"),
     (["--jobs", "0"], "--jobs"),
     (["--time-limit", "0"], "time limit"),
+    (["--study", "limited", "--train-sizes", "1000"], "exceeds"),  # before any run, not as failed runs
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, match, capsys):
     code = main(["study", "--quick", "--out", str(tmp_path / "x"), "--no-progress", *args])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and match in err, err
+
+
+def test_out_that_is_a_file_is_refused(tmp_path, capsys):
+    (tmp_path / "f").write_text("")
+    code = main(["study", "--quick", "--out", str(tmp_path / "f"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "is a file" in err and len(err.strip().splitlines()) == 1
 
 
 def test_missing_experiments_folder_is_a_clear_error(tmp_path, monkeypatch):

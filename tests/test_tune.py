@@ -42,8 +42,16 @@ def test_export_round_trip(tmp_path, cancer, suffix, mode):
 
 def test_write_model_rejects_unknown_suffix(tmp_path):
     Xt, yt, Xv, yv = tiny_instance(0)
+    model = bilevel.build_optimistic_model(Xt, yt, Xv, yv)
     with pytest.raises(InputError, match=r"\.lp or \.mps"):
-        bilevel.write_model(bilevel.build_optimistic_model(Xt, yt, Xv, yv), tmp_path / "m.txt")
+        bilevel.write_model(model, tmp_path / "m.txt")
+    (tmp_path / "d.lp").mkdir()
+    with pytest.raises(InputError, match="directory"):
+        bilevel.write_model(model, tmp_path / "d.lp")
+    for upper, lower in ((".LP", ".lp"), (".MPS", ".mps")):  # the suffix's case does not matter
+        bilevel.write_model(model, tmp_path / f"m{upper}")
+        bilevel.write_model(model, tmp_path / f"n{lower}")
+        assert (tmp_path / f"m{upper}").read_text() == (tmp_path / f"n{lower}").read_text()
 
 
 def test_time_limit_is_honoured_and_never_claims_optimal(cancer):
@@ -97,6 +105,11 @@ def _tiny():
         (lambda a: {**a, "mode": "robust"}, "mode"),
         (lambda a: {**a, "flip": "some"}, "flip"),
         (lambda a: {**a, "flip": [99]}, "flip"),
+        (lambda a: {**a, "X_train": a["X_train"][:, :0], "X_val": a["X_val"][:, :0]}, "no feature columns"),
+        (lambda a: {**a, "X_train": a["X_train"].astype(str).astype(object)}, "X_train must be"),
+        (lambda a: {**a, "y_val": ["a"] * len(a["y_val"])}, "y_val must be"),
+        (lambda a: {**a, "X_train": [[1.0, 2.0], [3.0]]}, "X_train must be"),
+        (lambda a: {**a, "w_bar_bounds": (0.0, np.ones((2, 1)))}, "one entry per feature"),
     ],
 )
 def test_bad_input_gets_a_clear_message(change, match):
@@ -104,6 +117,47 @@ def test_bad_input_gets_a_clear_message(change, match):
     args = dict(X_train=Xt, y_train=yt, X_val=Xv, y_val=yv, mode="pessimistic")
     with pytest.raises(InputError, match=match):
         bilevel.tune(**change(args))
+
+
+def test_an_optimistic_result_of_other_bounds_or_data_is_refused():
+    """Its best bound is the floor of Proposition 1 and its hyperplane defines V_f: one from other bounds
+    made the pessimistic MILP return a wrong optimum marked optimal and verified."""
+    Xt, yt, Xv, yv = tiny_instance(2, 7, 5)
+    small = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 0.02))
+    with pytest.raises(InputError, match="other data or other w_bar bounds"):
+        bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", optimistic=small)
+    with pytest.raises(InputError, match="other data"):
+        bilevel.tune(Xt, yt, Xv[:-1], yv[:-1], mode="pessimistic", optimistic=bilevel.tune(Xt, yt, Xv, yv))
+    with pytest.raises(InputError, match="mode='optimistic'"):
+        bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", optimistic="not a result")
+    same = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 0.02))
+    assert bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", w_bar_bounds=(0.0, 0.02), optimistic=same).verified
+
+
+def test_w_bar_off_its_bounds_by_round_off_is_clipped_before_the_lps():
+    """HiGHS may return w_bar = -1e-7 for a zero box; the follower's box [-w_bar, w_bar] would be empty."""
+    from bilevel.verify import solution_w_bar
+
+    Xt, yt, Xv, yv = tiny_instance(0)
+    res = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 1.0))
+    model = res.model
+    model.w_bar[0].value = -1.3e-7
+    model.w_bar[1].value = 1.0 + 1e-7
+    np.testing.assert_array_equal(solution_w_bar(model), [0.0, 1.0])
+    bilevel.verify_model(model)  # solves its LPs at the clipped box instead of raising
+
+
+def test_evaluation_checks_its_input(cancer):
+    s = bilevel.split_dataset(cancer.X, cancer.y, 8, 8, seed=0)
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val)
+    assert res.accuracy(s.X_test, s.y_test) == pytest.approx(np.mean(np.where(s.X_test @ res.w - res.b >= 0, 1, -1) == s.y_test))
+    for X, y, match in ((s.X_test, s.y_test[:, None], "one label per row"),
+                        (s.X_test, (s.y_test > 0).astype(int), "labels -1 and \\+1"),
+                        (s.X_test, s.y_test[:1], "one label per row"),
+                        (np.where(np.arange(s.X_test.size).reshape(s.X_test.shape) == 0, np.nan, s.X_test), s.y_test, "NaN"),
+                        (s.X_test[:, :3], s.y_test, "features")):
+        with pytest.raises(InputError, match=match):
+            res.accuracy(X, y)
 
 
 # ------------------------------------------------------------------------------- lambda bound policy

@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..validation import check_open_unit
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify
 
@@ -156,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
     SolverError, which :func:`bilevel.cli.main` turns into one line on stderr and exit code 2 or 1."""
     if (args.losses is None) == (args.data is None):
         raise InputError("give exactly one of --losses PATH.csv or --data NAME")
+    check_open_unit(args.alpha, "--alpha (risk limit)")  # before the MILPs of --data run
+    check_open_unit(args.delta, "--delta (FWER/FDR level)")
     if args.data is not None:
         if args.aux is not None:
             raise InputError("--aux goes with --losses; with --data the MILPs provide the auxiliary costs")

@@ -64,12 +64,14 @@ def certify_from_data(args):
     the auxiliary cost ``||w_bar||_1`` (m,), and the candidate names. Test errors are kept on
     ``args._test_errors`` for the report. Only calibration rows enter the certificate."""
     data = load_dataset(args.data, label=args.label)
-    split = split_dataset(data.X, data.y, args.n_train or 10, args.n_val or 10, n_cal=args.n_cal,
+    split = split_dataset(data.X, data.y, 10 if args.n_train is None else args.n_train,
+                          10 if args.n_val is None else args.n_val, n_cal=args.n_cal,
                           seed=args.seed if args.seed is not None else 0)
     if len(split.y_cal) < 10:
         raise InputError(f"only {len(split.y_cal)} calibration rows: use a larger --n-cal or smaller train/val sets")
     cands = milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val,
-                            epsilons=args.epsilons or (0.0, 0.1, 0.2, 0.4), w_bar_ubs=args.w_bar_ubs or (0.25, 0.5, 1.0),
+                            epsilons=(0.0, 0.1, 0.2, 0.4) if args.epsilons is None else args.epsilons,
+                            w_bar_ubs=(0.25, 0.5, 1.0) if args.w_bar_ubs is None else args.w_bar_ubs,
                             time_limit=args.time_limit)
     losses = np.column_stack([c.errors(split.X_cal, split.y_cal) for c in cands])
     aux = np.array([float(np.sum(c.w_bar)) for c in cands])
