@@ -65,6 +65,12 @@ def run(args) -> int:
     if not sizes:
         raise InputError("no sizes left to regenerate (check --sizes, --max-size, --only-small)")
     datasets = [d.strip() for d in args.data.split(",") if d.strip()]
+    if not datasets:
+        raise InputError(f"--data names no data set; got {args.data!r} (built-in: {', '.join(library.DATASETS)})")
+    unknown = [d for d in datasets if d not in library.DATASETS]
+    if unknown:
+        raise InputError(f"--data: unknown data set {', '.join(unknown)}; the library is built from "
+                         f"{', '.join(library.DATASETS)}")
     specs = library.library_specs(sizes=sizes, datasets=datasets)
     if args.only:
         import fnmatch

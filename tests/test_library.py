@@ -306,6 +306,7 @@ def test_export_library_command_writes_files_and_manifest(tmp_path, capsys):
     (["--only", "nothing-*"], "no library instance"),
     (["--max-size", "3"], "no sizes left"),
     (["--data", "iris"], "data set"),
+    (["--data", ","], "names no data set"),
     (["--sizes", "5", "--mip-gap", "2"], "mip-gap"),
 ])
 def test_export_library_bad_input_is_one_line_exit_2(args, match, tmp_path, capsys):
