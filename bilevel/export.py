@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyomo.environ as pyo
+from pyomo.opt import guess_format
 
 from .errors import InputError
 
@@ -25,5 +26,6 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the folder of {str(path)!r}: {exc}") from None
-    model.write(str(path), format=suffix[1:], io_options={"symbolic_solver_labels": True})
+    fmt = guess_format(f"model{suffix}")  # what Pyomo infers from a lower-case suffix: cpxlp or mps
+    model.write(str(path), format=fmt, io_options={"symbolic_solver_labels": True})
     return path
