@@ -8,7 +8,7 @@ flip rule, replica, lambda bound, box bounds). For each instance the library wri
 ``<id>.mps``
     **fixed MPS** with short generated names (columns ``C0, C1, ...``, rows ``R0, R1, ...``, objective
     ``OBJ``; at most 8 characters, no spaces), every field in its fixed column and every number in at
-    most 12 characters (the fixed-MPS field width; about 10 significant digits, see :func:`mps_number`),
+    most 12 characters (the fixed-MPS field width; precision in :func:`mps_number`),
     integer columns between ``MARKER`` lines with explicit bounds, minimisation, no objective constant.
     HiGHS, SCIP and CBC read it (as fixed or free MPS); so should any MPS reader.
 ``<id>.lp``
@@ -207,8 +207,10 @@ def mps_number(value: float) -> str:
     """Format a finite float in at most 12 characters (the width of a fixed-MPS number field).
 
     Uses the shortest round-trip representation when it fits, otherwise the most significant digits that
-    fit (``%.Ng``, exponent without padding): at least 5 significant digits for any double, 10 for the
-    numbers in [1e-4, 1e4) of these models (relative round-off <= 5e-10 there). Raises InputError for inf / NaN."""
+    fit (``%.Ng``, exponent without padding): at least 5 significant digits for any double; 10 for
+    positive numbers in [0.1, 1e4) (relative round-off <= 5e-10), fewer for negative ones (the sign) and
+    below 0.1 (leading zeros), e.g. 8 for ``-0.0106...`` (1e-8). Measured over the committed instances:
+    relative round-off at most 1.0e-8 (cancer) and 7.8e-9 (diabetes). Raises InputError for inf / NaN."""
     v = float(value)
     if not math.isfinite(v):
         raise InputError(f"cannot write {v} in an MPS number field")

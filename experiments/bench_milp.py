@@ -109,6 +109,13 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int =
     return row
 
 
+def _num(r: dict, key: str, spec: str) -> str:
+    """``r[key]`` formatted by ``spec``; "-" when the row has no number there (a row without a textbook
+    solve: the key is absent in a fresh run and an empty cell in a re-read CSV)."""
+    v = r.get(key)
+    return format(v, spec) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else "-"
+
+
 def _speedup_text(r: dict) -> str:
     """The speed-up (b)/(a) of a row: exact when both proved optimality, a lower bound (">=") when only the
     package did (the textbook solve ran into the limit), "-" when the package did not finish."""
@@ -154,7 +161,7 @@ def _markdown(rows: list[dict], time_limit: float) -> tuple[str, float, int]:
         lines.append(
             f"| {r['data']} | {r['mode']} | {r['n']} | {r['seed']} | {r['pkg_status']} | {r['pkg_solve']:.2f} | "
             f"{r['pkg_build']:.3f} | {comp} | {r['pkg_write']:.3f} | {bw:.0%} | {r['pkg_nodes']} | {r['pkg_verified']} | "
-            f"{r.get('tb_status') or '-'} | {r.get('tb_solve', math.nan):.2f} | {r.get('tb_gap', math.nan):.1e} | "
+            f"{r.get('tb_status') or '-'} | {_num(r, 'tb_solve', '.2f')} | {_num(r, 'tb_gap', '.1e')} | "
             f"{_speedup_text(r)} | {r['obj_match']} |")
     lines += ["", "Per group: optimal of the seeds and median solve seconds (package pessimistic times exclude the",
               "optimistic solve that supplies `V_f` and the floor; `pkg_wall` in the CSV includes it).", "",

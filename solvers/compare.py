@@ -128,6 +128,10 @@ def main(argv=None) -> int:
     try:
         if args.time_limit is not None and not args.time_limit > 0:
             raise InputError(f"--time-limit must be positive; got {args.time_limit}")
+        if not 0 <= args.mip_gap < 1:
+            raise InputError(f"--mip-gap must lie in [0, 1); got {args.mip_gap}")
+        if not (args.rtol >= 0 and args.atol >= 0):
+            raise InputError(f"--rtol and --atol must be >= 0; got {args.rtol} and {args.atol}")
         records = compare(args.manifest, args.solver or ["highs"], formats, args.time_limit, args.mip_gap,
                           args.only, args.max_size, args.rtol, args.atol, args.solutions, args.check,
                           log=lambda r: print(f"  {r['instance']} {r['format']} {r['solver']}: {r['status']} "

@@ -273,3 +273,6 @@ def test_compare_bad_input_exit_2(capsys):
     assert compare.main([str(MANIFEST), "--only", "nothing"]) == 2
     assert compare.main([str(MANIFEST), "--solver", "gurobi"]) == 2
     assert compare.main([str(ROOT / "nope.csv")]) == 2
+    for flags in (["--mip-gap", "-1"], ["--mip-gap", "5"], ["--rtol", "-1"], ["--atol", "-0.1"]):
+        assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", *flags]) == 2, flags
+        assert flags[0] in capsys.readouterr().err

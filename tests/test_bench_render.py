@@ -1,0 +1,23 @@
+"""experiments/bench_milp.py --render: a bench.csv mixing rows with and without a textbook solve (e.g.
+``--no-textbook-above``, or concatenated runs) renders as the run itself wrote it."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from experiments import bench_milp  # noqa: E402
+
+HEADER = ("data,mode,n,seed,pkg_status,pkg_obj,pkg_gap,pkg_build,pkg_solve,pkg_start,pkg_write,pkg_compile,pkg_nodes,"
+          "pkg_verified,pkg_binaries,pkg_wall,lambda_bound,tb_status,tb_obj,tb_gap,tb_solve,tb_nodes,tb_verified,"
+          "tb_binaries,tb_build,race,speedup,both_optimal,obj_match")
+WITH_TEXTBOOK = "cancer,opt,5,0,optimal,0.0,0.0,0.0075,0.0022,0.0014,0.0047,0.0022,0,True,28,0.0188,,optimal,0.0,0.0,0.0285,1,True,56,0.0035,1,12.7,True,True"
+WITHOUT = "cancer,opt,10,0,optimal,0.0,0.0,0.0080,0.0031,0.0019,0.0059,0.0025,0,True,38,0.0197,,,,,,,,,,1,nan,False,"
+
+
+def test_render_of_rows_without_a_textbook_solve(tmp_path):
+    path = tmp_path / "bench.csv"
+    path.write_text("\n".join([HEADER, WITH_TEXTBOOK, WITHOUT]) + "\n")
+    text, geo, count = bench_milp._markdown(bench_milp._read_csv(path), 5.0)
+    row = next(line for line in text.splitlines() if line.startswith("| cancer | opt | 10 | 0 |"))
+    assert row.endswith("| - | - | - | - |  |")  # textbook status, time, gap, speed-up; no objective match
+    assert "| cancer | opt | 5 | 0 |" in text and "| 0.03 | 0.0e+00 | 12.7x | True |" in text
+    assert count == 1 and abs(geo - 12.7) < 1e-9
