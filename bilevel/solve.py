@@ -128,7 +128,9 @@ def solve_model(
     ----------
     time_limit : seconds of HiGHS run time (``None``: no limit). Honoured: a solve that stops early
         returns status ``"time_limit"`` and the incumbent, never ``"optimal"``.
-    mip_gap : relative MIP gap at which HiGHS stops (HiGHS default 1e-4; ``None`` keeps it).
+    mip_gap : relative MIP gap at which HiGHS stops (HiGHS default 1e-4; ``None`` keeps it). A solve that
+        stops at a larger ``mip_gap`` with its gap above HiGHS's default tolerances (relative 1e-4, absolute
+        1e-6) has status ``"gap_limit"``, not ``"optimal"`` (HiGHS reports both as optimal).
     threads : HiGHS threads, a non-negative int (``None`` or 0: HiGHS's default, half the cores). HiGHS
         1.15 searches a MILP's tree in parallel only with ``threads >= 2`` and the option
         ``parallel="on"`` (``options={"parallel": "on"}``). All solves of a process share HiGHS's global
@@ -225,6 +227,8 @@ def solve_model(
             if better:
                 bound = min(bound_override, objective) if cm.sense == pyo.minimize else max(bound_override, objective)
                 gap = abs(objective - bound) / abs(objective) if objective != 0 else (0.0 if bound == 0 else np.inf)
+        if status == "optimal" and not _proven(objective, bound):  # stopped at a mip_gap above the defaults
+            status = "gap_limit"
     else:
         bound, gap, nodes = objective, 0.0, 0
     return SolveInfo(
@@ -232,6 +236,13 @@ def solve_model(
         nodes=nodes, compile_seconds=cm.seconds, n_variables=len(cm.columns), n_binaries=cm.n_binaries,
         n_constraints=cm.n_rows, options=opts,
     )
+
+
+def _proven(objective: float, bound: float) -> bool:
+    """Whether ``bound`` proves ``objective`` optimal within HiGHS's default tolerances (``mip_abs_gap``
+    1e-6 or ``mip_rel_gap`` 1e-4; 1% slack for the objective recomputed from the loaded values)."""
+    gap = abs(objective - bound)
+    return gap <= 1.01e-6 or gap <= 1.01e-4 * abs(objective)
 
 
 _SCHEDULER_LOCK = threading.Lock()

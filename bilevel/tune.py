@@ -51,7 +51,8 @@ class TuneResult(LinearClassifier):
 
     Attributes: ``w_bar`` (p,) the tuned box; ``w`` (p,), ``b`` the follower's linear SVM
     (``f(x) = x^T w - b``); ``objective`` the mean validation hinge loss; ``status`` HiGHS's status
-    (``"optimal"``, ``"time_limit"``, ...); ``best_bound``, ``gap``; ``solve_seconds`` (HiGHS time of the
+    (``"optimal"`` only when proven within HiGHS's default tolerances, ``"gap_limit"`` when stopped at a
+    larger ``mip_gap``, ``"time_limit"``, ...); ``best_bound``, ``gap``; ``solve_seconds`` (HiGHS time of the
     final solve only), ``total_seconds`` (all solves: cutoff restarts, their rebuilds and lambda-bound
     retries; the solve time to quote), ``build_seconds``,
     ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
@@ -123,7 +124,8 @@ class TuneResult(LinearClassifier):
                                        info["replica"], objective_floor=None if floor is None else floor.lower)
 
     def to_dict(self) -> dict:
-        """JSON-serialisable summary (no model)."""
+        """JSON-serialisable summary (no model); numbers that are not finite (e.g. ``best_bound = -inf`` and
+        ``gap = inf`` when HiGHS stopped before any dual bound, ``lambda_max = inf``) become ``None``."""
         out = {
             "mode": self.mode, "status": self.status, "objective": self.objective, "best_bound": self.best_bound,
             "gap": self.gap, "solve_seconds": self.solve_seconds, "total_seconds": self.total_seconds,
@@ -138,9 +140,20 @@ class TuneResult(LinearClassifier):
                 epsilon=self.epsilon, replica=self.replica, flip_rule=self.flip_rule, flipped=self.flipped.tolist(),
                 w_hat=self.w_hat.tolist(), b_hat=self.b_hat, lambda_bound=self.lambda_bound,
                 lambda_history=self.lambda_history,
-                lambda_max=self.lambda_max if np.isfinite(self.lambda_max) else None,
+                lambda_max=self.lambda_max,
             )
-        return out
+        return _finite_or_none(out)
+
+
+def _finite_or_none(obj):
+    """``obj`` with every float that is inf or NaN, at any depth of dicts and lists, replaced by None."""
+    if isinstance(obj, dict):
+        return {k: _finite_or_none(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, np.ndarray)):
+        return [_finite_or_none(v) for v in (obj.tolist() if isinstance(obj, np.ndarray) else obj)]
+    if isinstance(obj, (float, np.floating)) and not np.isfinite(obj):
+        return None
+    return obj
 
 
 def _values(var) -> np.ndarray:
@@ -299,13 +312,14 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
             return model, replace(info, status="time_limit"), total + pre, restarts
         t0 = time.perf_counter()
         rebuilt = _rebuilt_around(rebuild, info.objective, _loaded(model))
+        new_search = searching(rebuilt[0]) if rebuilt is not None else None
+        total += time.perf_counter() - t0
+        if time_limit is not None and time_limit - total < 0.05:  # the rebuild used up the time left
+            return model, replace(info, status="time_limit"), total + pre, restarts
         if rebuilt is None:  # go on with the model in hand, from its incumbent, without restarts
             enabled, start = False, _loaded(model)
-            total += time.perf_counter() - t0
             continue
-        (model, start), reference = rebuilt, info.objective
-        search = searching(model)
-        total += time.perf_counter() - t0
+        (model, start), reference, search = rebuilt, info.objective, new_search
         restarts.append({"seconds": total, "cutoff": model.bilevel_info["objective_cutoff"]})
 
 
@@ -428,7 +442,11 @@ def tune(
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
     optimistic : pessimistic only: the optimistic :class:`TuneResult` of the same data and ``w_bar_bounds``
         (``None``: solved here); its hyperplane defines ``V_f`` and its best bound is the floor.
-    lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*);
+    lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*). The escalation
+        only reacts to a solution at the bound: a bound below ``lambda_max`` keeps only the followers with
+        ``lambda`` up to it, which can cut off the bilevel optimum without the solution touching the bound
+        (a verification note then says so when ``lambda_max`` is known), or make the MILP infeasible
+        (SolverError).
         max_lambda_bound, lambda_growth : the escalation above.
 
     Returns
@@ -553,6 +571,9 @@ def tune(
                          "(item 11 of bilevel.bigm), so no larger bound can improve it")
         else:
             notes.append("a larger lambda bound might allow a better objective (see lambda_history)")
+    elif np.isfinite(lambda_max) and bound < lambda_max and info.objective > floor + tolerance:
+        notes.append(f"lambda bound {bound:g} is below lambda_max {lambda_max:.6g}: followers with a larger lambda "
+                     "were not considered, so a larger bound might allow a better objective")
     return _result(
         "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),

@@ -171,7 +171,7 @@ def run(args) -> int:
         written = [write_model(m, folder / f"{name}{suffix}") for name, m in models.items() for suffix in (".lp", ".mps")]
         print(f"exported    : {', '.join(sorted(str(p) for p in written))}")
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(out, indent=2, default=_json_default))
+    json_path.write_text(json.dumps(out, indent=2, default=_json_default, allow_nan=False))
     print(f"result      : {json_path}")
     return 0 if all(r.verified for r in results.values()) else 1
 

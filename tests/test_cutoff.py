@@ -3,6 +3,7 @@ cutoff ranges against independent scipy LPs, the same optimum as the plain model
 instances), an enforced cutoff, HiGHS interrupted on request, and restarts that keep the answer and the
 time limit."""
 import importlib
+import time
 
 import numpy as np
 import pyomo.environ as pyo
@@ -253,3 +254,24 @@ def test_restarts_honour_the_time_limit(monkeypatch):
     assert res.total_seconds <= 1.5 + 0.5
     assert res.verified  # the incumbent is a true lower-level optimum
 
+
+
+def test_a_rebuild_that_uses_up_the_time_left_returns_the_incumbent(monkeypatch):
+    """The time left is checked after the rebuild too: a slow rebuild used to pass a negative time limit to
+    the next solve (InputError) instead of returning the incumbent as a time-limit result."""
+    s = _split("diabetes", 20, 0)
+    real, rebuilds = tune_module.build_optimistic_model, []
+
+    def slow(*a, objective_cutoff=None, **kw):
+        if objective_cutoff is not None:
+            rebuilds.append(objective_cutoff)
+            time.sleep(1.5)
+        return real(*a, objective_cutoff=objective_cutoff, **kw)
+
+    monkeypatch.setattr(tune_module, "build_optimistic_model", slow)
+    monkeypatch.setattr(tune_module, "_RESTART_AFTER", 0.0)
+    monkeypatch.setattr(tune_module, "_RESTART_RATIO", 0.999)
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=1.0)
+    assert len(rebuilds) == 1  # a restart was triggered, and its rebuild outlasted the limit
+    assert res.status == "time_limit" and res.verified
+    assert res.model.bilevel_info["objective_cutoff"] is None  # the model whose incumbent is loaded

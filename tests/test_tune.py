@@ -135,6 +135,32 @@ def test_an_optimistic_result_of_other_bounds_or_data_is_refused():
     assert bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", w_bar_bounds=(0.0, 0.02), optimistic=same).verified
 
 
+def test_a_solve_stopped_at_mip_gap_is_not_called_optimal():
+    """HiGHS reports "optimal" when it stops at mip_rel_gap; above its default tolerance that is not a
+    proof, so the status is "gap_limit" (diabetes 20/20 seed 1, pessimistic epsilon 0.2: open at 30 s)."""
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 20, 20, seed=1)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    opt = bilevel.tune(*args, time_limit=10)
+    res = bilevel.tune(*args, mode="pessimistic", epsilon=0.2, optimistic=opt, mip_gap=0.3)
+    gap = (res.objective - res.best_bound) / res.objective
+    assert 1e-4 < gap <= 0.3 + 1e-9
+    assert res.status == "gap_limit" and not res.optimal and res.verified
+
+
+def test_to_dict_has_no_infinite_numbers(tmp_path):
+    """Stopped before any dual bound: best_bound -inf and gap inf become null (strict JSON)."""
+    import json
+
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 20, 20, seed=1)
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=0.001)  # the MIP start only
+    assert res.status == "time_limit" and res.best_bound == -np.inf and res.gap == np.inf
+    out = res.to_dict()
+    json.dumps(out, allow_nan=False)
+    assert out["best_bound"] is None and out["gap"] is None and out["objective"] == res.objective
+
+
 def test_w_bar_off_its_bounds_by_round_off_is_clipped_before_the_lps():
     """HiGHS may return w_bar = -1e-7 for a zero box; the follower's box [-w_bar, w_bar] would be empty."""
     from bilevel.verify import solution_w_bar
