@@ -48,7 +48,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
 
     Raises
     ------
-    InputError (a ``ValueError``) when the file is missing or not a CSV table, the label column is missing,
+    InputError (a ``ValueError``) when the file is missing or not a CSV table (data rows with more fields
+    than the header names included), the label column is missing,
     the labels do not take exactly two values, or a feature is not numeric or not finite.
     """
     key = str(name_or_path)
@@ -171,8 +172,8 @@ def split_dataset(
     calibration rows stays independent of the candidates. A constant feature keeps scale 1. The same
     ``seed`` gives the same split.
 
-    Shapes: ``X`` (n, p), ``y`` (n,) in {-1, +1}. Raises InputError when sizes are negative, the pool is too
-    small, or a training / validation set would miss a class.
+    Shapes: ``X`` (n, p) finite, ``y`` (n,) in {-1, +1}. Raises InputError for non-numeric, NaN or inf
+    features, sizes that are not integers or negative, a pool too small, or a training set missing a class.
     """
     X = as_float_array(X, "X", "a numeric 2-D array (n, p)")
     y = as_float_array(y, "y", "a 1-D array of the labels -1 and +1")

@@ -13,7 +13,7 @@ from .errors import InputError, SolverError
 from .optimistic import build_optimistic_model
 from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, set_lambda_bound
 from .solve import NoSolutionError, SolveInfo, solve_model
-from .validation import check_epsilon, check_w_bar_bounds, check_xy
+from .validation import as_float_array, check_epsilon, check_w_bar_bounds, check_xy
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import kkt_start, start_at
 
@@ -26,8 +26,8 @@ class LinearClassifier:
 
     def decision_function(self, X) -> np.ndarray:
         """``X @ w - b`` (n,) for X (n, p). Raises InputError unless X is a finite (n, p) array, n >= 1."""
-        p = len(self.w)
-        X, _ = check_xy(X, np.ones(np.shape(X)[0] if np.ndim(X) else 0), "eval", p=p, both_classes=False)
+        X = as_float_array(X, "X_eval", "a numeric 2-D array (n, p)")
+        X, _ = check_xy(X, np.ones(X.shape[0] if X.ndim else 0), "eval", p=len(self.w), both_classes=False)
         return X @ self.w - self.b
 
     def predict(self, X) -> np.ndarray:
@@ -457,7 +457,8 @@ def tune(
     Raises
     ------
     InputError for bad input (shapes, NaN, one class, epsilon < 0, infeasible bounds, unknown mode or
-    flip, an ``optimistic`` result of other data or bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution.
+    flip, an ``optimistic`` result of other data or bounds); SolverError when HiGHS reports
+    infeasible/unbounded or stops without any solution.
     """
     if replica not in ("optimal", "feasible"):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
