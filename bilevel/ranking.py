@@ -321,16 +321,54 @@ def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
     return x, v
 
 
+_QP_ITERATION_LIMIT = 100_000  # HiGHS's active-set QP can cycle on degenerate 0/1 designs; then try the other form
+
+
 def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
-    """Eq. (13) as HiGHS's QP in residual form over a thin QR factor ``x = Q R``:
-    ``min ||r||^2 + tau sum(beta)  s.t.  r + R beta = Q^T v,  beta >= 0`` (the objective of Eq. (13) minus
-    the constant ``||v||^2 - ||Q^T v||^2``), with ``min(n, k)`` residuals and the Hessian ``2 I`` on ``r``.
-    The Gram form (Hessian ``2 x^T x`` on ``beta``) is smaller, but HiGHS 1.15's QP solver returned
-    non-optimal points marked optimal, or "unbounded", on rank-deficient 0/1 designs. The KKT conditions of
-    Eq. (13) are checked after the solve (:func:`_check_nnls_kkt`)."""
+    """Eq. (13) with HiGHS's QP solver. When ``tau >= 2 max_j x_j^T v`` the KKT conditions hold at
+    ``beta = 0``, which is returned without a solve. Otherwise the QP is solved in residual form over a thin
+    QR factor ``x = Q R`` (:func:`_residual_qp`) and, if that run fails or its point violates the KKT
+    conditions of Eq. (13) (:func:`_kkt_residual`), in Gram form (:func:`_gram_qp`). HiGHS 1.15 mis-solved
+    the Gram form on rank-deficient 0/1 designs (non-optimal points marked optimal, or "unbounded") and
+    cycled on the residual form of degenerate ones, so neither form alone is enough. Raises SolverError
+    when neither gives a point that meets the KKT conditions."""
+    if tau >= 2.0 * float(np.max(x.T @ v)):
+        return np.zeros(x.shape[1])
+    failures = []
+    for form in (_residual_qp, _gram_qp):
+        try:
+            beta = form(x, v, tau)
+        except SolverError as exc:
+            failures.append(f"{form.__name__.lstrip('_')}: {exc}")
+            continue
+        residual, tol = _kkt_residual(x, v, tau, beta)
+        if residual <= tol:
+            return beta
+        failures.append(f"{form.__name__.lstrip('_')}: KKT conditions violated by {residual:.2e}")
+    raise SolverError("non-negative Lasso QP: " + "; ".join(failures))
+
+
+def _run_qp(lp, hess, what: str) -> np.ndarray:
+    """Solve the QP ``(lp, hess)`` with HiGHS within ``_QP_ITERATION_LIMIT`` iterations; its column values."""
     import highspy
 
     from .highs_run import run_to_optimality
+
+    model = highspy.HighsModel()
+    model.lp_ = lp
+    model.hessian_ = hess
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("qp_iteration_limit", _QP_ITERATION_LIMIT)
+    run_to_optimality(h, model, what)
+    return np.asarray(h.getSolution().col_value, dtype=float)
+
+
+def _residual_qp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
+    """``min ||r||^2 + tau sum(beta)  s.t.  r + R beta = Q^T v,  beta >= 0`` over a thin QR factor
+    ``x = Q R``: Eq. (13) minus the constant ``||v||^2 - ||Q^T v||^2``, with ``min(n, k)`` residuals and the
+    Hessian ``2 I`` on ``r``. Returns ``beta`` (k,)."""
+    import highspy
 
     k = x.shape[1]
     q, r_mat = np.linalg.qr(x, mode="reduced")  # r_mat: (d, k), d = min(n, k)
@@ -357,26 +395,46 @@ def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     hess.start_ = np.concatenate([np.zeros(k + 1), np.arange(1, d + 1)]).astype(np.int32)
     hess.index_ = np.arange(k, k + d, dtype=np.int32)
     hess.value_ = np.full(d, 2.0)
-    model = highspy.HighsModel()
-    model.lp_ = lp
-    model.hessian_ = hess
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    run_to_optimality(h, model, "non-negative Lasso QP")
-    beta = np.maximum(np.asarray(h.getSolution().col_value[:k], dtype=float), 0.0)
-    _check_nnls_kkt(x, v, tau, beta)
-    return beta
+    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (residual form)")[:k], 0.0)
 
 
-def _check_nnls_kkt(x: np.ndarray, v: np.ndarray, tau: float, beta: np.ndarray) -> None:
-    """Raise SolverError unless ``beta`` meets the KKT conditions of Eq. (13): with the gradient
-    ``g = 2 x^T (x beta - v) + tau``, ``min(beta_j, g_j) = 0`` for every ``j`` (``g_j >= 0``, and ``g_j = 0``
-    where ``beta_j > 0``), to ``1e-6 (1 + tau + max|2 x^T v|)``."""
+def _gram_qp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
+    """``min beta^T (x^T x) beta + (tau - 2 x^T v)^T beta,  beta >= 0``: Eq. (13) minus ``||v||^2``, Hessian
+    ``2 x^T x``. Returns ``beta`` (k,)."""
+    import highspy
+
+    k = x.shape[1]
+    gram = 2.0 * (x.T @ x)
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = k, 0
+    lp.col_cost_ = tau - 2.0 * (x.T @ v)
+    lp.col_lower_ = np.zeros(k)
+    lp.col_upper_ = np.full(k, highspy.kHighsInf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = k, 0
+    lp.a_matrix_.start_ = np.zeros(k + 1, dtype=np.int32)
+    hess = highspy.HighsHessian()
+    hess.dim_ = k
+    hess.format_ = highspy.HessianFormat.kTriangular  # lower triangle, column-wise
+    rows, cols = np.tril_indices(k)
+    order = np.lexsort((rows, cols))
+    rows, cols = rows[order], cols[order]
+    values = gram[rows, cols]
+    keep = values != 0.0
+    rows, cols, values = rows[keep], cols[keep], values[keep]
+    hess.start_ = np.searchsorted(cols, np.arange(k + 1)).astype(np.int32)
+    hess.index_ = rows.astype(np.int32)
+    hess.value_ = values
+    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (Gram form)"), 0.0)
+
+
+def _kkt_residual(x: np.ndarray, v: np.ndarray, tau: float, beta: np.ndarray) -> tuple[float, float]:
+    """``(residual, tolerance)`` of the KKT conditions of Eq. (13) at ``beta``: with the gradient
+    ``g = 2 x^T (x beta - v) + tau``, the residual is ``max_j |min(beta_j, g_j)|`` (zero iff ``g >= 0``,
+    ``beta >= 0`` and ``g_j = 0`` where ``beta_j > 0``); the tolerance ``1e-6 (1 + tau + max|2 x^T v|)``."""
     g = 2.0 * (x.T @ (x @ beta - v)) + tau
     residual = float(np.max(np.abs(np.minimum(beta, g)))) if beta.size else 0.0
-    tol = 1e-6 * (1.0 + tau + float(np.max(np.abs(2.0 * (x.T @ v)), initial=0.0)))
-    if residual > tol:
-        raise SolverError(f"non-negative Lasso QP: HiGHS's solution violates the KKT conditions by {residual:.2e}")
+    return residual, 1e-6 * (1.0 + tau + float(np.max(np.abs(2.0 * (x.T @ v)), initial=0.0)))
 
 
 def _nn_lad_lp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
@@ -397,9 +455,9 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
 
         minimise_{beta >= 0}  ||y - X beta||_2^2 + tau * sum(beta)
 
-    a convex QP solved by HiGHS' QP solver (in residual form over a thin QR factor of ``X``, whose Hessian
-    is ``2 I`` on the residuals: HiGHS 1.15 mis-solved the Gram form on rank-deficient 0/1 designs), and
-    its solution checked against the KKT conditions. ``loss="absolute"`` replaces the
+    a convex QP solved by HiGHS' QP solver (in residual form over a thin QR factor of ``X``, then, if that
+    fails, in Gram form; see :func:`_nnls_qp_highs`), its solution checked against the KKT conditions.
+    ``loss="absolute"`` replaces the
     squared error by ``||y - X beta||_1`` (a robust LP variant, solved by HiGHS through
     ``scipy.optimize.linprog``).
 

@@ -173,6 +173,37 @@ def test_nonnegative_lasso_on_rank_deficient_0_1_designs():
         assert g.min() >= -1e-5 and np.all(np.abs(g[beta > 0]) <= 1e-5)
 
 
+DEGENERATE_ROWS = ["10111001010011110", "10101000011100000", "01010000100111010", "01011011101110001",
+                   "00110010001010110", "00100010010011101", "01100101011101100", "00100001000111100",
+                   "00000111111000110", "00001011111100000"]
+
+
+def test_nonnegative_lasso_degenerate_design_and_the_fallback_form(monkeypatch):
+    """tau = 2 max_j x_j^T y exactly: HiGHS's active-set QP cycled on the residual form (millions of
+    iterations); the KKT conditions already hold at beta = 0. And when one QP form fails, the other one is
+    used; when both fail, SolverError (never an unchecked answer)."""
+    import bilevel.ranking as ranking
+    from bilevel.errors import SolverError
+
+    X = np.array([[float(c) for c in row] for row in DEGENERATE_ROWS])
+    y = np.array([float(c) for c in "1100110111"])
+    tau = 2 * float(np.max(X.T @ y))
+    np.testing.assert_array_equal(nonnegative_lasso(X, y, tau), np.zeros(X.shape[1]))
+    with pytest.raises(SolverError):  # the residual form alone stops at the iteration limit
+        ranking._residual_qp(X, y, tau)
+    rng = np.random.default_rng(2)  # a full-rank design, which both forms solve
+    X, y, tau = rng.random((30, 6)), rng.random(30), 0.5
+    expected = nonnegative_lasso(X, y, tau)
+
+    def broken(*a):
+        raise SolverError("simulated")
+    monkeypatch.setattr(ranking, "_residual_qp", broken)
+    np.testing.assert_allclose(nonnegative_lasso(X, y, tau), expected, atol=1e-6)
+    monkeypatch.setattr(ranking, "_gram_qp", broken)
+    with pytest.raises(SolverError, match="simulated"):
+        nonnegative_lasso(X, y, tau)
+
+
 def test_nonnegative_lasso_tau_zero_is_nnls():
     rng = np.random.default_rng(3)
     X, y = rng.random((30, 5)), rng.standard_normal(30)
