@@ -5,7 +5,7 @@ from .export import write_model
 from .inner import hinge, hinge_lp
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model, flipped_set
-from .solve import NoSolutionError, SolveInfo, solve_model
+from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .ties import TieRange, optimistic_tie_range
 from .tune import TuneResult, tune
 from .verify import Verification, verify_model

@@ -37,6 +37,10 @@ class NoSolutionError(SolverError):
     """The solver stopped (time limit, interrupt, ...) before finding any feasible solution."""
 
 
+class InfeasibleModelError(SolverError):
+    """HiGHS proved the model infeasible."""
+
+
 @dataclass
 class SolveInfo:
     """What HiGHS reported. ``objective`` and ``best_bound`` are in the model's own objective units
@@ -167,7 +171,8 @@ def solve_model(
     Raises
     ------
     InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race`` or an option HiGHS rejects;
-    SolverError when HiGHS reports the model infeasible or unbounded, fails, or does not run it;
+    SolverError when HiGHS reports the model infeasible (InfeasibleModelError) or unbounded, fails, or does
+    not run it;
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
     """
     cm = compile_model(model)
@@ -204,7 +209,9 @@ def solve_model(
         raise SolverError("HiGHS did not run the model (it rejected an option at run time)")
     status = _STATUS.get(status_enum, h.modelStatusToString(status_enum))
     info = h.getInfo()
-    if status in ("infeasible", "unbounded", "unbounded_or_infeasible"):
+    if status == "infeasible":
+        raise InfeasibleModelError("HiGHS reports the model infeasible")
+    if status in ("unbounded", "unbounded_or_infeasible"):
         raise SolverError(f"HiGHS reports the model {status.replace('_', ' ')}")
     if status_enum in (highspy.HighsModelStatus.kSolveError, highspy.HighsModelStatus.kModelError,
                        highspy.HighsModelStatus.kLoadError, highspy.HighsModelStatus.kPresolveError,

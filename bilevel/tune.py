@@ -12,7 +12,7 @@ from .box_search import candidate_boxes, expected_evaluations, search_box
 from .errors import InputError, SolverError
 from .optimistic import build_optimistic_model
 from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, set_lambda_bound
-from .solve import NoSolutionError, SolveInfo, solve_model
+from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .validation import as_float_array, check_epsilon, check_w_bar_bounds, check_xy
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import kkt_start, start_at
@@ -445,8 +445,8 @@ def tune(
     lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*). The escalation
         only reacts to a solution at the bound: a bound below ``lambda_max`` keeps only the followers with
         ``lambda`` up to it, which can cut off the bilevel optimum without the solution touching the bound
-        (a verification note then says so when ``lambda_max`` is known), or make the MILP infeasible
-        (SolverError).
+        (a verification note then says so when ``lambda_max`` is known). A bound that makes the MILP
+        infeasible is multiplied by ``lambda_growth`` until it is feasible (up to ``max_lambda_bound``).
         max_lambda_bound, lambda_growth : the escalation above.
 
     Returns
@@ -503,12 +503,10 @@ def tune(
     if lambda_bound is None:
         lambda_bound = max_lambda_bound if degenerate else min(_LAMBDA_START, max_lambda_bound)
     bound, history = float(lambda_bound), [float(lambda_bound)]
-    model = build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
-                                    objective_floor=floor if floor > 0 else None)
-    build = time.perf_counter() - t0
     boxes = _start_boxes(optimistic, w_bar_bounds)
     start_kw = dict(w_bar=boxes[0], candidates=boxes[1:], stop_at=floor)
-    start, start_seconds = _timed_start(model, warm_start, **start_kw)
+    notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
+    start_seconds, infeasible_seconds = 0.0, 0.0
 
     def make_search(m):
         return _box_improver(m, boxes, floor, start_seconds / len(boxes)) if warm_start else {}
@@ -516,10 +514,24 @@ def tune(
     def rebuild(cutoff):
         return build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,
                                        objective_floor=floor if floor > 0 else None, objective_cutoff=cutoff)
-    # The pessimistic model is also rebuilt around its MIP start's value (item 10 of bilevel.bigm).
-    model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts, rebuild,
-                                                       start_floor=floor)
-    notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
+    while True:
+        model = rebuild(None)
+        build = time.perf_counter() - t0
+        start, seconds = _timed_start(model, warm_start, **start_kw)
+        start_seconds += seconds
+        try:  # the pessimistic model is also rebuilt around its MIP start's value (item 10 of bilevel.bigm)
+            model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts,
+                                                               rebuild, start_floor=floor)
+            break
+        except InfeasibleModelError:  # the bound leaves no follower: only a bound too small does that
+            if bound * lambda_growth > max_lambda_bound * (1 + 1e-12):
+                raise
+            infeasible_seconds += time.perf_counter() - t0
+            notes.append(f"the MILP with lambda bound {bound:g} is infeasible; re-solved with {bound * lambda_growth:g}")
+            bound *= lambda_growth
+            history.append(bound)
+            t0 = time.perf_counter()
+    total += infeasible_seconds
     ceiling = max_lambda_bound
     if degenerate and bound > _LAMBDA_START:  # started high: step down only if verification fails
         ver = verify_model(model, tolerance=tolerance)

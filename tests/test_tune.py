@@ -207,6 +207,22 @@ def test_epsilon_zero_starts_at_the_largest_lambda_bound_and_matches_the_escalat
     assert eps.lambda_history[0] == 1e3
 
 
+def test_a_lambda_bound_that_leaves_the_milp_infeasible_is_enlarged():
+    """diabetes 5/5 seed 1, epsilon 0.2: with lambda <= 0.1 no follower fits (HiGHS proves the MILP
+    infeasible); the bound grows by lambda_growth until the MILP is feasible, and the note says so. The
+    result is the optimum over followers with lambda <= 1, so never below the default run's."""
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 5, 5, seed=1)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    opt = bilevel.tune(*args)
+    kw = dict(mode="pessimistic", epsilon=0.2, optimistic=opt)
+    small = bilevel.tune(*args, **kw, lambda_bound=0.1)
+    default = bilevel.tune(*args, **kw)
+    assert small.lambda_history[:2] == [0.1, 1.0] and small.verified
+    assert any("lambda bound 0.1 is infeasible" in m for m in small.verification.messages)
+    assert small.objective >= default.objective - 1e-6
+
+
 def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer, monkeypatch):
     """A solution at the large starting bound that fails verification (ill-conditioning) is not returned:
     the bound is divided by lambda_growth and the model re-solved."""
