@@ -100,11 +100,16 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
     if bad:
         raise InputError(f"feature columns of {source!r} must be numeric; not numeric: {bad}")
     X = features.to_numpy(dtype=np.float64)
-    if not np.isfinite(X).all():
-        rows = np.unique(np.nonzero(~np.isfinite(X))[0])
-        raise InputError(f"features of {source!r} contain NaN or inf (rows {rows[:5].tolist()}{' ...' if len(rows) > 5 else ''})")
+    _check_finite(X, f"features of {source!r} contain")
     y = np.where(labels.to_numpy() == pos, 1.0, -1.0)
     return Dataset(X, y, [str(c) for c in features.columns])
+
+
+def _check_finite(X: np.ndarray, what: str) -> None:
+    """Raise InputError ``"<what> NaN or inf (rows [...])"`` naming the first five such rows of X (n, p)."""
+    if not np.isfinite(X).all():
+        rows = np.unique(np.nonzero(~np.isfinite(X))[0])
+        raise InputError(f"{what} NaN or inf (rows {rows[:5].tolist()}{' ...' if len(rows) > 5 else ''})")
 
 
 @dataclass
@@ -181,9 +186,7 @@ def split_dataset(
         raise InputError(f"X must be (n, p) and y (n,) with the same n; got X {X.shape}, y {y.shape}")
     if not np.isin(y, (-1.0, 1.0)).all():
         raise InputError("labels y must be -1 or +1")
-    if not np.isfinite(X).all():
-        rows = np.unique(np.nonzero(~np.isfinite(X))[0])
-        raise InputError(f"X contains NaN or inf (rows {rows[:5].tolist()}{' ...' if len(rows) > 5 else ''})")
+    _check_finite(X, "X contains")
     for size_name, size in (("n_train", n_train), ("n_val", n_val), ("n_cal", n_cal)):
         if size is not None and (isinstance(size, bool) or not isinstance(size, (int, np.integer))):
             raise InputError(f"{size_name} must be an integer number of rows, got {size!r}")

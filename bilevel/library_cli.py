@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import library
 from .errors import InputError
+from .validation import check_mip_gap
 
 
 def _int_list(text: str) -> list[int]:
@@ -55,8 +56,7 @@ def run(args) -> int:
     Raises InputError for bad options."""
     if args.time_limit is not None and not args.time_limit > 0:
         raise InputError(f"--time-limit must be positive seconds; got {args.time_limit}")
-    if not 0 <= args.mip_gap < 1:
-        raise InputError(f"--mip-gap must lie in [0, 1); got {args.mip_gap}")
+    check_mip_gap(args.mip_gap, "--mip-gap")
     sizes = list(args.sizes)
     if args.max_size is not None:
         sizes = [n for n in sizes if n <= args.max_size]

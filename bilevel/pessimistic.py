@@ -183,7 +183,9 @@ def build_pessimistic_model(
     if objective_cutoff is not None and not (np.isfinite(objective_cutoff) and objective_cutoff >= 0):
         raise InputError(f"objective_cutoff must be a finite mean hinge value >= 0; got {objective_cutoff}")
     least = hinge_lp(lb, (X_t, y_t)).value if replica == "optimal" else None
-    least_ub = hinge_lp(ub, (X_t, y_t)).value if replica == "optimal" and eps > 0 else None
+    least_ub = None  # v*(w_bar_ub), for lambda_max: the same LP as v*(w_bar_lb) when the box is fixed
+    if replica == "optimal" and eps > 0:
+        least_ub = least if np.array_equal(lb, ub) else hinge_lp(ub, (X_t, y_t)).value
     M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound, least_loss_bound=least, y_val=y_v,
                           cutoff=objective_cutoff, least_loss_ub=least_ub)
     n_t, n_v, n_f = len(y_t), len(y_v), len(Vf)

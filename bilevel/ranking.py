@@ -16,6 +16,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, logsumexp
 
 from .errors import InputError, SolverError
+from .validation import as_number
 
 __all__ = ["bradley_terry", "bradley_terry_log_likelihood", "rgpt_win_counts", "nonnegative_lasso"]
 
@@ -197,20 +198,18 @@ def bradley_terry(
     Raises
     ------
     InputError
-        ``wins`` not square, empty, negative or non-finite; ``pseudo_count < 0``; or **no finite
-        maximiser exists**. By Ford's (1957) condition a finite maximiser exists (and is unique up to
-        scale) iff the directed graph with an edge ``i -> j`` whenever ``wins[i, j] > 0`` is strongly
-        connected: otherwise some group of items never loses to the rest, and its scores run off to
-        infinity. The error names the problem and suggests ``pseudo_count > 0``.
+        ``wins`` not square, empty, negative or non-finite; ``pseudo_count`` not a number or ``< 0``; an
+        unknown ``method``; or **no finite maximiser exists**. By Ford's (1957) condition a finite
+        maximiser exists (and is unique up to scale) iff the directed graph with an edge ``i -> j``
+        whenever ``wins[i, j] > 0`` is strongly connected: otherwise some group of items never loses to the
+        rest, and its scores run off to infinity. The error names the problem and suggests
+        ``pseudo_count > 0``.
     SolverError
         The iteration did not converge within ``max_iter``.
     """
     w = _check_wins(wins)
     m = w.shape[0]
-    try:
-        c = float(pseudo_count)
-    except (TypeError, ValueError):
-        raise InputError(f"pseudo_count must be a finite non-negative number, got {pseudo_count!r}") from None
+    c = as_number(pseudo_count, "pseudo_count")
     if not np.isfinite(c) or c < 0:
         raise InputError(f"pseudo_count must be a finite non-negative number, got {pseudo_count!r}")
     if method not in ("newton", "mm"):
@@ -267,16 +266,13 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
     Raises
     ------
     InputError
-        Bad p-values, ``n_opt < 1``, ``n_p < 0``, ``eta`` of the wrong shape, outside [0, 1] or not
+        Bad p-values, ``n_opt`` not a positive integer, ``n_p < 0``, ``eta`` of the wrong shape, outside [0, 1] or not
         complementary, ``n_p > 0`` without ``eta``.
     """
     p = np.asarray(p_values_opt, dtype=float)
     if p.ndim != 1 or p.size == 0 or np.any(~np.isfinite(p)) or p.min() < 0 or p.max() > 1:
         raise InputError("p_values_opt must be a non-empty 1-D array of p-values in [0, 1]")
-    try:
-        n_opt_f = float(n_opt)
-    except (TypeError, ValueError):
-        n_opt_f = float("nan")
+    n_opt_f = as_number(n_opt, "n_opt")
     if not np.isfinite(n_opt_f) or n_opt_f != round(n_opt_f) or n_opt_f < 1:
         raise InputError(f"n_opt must be a positive integer, got {n_opt!r}")
     n_opt = int(n_opt_f)

@@ -17,6 +17,7 @@ import pyomo.environ as pyo
 from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
 
 from .errors import InputError, SolverError
+from .validation import check_mip_gap
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: "optimal",
@@ -182,9 +183,7 @@ def solve_model(
             raise InputError(f"time_limit must be positive seconds; got {time_limit}")
         opts["time_limit"] = float(time_limit)
     if mip_gap is not None:
-        if not 0 <= mip_gap < 1:
-            raise InputError(f"mip_gap must lie in [0, 1); got {mip_gap}")
-        opts["mip_rel_gap"] = float(mip_gap)
+        opts["mip_rel_gap"] = check_mip_gap(mip_gap)
     if threads is not None:
         if isinstance(threads, bool) or not (isinstance(threads, (int, np.integer)) and threads >= 0):
             raise InputError(f"threads must be a non-negative integer (0: HiGHS's choice); got {threads!r}")

@@ -13,7 +13,7 @@ from .errors import InputError, SolverError
 from .optimistic import build_optimistic_model
 from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, set_lambda_bound
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
-from .validation import as_float_array, check_epsilon, check_w_bar_bounds, check_xy
+from .validation import check_epsilon, check_features, check_w_bar_bounds, check_xy
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import kkt_start, start_at
 
@@ -26,9 +26,7 @@ class LinearClassifier:
 
     def decision_function(self, X) -> np.ndarray:
         """``X @ w - b`` (n,) for X (n, p). Raises InputError unless X is a finite (n, p) array, n >= 1."""
-        X = as_float_array(X, "X_eval", "a numeric 2-D array (n, p)")
-        X, _ = check_xy(X, np.ones(X.shape[0] if X.ndim else 0), "eval", p=len(self.w), both_classes=False)
-        return X @ self.w - self.b
+        return check_features(X, "eval", p=len(self.w)) @ self.w - self.b
 
     def predict(self, X) -> np.ndarray:
         """Labels (n,) in {-1, +1} (ties to +1) for X (n, p); errors as :meth:`decision_function`."""
@@ -339,13 +337,13 @@ def _recording(improve, calls: list):
     return wrapped
 
 
-def _check_optimistic(optimistic, X_t, y_t, X_v, y_v, w_bar_bounds) -> None:
+def _check_optimistic(optimistic, X_t, y_t, X_v, y_v, lb, ub) -> None:
     """Raise InputError unless ``optimistic`` is an optimistic :class:`TuneResult` solved on these data and
-    ``w_bar`` bounds: its hyperplane defines ``V_f`` and its best bound is the floor of Proposition 1."""
+    ``w_bar`` bounds ``lb``, ``ub`` (p,): its hyperplane defines ``V_f`` and its best bound is the floor of
+    Proposition 1."""
     if not isinstance(optimistic, TuneResult) or optimistic.mode != "optimistic":
         raise InputError("optimistic must be the TuneResult of tune(..., mode='optimistic') on the same data")
     info = optimistic.model.bilevel_info
-    lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
     same = all(np.shape(a) == np.shape(b) and np.array_equal(a, b) for a, b in (
         (info["X_train"], X_t), (info["y_train"], y_t), (info["X_val"], X_v), (info["y_val"], y_v),
         (info["w_bar_lb"], lb), (info["w_bar_ub"], ub)))
@@ -466,7 +464,7 @@ def tune(
         raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {mode!r}")
     X_t, y_t = check_xy(X_train, y_train, "train")
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
-    check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
+    lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
     eps = check_epsilon(epsilon)
     run_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
     solve_kw = dict(run_kw, options=tuning_options(highs_options))
@@ -492,7 +490,7 @@ def tune(
                           warm_start=warm_start, highs_options=highs_options, cutoff_restarts=cutoff_restarts,
                           **run_kw)
     else:
-        _check_optimistic(optimistic, X_t, y_t, X_v, y_v, w_bar_bounds)
+        _check_optimistic(optimistic, X_t, y_t, X_v, y_v, lb, ub)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
     # With epsilon = 0 and a training-optimal replica the follower is a training optimum, which the
     # optimistic leader could have chosen: the optimistic best bound is a valid floor (Proposition 1). Its

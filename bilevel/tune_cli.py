@@ -101,6 +101,7 @@ def _check_outputs(args) -> Path:
 
 def _report(name: str, r: TuneResult, split) -> list[str]:
     v = r.verification
+    test = _test_accuracy(r, split)
     lines = [
         f"== {name} MILP ({'Eq. 21' if r.mode == 'optimistic' else 'Eq. 25'})",
         f"  size        : {r.n_variables} variables, {r.n_binaries} binaries, {r.n_constraints} constraints"
@@ -112,7 +113,7 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
         f"{r.nodes} nodes",
         f"  w_bar       : {_fmt(r.w_bar)}",
         f"  accuracy    : validation {r.accuracy(split.X_val, split.y_val):.3f}   test "
-        + ("- (no test rows)" if _test_accuracy(r, split) is None else f"{_test_accuracy(r, split):.3f}"),
+        + ("- (no test rows)" if test is None else f"{test:.3f}"),
     ]
     if r.restarts:
         lines.insert(4, f"  restarts    : {len(r.restarts)} around better incumbents (objective cutoffs "

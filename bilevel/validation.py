@@ -8,14 +8,26 @@ from .errors import InputError
 
 
 def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``X`` (n, p) and ``y`` (n,) as float64 after checking shapes, finiteness and labels in
-    {-1, +1} (both present when ``both_classes``). Raises InputError otherwise."""
-    X = as_float_array(X, f"X_{name}", "a numeric 2-D array (n, p)")
+    """Return ``X`` (n, p) and ``y`` (n,) as float64 after checking ``X`` (:func:`check_features`), ``y``'s
+    shape and labels in {-1, +1} (both present when ``both_classes``). Raises InputError otherwise."""
+    X = check_features(X, name, p)
     y = as_float_array(y, f"y_{name}", "a 1-D array of the labels -1 and +1")
-    if X.ndim != 2:
-        raise InputError(f"X_{name} must be a 2-D array (n, p); got shape {X.shape}")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise InputError(f"y_{name} must be 1-D with one label per row of X_{name}; got X {X.shape}, y {y.shape}")
+    if not np.isfinite(y).all() or not np.isin(y, (-1.0, 1.0)).all():
+        raise InputError(f"y_{name} must contain only the labels -1 and +1")
+    if both_classes and len(np.unique(y)) < 2:
+        raise InputError(f"the {name} set has one class only (label {y[0]:+.0f}); both classes are needed")
+    return X, y
+
+
+def check_features(X, name: str, p: int | None = None) -> np.ndarray:
+    """Return the features ``X_<name>`` as a float64 (n, p) array after checking that they are numeric,
+    2-D, with at least one row and one column, ``p`` columns when ``p`` is given, and finite. Raises
+    InputError naming the problem otherwise."""
+    X = as_float_array(X, f"X_{name}", "a numeric 2-D array (n, p)")
+    if X.ndim != 2:
+        raise InputError(f"X_{name} must be a 2-D array (n, p); got shape {X.shape}")
     if X.shape[0] == 0:
         raise InputError(f"the {name} set is empty")
     if X.shape[1] == 0:
@@ -24,11 +36,26 @@ def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True) -
         raise InputError(f"X_{name} has {X.shape[1]} features but the training set has {p}")
     if not np.isfinite(X).all():
         raise InputError(f"X_{name} contains NaN or inf")
-    if not np.isfinite(y).all() or not np.isin(y, (-1.0, 1.0)).all():
-        raise InputError(f"y_{name} must contain only the labels -1 and +1")
-    if both_classes and len(np.unique(y)) < 2:
-        raise InputError(f"the {name} set has one class only (label {y[0]:+.0f}); both classes are needed")
-    return X, y
+    return X
+
+
+def as_number(value, name: str) -> float:
+    """``float(value)``; InputError naming ``name`` when ``value`` is not a number (a bool included)."""
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {value!r}") from None
+
+
+def check_mip_gap(value, name: str = "mip_gap") -> float:
+    """Return the relative MIP gap ``value`` as a float; InputError naming ``name`` unless it lies in
+    [0, 1)."""
+    gap = as_number(value, name)
+    if not 0 <= gap < 1:
+        raise InputError(f"{name} must lie in [0, 1); got {value}")
+    return gap
 
 
 def as_float_array(values, name: str, what: str) -> np.ndarray:

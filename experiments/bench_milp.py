@@ -58,8 +58,7 @@ def _compile_seconds(model) -> float:
 
 def _overhead(r: dict) -> float:
     """(build + compile + write) / solve of a row; compile counts 0 in CSVs written before it was measured."""
-    compile_s = r.get("pkg_compile")
-    compile_s = compile_s if isinstance(compile_s, (int, float)) and math.isfinite(compile_s) else 0.0
+    compile_s = r["pkg_compile"] if _is_number(r.get("pkg_compile")) else 0.0
     return (r["pkg_build"] + compile_s + r["pkg_write"]) / r["pkg_solve"]
 
 
@@ -109,18 +108,22 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int =
     return row
 
 
+def _is_number(v) -> bool:
+    """Whether a row value is a finite number: a row without a textbook solve has no ``tb_*`` key in a fresh
+    run and an empty cell (``""``) in a re-read CSV, and ``speedup`` NaN."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def _num(r: dict, key: str, spec: str) -> str:
-    """``r[key]`` formatted by ``spec``; "-" when the row has no number there (a row without a textbook
-    solve: the key is absent in a fresh run and an empty cell in a re-read CSV)."""
+    """``r[key]`` formatted by ``spec``; "-" when the row has no number there (:func:`_is_number`)."""
     v = r.get(key)
-    return format(v, spec) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else "-"
+    return format(v, spec) if _is_number(v) else "-"
 
 
 def _speedup_text(r: dict) -> str:
     """The speed-up (b)/(a) of a row: exact when both proved optimality, a lower bound (">=") when only the
     package did (the textbook solve ran into the limit), "-" when the package did not finish."""
-    speedup = r.get("speedup", math.nan)  # "" in a re-read CSV row without a textbook solve
-    if not isinstance(speedup, (int, float)) or not math.isfinite(speedup) or r["pkg_status"] != "optimal":
+    if not _is_number(r.get("speedup")) or r["pkg_status"] != "optimal":
         return "-"
     return f"{r['speedup']:.1f}x" if r["both_optimal"] else f">={r['speedup']:.1f}x"
 
@@ -156,11 +159,9 @@ def _markdown(rows: list[dict], time_limit: float) -> tuple[str, float, int]:
     ]
     for r in rows:
         bw = _overhead(r) if math.isfinite(r["pkg_build"]) else math.nan
-        comp = r.get("pkg_compile")
-        comp = f"{comp:.3f}" if isinstance(comp, (int, float)) and math.isfinite(comp) else "-"
         lines.append(
             f"| {r['data']} | {r['mode']} | {r['n']} | {r['seed']} | {r['pkg_status']} | {r['pkg_solve']:.2f} | "
-            f"{r['pkg_build']:.3f} | {comp} | {r['pkg_write']:.3f} | {bw:.0%} | {r['pkg_nodes']} | {r['pkg_verified']} | "
+            f"{r['pkg_build']:.3f} | {_num(r, 'pkg_compile', '.3f')} | {r['pkg_write']:.3f} | {bw:.0%} | {r['pkg_nodes']} | {r['pkg_verified']} | "
             f"{r.get('tb_status') or '-'} | {_num(r, 'tb_solve', '.2f')} | {_num(r, 'tb_gap', '.1e')} | "
             f"{_speedup_text(r)} | {r['obj_match']} |")
     lines += ["", "Per group: optimal of the seeds and median solve seconds (package pessimistic times exclude the",

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.library import read_manifest, select_rows
+from bilevel.validation import check_mip_gap
 
 from .common import RunResult, agreement, format_table, get_runner, write_solution_csv
 
@@ -128,8 +129,7 @@ def main(argv=None) -> int:
     try:
         if args.time_limit is not None and not args.time_limit > 0:
             raise InputError(f"--time-limit must be positive; got {args.time_limit}")
-        if not 0 <= args.mip_gap < 1:
-            raise InputError(f"--mip-gap must lie in [0, 1); got {args.mip_gap}")
+        check_mip_gap(args.mip_gap, "--mip-gap")
         if not (args.rtol >= 0 and args.atol >= 0):
             raise InputError(f"--rtol and --atol must be >= 0; got {args.rtol} and {args.atol}")
         records = compare(args.manifest, args.solver or ["highs"], formats, args.time_limit, args.mip_gap,

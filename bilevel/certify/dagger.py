@@ -55,23 +55,17 @@ from .procedures import check_delta, check_p_values
 __all__ = ["dagger", "dagger_details", "DaggerResult", "dag_depths", "effective_leaves_and_nodes", "topological_order"]
 
 
-def _listed(parents) -> tuple:
-    """``(parents as a list, its length)``, so that an iterator is read once; ``parents`` itself when it is
-    ``None`` or not iterable (then :func:`_normalise_parents` raises)."""
-    try:
-        plist = list(parents)
-    except TypeError:
-        return parents, 0
-    return plist, len(plist)
-
-
-def _normalise_parents(parents, n_nodes: int) -> list[np.ndarray]:
+def _normalise_parents(parents, n_nodes: int | None = None) -> list[np.ndarray]:
+    """Parent lists as sorted unique int arrays, after checking them; ``parents`` is read once (it may be an
+    iterator). ``n_nodes``: the number of p-values it must match (``None``: its own length)."""
     if parents is None:
         raise InputError("parents must be a list with one list of parent indices per node")
     try:
         parent_lists = list(parents)
     except TypeError:
         raise InputError("parents must be a list with one list of parent indices per node") from None
+    if n_nodes is None:
+        n_nodes = len(parent_lists)
     if len(parent_lists) != n_nodes:
         raise InputError(f"parents has {len(parent_lists)} entries but there are {n_nodes} p-values")
     out = []
@@ -98,7 +92,7 @@ def topological_order(parents) -> np.ndarray:
     Returns an int array of shape (N,). Raises ``InputError`` if the graph has a cycle (the message
     names nodes on or behind it) or an index is out of range.
     """
-    plist = _normalise_parents(*_listed(parents))
+    plist = _normalise_parents(parents)
     return _topological_order(plist)
 
 
@@ -141,7 +135,7 @@ def dag_depths(parents) -> np.ndarray:
 
     Raises ``InputError`` on a cycle or an out-of-range index.
     """
-    plist = _normalise_parents(*_listed(parents))
+    plist = _normalise_parents(parents)
     return _depths(plist, _topological_order(plist))
 
 
@@ -161,7 +155,7 @@ def effective_leaves_and_nodes(parents) -> tuple[np.ndarray, np.ndarray, np.ndar
     below node ``i``, ``m_eff[i]`` the effective number of nodes, ``is_leaf[i]`` whether ``i`` has no
     children. ``v`` sums to the number of leaves over the roots. Raises ``InputError`` on a cycle.
     """
-    plist = _normalise_parents(*_listed(parents))
+    plist = _normalise_parents(parents)
     return _effective(plist, _topological_order(plist))
 
 

@@ -45,6 +45,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from ..errors import InputError
 from ..ranking import bradley_terry, nonnegative_lasso, rgpt_win_counts
+from ..validation import as_number
 from .dagger import dagger_details
 from .losses import validate_aux, validate_losses
 from .p_values import p_values_from_losses, resolve_p_value_method
@@ -145,16 +146,6 @@ class CertificationResult:
 _LINKAGE_METHODS = ("single", "complete", "average", "weighted", "centroid", "median", "ward")
 
 
-def _number(value, name: str) -> float:
-    """``float(value)``; InputError naming ``name`` when ``value`` is not a number."""
-    if isinstance(value, bool):
-        raise InputError(f"{name} must be a number, got {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
-
-
 def _prepare(losses, alpha) -> tuple[np.ndarray, np.ndarray]:
     arr = validate_losses(losses)
     if arr.ndim == 2:
@@ -204,7 +195,7 @@ def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple
 
     Raises ``InputError`` when ``opt_fraction`` is not in (0, 1) or either part would be empty.
     """
-    f = _number(opt_fraction, "opt_fraction")
+    f = as_number(opt_fraction, "opt_fraction")
     if not np.isfinite(f) or not 0.0 < f < 1.0:
         raise InputError(f"opt_fraction must lie strictly between 0 and 1, got {opt_fraction!r}")
     n_opt = int(round(f * n_cal))
@@ -497,15 +488,15 @@ def rg_pt(
     if orphans not in ("best", "root"):
         raise InputError(f"orphans must be 'best' or 'root', got {orphans!r}")
     if n_levels is not None:
-        n_lev_f = _number(n_levels, "n_levels")
+        n_lev_f = as_number(n_levels, "n_levels")
         if not np.isfinite(n_lev_f) or n_lev_f != round(n_lev_f) or n_lev_f < 1:
             raise InputError(f"n_levels must be a positive integer, got {n_levels!r}")
     if cluster_method not in _LINKAGE_METHODS:
         raise InputError(f"cluster_method must be one of {', '.join(_LINKAGE_METHODS)}; got {cluster_method!r}")
-    tau_f = _number(tau, "tau")
+    tau_f = as_number(tau, "tau")
     if not np.isfinite(tau_f) or tau_f < 0:
         raise InputError(f"tau must be a finite non-negative number, got {tau!r}")
-    n_p_f = _number(n_p, "n_p (prior pseudo-count)")
+    n_p_f = as_number(n_p, "n_p (prior pseudo-count)")
     if not np.isfinite(n_p_f) or n_p_f < 0:
         raise InputError(f"n_p (prior pseudo-count) must be >= 0, got {n_p!r}")
     if n_p_f > 0 and eta is None:
