@@ -15,7 +15,7 @@ from .pessimistic import at_lambda_bound, build_pessimistic_model, flipped_set, 
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .validation import check_epsilon, check_features, check_w_bar_bounds, check_xy
 from .verify import Verification, solution_w_bar, verify_model
-from .warmstart import kkt_start, start_at
+from .warmstart import kkt_start, queued_start, start_pairs
 
 _LAMBDA_START = 1e3  # first bound on Eq. (25)'s lambda when epsilon > 0 (see tune)
 
@@ -211,7 +211,7 @@ _SEARCH_SHARE = 3.0  # ... and this many times its estimated cost, so it adds at
 def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> dict:
     """The ``improve`` hook of :func:`bilevel.solve_model` for a tuning MILP: :func:`bilevel.box_search.search_box`
     from ``boxes`` and the hinge-minimiser boxes, each evaluated by the MIP start's LPs at that box
-    (:func:`bilevel.warmstart.start_at`), stopping at ``max(floor, HiGHS's dual bound)``; the hook returns
+    (:func:`bilevel.warmstart.queued_start`), stopping at ``max(floor, HiGHS's dual bound)``; the hook returns
     the best start if it beats HiGHS's incumbent. Returns the keyword arguments ``improve`` (the hook) and
     ``improve_after`` of :func:`bilevel.solve_model`: the hook runs after
     ``max(_SEARCH_AFTER, _SEARCH_SHARE * estimated search time)`` seconds, estimated from the time of one
@@ -223,7 +223,7 @@ def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> dict
 
     def evaluate(w_bar):
         try:
-            out = start_at(model, w_bar)
+            out = queued_start(model, w_bar)
         except SolverError:  # an LP that fails at one box only removes that box from the search
             return None
         return None if out is None else (out[1], out[0])
@@ -233,7 +233,7 @@ def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> dict
                                                info["w_bar_ub"])]
         found = search_box(evaluate, boxes_all, info["w_bar_lb"], info["w_bar_ub"], floor=max(floor, dual_bound),
                            deadline=deadline)
-        return found.payload if found.objective < incumbent - 1e-9 else None
+        return start_pairs(found.payload) if found.objective < incumbent - 1e-9 else None
 
     return {"improve": improve, "improve_after": after}
 

@@ -26,8 +26,20 @@ _TIE = 1e-10  # slack on the follower's optimum in the tie-breaking LP
 
 
 def _assign(values: list, var, array) -> None:
-    for k, idx in enumerate(var):
-        values.append((var[idx], float(array[k])))
+    """Queue ``array`` as the values of the indexed variable ``var`` (in its index order); :func:`start_pairs`
+    expands the queue, so that the boxes a search discards never touch Pyomo's variables."""
+    values.append((var, np.array(array, dtype=float)))
+
+
+def start_pairs(values: list) -> list:
+    """The ``(VarData, value)`` pairs of a queue of ``(indexed variable, array)`` and ``(VarData, value)``."""
+    out = []
+    for var, value in values:
+        if var.is_indexed():
+            out.extend(zip(var.values(), value.tolist()))
+        else:
+            out.append((var, float(value)))
+    return out
 
 
 def _binaries(values: list, m, name: str, p_sides: list, q: np.ndarray) -> None:
@@ -85,12 +97,12 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
     lb, ub = (np.asarray(info[k], dtype=float) for k in ("w_bar_lb", "w_bar_ub"))
     best, best_obj = None, np.inf
     for box in [ub if w_bar is None else w_bar, *candidates]:
-        start = start_at(model, np.clip(np.asarray(box, dtype=float), lb, ub))
+        start = queued_start(model, np.clip(np.asarray(box, dtype=float), lb, ub))
         if start is not None and start[1] < best_obj:
             best, best_obj = start
             if best_obj <= stop_at + _TOL:
                 break
-    return best
+    return None if best is None else start_pairs(best)
 
 
 def start_at(model: pyo.ConcreteModel, w_bar: np.ndarray):
@@ -98,6 +110,13 @@ def start_at(model: pyo.ConcreteModel, w_bar: np.ndarray):
     Eq. (25) of the pessimistic bilevel tuning paper at that box, as ``(values, outer objective)`` (values:
     ``(VarData, value)`` pairs; the objective in mean-validation-hinge units), or ``None`` when the point
     does not fit the model (``lambda`` above its bound). Raises SolverError when one of its LPs fails."""
+    start = queued_start(model, w_bar)
+    return None if start is None else (start_pairs(start[0]), start[1])
+
+
+def queued_start(model: pyo.ConcreteModel, w_bar: np.ndarray):
+    """:func:`start_at` with the values still queued (expand them with :func:`start_pairs`): what a search over
+    boxes evaluates, paying for Pyomo's variables only at the box it keeps."""
     info = model.bilevel_info
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
     values: list = []

@@ -144,14 +144,14 @@ def test_an_lp_failure_at_one_box_only_drops_that_box(monkeypatch):
     tune_module = importlib.import_module("bilevel.tune")
     Xt, yt, Xv, yv = tiny_instance(0, 10, 8)
     model = bilevel.build_optimistic_model(Xt, yt, Xv, yv)
-    real = tune_module.start_at
+    real = tune_module.queued_start
 
     def flaky(m, w_bar):
         if w_bar[0] > 0.9:  # every box with a wide first coordinate fails
             raise SolverError("hinge LP failed: HiGHS reports Infeasible")
         return real(m, w_bar)
 
-    monkeypatch.setattr(tune_module, "start_at", flaky)
+    monkeypatch.setattr(tune_module, "queued_start", flaky)
     improve = _box_improver(model, [np.ones(2)], 0.0, 1e-3)["improve"]
     pairs = improve(np.inf, -np.inf, None)
     assert pairs is not None

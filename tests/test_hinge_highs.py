@@ -1,7 +1,11 @@
 """The highspy hinge LP (used by the MIP starts) against scipy's linprog and LP duality."""
+import threading
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
+from bilevel import hinge_highs
 from bilevel.errors import SolverError
 from bilevel.hinge_highs import hinge_lp_highs
 from bilevel.inner import hinge, hinge_lp
@@ -67,3 +71,69 @@ def test_infeasible_budget_raises():
     least = hinge_lp(w_bar, (Xc, yc)).value
     with pytest.raises(SolverError, match="hinge LP"):
         hinge_lp_highs(w_bar, (X, y), [(Xc, yc, least - 0.05)])
+
+
+def _fresh(w_bar, objective, constraints=()):
+    """The LP on a HiGHS object of its own: the cache emptied first."""
+    hinge_highs._LOCAL.lps = OrderedDict()
+    return hinge_lp_highs(w_bar, objective, constraints)
+
+
+def _same(a, b) -> bool:
+    return (a.value == b.value and np.array_equal(a.w, b.w) and a.b == b.b
+            and all(np.array_equal(x, y) for x, y in zip(a.hinge_duals, b.hinge_duals))
+            and np.array_equal(a.budget_duals, b.budget_duals) and np.array_equal(a.mu_plus, b.mu_plus)
+            and np.array_equal(a.mu_minus, b.mu_minus))
+
+
+def test_cached_lp_with_new_boxes_and_budgets_answers_as_a_fresh_one():
+    """The second and later calls on the same data re-use a loaded HiGHS object (new bounds, solver state
+    cleared). Their answers must be those of a fresh object, bit for bit, whatever came before: other
+    boxes, other budgets, an infeasible budget, another data set. And they must still solve the LP
+    (scipy's value)."""
+    rng = np.random.default_rng(5)
+    (X, y), (Xc, yc), (Xo, yo) = _blocks(rng, 3)
+    calls = []
+    for k in range(40):
+        w_bar = rng.uniform(0.0, 1.0, size=4) * rng.choice([0.1, 1.0, 3.0])
+        if k % 5 == 0:
+            w_bar[rng.integers(4)] = 0.0
+        least = hinge_lp(w_bar, (Xc, yc)).value
+        calls += [(w_bar, (Xc, yc), ()), (w_bar, (X, y), [(Xc, yc, least * rng.choice([1.0, 1.3]) + 1e-9)]),
+                  (w_bar, (X, y), [(Xc, yc, least - 0.05)]), (w_bar, (Xo, yo), ())]
+    hinge_highs._LOCAL.lps = OrderedDict()
+    n_checked = 0
+    for w_bar, objective, constraints in calls:
+        infeasible = bool(constraints) and constraints[0][2] < hinge_lp(w_bar, constraints[0][:2]).value - 1e-12
+        if infeasible:
+            with pytest.raises(SolverError, match="hinge LP"):
+                hinge_lp_highs(w_bar, objective, constraints)
+            continue
+        cached = hinge_lp_highs(w_bar, objective, constraints)
+        assert cached.value == pytest.approx(hinge_lp(w_bar, objective, constraints).value, abs=1e-8)
+        lps = hinge_highs._LOCAL.lps
+        assert _same(cached, _fresh(w_bar, objective, constraints))
+        hinge_highs._LOCAL.lps = lps  # keep the cache history of the sequence
+        n_checked += 1
+    assert n_checked >= 100
+
+
+def test_each_thread_has_its_own_loaded_lps():
+    """HiGHS objects are not thread-safe: two threads solving the same data at once (as raced MILP runs
+    searching boxes do) must each get the right answer."""
+    rng = np.random.default_rng(8)
+    (X, y), = _blocks(rng, 1)
+    boxes = [rng.uniform(0.0, 1.0, size=4) for _ in range(60)]
+    expected = [hinge_lp(w, (X, y)).value for w in boxes]
+    results = {}
+
+    def work(k):
+        results[k] = [hinge_lp_highs(w, (X, y)).value for w in boxes]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(2):
+        assert results[k] == pytest.approx(expected, abs=1e-8)
