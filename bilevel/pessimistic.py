@@ -168,20 +168,12 @@ def build_pessimistic_model(
     ``flipped`` set, ``lambda_bound <= 0``, or an ``objective_cutoff`` that is negative or below every
     achievable validation hinge (InfeasibleCutoff).
     """
-    X_t, y_t = check_xy(X_train, y_train, "train")
-    p = X_t.shape[1]
-    X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
-    lb, ub = check_w_bar_bounds(w_bar_bounds, p)
-    eps = check_epsilon(epsilon)
-    if not (np.isfinite(lambda_bound) and lambda_bound > 0):
-        raise InputError(f"lambda_bound must be a positive number; got {lambda_bound}")
-    Vf = np.unique(np.asarray(flipped, dtype=int))
-    if len(Vf) == 0 or Vf.min() < 0 or Vf.max() >= len(y_v):
-        raise InputError(f"the flipped set V_f must be a non-empty subset of 0..{len(y_v) - 1}")
-    if replica not in ("optimal", "feasible"):
-        raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
+    info = pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon, w_bar_bounds, lambda_bound, replica)
     if objective_cutoff is not None and not (np.isfinite(objective_cutoff) and objective_cutoff >= 0):
         raise InputError(f"objective_cutoff must be a finite mean hinge value >= 0; got {objective_cutoff}")
+    X_t, y_t, X_v, y_v, lb, ub, Vf, eps = (info[k] for k in (
+        "X_train", "y_train", "X_val", "y_val", "w_bar_lb", "w_bar_ub", "flipped", "epsilon"))
+    p = X_t.shape[1]
     least = hinge_lp(lb, (X_t, y_t)).value if replica == "optimal" else None
     least_ub = None  # v*(w_bar_ub), for lambda_max: the same LP as v*(w_bar_lb) when the box is fixed
     if replica == "optimal" and eps > 0:
@@ -197,7 +189,7 @@ def build_pessimistic_model(
     # epsilon = 0 with a training-optimal replica: the follower itself is a training optimum, so it can
     # serve as the replica (any training optimum gives the same budget v*(w_bar)); its training-LP KKT
     # system then lives on the follower's own variables and shares their complementarity binaries.
-    shared = replica == "optimal" and eps == 0.0
+    shared = info["shared_replica"]
     m = pyo.ConcreteModel(name="pessimistic_bilevel_svm")
     # Leader: hyperparameters and (unless shared) the replica of the training problem.
     m.w_bar = pyo.Var(J, bounds=lambda _, j: (lb_l[j], ub_l[j]))
@@ -285,11 +277,33 @@ def build_pessimistic_model(
     for dual, hinge, index, part in (("beta", "xi", list(T), slice(0, n_t)), ("alpha", "v", F, slice(n_t, None))):
         fix_decided_points(m, dual, hinge, index, *(None if mask is None else mask[part] for mask in (M.outside, M.inside)))
 
-    m.bilevel_info = {
-        "mode": "pessimistic",
-        "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v,
-        "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M,
-        "flipped": Vf, "epsilon": eps, "lambda_bound": float(lambda_bound), "replica": replica,
-        "shared_replica": shared, "objective_cutoff": objective_cutoff, "lambda_max": M.lambda_max,
-    }
+    m.bilevel_info = {**info, "big_m": M, "objective_cutoff": objective_cutoff, "lambda_max": M.lambda_max}
     return m
+
+
+def pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon: float = 0.0, w_bar_bounds=(0.0, 1.0),
+                     lambda_bound: float = 1000.0, replica: str = "optimal") -> dict:
+    """The checked data and settings of a pessimistic model (arguments as :func:`build_pessimistic_model`),
+    as the dict its ``bilevel_info`` starts from, without building anything: ``mode``, ``X_train``,
+    ``y_train``, ``X_val``, ``y_val``, ``w_bar_lb``, ``w_bar_ub`` ((p,) arrays), ``flipped`` (sorted unique
+    indices of ``V_f``), ``epsilon``, ``lambda_bound``, ``replica`` and ``shared_replica`` (epsilon = 0 with a
+    training-optimal replica: the follower serves as its own replica). Enough for a MIP start
+    (:func:`bilevel.warmstart.queued_start`) before the model is built. Raises InputError as the builder."""
+    X_t, y_t = check_xy(X_train, y_train, "train")
+    p = X_t.shape[1]
+    X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
+    lb, ub = check_w_bar_bounds(w_bar_bounds, p)
+    eps = check_epsilon(epsilon)
+    if not (np.isfinite(lambda_bound) and lambda_bound > 0):
+        raise InputError(f"lambda_bound must be a positive number; got {lambda_bound}")
+    Vf = np.unique(np.asarray(flipped, dtype=int))
+    if len(Vf) == 0 or Vf.min() < 0 or Vf.max() >= len(y_v):
+        raise InputError(f"the flipped set V_f must be a non-empty subset of 0..{len(y_v) - 1}")
+    if replica not in ("optimal", "feasible"):
+        raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
+    return {
+        "mode": "pessimistic",
+        "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v, "w_bar_lb": lb, "w_bar_ub": ub,
+        "flipped": Vf, "epsilon": eps, "lambda_bound": float(lambda_bound), "replica": replica,
+        "shared_replica": replica == "optimal" and eps == 0.0,
+    }

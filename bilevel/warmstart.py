@@ -25,46 +25,53 @@ _ZERO = 1e-7  # a complementarity side below this counts as zero (HiGHS feasibil
 _TIE = 1e-10  # slack on the follower's optimum in the tie-breaking LP
 
 
-def _assign(values: list, var, array) -> None:
-    """Queue ``array`` as the values of the indexed variable ``var`` (in its index order); :func:`start_pairs`
-    expands the queue, so that the boxes a search discards never touch Pyomo's variables."""
-    values.append((var, np.array(array, dtype=float)))
+def _assign(values: list, name: str, array) -> None:
+    """Queue ``array`` as the values of the model variable named ``name`` (indexed: in its index order;
+    scalar: one number); :func:`start_pairs` expands the queue on a model, so that a start needs no model
+    to be computed and the boxes a search discards never touch Pyomo's variables."""
+    values.append((name, np.array(array, dtype=float)))
 
 
-def start_pairs(values: list) -> list:
-    """The ``(VarData, value)`` pairs of a queue of ``(indexed variable, array)`` and ``(VarData, value)``."""
+def start_pairs(values: list, model: pyo.ConcreteModel) -> list:
+    """The ``(VarData, value)`` pairs of ``model`` for a queue of ``(variable name, values)`` (from
+    :func:`queued_start` / :func:`best_start` on this model's ``bilevel_info`` or on one of the same data and
+    structure), leaving out fixed variables (e.g. the points a cutoff decides). Raises AttributeError if
+    the model has no variable of a queued name."""
     out = []
-    for var, value in values:
+    for name, value in values:
+        var = model.component(name)
+        if var is None:
+            raise AttributeError(f"the model has no variable {name!r} for the MIP start")
         if var.is_indexed():
-            out.extend(zip(var.values(), value.tolist()))
-        else:
+            out.extend((v, x) for v, x in zip(var.values(), value.tolist()) if not v.fixed)
+        elif not var.fixed:
             out.append((var, float(value)))
     return out
 
 
-def _binaries(values: list, m, name: str, p_sides: list, q: np.ndarray) -> None:
+def _binaries(values: list, name: str, p_sides: list, q: np.ndarray) -> None:
     """``z_<name> = 1`` (``q <= M (1 - z)``: the q-side must vanish) where the q-side is zero or smaller than
     every p-side; else 0 (every p-side must vanish). At an exact complementary pair one side is zero; at LP
     round-off this keeps the row violation at the smaller side, ``min(max p, q)``."""
     q = np.asarray(q, dtype=float)
     p = np.max(np.vstack([np.broadcast_to(np.asarray(a, dtype=float), q.shape) for a in p_sides]), axis=0)
-    _assign(values, m.component(f"z_{name}"), ((q <= _ZERO) | (q <= p)).astype(float))
+    _assign(values, f"z_{name}", ((q <= _ZERO) | (q <= p)).astype(float))
 
 
-def _training_kkt(values, m, X, y, lp, tag, w, b, own_primal):
+def _training_kkt(values, X, y, lp, tag, w, b, own_primal):
     """Values of the LP-SVM duals ``beta{tag}``, ``mu_plus{tag}``, ``mu_minus{tag}`` of Eq. (20) and, when
     ``own_primal``, of the primal ``w{tag}``, ``b{tag}``, ``xi{tag}``. Returns the hinge values (|T|,) and
     the p-sides of the complementarity pairs ``beta``, ``xi``, ``mu_plus``, ``mu_minus`` (a dict)."""
     xi = hinge(X, y, w, b)
     if own_primal:  # the replica's own primal variables
-        _assign(values, m.component(f"w{tag}"), w)
-        values.append((m.component(f"b{tag}"), float(b)))
-        _assign(values, m.component(f"xi{tag}"), xi)
+        _assign(values, f"w{tag}", w)
+        _assign(values, f"b{tag}", b)
+        _assign(values, f"xi{tag}", xi)
     beta = np.clip(lp.hinge_duals[0], 0.0, 1.0 / len(y))
     mu = lp.mu_plus - lp.mu_minus
-    _assign(values, m.component(f"beta{tag}"), beta)
-    _assign(values, m.component(f"mu_plus{tag}"), np.maximum(mu, 0.0))
-    _assign(values, m.component(f"mu_minus{tag}"), np.maximum(-mu, 0.0))
+    _assign(values, f"beta{tag}", beta)
+    _assign(values, f"mu_plus{tag}", np.maximum(mu, 0.0))
+    _assign(values, f"mu_minus{tag}", np.maximum(-mu, 0.0))
     return xi, {"beta": beta, "xi": 1.0 / len(y) - beta, "mu_plus": np.maximum(mu, 0.0), "mu_minus": np.maximum(-mu, 0.0)}
 
 
@@ -93,16 +100,23 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
     ``stop_at``: a known lower bound on the MILP's optimum; the search over the boxes stops at a start that
     reaches it (the start is then optimal).
     """
-    info = model.bilevel_info
+    best = best_start(model.bilevel_info, w_bar, candidates, stop_at)
+    return None if best is None else start_pairs(best[0], model)
+
+
+def best_start(info: dict, w_bar=None, candidates=(), stop_at: float = -np.inf):
+    """:func:`kkt_start` on a model's ``bilevel_info`` (or :func:`bilevel.pessimistic.pessimistic_info`,
+    before the model is built), with the values queued: ``(queue, outer objective)`` of the best box (expand
+    the queue on a model with :func:`start_pairs`), or ``None``."""
     lb, ub = (np.asarray(info[k], dtype=float) for k in ("w_bar_lb", "w_bar_ub"))
-    best, best_obj = None, np.inf
+    best = None
     for box in [ub if w_bar is None else w_bar, *candidates]:
-        start = queued_start(model, np.clip(np.asarray(box, dtype=float), lb, ub))
-        if start is not None and start[1] < best_obj:
-            best, best_obj = start
-            if best_obj <= stop_at + _TOL:
+        start = queued_start(info, np.clip(np.asarray(box, dtype=float), lb, ub))
+        if start is not None and (best is None or start[1] < best[1]):
+            best = start
+            if best[1] <= stop_at + _TOL:
                 break
-    return None if best is None else start_pairs(best)
+    return best
 
 
 def start_at(model: pyo.ConcreteModel, w_bar: np.ndarray):
@@ -110,21 +124,21 @@ def start_at(model: pyo.ConcreteModel, w_bar: np.ndarray):
     Eq. (25) of the pessimistic bilevel tuning paper at that box, as ``(values, outer objective)`` (values:
     ``(VarData, value)`` pairs; the objective in mean-validation-hinge units), or ``None`` when the point
     does not fit the model (``lambda`` above its bound). Raises SolverError when one of its LPs fails."""
-    start = queued_start(model, w_bar)
-    return None if start is None else (start_pairs(start[0]), start[1])
+    start = queued_start(model.bilevel_info, w_bar)
+    return None if start is None else (start_pairs(start[0], model), start[1])
 
 
-def queued_start(model: pyo.ConcreteModel, w_bar: np.ndarray):
-    """:func:`start_at` with the values still queued (expand them with :func:`start_pairs`): what a search over
-    boxes evaluates, paying for Pyomo's variables only at the box it keeps."""
-    info = model.bilevel_info
+def queued_start(info: dict, w_bar: np.ndarray):
+    """:func:`start_at` from a model's ``bilevel_info`` alone, with the values queued by variable name
+    (expand them on a model with :func:`start_pairs`): what a search over boxes evaluates, paying for
+    Pyomo's variables only at the box it keeps, and what a start computed before its model is built is."""
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
     values: list = []
-    _assign(values, model.w_bar, w_bar)
+    _assign(values, "w_bar", w_bar)
     train = hinge_lp(w_bar, (X_t, y_t))
     if info["mode"] == "optimistic":
         w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, train.value)], (train.w, train.b))
-        xi, p_side = _training_kkt(values, model, X_t, y_t, train, "", w, b, own_primal=False)
+        xi, p_side = _training_kkt(values, X_t, y_t, train, "", w, b, own_primal=False)
         q_side = {"beta": xi + y_t * (X_t @ w - b) - 1, "xi": xi, "mu_plus": w_bar - w, "mu_minus": w_bar + w}
         pairs = {name: ([p_side[name]], q) for name, q in q_side.items()}
     else:
@@ -141,27 +155,28 @@ def queued_start(model: pyo.ConcreteModel, w_bar: np.ndarray):
         xi = hinge(X_t, y_t, w, b)
         shared = {}  # p-sides of the training duals that share the follower's binaries (epsilon = 0)
         if info.get("shared_replica"):
-            _, shared = _training_kkt(values, model, X_t, y_t, train, "_hat", w, b, own_primal=False)
+            _, shared = _training_kkt(values, X_t, y_t, train, "_hat", w, b, own_primal=False)
             xi_hat = None
         elif info.get("replica") == "optimal":
-            xi_hat, p_hat = _training_kkt(values, model, X_t, y_t, train, "_hat", train.w, train.b, own_primal=True)
+            xi_hat, p_hat = _training_kkt(values, X_t, y_t, train, "_hat", train.w, train.b, own_primal=True)
             f_hat = X_t @ train.w - train.b
             for name, q in (("beta", xi_hat + y_t * f_hat - 1), ("xi", xi_hat),
                             ("mu_plus", w_bar - train.w), ("mu_minus", w_bar + train.w)):
-                _binaries(values, model, f"{name}_hat", [p_hat[name]], q)
+                _binaries(values, f"{name}_hat", [p_hat[name]], q)
         else:
             return None
         alpha, beta_f = follower.hinge_duals
         mu = follower.mu_plus - follower.mu_minus
-        values += [(model.kappa, kappa), (model.lam, 1.0 - kappa)]
+        _assign(values, "kappa", kappa)
+        _assign(values, "lam", 1.0 - kappa)
         alpha_n = np.clip(kappa * alpha, 0.0, kappa / len(Vf))
         beta_n = np.clip(kappa * beta_f, 0.0, (1.0 - kappa) / len(y_t))
         mu_p, mu_m = np.maximum(kappa * mu, 0.0), np.maximum(-kappa * mu, 0.0)
-        for var, array in ((model.alpha, alpha_n), (model.beta, beta_n), (model.mu_plus, mu_p), (model.mu_minus, mu_m)):
-            _assign(values, var, array)
+        for name, array in (("alpha", alpha_n), ("beta", beta_n), ("mu_plus", mu_p), ("mu_minus", mu_m)):
+            _assign(values, name, array)
         v = hinge(X_f, ybar, w, b)
-        _assign(values, model.v, v)
-        _assign(values, model.xi, xi)
+        _assign(values, "v", v)
+        _assign(values, "xi", xi)
         p_side = {"v": kappa / len(Vf) - alpha_n, "alpha": alpha_n, "beta": beta_n,
                   "xi": (1.0 - kappa) / len(y_t) - beta_n, "mu_plus": mu_p, "mu_minus": mu_m}
         q_side = {"v": v, "alpha": v + ybar * (X_f @ w - b) - 1, "beta": xi + y_t * (X_t @ w - b) - 1, "xi": xi,
@@ -169,12 +184,12 @@ def queued_start(model: pyo.ConcreteModel, w_bar: np.ndarray):
         pairs = {name: ([p_side[name]] + ([shared[name]] if name in shared else []), q) for name, q in q_side.items()}
         if xi_hat is not None:
             pairs["lam"] = ([1.0 - kappa], np.array([(1 + eps) * xi_hat.mean() - xi.mean()]))
-    _assign(values, model.w, w)
-    values.append((model.b, float(b)))
+    _assign(values, "w", w)
+    _assign(values, "b", b)
     if info["mode"] == "optimistic":
-        _assign(values, model.xi, xi)
+        _assign(values, "xi", xi)
     g = hinge(X_v, y_v, w, b)
-    _assign(values, model.g, g)
+    _assign(values, "g", g)
     for name, (p_sides, q) in pairs.items():
-        _binaries(values, model, name, p_sides, q)
+        _binaries(values, name, p_sides, q)
     return values, float(g.mean())

@@ -107,3 +107,32 @@ def test_pessimistic_start_at_the_optimistic_floor_is_proven_optimal_at_once():
     at_optimistic_box = start_at(res.model, opt.w_bar)
     meets = at_optimistic_box is not None and at_optimistic_box[1] <= opt.best_bound + _TOL
     np.testing.assert_allclose(res.w_bar, opt.w_bar if meets else np.abs(opt.w), atol=1e-7)
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.2])
+def test_start_computed_before_the_build_fits_the_plain_and_the_cutoff_model(epsilon):
+    """tune computes the pessimistic start from the data alone (pessimistic_info) and builds the model around
+    its value afterwards: expanded on the plain model it must be kkt_start's start, value for value; expanded
+    on the model built around its objective it must be a complete feasible point there (the variables that
+    model fixes keep their fixed values and satisfy every row with the rest)."""
+    from bilevel.pessimistic import pessimistic_info
+    from bilevel.warmstart import best_start, start_pairs
+
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 14, 12, seed=2)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val, np.arange(12), epsilon, (0, 1), 1e3)
+    boxes = [np.full(d.X.shape[1], t) for t in (1.0, 0.5, 0.2)]
+    queued = best_start(pessimistic_info(*args), w_bar=boxes[0], candidates=boxes[1:])
+    plain = bilevel.build_pessimistic_model(*args)
+    expected = kkt_start(plain, w_bar=boxes[0], candidates=boxes[1:])
+    got = start_pairs(queued[0], plain)
+    assert [(v.name, x) for v, x in got] == [(v.name, x) for v, x in expected]
+    assert queued[1] == pytest.approx(_objective(expected), abs=1e-12)
+    around = bilevel.build_pessimistic_model(*args, objective_cutoff=queued[1] + 1e-6)
+    pairs = start_pairs(queued[0], around)
+    assert any(v.fixed for v in around.component_data_objects(pyo.Var))  # the cutoff decides some points
+    assert not any(v.fixed for v, _ in pairs)
+    for var, value in pairs:
+        var.set_value(value, skip_validation=True)
+    assert all(v.value is not None for v in around.component_data_objects(pyo.Var))
+    assert _max_violation(around) <= 1e-6
