@@ -442,7 +442,8 @@ def tune(
         ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off), e.g.
         ``{"mip_heuristic_run_rens": True}`` to restore HiGHS's own.
     cutoff_restarts : build the pessimistic MILP around its MIP start's objective (as ``objective_cutoff``,
-        unless the start already meets the floor; its time counts in the solve time), and, in both modes,
+        unless the start already meets the floor; the start is computed from the data first, so this is the
+        model's only build, in ``build_seconds``), and, in both modes,
         when a MILP run has lasted 2 s and HiGHS has a solution at most 0.8 times the value the model was
         built around (the MIP start's), rebuild the model with that objective as
         ``objective_cutoff`` (:func:`bilevel.build_optimistic_model`, :func:`bilevel.build_pessimistic_model`:
