@@ -20,7 +20,7 @@ from collections import OrderedDict
 import highspy
 import numpy as np
 
-from .errors import SolverError
+from .highs_run import load_model, run_checked
 from .inner import HingeLP
 
 _INF = highspy.kHighsInf
@@ -47,11 +47,8 @@ def hinge_lp_highs(w_bar, objective, constraints=()) -> HingeLP:
     rhs = np.array([float(c[2]) for c in constraints])
     sizes = [len(block[1]) for block in blocks]
     n_h = sum(sizes)
-    h = _loaded(blocks, w_bar, rhs)
-    h.run()
-    status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        raise SolverError(f"hinge LP failed: HiGHS reports {h.modelStatusToString(status)}")
+    h = _loaded(blocks, w_bar, rhs, n_h)
+    run_checked(h, "hinge LP")
     solution = h.getSolution()
     x = np.asarray(solution.col_value)
     row_dual = np.asarray(solution.row_dual)
@@ -63,10 +60,11 @@ def hinge_lp_highs(w_bar, objective, constraints=()) -> HingeLP:
     )
 
 
-def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray) -> highspy.Highs:
+def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray, n_h: int) -> highspy.Highs:
     """A ``highspy.Highs`` holding the hinge LP of ``blocks`` (``(X, y)`` pairs: the objective's, then one per
-    budget row) with the box ``w_bar`` and the budgets ``rhs``, ready to run from scratch: this thread's
-    cached object for the same data (bounds changed, solver state cleared), or a new one."""
+    budget row; ``n_h`` points in all) with the box ``w_bar`` and the budgets ``rhs``, ready to run from
+    scratch: this thread's cached object for the same data (bounds changed, solver state cleared), or a new
+    one. Raises SolverError when HiGHS rejects a new model."""
     key = hashlib.sha1(b"".join(a.tobytes() + repr(a.shape).encode() for block in blocks for a in block)).digest()
     lps = getattr(_LOCAL, "lps", None)
     if lps is None:
@@ -76,8 +74,7 @@ def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray) -> highspy.Highs:
     if h is None:
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
-        if h.passModel(_hinge_model(blocks, w_bar, rhs)) == highspy.HighsStatus.kError:
-            raise SolverError("hinge LP: HiGHS could not load the model")
+        load_model(h, _hinge_model(blocks, w_bar, rhs), "hinge LP")
         lps[key] = h
         if len(lps) > _CACHE_SIZE:
             lps.popitem(last=False)
@@ -85,7 +82,6 @@ def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray) -> highspy.Highs:
     lps.move_to_end(key)
     h.changeColsBounds(p, np.arange(p, dtype=np.int32), -w_bar, w_bar)
     if len(rhs):
-        n_h = sum(len(block[1]) for block in blocks)
         h.changeRowsBounds(len(rhs), np.arange(n_h, n_h + len(rhs), dtype=np.int32), np.full(len(rhs), -_INF), rhs)
     h.clearSolver()
     return h

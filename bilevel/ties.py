@@ -32,13 +32,13 @@ from typing import Callable, Iterator
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.common.collections import ComponentMap
 
 from .errors import InputError
 from .optimistic import build_optimistic_model
 from .solve import solve_model
 from .tune import LinearClassifier, tuning_options
 from .verify import Verification, solution_w_bar, verify_model
+from .warmstart import loaded_start, start_by_name
 
 #: Built-in secondary criteria (see the module docstring).
 CRITERIA = ("sum_w_bar", "val_margin")
@@ -174,9 +174,7 @@ def optimistic_tie_range(
     if model is None:
         model = result.model.clone()
         model.tie_objective = pyo.Constraint(expr=model.validation_hinge.expr <= reference + tolerance)
-    values = {v.name: v.value for v in result.model.component_data_objects(pyo.Var) if v.value is not None}
-    start = ComponentMap((v, values[v.name]) for v in model.component_data_objects(pyo.Var)
-                         if not v.fixed and v.name in values)
+    start = start_by_name(loaded_start(result.model), model)
     model.validation_hinge.deactivate()
     expr = _criterion_expr(model, criterion)
     model.tie_criterion = pyo.Objective(expr=expr, sense=pyo.minimize)

@@ -16,7 +16,7 @@ from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set,
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .validation import check_epsilon, check_features, check_w_bar_bounds, check_xy
 from .verify import Verification, solution_w_bar, verify_model
-from .warmstart import best_start, kkt_start, queued_start, start_pairs
+from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
 _LAMBDA_START = 1e3  # first bound on Eq. (25)'s lambda when epsilon > 0 (see tune)
 
@@ -244,18 +244,6 @@ _RESTART_RATIO = 0.8  # ... for an incumbent at most this share of the value the
 _MAX_RESTARTS = 5
 
 
-def _loaded(model: pyo.ConcreteModel) -> list:
-    """The values loaded in a model's variables as ``(VarData, value)`` pairs."""
-    return [(v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None]
-
-
-def _start_by_name(pairs: list, new: pyo.ConcreteModel) -> list:
-    """``(VarData, value)`` pairs of another model as pairs of ``new`` (same variable names), for the free
-    variables of ``new``."""
-    values = {v.name: x for v, x in pairs}
-    return [(v, values[v.name]) for v in new.component_data_objects(pyo.Var) if not v.fixed and v.name in values]
-
-
 def _start_value(model: pyo.ConcreteModel, start) -> float:
     """The outer objective (mean validation hinge) of a MIP start, ``inf`` without one."""
     return float(np.mean([x for v, x in start if v.parent_component() is model.g])) if start else np.inf
@@ -269,7 +257,7 @@ def _rebuilt_around(rebuild, value: float, pairs: list):
         new = rebuild(_padded(value))
     except InputError:
         return None
-    return new, _start_by_name(pairs, new)
+    return new, start_by_name(pairs, new)
 
 
 def _padded(value: float) -> float:
@@ -323,13 +311,13 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
         if time_limit is not None and time_limit - total < 0.05:  # no time left to use a tighter model
             return model, replace(info, status="time_limit"), total, restarts
         t0 = time.perf_counter()
-        rebuilt = _rebuilt_around(rebuild, info.objective, _loaded(model))
+        rebuilt = _rebuilt_around(rebuild, info.objective, loaded_start(model))
         new_search = searching(rebuilt[0]) if rebuilt is not None else None
         total += time.perf_counter() - t0
         if time_limit is not None and time_limit - total < 0.05:  # the rebuild used up the time left
             return model, replace(info, status="time_limit"), total, restarts
         if rebuilt is None:  # go on with the model in hand, from its incumbent, without restarts
-            enabled, start = False, _loaded(model)
+            enabled, start = False, loaded_start(model)
             continue
         (model, start), reference, search = rebuilt, info.objective, new_search
         restarts.append({"seconds": total, "cutoff": model.bilevel_info["objective_cutoff"]})
@@ -577,7 +565,7 @@ def tune(
     lambda_max = model.bilevel_info["lambda_max"]  # a bound at or above it cuts off nothing (bilevel.bigm item 11)
     while (at_lambda_bound(model) and info.objective > floor + tolerance and bound < lambda_max
            and bound * lambda_growth <= ceiling):
-        start = [(v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None]
+        start = loaded_start(model)
         previous = (bound, info)
         bound *= lambda_growth
         history.append(bound)

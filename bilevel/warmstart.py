@@ -49,6 +49,20 @@ def start_pairs(values: list, model: pyo.ConcreteModel) -> list:
     return out
 
 
+def loaded_start(model: pyo.ConcreteModel) -> list:
+    """The values loaded in ``model``'s variables (e.g. its last solution) as ``(VarData, value)`` pairs, a MIP
+    start for :func:`bilevel.solve_model`; variables without a value are left out."""
+    return [(v, v.value) for v in model.component_data_objects(pyo.Var) if v.value is not None]
+
+
+def start_by_name(pairs: list, model: pyo.ConcreteModel) -> list:
+    """``(VarData, value)`` pairs of another model (e.g. :func:`loaded_start` of a model of the same data
+    built around another cutoff) as pairs of ``model``'s free variables of the same names; names ``model``
+    lacks, and its fixed variables, are left out."""
+    values = {v.name: x for v, x in pairs}
+    return [(v, values[v.name]) for v in model.component_data_objects(pyo.Var) if not v.fixed and v.name in values]
+
+
 def _binaries(values: list, name: str, p_sides: list, q: np.ndarray) -> None:
     """``z_<name> = 1`` (``q <= M (1 - z)``: the q-side must vanish) where the q-side is zero or smaller than
     every p-side; else 0 (every p-side must vanish). At an exact complementary pair one side is zero; at LP
