@@ -7,10 +7,12 @@ import pyomo.environ as pyo
 from pyomo.opt import guess_format
 
 from .errors import InputError
+from .pause_gc import gc_paused
 
 _FORMATS = (".lp", ".mps")
 
 
+@gc_paused
 def write_model(model: pyo.ConcreteModel, path) -> Path:
     """Write ``model`` to ``path`` as CPLEX LP (``.lp``) or free MPS (``.mps``), chosen by suffix, with
     readable names (Pyomo's symbolic labels, e.g. ``w_bar(3)``, ``cs_beta_p(7)``). Parent folders are

@@ -30,6 +30,7 @@ from .bigm import optimistic_big_m
 from .errors import InputError
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
+from .pause_gc import gc_paused
 from .validation import check_w_bar_bounds, check_xy
 
 
@@ -112,6 +113,7 @@ def add_least_loss_cut(m: pyo.ConcreteModel, xi: str, n_t: int, bound: float) ->
     m.add_component(f"least_loss_cut_{xi}", pyo.Constraint(expr=pyo.quicksum(var[i] for i in range(n_t)) / n_t <= bound))
 
 
+@gc_paused
 def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.0),
                            objective_cutoff: float | None = None) -> pyo.ConcreteModel:
     """Build the optimistic KKT + big-M MILP of Eq. (21) of the pessimistic bilevel tuning paper.

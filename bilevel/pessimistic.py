@@ -54,6 +54,7 @@ from .errors import InputError
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, fix_decided_points, margin_expr
+from .pause_gc import gc_paused
 from .validation import check_epsilon, check_w_bar_bounds, check_xy
 
 
@@ -114,6 +115,7 @@ def set_lambda_bound(model: pyo.ConcreteModel, lambda_bound: float) -> None:
     model.bilevel_info["lambda_bound"] = float(lambda_bound)
 
 
+@gc_paused
 def build_pessimistic_model(
     X_train,
     y_train,

@@ -17,6 +17,7 @@ import pyomo.environ as pyo
 from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
 
 from .errors import InputError, SolverError
+from .pause_gc import gc_paused
 from .validation import check_mip_gap
 
 _STATUS = {
@@ -77,6 +78,7 @@ class CompiledModel:
     seconds: float
 
 
+@gc_paused
 def compile_model(model: pyo.ConcreteModel) -> CompiledModel:
     """Compile a linear Pyomo model with one active objective into a ``highspy.HighsLp``.
 
