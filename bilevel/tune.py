@@ -195,7 +195,13 @@ def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
 # MIP start and the box search it mostly re-finds the start. Measured (experiments/bench_options.py, 17
 # instances, 3 HiGHS seeds, geometric mean of the time relative to HiGHS's defaults): RENS off 0.55
 # optimistic, 0.67 pessimistic; RINS and RENS off 0.46 and 0.94 (slower on the hardest optimistic instance).
-HIGHS_OPTIONS = {"mip_heuristic_run_rens": False}
+# Cut separation only at the root (``mip_allow_cut_separation_at_nodes`` off; HiGHS also separates cuts at
+# the nodes of the tree by default): over the 23 benchmark instances at sizes 10-20 that take 0.1 s or more,
+# HiGHS seeds 0 and 1, 0.78 of the time in geometric mean (0.89 optimistic, 0.75 pessimistic; diabetes
+# pessimistic epsilon = 0.2 10/10 seed 2: 20.5 s and 12.7 s to 6.9 s and 7.0 s), 0.81 over the ten 50/50
+# instances both settings prove that take more than 0.1 s, and cancer 100/100 seed 1 63.8 s and 54.2 s to
+# 34.5 s and 25.2 s (README, *HiGHS options*).
+HIGHS_OPTIONS = {"mip_heuristic_run_rens": False, "mip_allow_cut_separation_at_nodes": False}
 
 
 def tuning_options(overrides: dict | None = None) -> dict:
@@ -427,8 +433,9 @@ def tune(
         :mod:`bilevel.box_search` (local search over ``w_bar`` with the same LPs, run once inside HiGHS's
         run, its time counted in the solve time); its best point replaces HiGHS's incumbent when better.
     highs_options : HiGHS options by name for every MILP solve, over the package's defaults
-        ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off), e.g.
-        ``{"mip_heuristic_run_rens": True}`` to restore HiGHS's own.
+        ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off and cuts separated at the root
+        only), e.g. ``{"mip_heuristic_run_rens": True, "mip_allow_cut_separation_at_nodes": True}`` to
+        restore HiGHS's own.
     cutoff_restarts : build the pessimistic MILP around its MIP start's objective (as ``objective_cutoff``,
         unless the start already meets the floor; the start is computed from the data first, so this is the
         model's only build, in ``build_seconds``), and, in both modes,

@@ -53,8 +53,8 @@ def add_parser(sub) -> None:
                    "(2 uses both cores of a 2-core machine)")
     p.add_argument("--highs-option", type=_highs_option, action="append", default=[], metavar="NAME=VALUE",
                    help="HiGHS option for every MILP solve, over the package's defaults (bilevel.tune.HIGHS_OPTIONS: "
-                   "HiGHS's defaults except the RENS heuristic off); repeatable, e.g. "
-                   "--highs-option mip_heuristic_run_rens=true")
+                   "HiGHS's defaults except the RENS heuristic off and cuts separated at the root only); repeatable, "
+                   "e.g. --highs-option mip_heuristic_run_rens=true")
     p.add_argument("--json", default=None, help="JSON result file (default: EXPORT/result.json with --export, "
                    "else bilevel_result.json)")
     p.add_argument("--export", default=None, metavar="DIR", help="write both MILPs as .lp and .mps into DIR")

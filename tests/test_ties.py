@@ -64,11 +64,12 @@ def test_extremes_are_optimal_ties_and_training_optimal(criterion, seed):
 
 
 def test_highs_options_reach_the_re_solves_and_leave_the_extremes():
-    """The re-solves run with the tuning defaults (RENS off) or the given options: HiGHS's own defaults
-    (RENS on) give the same closed-form extremes, and an unknown option is rejected by name."""
+    """The re-solves run with the tuning defaults (RENS off, cuts at the root only) or the given options:
+    HiGHS's own defaults give the same closed-form extremes, and an unknown option is rejected by name."""
     X_t, y_t, X_v, y_v = _tiny()
     opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
-    low, high = optimistic_tie_range(opt, "sum_w_bar", highs_options={"mip_heuristic_run_rens": True})
+    own = {"mip_heuristic_run_rens": True, "mip_allow_cut_separation_at_nodes": True}
+    low, high = optimistic_tie_range(opt, "sum_w_bar", highs_options=own)
     assert (low.criterion_value, high.criterion_value) == pytest.approx((0.5, 1.0), abs=1e-5)
     with pytest.raises(bilevel.InputError, match="no_such_option"):
         optimistic_tie_range(opt, "sum_w_bar", highs_options={"no_such_option": 1})

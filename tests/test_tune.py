@@ -250,7 +250,7 @@ def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer
 
 @pytest.mark.parametrize("mode", ["optimistic", "pessimistic"])
 def test_highs_options_reach_every_milp_solve_over_the_package_defaults(cancer, monkeypatch, mode):
-    """tune solves with HIGHS_OPTIONS (RENS off) unless highs_options overrides a key; the
+    """tune solves with HIGHS_OPTIONS (RENS off, cuts at the root only) unless highs_options overrides a key; the
     options reach HiGHS itself (an unknown one is rejected by name), and the answer is unchanged."""
     import sys
 
@@ -267,6 +267,7 @@ def test_highs_options_reach_every_milp_solve_over_the_package_defaults(cancer, 
     plain = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, **kw)
     assert seen and all(opts == tune_module.HIGHS_OPTIONS for _, opts in seen)
     assert tune_module.HIGHS_OPTIONS["mip_heuristic_run_rens"] is False
+    assert tune_module.HIGHS_OPTIONS["mip_allow_cut_separation_at_nodes"] is False
     seen.clear()
     restored = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, **kw,
                             highs_options={"mip_heuristic_run_rens": True, "random_seed": 3})

@@ -1,0 +1,119 @@
+"""Benchmark: ``bilevel.tune`` with its HiGHS options against an alternative set, whole pipeline included.
+
+:mod:`experiments.bench_options` times option sets on the bare MILPs; this script times what a user runs,
+``bilevel.tune`` (MIP start, box search, cutoff restarts, lambda escalation), once with the package's
+options (:data:`bilevel.tune.HIGHS_OPTIONS`) and once with ``--options`` on top, on the same instances,
+under ``--random-seeds`` HiGHS seeds, the two settings in turn. Pessimistic instances flip every validation
+label and share one optimistic solve (package options) for ``V_f``; the time is ``total_seconds`` of the
+timed solve. Prints every pair and the geometric mean of time(alternative) / time(package) overall and per
+mode (time-limited solves count at the limit, so a ratio that involves one is a bound); writes
+``tune_options.csv`` and ``tune_options.md`` into ``--out``.
+
+The default instances are those of ``bench_small_gc`` (``experiments/bench_milp.py --sizes 10 20``) that the
+package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size instead.
+
+    python experiments/bench_tune_options.py --options mip_allow_cut_separation_at_nodes=true \\
+        --out experiments/results/bench_tune_nodecuts
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+import warnings
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import bilevel  # noqa: E402
+from bilevel.library import default_test_fraction  # noqa: E402
+from bilevel.tune import HIGHS_OPTIONS  # noqa: E402
+from bilevel.tune_cli import _highs_option  # noqa: E402
+
+# (data, mode, |T| = |V|, split seed): bench_small_gc's instances proven in 0.1-25 s.
+INSTANCES = [
+    ("cancer", "opt", 20, 0), ("cancer", "pes0", 10, 0), ("cancer", "pes0", 10, 1), ("cancer", "pes0", 10, 2),
+    ("cancer", "pes0", 20, 0), ("cancer", "pes0", 20, 1), ("cancer", "pes0", 20, 2), ("cancer", "pes0.2", 10, 0),
+    ("cancer", "pes0.2", 10, 1), ("cancer", "pes0.2", 10, 2), ("cancer", "pes0.2", 20, 0),
+    ("cancer", "pes0.2", 20, 1), ("cancer", "pes0.2", 20, 2), ("diabetes", "opt", 10, 1), ("diabetes", "opt", 10, 2),
+    ("diabetes", "opt", 20, 0), ("diabetes", "opt", 20, 1), ("diabetes", "opt", 20, 2), ("diabetes", "pes0", 10, 0),
+    ("diabetes", "pes0", 10, 1), ("diabetes", "pes0.2", 10, 0), ("diabetes", "pes0.2", 10, 1),
+    ("diabetes", "pes0.2", 10, 2),
+]
+
+
+def _solve(s, mode: str, optimistic, time_limit: float, options: dict):
+    if mode == "opt":
+        return bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit, highs_options=options)
+    return bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=float(mode[3:]),
+                        flip="all", optimistic=optimistic, time_limit=time_limit, highs_options=options)
+
+
+def _geo(values) -> float:
+    return math.exp(np.mean(np.log(values))) if len(values) else math.nan
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--options", type=_highs_option, nargs="+", required=True, metavar="NAME=VALUE",
+                    help="the alternative HiGHS options, over bilevel.tune.HIGHS_OPTIONS")
+    ap.add_argument("--sizes", type=int, nargs="*", default=None,
+                    help="run every instance of these sizes (both data sets, all modes, seeds 0-2) instead")
+    ap.add_argument("--random-seeds", type=int, default=2, help="HiGHS random seeds per instance")
+    ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per MILP solve")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    alternative = dict(args.options)
+    instances = INSTANCES if not args.sizes else [
+        (d, m, n, s) for d in ("cancer", "diabetes") for m in ("opt", "pes0", "pes0.2") for n in args.sizes
+        for s in (0, 1, 2)]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for data, mode, n, seed in instances:
+        X, y, _ = bilevel.load_dataset(data)
+        s = bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            optimistic = None if mode == "opt" else bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val,
+                                                                 time_limit=args.time_limit)
+            for rs in range(args.random_seeds):
+                row = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs)
+                for label, extra in (("package", {}), ("alternative", alternative)):
+                    res = _solve(s, mode, optimistic, args.time_limit, {**extra, "random_seed": rs})
+                    row.update({f"{label}_status": res.status, f"{label}_seconds": res.total_seconds,
+                                f"{label}_objective": res.objective, f"{label}_verified": res.verified})
+                row["ratio"] = row["alternative_seconds"] / max(row["package_seconds"], 1e-3)
+                rows.append(row)
+                print(f"{data:<8} {mode:<6} n={n:<3} s={seed} rs={rs}  package {row['package_status']:<10} "
+                      f"{row['package_seconds']:7.2f}s  alternative {row['alternative_status']:<10} "
+                      f"{row['alternative_seconds']:7.2f}s  ratio {row['ratio']:.2f}", flush=True)
+    with open(out / "tune_options.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    summary = {label: _geo([r["ratio"] for r in rows if keep(r)]) for label, keep in (
+        ("all", lambda r: True), ("optimistic", lambda r: r["mode"] == "opt"),
+        ("pessimistic", lambda r: r["mode"] != "opt"))}
+    lines = [f"`bilevel.tune` with {alternative} over `HIGHS_OPTIONS` = {HIGHS_OPTIONS}, run "
+             f"{date.today()}, time limit {args.time_limit:g} s, HiGHS seeds 0-{args.random_seeds - 1}, the two "
+             "settings in turn: total seconds of each solve.", "",
+             "| data | mode | n | seed | HiGHS seed | package s | alternative s | alternative / package |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['data']} | {r['mode']} | {r['n']} | {r['seed']} | {r['random_seed']} | "
+                     f"{r['package_seconds']:.2f} ({r['package_status']}) | "
+                     f"{r['alternative_seconds']:.2f} ({r['alternative_status']}) | {r['ratio']:.2f} |")
+    lines += ["", "Geometric mean of alternative / package: " + ", ".join(
+        f"{label} **{value:.2f}**" for label, value in summary.items()) + f" ({len(rows)} pairs)."]
+    (out / "tune_options.md").write_text("\n".join(lines) + "\n")
+    print(lines[-1])
+    print(f"wrote {out / 'tune_options.csv'} and {out / 'tune_options.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
