@@ -199,9 +199,10 @@ def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
 # the nodes of the tree by default). Measured with experiments/bench_tune_options.py (the whole tune call, the
 # 23 benchmark instances at sizes 10-20 that take 0.1-25 s, HiGHS seeds 0 and 1; results/bench_tune_nodecuts):
 # with HiGHS's node cuts on, 1.27 times the time in geometric mean (1.20 optimistic, 1.30 pessimistic; diabetes
-# pessimistic epsilon = 0.2 10/10 seed 2: 15.5 s and 14.7 s against 6.3 s and 5.9 s). Side by side: 0.81 of
-# the time without them over the ten 50/50 instances both settings prove in more than 0.1 s, and cancer
-# 100/100 seed 1 34.5 s and 25.2 s against 63.8 s and 54.2 s (README, *HiGHS options*).
+# pessimistic epsilon = 0.2 10/10 seed 2: 15.5 s and 14.7 s against 6.3 s and 5.9 s). At 50/50 no consistent
+# difference (results/bench_tune_nodecuts50: the node cuts 0.98 of the time over the 18 instances; 1.06 over
+# the six optimistic ones with three HiGHS seeds); side by side, cancer 100/100 seed 1 took 34.5 s and 25.2 s
+# against 63.8 s and 54.2 s with them (README, *HiGHS options*).
 HIGHS_OPTIONS = {"mip_heuristic_run_rens": False, "mip_allow_cut_separation_at_nodes": False}
 
 

@@ -12,7 +12,7 @@ mode (time-limited solves count at the limit, so a ratio that involves one is a 
 ``tune_options.csv`` and ``tune_options.md`` into ``--out``.
 
 The default instances are those of ``bench_small_gc`` (``experiments/bench_milp.py --sizes 10 20``) that the
-package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size instead.
+package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size instead; ``--data`` and ``--modes`` keep a subset of either.
 
     python experiments/bench_tune_options.py --options mip_allow_cut_separation_at_nodes=true \\
         --out experiments/results/bench_tune_nodecuts
@@ -64,6 +64,10 @@ def main(argv=None) -> int:
                     help="the alternative HiGHS options, over bilevel.tune.HIGHS_OPTIONS")
     ap.add_argument("--sizes", type=int, nargs="*", default=None,
                     help="run every instance of these sizes (both data sets, all modes, seeds 0-2) instead")
+    ap.add_argument("--data", nargs="+", choices=("cancer", "diabetes"), default=None,
+                    help="keep only the instances of these data sets")
+    ap.add_argument("--modes", nargs="+", choices=("opt", "pes0", "pes0.2"), default=None,
+                    help="keep only the instances of these modes")
     ap.add_argument("--random-seeds", type=int, default=2, help="HiGHS random seeds per instance")
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per MILP solve")
     ap.add_argument("--out", required=True)
@@ -72,6 +76,10 @@ def main(argv=None) -> int:
     instances = INSTANCES if not args.sizes else [
         (d, m, n, s) for d in ("cancer", "diabetes") for m in ("opt", "pes0", "pes0.2") for n in args.sizes
         for s in (0, 1, 2)]
+    instances = [i for i in instances if (args.data is None or i[0] in args.data)
+                 and (args.modes is None or i[1] in args.modes)]
+    if not instances:
+        ap.error("no instance left after --data / --modes")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -97,9 +105,10 @@ def main(argv=None) -> int:
         w = csv.DictWriter(fh, list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    summary = {label: _geo([r["ratio"] for r in rows if keep(r)]) for label, keep in (
+    groups = {label: [r["ratio"] for r in rows if keep(r)] for label, keep in (
         ("all", lambda r: True), ("optimistic", lambda r: r["mode"] == "opt"),
         ("pessimistic", lambda r: r["mode"] != "opt"))}
+    summary = {label: _geo(ratios) for label, ratios in groups.items() if ratios}
     lines = [f"`bilevel.tune` with {alternative} over `HIGHS_OPTIONS` = {HIGHS_OPTIONS}, run "
              f"{date.today()}, time limit {args.time_limit:g} s, HiGHS seeds 0-{args.random_seeds - 1}, the two "
              "settings in turn: total seconds of each solve.", "",

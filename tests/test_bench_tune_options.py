@@ -24,3 +24,21 @@ def test_one_instance_two_settings(tmp_path, monkeypatch):
     assert math.isclose(float(r["ratio"]), ratio, rel_tol=1e-9)
     text = (out / "tune_options.md").read_text()
     assert "'mip_heuristic_run_rens': True" in text and f"all **{ratio:.2f}**" in text
+
+
+def test_filters_keep_only_the_chosen_instances(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench_tune_options, "INSTANCES", [("cancer", "pes0", 6, 0), ("diabetes", "opt", 6, 1)])
+    out = tmp_path / "out"
+    assert bench_tune_options.main(["--options", "mip_heuristic_run_rens=true", "--random-seeds", "1",
+                                    "--modes", "opt", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(open(out / "tune_options.csv")))
+    assert [(r["data"], r["mode"], r["seed"]) for r in rows] == [("diabetes", "opt", "1")]
+    summary = (out / "tune_options.md").read_text().splitlines()[-1]
+    assert "optimistic **" in summary and "pessimistic" not in summary and "nan" not in summary
+    try:
+        bench_tune_options.main(["--options", "mip_heuristic_run_rens=true", "--data", "cancer", "--modes", "opt",
+                                 "--out", str(out)])
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:
+        raise AssertionError("an empty selection must be refused")
