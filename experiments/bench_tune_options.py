@@ -9,7 +9,8 @@ favours the alternative slightly). Pessimistic instances flip every validation
 label and share one optimistic solve (package options) for ``V_f``; the time is ``total_seconds`` of the
 timed solve. Prints every pair and the geometric mean of time(alternative) / time(package) overall and per
 mode (time-limited solves count at the limit, so a ratio that involves one is a bound); writes
-``tune_options.csv`` and ``tune_options.md`` into ``--out``.
+``tune_options.csv`` (also nodes and cutoff restarts of each solve, which tell two paths apart) and
+``tune_options.md`` into ``--out``.
 
 The default instances are those of ``bench_small_gc`` (``experiments/bench_milp.py --sizes 10 20``) that the
 package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size instead; ``--data`` and ``--modes`` keep a subset of either.
@@ -95,7 +96,8 @@ def main(argv=None) -> int:
                 for label, extra in (("package", {}), ("alternative", alternative)):
                     res = _solve(s, mode, optimistic, args.time_limit, {**extra, "random_seed": rs})
                     row.update({f"{label}_status": res.status, f"{label}_seconds": res.total_seconds,
-                                f"{label}_objective": res.objective, f"{label}_verified": res.verified})
+                                f"{label}_objective": res.objective, f"{label}_verified": res.verified,
+                                f"{label}_nodes": res.nodes, f"{label}_restarts": len(res.restarts)})
                 row["ratio"] = row["alternative_seconds"] / max(row["package_seconds"], 1e-3)
                 rows.append(row)
                 print(f"{data:<8} {mode:<6} n={n:<3} s={seed} rs={rs}  package {row['package_status']:<10} "

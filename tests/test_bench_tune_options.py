@@ -19,6 +19,7 @@ def test_one_instance_two_settings(tmp_path, monkeypatch):
     r = rows[0]
     assert r["package_status"] == r["alternative_status"] == "optimal"
     assert r["package_verified"] == r["alternative_verified"] == "True"
+    assert int(r["package_nodes"]) >= 0 and int(r["alternative_restarts"]) >= 0
     assert abs(float(r["package_objective"]) - float(r["alternative_objective"])) < 1e-6
     ratio = float(r["alternative_seconds"]) / max(float(r["package_seconds"]), 1e-3)
     assert math.isclose(float(r["ratio"]), ratio, rel_tol=1e-9)
