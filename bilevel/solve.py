@@ -35,6 +35,14 @@ _STATUS = {
 }
 
 
+#: HiGHS options refused by :func:`solve_model`, with the only value allowed (HiGHS's default) and why.
+UNSAFE_OPTIONS = {
+    "mip_lifting_for_probing": (-1, "HiGHS 1.15.1 declares every tuning MILP tried infeasible with it (24 of 24 "
+                                    "optimistic ones at sizes 5-10) and, given a MIP start, stops at non-optimal "
+                                    "points that it reports optimal (HiGHS issue #3307; README, HiGHS options)"),
+}
+
+
 class NoSolutionError(SolverError):
     """The solver stopped (time limit, interrupt, ...) before finding any feasible solution."""
 
@@ -146,7 +154,8 @@ def solve_model(
     mip_start : optional feasible assignment handed to HiGHS as a MIP start: a sequence of
         ``(VarData, value)`` pairs or a Pyomo ``ComponentMap`` (variables not given get 0 clipped to their
         bounds).
-    options : further HiGHS options by name, e.g. ``{"presolve": "on"}``.
+    options : further HiGHS options by name, e.g. ``{"presolve": "on"}``. Those in :data:`UNSAFE_OPTIONS`
+        are refused at any value but HiGHS's default (they give wrong answers on these MILPs).
     race : number of HiGHS runs started concurrently on the same MILP, in threads, with random seeds
         ``random_seed + k`` (``k = 0..race-1``; HiGHS's run time on the tuning MILPs varies several-fold
         with the seed alone). The first run to finish stops the others; the result is that run's, with
@@ -173,13 +182,17 @@ def solve_model(
 
     Raises
     ------
-    InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race`` or an option HiGHS rejects;
+    InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``, an option HiGHS rejects or one
+    of :data:`UNSAFE_OPTIONS`;
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError) or unbounded, fails, or does
     not run it;
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
     """
-    cm = compile_model(model)
     opts = dict(options or {})
+    for key, (allowed, why) in UNSAFE_OPTIONS.items():
+        if key in opts and opts[key] != allowed:
+            raise InputError(f"HiGHS option {key}={opts[key]!r} is refused: {why}")
+    cm = compile_model(model)
     if time_limit is not None:
         if not time_limit > 0:
             raise InputError(f"time_limit must be positive seconds; got {time_limit}")

@@ -59,6 +59,8 @@ def test_tune_on_a_user_csv(tmp_path, capsys):
         (["--data", "cancer", "--w-bar-lb", "2", "--w-bar-ub", "1"], "infeasible bounds"),
         (["--data", "cancer", "--n-train", "6", "--n-val", "6", "--highs-option", "no_such_option=1"],
          "HiGHS rejected option no_such_option"),
+        (["--data", "cancer", "--n-train", "6", "--n-val", "6", "--highs-option", "mip_lifting_for_probing=1"],
+         "mip_lifting_for_probing=1 is refused"),
     ],
 )
 def test_bad_input_one_line_exit_2(args, match, capsys):

@@ -1,0 +1,52 @@
+"""HiGHS options that give wrong answers on the tuning MILPs are refused (bilevel.solve.UNSAFE_OPTIONS), and
+the reason is real: with ``mip_lifting_for_probing`` on, HiGHS 1.15.1 calls a feasible tuning MILP infeasible
+(HiGHS issue #3307)."""
+import highspy
+import pytest
+
+import bilevel
+from bilevel.errors import InputError
+from bilevel.solve import UNSAFE_OPTIONS, compile_model
+from bilevel.verify import verify_model
+from oracles import grid, optimistic_value, tiny_instance
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    Xt, yt, Xv, yv = tiny_instance(3)
+    return Xt, yt, Xv, yv, bilevel.build_optimistic_model(Xt, yt, Xv, yv)
+
+
+@pytest.mark.parametrize("value", [0, 1, 3])
+def test_solve_model_and_tune_refuse_lifting_for_probing(tiny, value):
+    Xt, yt, Xv, yv, model = tiny
+    with pytest.raises(InputError, match=f"mip_lifting_for_probing={value} is refused"):
+        bilevel.solve_model(model, options={"mip_lifting_for_probing": value})
+    with pytest.raises(InputError, match="mip_lifting_for_probing"):
+        bilevel.tune(Xt, yt, Xv, yv, highs_options={"mip_lifting_for_probing": value})
+
+
+def test_the_default_value_is_allowed_and_solves_to_the_brute_force_optimum(tiny):
+    Xt, yt, Xv, yv, model = tiny
+    allowed = UNSAFE_OPTIONS["mip_lifting_for_probing"][0]
+    info = bilevel.solve_model(model, options={"mip_lifting_for_probing": allowed})
+    assert info.optimal
+    best = min(optimistic_value(w, Xt, yt, Xv, yv) for w in grid(Xt.shape[1]))
+    assert info.objective <= best + 1e-7  # the grid only samples the box: the MILP is at least as good
+    assert verify_model(model).verified
+
+
+@pytest.mark.skipif(highspy.Highs().version() != "1.15.1", reason="the refusal was measured on HiGHS 1.15.1")
+def test_lifting_for_probing_calls_a_feasible_tuning_milp_infeasible(tiny):
+    *_, model = tiny
+    assert bilevel.solve_model(model).optimal  # feasible: HiGHS's default solves it
+    statuses = {}
+    for value in (-1, 1):
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.passModel(compile_model(model).lp)
+        h.setOptionValue("mip_lifting_for_probing", value)
+        h.run()
+        statuses[value] = h.getModelStatus()
+    assert statuses[-1] == highspy.HighsModelStatus.kOptimal
+    assert statuses[1] == highspy.HighsModelStatus.kInfeasible
