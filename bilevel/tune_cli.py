@@ -54,7 +54,8 @@ def add_parser(sub) -> None:
     p.add_argument("--highs-option", type=_highs_option, action="append", default=[], metavar="NAME=VALUE",
                    help="HiGHS option for every MILP solve, over the package's defaults (bilevel.tune.HIGHS_OPTIONS: "
                    "HiGHS's defaults except the RENS heuristic off and cuts separated at the root only); repeatable, "
-                   "e.g. --highs-option mip_heuristic_run_rens=true")
+                   "e.g. --highs-option mip_heuristic_run_rens=true; options known to give wrong answers on these "
+                   "MILPs (bilevel.solve.UNSAFE_OPTIONS: mip_lifting_for_probing) are refused")
     p.add_argument("--json", default=None, help="JSON result file (default: EXPORT/result.json with --export, "
                    "else bilevel_result.json)")
     p.add_argument("--export", default=None, metavar="DIR", help="write both MILPs as .lp and .mps into DIR")

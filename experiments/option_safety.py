@@ -1,0 +1,87 @@
+"""Check HiGHS options for wrong answers on small tuning MILPs: each option set against HiGHS's defaults.
+
+Builds the optimistic and pessimistic (epsilon 0 and 0.2, every validation label flipped) MILPs of both data
+sets at ``--sizes`` (three splits each), solves each with plain ``highspy`` (no MIP start, no package
+options) under HiGHS's defaults and under every option set, and counts the solves whose outcome contradicts
+a proven default optimum: another status than a time limit, or "optimal" at another value (relative 1e-4).
+A time limit is not a wrong answer and is counted apart. This is how ``bilevel.solve.UNSAFE_OPTIONS`` was
+found (README, *HiGHS options*).
+
+    python experiments/option_safety.py --options mip_lifting_for_probing=1 presolve=off
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import highspy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import bilevel  # noqa: E402
+from bilevel.library import default_test_fraction  # noqa: E402
+from bilevel.solve import compile_model  # noqa: E402
+from bilevel.tune_cli import _highs_option  # noqa: E402
+
+
+def instances(sizes, seeds=(0, 1, 2)):
+    """``(name, HighsLp)`` for every data set, size, split and mode."""
+    out = []
+    for data in ("cancer", "diabetes"):
+        X, y, _ = bilevel.load_dataset(data)
+        for n in sizes:
+            for seed in seeds:
+                s = bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
+                out.append((f"{data} opt {n} {seed}",
+                            bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)))
+                for eps in (0.0, 0.2):
+                    out.append((f"{data} pes{eps:g} {n} {seed}", bilevel.build_pessimistic_model(
+                        s.X_train, s.y_train, s.X_val, s.y_val, list(range(n)), eps)))
+    return [(name, compile_model(m).lp) for name, m in out]
+
+
+def run(lp, options: dict, time_limit: float) -> tuple[str, float]:
+    """HiGHS's status string and objective for ``lp`` under ``options``."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.passModel(lp)
+    h.setOptionValue("time_limit", float(time_limit))
+    for key, value in options.items():
+        if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+            raise SystemExit(f"HiGHS rejected option {key}={value!r}")
+    h.run()
+    return h.modelStatusToString(h.getModelStatus()), float(h.getInfo().objective_function_value)
+
+
+def wrong(reference: tuple[str, float], outcome: tuple[str, float]) -> bool:
+    """Whether ``outcome`` contradicts a proven ``reference`` optimum (a time limit never does)."""
+    if reference[0] != "Optimal" or outcome[0] == "Time limit reached":
+        return False
+    return outcome[0] != "Optimal" or abs(outcome[1] - reference[1]) > 1e-4 * max(1.0, abs(reference[1]))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--options", type=_highs_option, nargs="+", required=True, metavar="NAME=VALUE",
+                    help="option sets to check, one NAME=VALUE each")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[6, 8], help="|T| = |V| of the instances")
+    ap.add_argument("--time-limit", type=float, default=20.0, help="seconds per solve")
+    args = ap.parse_args(argv)
+    lps = instances(args.sizes)
+    reference = {name: run(lp, {}, args.time_limit) for name, lp in lps}
+    proven = sum(r[0] == "Optimal" for r in reference.values())
+    print(f"{len(lps)} MILPs, {proven} proven optimal under HiGHS's defaults (HiGHS {highspy.Highs().version()})")
+    failures = 0
+    for key, value in args.options:
+        outcomes = {name: run(lp, {key: value}, args.time_limit) for name, lp in lps}
+        bad = [name for name in outcomes if wrong(reference[name], outcomes[name])]
+        limits = sum(o[0] == "Time limit reached" for o in outcomes.values())
+        failures += bool(bad)
+        print(f"{key}={value!r}: wrong on {len(bad)} of {proven}, time limit on {limits}"
+              + (f" (e.g. {bad[0]}: {outcomes[bad[0]][0]} {outcomes[bad[0]][1]:.6g} against "
+                 f"{reference[bad[0]][1]:.6g})" if bad else ""), flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
