@@ -37,9 +37,10 @@ _STATUS = {
 
 #: HiGHS options refused by :func:`solve_model`, with the only value allowed (HiGHS's default) and why.
 UNSAFE_OPTIONS = {
-    "mip_lifting_for_probing": (-1, "HiGHS 1.15.1 declares every tuning MILP tried infeasible with it (24 of 24 "
-                                    "optimistic ones at sizes 5-10) and, given a MIP start, stops at non-optimal "
-                                    "points that it reports optimal (HiGHS issue #3307; README, HiGHS options)"),
+    "mip_lifting_for_probing": (-1, "HiGHS 1.15.1 declares feasible tuning MILPs infeasible with it (35 of the "
+                                    "35 small ones of experiments/option_safety.py) and, given a MIP start, stops "
+                                    "at non-optimal points that it reports optimal (HiGHS issue #3307; README, "
+                                    "HiGHS options)"),
 }
 
 

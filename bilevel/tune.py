@@ -201,8 +201,8 @@ def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
 # with HiGHS's node cuts on, 1.27 times the time in geometric mean (1.20 optimistic, 1.30 pessimistic; diabetes
 # pessimistic epsilon = 0.2 10/10 seed 2: 15.5 s and 14.7 s against 6.3 s and 5.9 s). At 50/50 no consistent
 # difference (results/bench_tune_nodecuts50: the node cuts 0.98 of the time over the 18 instances; 1.06 over
-# the six optimistic ones with three HiGHS seeds); side by side, cancer 100/100 seed 1 took 34.5 s and 25.2 s
-# against 63.8 s and 54.2 s with them (README, *HiGHS options*).
+# the six optimistic ones with three HiGHS seeds); cancer 100/100 seed 1 took 31.9 s and 25.3 s against the
+# 120 s limit and 51.1 s with them (results/bench_tune_nodecuts100; README, *HiGHS options*).
 HIGHS_OPTIONS = {"mip_heuristic_run_rens": False, "mip_allow_cut_separation_at_nodes": False}
 
 

@@ -13,7 +13,8 @@ mode (time-limited solves count at the limit, so a ratio that involves one is a 
 ``tune_options.md`` into ``--out``.
 
 The default instances are those of ``bench_small_gc`` (``experiments/bench_milp.py --sizes 10 20``) that the
-package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size instead; ``--data`` and ``--modes`` keep a subset of either.
+package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size instead; ``--data`` and
+``--modes`` keep a subset of either.
 
     python experiments/bench_tune_options.py --options mip_allow_cut_separation_at_nodes=true \\
         --out experiments/results/bench_tune_nodecuts
