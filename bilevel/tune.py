@@ -469,7 +469,8 @@ def tune(
     ------
     InputError for bad input (shapes, NaN, one class, epsilon < 0, infeasible bounds, unknown mode or
     flip, an ``optimistic`` result of other data or bounds); SolverError when HiGHS reports
-    infeasible/unbounded or stops without any solution.
+    infeasible/unbounded or stops without any solution (an infeasible optimistic MILP, which always has a
+    bilevel-feasible point, is reported as a HiGHS failure).
     """
     if replica not in ("optimal", "feasible"):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
@@ -493,8 +494,15 @@ def tune(
 
         def rebuild(cutoff):
             return build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds, objective_cutoff=cutoff)
-        model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts,
-                                                           rebuild)
+        try:
+            model, info, total, restarts = _solve_with_cutoffs(model, start, make_search, solve_kw, cutoff_restarts,
+                                                               rebuild)
+        except InfeasibleModelError:
+            # Every w_bar in its bounds has an inner optimum, and the big-Ms keep one (bilevel.bigm): the MILP
+            # is feasible, so the report is HiGHS's error (e.g. HiGHS issue #3307), not a property of the data.
+            raise SolverError("HiGHS reports the optimistic MILP infeasible, but it has a bilevel-feasible point "
+                              "at every w_bar in its bounds (the inner LP's optimum): a HiGHS failure; retry with "
+                              "the HiGHS option presolve=off") from None
         return _result("optimistic", model, info, build, total, tolerance, start_seconds=start_seconds,
                        restarts=restarts)
 

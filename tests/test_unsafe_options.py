@@ -1,14 +1,19 @@
 """HiGHS options that give wrong answers on the tuning MILPs are refused (bilevel.solve.UNSAFE_OPTIONS), and
 the reason is real: with ``mip_lifting_for_probing`` on, HiGHS 1.15.1 calls a feasible tuning MILP infeasible
 (HiGHS issue #3307)."""
+import importlib
+
 import highspy
 import pytest
 
 import bilevel
-from bilevel.errors import InputError
-from bilevel.solve import UNSAFE_OPTIONS, compile_model
+from bilevel.errors import InputError, SolverError
+from bilevel.solve import UNSAFE_OPTIONS, InfeasibleModelError, compile_model
 from bilevel.verify import verify_model
 from oracles import grid, optimistic_value, tiny_instance
+
+tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
+solve_module = importlib.import_module("bilevel.solve")
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +55,23 @@ def test_lifting_for_probing_calls_a_feasible_tuning_milp_infeasible(tiny):
         statuses[value] = h.getModelStatus()
     assert statuses[-1] == highspy.HighsModelStatus.kOptimal
     assert statuses[1] == highspy.HighsModelStatus.kInfeasible
+
+
+def test_an_infeasible_report_on_the_optimistic_milp_is_called_a_highs_failure(tiny, monkeypatch):
+    Xt, yt, Xv, yv, _ = tiny
+
+    def infeasible(*args, **kwargs):
+        raise InfeasibleModelError("HiGHS reports the model infeasible")
+
+    monkeypatch.setattr(tune_module, "solve_model", infeasible)
+    with pytest.raises(SolverError, match="a HiGHS failure") as caught:
+        bilevel.tune(Xt, yt, Xv, yv)
+    assert not isinstance(caught.value, InfeasibleModelError)
+
+
+@pytest.mark.skipif(highspy.Highs().version() != "1.15.1", reason="the refusal was measured on HiGHS 1.15.1")
+def test_without_the_refusal_highs_calls_the_optimistic_milp_infeasible(tiny, monkeypatch):
+    Xt, yt, Xv, yv, _ = tiny
+    monkeypatch.setattr(solve_module, "UNSAFE_OPTIONS", {})
+    with pytest.raises(SolverError, match="a HiGHS failure"):
+        bilevel.tune(Xt, yt, Xv, yv, warm_start=False, highs_options={"mip_lifting_for_probing": 1})
