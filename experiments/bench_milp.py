@@ -42,6 +42,15 @@ from experiments.textbook import textbook_optimistic, textbook_pessimistic  # no
 MODES = {"opt": ("optimistic", 0.0), "pes0": ("pessimistic", 0.0), "pes0.2": ("pessimistic", 0.2)}
 
 
+def benchmark_split(data: str, n: int, seed: int):
+    """The split of a benchmark instance: ``data`` ("cancer" or "diabetes"), |T| = |V| = ``n``, split seed
+    ``seed``, test fraction of :func:`bilevel.library.default_test_fraction`; a
+    :func:`bilevel.split_dataset` result. Every script of experiments/ that names instances by
+    (data, n, seed) uses it, so they all mean the same split."""
+    X, y, _ = bilevel.load_dataset(data)
+    return bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
+
+
 def _write_seconds(model) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
@@ -63,8 +72,7 @@ def _overhead(r: dict) -> float:
 
 
 def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int = 1) -> dict:
-    X, y, _ = bilevel.load_dataset(data)
-    s = bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
+    s = benchmark_split(data, n, seed)
     mode, eps = MODES[mode_key]
     row = {"data": data, "mode": mode_key, "n": n, "seed": seed}
     with warnings.catch_warnings():

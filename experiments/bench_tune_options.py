@@ -33,9 +33,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
-from bilevel.library import default_test_fraction  # noqa: E402
 from bilevel.tune import HIGHS_OPTIONS  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
+from experiments.bench_milp import benchmark_split  # noqa: E402
 
 # (data, mode, |T| = |V|, split seed): bench_small_gc's instances proven in 0.1-25 s.
 INSTANCES = [
@@ -86,8 +86,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for data, mode, n, seed in instances:
-        X, y, _ = bilevel.load_dataset(data)
-        s = bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
+        s = benchmark_split(data, n, seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             optimistic = None if mode == "opt" else bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val,

@@ -19,19 +19,18 @@ import highspy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
-from bilevel.library import default_test_fraction  # noqa: E402
 from bilevel.solve import compile_model  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
+from experiments.bench_milp import benchmark_split  # noqa: E402
 
 
 def instances(sizes, seeds=(0, 1, 2)):
     """``(name, HighsLp)`` for every data set, size, split and mode."""
     out = []
     for data in ("cancer", "diabetes"):
-        X, y, _ = bilevel.load_dataset(data)
         for n in sizes:
             for seed in seeds:
-                s = bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
+                s = benchmark_split(data, n, seed)
                 out.append((f"{data} opt {n} {seed}",
                             bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)))
                 for eps in (0.0, 0.2):

@@ -18,16 +18,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
-from bilevel.library import default_test_fraction  # noqa: E402
 from bilevel.tune import HIGHS_OPTIONS  # noqa: E402
 from bilevel.warmstart import loaded_start, start_by_name  # noqa: E402
+from experiments.bench_milp import benchmark_split  # noqa: E402
 
 
 def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int = 2, time_limit: float = 60.0):
     """The tune result of the pessimistic instance (every validation label flipped) and a list of
     ``(cutoff or None, HiGHS seed, SolveInfo)`` of the re-solves started at its optimum."""
-    X, y, _ = bilevel.load_dataset(data)
-    s = bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
+    s = benchmark_split(data, n, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit)
