@@ -57,7 +57,7 @@ def _solve(s, mode: str, optimistic, time_limit: float, options: dict):
 
 
 def _geo(values) -> float:
-    return math.exp(np.mean(np.log(values))) if len(values) else math.nan
+    return math.exp(np.mean(np.log(values)))
 
 
 def main(argv=None) -> int:
