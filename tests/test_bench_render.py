@@ -21,3 +21,18 @@ def test_render_of_rows_without_a_textbook_solve(tmp_path):
     assert row.endswith("| - | - | - | - |  |")  # textbook status, time, gap, speed-up; no objective match
     assert "| cancer | opt | 5 | 0 |" in text and "| 0.03 | 0.0e+00 | 12.7x | True |" in text
     assert count == 1 and abs(geo - 12.7) < 1e-9
+
+
+def test_size_shares_sum_overhead_and_solve_per_size(tmp_path):
+    """The per-size line divides summed build + compile + write by summed solve time, size by size (an
+    average of per-row ratios would differ here: the rows' ratios are far apart)."""
+    third = WITHOUT.replace("cancer,opt,10,0,", "cancer,pes0,10,1,").replace(",0.0031,0.0019,", ",1.0031,0.0019,")
+    path = tmp_path / "bench.csv"
+    path.write_text("\n".join([HEADER, WITH_TEXTBOOK, WITHOUT, third]) + "\n")
+    rows = bench_milp._read_csv(path)
+    size5 = (0.0075 + 0.0022 + 0.0047) / 0.0022
+    size10 = 2 * (0.0080 + 0.0025 + 0.0059) / (0.0031 + 1.0031)
+    assert bench_milp._size_shares(rows) == f"5: {size5:.1%}, 10: {size10:.1%}"
+    text, _, _ = bench_milp._markdown(rows, 5.0)
+    assert f"summed solve time: 5: {size5:.1%}, 10: {size10:.1%}." in text
+    assert bench_milp._size_shares([]) == "-"
