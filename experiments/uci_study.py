@@ -31,9 +31,12 @@ inside the margin of the optimistic hyperplane are attacked (closed-form maximum
 
 **Reproducibility.** The split of run ``r`` of a data set comes from ``seed`` alone
 (:func:`split_seed`): all sizes share the run's test set and the training sets are nested. HiGHS runs
-with one thread per solve (deterministic); a solve that hits ``time_limit`` keeps its incumbent and
-records its status, and timed-out results can depend on machine speed. Every row records the package
-versions and the HiGHS version.
+with one thread per solve, and a HiGHS run on its own is deterministic. Two steps of :func:`bilevel.tune`
+are triggered by elapsed time, though: the box search (after at least 1 s of a run) and the cutoff restarts
+(after 2 s). A solve that takes longer than about a second can therefore return a different one of several
+tied optima on a faster or busier machine: the optimal value is the same, the returned ``w_bar`` and test
+accuracy can differ. A solve that hits ``time_limit`` keeps its incumbent and records its status; its
+results depend on machine speed too. Every row records the package versions and the HiGHS version.
 """
 from __future__ import annotations
 
