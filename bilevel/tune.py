@@ -203,7 +203,13 @@ def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
 # difference (results/bench_tune_nodecuts50: the node cuts 0.98 of the time over the 18 instances; 1.06 over
 # the six optimistic ones with three HiGHS seeds); cancer 100/100 seed 1 took 31.9 s and 25.3 s against the
 # 120 s limit and 51.1 s with them (results/bench_tune_nodecuts100; README, *HiGHS options*).
-HIGHS_OPTIONS = {"mip_heuristic_run_rens": False, "mip_allow_cut_separation_at_nodes": False}
+# Less strong branching: pseudo-costs trusted after 4 observations instead of HiGHS's 8
+# (``mip_pscost_minreliable``). Measured the same way, against the two options above alone: 1.00 of the time
+# on the 23 instances (results/bench_tune_pscost4), 0.95 on the 12 optimistic and epsilon = 0 instances at
+# 50/50 (bench_tune_pscost4_50), 0.88 and 0.83 in two runs on optimistic cancer 100/100 with HiGHS seeds 0-2
+# (bench_tune_pscost4_100, _100b). 16 instead went the other way at 100/100 (1.20, bench_tune_pscost16_100).
+HIGHS_OPTIONS = {"mip_heuristic_run_rens": False, "mip_allow_cut_separation_at_nodes": False,
+                 "mip_pscost_minreliable": 4}
 
 
 def tuning_options(overrides: dict | None = None) -> dict:
@@ -435,9 +441,9 @@ def tune(
         :mod:`bilevel.box_search` (local search over ``w_bar`` with the same LPs, run once inside HiGHS's
         run, its time counted in the solve time); its best point replaces HiGHS's incumbent when better.
     highs_options : HiGHS options by name for every MILP solve, over the package's defaults
-        ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off and cuts separated at the root
-        only), e.g. ``{"mip_heuristic_run_rens": True, "mip_allow_cut_separation_at_nodes": True}`` to
-        restore HiGHS's own. Options that give wrong answers on these MILPs (``bilevel.solve.UNSAFE_OPTIONS``,
+        ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off, cuts separated at the root
+        only and pseudo-costs reliable after 4 observations, not 8), e.g. ``{"mip_heuristic_run_rens": True,
+        "mip_allow_cut_separation_at_nodes": True, "mip_pscost_minreliable": 8}`` to restore HiGHS's own. Options that give wrong answers on these MILPs (``bilevel.solve.UNSAFE_OPTIONS``,
         e.g. ``mip_lifting_for_probing``) raise InputError.
     cutoff_restarts : build the pessimistic MILP around its MIP start's objective (as ``objective_cutoff``,
         unless the start already meets the floor; the start is computed from the data first, so this is the

@@ -53,7 +53,8 @@ def add_parser(sub) -> None:
                    "(2 uses both cores of a 2-core machine)")
     p.add_argument("--highs-option", type=_highs_option, action="append", default=[], metavar="NAME=VALUE",
                    help="HiGHS option for every MILP solve, over the package's defaults (bilevel.tune.HIGHS_OPTIONS: "
-                   "HiGHS's defaults except the RENS heuristic off and cuts separated at the root only); repeatable, "
+                   "HiGHS's defaults except the RENS heuristic off, cuts separated at the root only and "
+                   "mip_pscost_minreliable=4); repeatable, "
                    "e.g. --highs-option mip_heuristic_run_rens=true; options known to give wrong answers on these "
                    "MILPs (bilevel.solve.UNSAFE_OPTIONS: mip_lifting_for_probing) are refused")
     p.add_argument("--json", default=None, help="JSON result file (default: EXPORT/result.json with --export, "

@@ -268,6 +268,7 @@ def test_highs_options_reach_every_milp_solve_over_the_package_defaults(cancer, 
     assert seen and all(opts == tune_module.HIGHS_OPTIONS for _, opts in seen)
     assert tune_module.HIGHS_OPTIONS["mip_heuristic_run_rens"] is False
     assert tune_module.HIGHS_OPTIONS["mip_allow_cut_separation_at_nodes"] is False
+    assert tune_module.HIGHS_OPTIONS["mip_pscost_minreliable"] == 4
     seen.clear()
     restored = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, **kw,
                             highs_options={"mip_heuristic_run_rens": True, "random_seed": 3})
