@@ -207,7 +207,8 @@ def _markdown(rows: list[dict], time_limit: float) -> tuple[str, float, int]:
               f"Largest |T| = |V| the package solved to proven optimality: {max(proven) if proven else '-'}.",
               f"Build + compile (Pyomo to HiGHS) + write below 10% of the solve time: {sum(x < 0.1 for x in share)} of {len(share)} instances "
               f"({sum(x < 0.1 for x in long)} of the {len(long)} with solve time >= 0.1 s).",
-              f"Build + compile + write summed over each size's instances, as a share of their summed solve time: {_size_shares(rows)}.",
+              "Build + compile + write summed over each size's instances, as a share of their summed solve time: "
+              f"{_size_shares(rows)}.",
               f"All package solutions verified: {all(r['pkg_verified'] for r in rows)}."]
     return "\n".join(lines) + "\n", geo, len(ok)
 
