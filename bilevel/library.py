@@ -24,9 +24,10 @@ sizes (rows / columns / binaries / non-zeros of the MPS matrix), SHA-256 checksu
 and what HiGHS (through :func:`bilevel.solve_model`) reported: status, objective, best bound, gap,
 seconds, nodes, and whether the solution passed :func:`bilevel.verify_model`.
 
-Generation is deterministic: the same package version writes the same bytes. A changed formulation (new
-rows, other big-M constants) changes the files; :func:`instance_differences` tells a formulation change
-(re-run ``bilevel export-library``) from last-digit round-off.
+Generation is deterministic: the same package version (with the same HiGHS, numpy and scipy) writes the
+same bytes. A changed formulation (new rows, other big-M constants) changes the files;
+:func:`instance_differences` tells a formulation change (re-run ``bilevel export-library``) from last-digit
+round-off.
 """
 from __future__ import annotations
 
