@@ -39,7 +39,8 @@ def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int 
     for rs in range(random_seeds):
         for cutoff in (None, res.objective * (1 + 1e-6)):
             m = bilevel.build_pessimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, info["flipped"], epsilon,
-                                                (0.0, 1.0), info["lambda_bound"], objective_cutoff=cutoff)
+                                                (info["w_bar_lb"], info["w_bar_ub"]), info["lambda_bound"],
+                                                objective_cutoff=cutoff)
             solved = bilevel.solve_model(m, mip_start=start_by_name(pairs, m), time_limit=time_limit,
                                          options={**HIGHS_OPTIONS, "random_seed": rs})
             out.append((cutoff, rs, solved))

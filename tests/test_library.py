@@ -103,8 +103,8 @@ def test_committed_set_is_small():
 
 def test_regenerating_the_committed_instances_reproduces_them(tmp_path):
     """Byte for byte, or, where the bytes differ, the same model up to round-off (documented in
-    models/README.md: other numpy/scipy builds or HiGHS versions may change last digits). A real difference means the
-    formulation changed: re-run the export command."""
+    models/README.md: other numpy/scipy builds or HiGHS versions may change last digits). A real difference
+    means the formulation changed: re-run the export command."""
     changed, roundoff = [], []
     manifest = by_id()
     for spec in library.library_specs(sizes=[n for n in library.SIZES if n <= library.SMALL_MAX]):

@@ -8,7 +8,7 @@ import pytest
 
 import bilevel
 from bilevel.errors import InputError, SolverError
-from bilevel.solve import UNSAFE_OPTIONS, InfeasibleModelError, compile_model
+from bilevel.solve import UNSAFE_OPTIONS, InfeasibleModelError, _configured_highs, compile_model
 from bilevel.verify import verify_model
 from oracles import grid, optimistic_value, tiny_instance
 
@@ -47,10 +47,7 @@ def test_lifting_for_probing_calls_a_feasible_tuning_milp_infeasible(tiny):
     assert bilevel.solve_model(model).optimal  # feasible: HiGHS's default solves it
     statuses = {}
     for value in (-1, 1):
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.passModel(compile_model(model).lp)
-        h.setOptionValue("mip_lifting_for_probing", value)
+        h = _configured_highs(compile_model(model), {"mip_lifting_for_probing": value}, None)  # no refusal here
         h.run()
         statuses[value] = h.getModelStatus()
     assert statuses[-1] == highspy.HighsModelStatus.kOptimal
