@@ -92,6 +92,7 @@ import numpy as np
 from scipy import sparse
 
 from .errors import InputError
+from .highs_run import silent_highs
 
 
 class InfeasibleCutoff(InputError):
@@ -135,8 +136,7 @@ def _range_lp(X_train, y_train, w_bar_ub, budget, cutoff=None) -> highspy.Highs:
     lp.a_matrix_.start_ = A.indptr.astype(np.int32)
     lp.a_matrix_.index_ = A.indices.astype(np.int32)
     lp.a_matrix_.value_ = A.data.astype(float)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = silent_highs()
     h.passModel(lp)
     return h
 

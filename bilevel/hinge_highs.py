@@ -20,7 +20,7 @@ from collections import OrderedDict
 import highspy
 import numpy as np
 
-from .highs_run import load_model, run_checked
+from .highs_run import load_model, run_checked, silent_highs
 from .inner import HingeLP
 
 _INF = highspy.kHighsInf
@@ -72,8 +72,7 @@ def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray, n_h: int) -> highs
     h = lps.get(key)
     p = len(w_bar)
     if h is None:
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = silent_highs()
         load_model(h, _hinge_model(blocks, w_bar, rhs), "hinge LP")
         lps[key] = h
         if len(lps) > _CACHE_SIZE:

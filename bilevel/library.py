@@ -44,6 +44,7 @@ import numpy as np
 from .datasets import BUILTIN, load_dataset, split_dataset
 from .errors import InputError
 from .export import write_model
+from .highs_run import silent_highs
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
 from .solve import compile_model
@@ -497,11 +498,8 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
     :func:`bilevel.solve_model`, a solve that stops without any feasible solution still reports its
     status and best bound (objective empty, status ``time_limit``). An incumbent is loaded into the Pyomo
     variables and checked by :func:`bilevel.verify_model` (``verified``, ``lambda_at_bound``)."""
-    import highspy
-
     cm = compile_model(built.model)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = silent_highs()
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", float(mip_gap))
@@ -662,8 +660,7 @@ def read_instance_arrays(path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"instance file {str(path)!r} not found")
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = silent_highs()
     if h.readModel(str(path)) == highspy.HighsStatus.kError:
         raise InputError(f"HiGHS cannot read {str(path)!r}")
     lp = h.getLp()

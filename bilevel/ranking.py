@@ -348,13 +348,12 @@ def _run_qp(lp, hess, what: str) -> np.ndarray:
     """Solve the QP ``(lp, hess)`` with HiGHS within ``_QP_ITERATION_LIMIT`` iterations; its column values."""
     import highspy
 
-    from .highs_run import run_to_optimality
+    from .highs_run import run_to_optimality, silent_highs
 
     model = highspy.HighsModel()
     model.lp_ = lp
     model.hessian_ = hess
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = silent_highs()
     h.setOptionValue("qp_iteration_limit", _QP_ITERATION_LIMIT)
     run_to_optimality(h, model, what)
     return np.asarray(h.getSolution().col_value, dtype=float)

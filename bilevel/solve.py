@@ -17,6 +17,7 @@ import pyomo.environ as pyo
 from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
 
 from .errors import InputError, SolverError
+from .highs_run import silent_highs
 from .pause_gc import gc_paused
 from .validation import check_mip_gap
 
@@ -179,14 +180,18 @@ def solve_model(
 
     Returns
     -------
-    :class:`SolveInfo`.
+    :class:`SolveInfo`. When the values HiGHS returns miss the objective it reports and a ``mip_start`` or
+    ``improve`` solution was handed in (HiGHS 1.16.0 can return the start's values; README, "Dependency
+    versions"), the model is solved again without them within what is left of ``time_limit``; ``seconds``
+    then sums both runs.
 
     Raises
     ------
     InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``, an option HiGHS rejects or one
     of :data:`UNSAFE_OPTIONS`;
-    SolverError when HiGHS reports the model infeasible (InfeasibleModelError) or unbounded, fails, or does
-    not run it;
+    SolverError when HiGHS reports the model infeasible (InfeasibleModelError) or unbounded, fails, does
+    not run it, or returns values that miss its reported objective without a start to blame (or with no
+    time left to solve again);
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
     """
     opts = dict(options or {})
@@ -219,6 +224,25 @@ def solve_model(
     for hook in (injector, stopper):
         if hook is not None and hook.error is not None:
             raise hook.error
+    earlier_seconds = 0.0
+    stale = _stale_solution(h, cm)
+    time_left = opts["time_limit"] - float(h.getRunTime()) if "time_limit" in opts else np.inf
+    if stale and (start is not None or injector is not None) and time_left > 0:
+        # HiGHS 1.16.0 can end "optimal" with the MIP start's values instead of the solution whose objective
+        # it reports (seen when presolve alone solves a tie re-solve); the same model without the start (or
+        # the solutions the injector hands in) returns the right one (README, "Dependency versions"). The
+        # re-solve gets what is left of the time limit.
+        earlier_seconds = float(h.getRunTime())
+        stopper = _Stopper(interrupt_when) if stopper is not None else None  # the first run's may be set
+        retry_opts = opts if "time_limit" not in opts else {**opts, "time_limit": time_left}
+        h = _configured_highs(cm, retry_opts, None, stopper=stopper)
+        h.run()
+        bound_override = None
+        if stopper is not None and stopper.error is not None:
+            raise stopper.error
+        stale = _stale_solution(h, cm)
+    if stale:
+        raise SolverError("HiGHS returned a solution whose objective differs from the objective it reports")
     status_enum = h.getModelStatus()
     if status_enum == highspy.HighsModelStatus.kNotset:
         raise SolverError("HiGHS did not run the model (it rejected an option at run time)")
@@ -254,10 +278,20 @@ def solve_model(
     else:
         bound, gap, nodes = objective, 0.0, 0
     return SolveInfo(
-        status=status, objective=objective, best_bound=bound, gap=gap, seconds=float(h.getRunTime()),
+        status=status, objective=objective, best_bound=bound, gap=gap, seconds=earlier_seconds + float(h.getRunTime()),
         nodes=nodes, compile_seconds=cm.seconds, n_variables=len(cm.columns), n_binaries=cm.n_binaries,
         n_constraints=cm.n_rows, options=opts,
     )
+
+
+def _stale_solution(h: highspy.Highs, cm: CompiledModel) -> bool:
+    """Whether the values ``h`` returns miss the objective value it reports (beyond 1e-6, relative to
+    ``max(1, |objective|)``); False when it returns no values or no finite objective."""
+    solution, reported = h.getSolution(), float(h.getInfo().objective_function_value)
+    if not solution.value_valid or not np.isfinite(reported) or len(solution.col_value) != len(cm.columns):
+        return False
+    value = float(np.dot(np.asarray(cm.lp.col_cost_), np.asarray(solution.col_value)) + cm.lp.offset_)
+    return abs(value - reported) > 1e-6 * max(1.0, abs(reported))
 
 
 def _proven(objective: float, bound: float) -> bool:
@@ -360,8 +394,7 @@ def _configured_highs(cm: CompiledModel, opts: dict, start, injector: _Injector 
                       run: int = 0, stopper: _Stopper | None = None) -> highspy.Highs:
     """A silent ``highspy.Highs`` holding the compiled model, the options, the MIP start, the
     improvement callback and the interrupt of ``stopper``."""
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = silent_highs()
     for key, value in opts.items():
         if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
             raise InputError(f"HiGHS rejected option {key}={value!r}")

@@ -15,11 +15,10 @@ import argparse
 import sys
 from pathlib import Path
 
-import highspy
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.errors import InputError  # noqa: E402
+from bilevel.highs_run import silent_highs  # noqa: E402
 from bilevel.solve import _configured_highs, compile_model  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
 from experiments.bench_milp import benchmark_split  # noqa: E402
@@ -68,7 +67,7 @@ def main(argv=None) -> int:
     models = instances(args.sizes)
     reference = {name: run(cm, {}, args.time_limit) for name, cm in models}
     proven = sum(r[0] == "Optimal" for r in reference.values())
-    print(f"{len(models)} MILPs, {proven} proven optimal under HiGHS's defaults (HiGHS {highspy.Highs().version()})")
+    print(f"{len(models)} MILPs, {proven} proven optimal under HiGHS's defaults (HiGHS {silent_highs().version()})")
     failures = 0
     for key, value in args.options:
         outcomes = {name: run(cm, {key: value}, args.time_limit) for name, cm in models}

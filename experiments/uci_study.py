@@ -248,13 +248,14 @@ def build_tasks(cfg: StudyConfig) -> list[dict]:
 
 def versions() -> dict:
     """Versions of Python, the numerical stack, Pyomo, highspy and the HiGHS library, scikit-learn, bilevel."""
-    import highspy
     import pandas
     import pyomo
     import scipy
     import sklearn
 
-    h = highspy.Highs()
+    from bilevel.highs_run import silent_highs
+
+    h = silent_highs()
     return {
         "v_python": platform.python_version(), "v_bilevel": bilevel.__version__, "v_numpy": np.__version__,
         "v_scipy": scipy.__version__, "v_pandas": pandas.__version__, "v_pyomo": pyomo.__version__,

@@ -15,9 +15,9 @@ def available() -> bool:
 
 def version() -> str:
     """HiGHS version string."""
-    import highspy
+    from bilevel.highs_run import silent_highs
 
-    return highspy.Highs().version()
+    return silent_highs().version()
 
 
 def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
@@ -28,10 +28,11 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     missing file or another suffix; a file HiGHS cannot read gives status ``error``."""
     import highspy
 
+    from bilevel.highs_run import silent_highs
+
     path = check_instance_path(path)
     t0 = time.perf_counter()
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = silent_highs()
     if h.readModel(str(path)) == highspy.HighsStatus.kError:
         return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message="HiGHS cannot read the file")
     if time_limit is not None:
