@@ -76,12 +76,18 @@ def _overhead(r: dict) -> float:
     return _overhead_seconds(r) / r["pkg_solve"]
 
 
+def _timed(r: dict, least_solve: float = 0.0) -> bool:
+    """Whether a row has a build time and a solve time above ``least_solve`` seconds (strictly above 0 when 0):
+    the rows whose overhead share is defined."""
+    return math.isfinite(r["pkg_build"]) and (r["pkg_solve"] >= least_solve if least_solve > 0 else r["pkg_solve"] > 0)
+
+
 def _size_shares(rows: list[dict]) -> str:
     """Per |T| = |V|: (sum of build + compile + write) / (sum of solve time) over the rows of that size with a
     build time, e.g. ``"10: 5.1%, 20: 0.9%"`` (``"-"`` without such rows)."""
     sums: dict = {}
     for r in rows:
-        if math.isfinite(r["pkg_build"]) and r["pkg_solve"] > 0:
+        if _timed(r):
             over, solve = sums.get(r["n"], (0.0, 0.0))
             sums[r["n"]] = (over + _overhead_seconds(r), solve + r["pkg_solve"])
     return ", ".join(f"{n}: {o / t:.1%}" for n, (o, t) in sorted(sums.items())) or "-"
@@ -169,8 +175,8 @@ def _markdown(rows: list[dict], time_limit: float) -> tuple[str, float, int]:
     geo = math.exp(np.mean(np.log(ok))) if ok else math.nan
     proven = [r["n"] for r in rows if r["pkg_status"] == "optimal"]
     races = sorted({int(r.get("race") or 1) for r in rows})
-    share = [_overhead(r) for r in rows if math.isfinite(r["pkg_build"]) and r["pkg_solve"] > 0]
-    long = [_overhead(r) for r in rows if math.isfinite(r["pkg_build"]) and r["pkg_solve"] >= 0.1]
+    share = [_overhead(r) for r in rows if _timed(r)]
+    long = [_overhead(r) for r in rows if _timed(r, 0.1)]
     lines = [
         f"Benchmark run {date.today()} on {platform.machine()} ({platform.processor() or 'cpu'}), "
         f"time limit {time_limit:g} s per solve, HiGHS via highspy; package MILPs raced over "
