@@ -29,8 +29,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/bilevel tune --data cancer --n-train 20 --n-val 20 --mode both --epsilon 0.2 --seed 0 --export out/
 
+# PYTEST_ARGS go to pytest, e.g. `make test PYTEST_ARGS="--highs-seed 1"` (tests/conftest.py) or "-m 'not slow'".
+PYTEST_ARGS ?=
+
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The same tests in a second environment holding the lowest version pyproject.toml allows of every
 # dependency (tests/minimum-versions.txt), so the declared lower bounds are tested, not guessed.
@@ -41,7 +44,7 @@ $(MIN_STAMP): pyproject.toml tests/minimum-versions.txt
 	touch $(MIN_STAMP)
 
 test-min: $(MIN_STAMP)
-	$(MIN_VENV)/bin/python -m pytest
+	$(MIN_VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV) out .pytest_cache
