@@ -9,8 +9,9 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/oracles.py
 def pytest_addoption(parser):
     parser.addoption(
         "--highs-seed", type=int, default=None,
-        help="HiGHS random_seed for every MILP solve that does not set one (default: HiGHS's 0; a race of "
-             "several runs keeps its own seeds 0, 1, ...). Another seed "
+        help="HiGHS random_seed for every MILP solve in the test process that does not set one (default: "
+             "HiGHS's 0; a race of several runs keeps its own seeds 0, 1, ...; subprocesses, e.g. the CLI's or "
+             "the study's workers, keep 0). Another seed "
              "sends HiGHS down another search path, so it returns other tied optima and other node counts, as a "
              "slower or faster machine can through the package's elapsed-time triggers: a test that passes "
              "only on one path fails here deterministically instead of now and then in CI.")
