@@ -50,6 +50,73 @@ def test_tie_resolve_gets_the_optimum_not_the_mip_start():
     assert tr.high.criterion_value == pytest.approx(p, abs=1e-6)
 
 
+# HiGHS 1.16.0's stale-start fault in six columns: delta-debugging the tie re-solve above (111 rows, 85 columns)
+# kept 3 rows and 5 of its columns, with the other 80 fixed at the start's values and folded into the right-hand
+# sides; the coefficients are rounded to two decimals and the one binary left sits in row 0 (a binary in no row is
+# dropped by Pyomo's compiler, and HiGHS then solves an LP). Maximise x_0 over 0 <= x_0 <= 1: x_0 is in no row, so
+# the optimum is x_0 = 1 (objective 1) whenever the rows are feasible, which the start shows.
+_FAULT_ROWS = [[0.0, -1.11, -0.48, -0.86, -1.0, 1.0], [0.0, -0.63, -1.04, -0.59, 1.0, 0.0], [0.0, 0.07, 0.1, 0.28, 1.0, 0.0]]
+_FAULT_RHS = [2.32, 0.2, 0.08]
+_FAULT_BOUNDS = [(0.0, 1.0), (-1.0, 1.0), (-1.0, 1.0), (-1.0, 1.0), (-0.24, 0.24), (0, 1)]
+_FAULT_START = [0.18, 0.27, 0.18, -1.0, -0.24, 0.0]  # feasible, objective 0.18
+_STALE_START_RELEASES = {"1.16.0"}  # where the plain HiGHS run below returns the start's values
+
+
+def _stale_start_model():
+    import pyomo.environ as pyo
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(6), bounds=lambda _, j: _FAULT_BOUNDS[j])
+    m.x[5].domain = pyo.Binary
+    m.objective = pyo.Objective(expr=m.x[0], sense=pyo.maximize)
+    m.rows = pyo.Constraint(range(3), rule=lambda _, r: sum(a * m.x[j] for j, a in enumerate(_FAULT_ROWS[r]) if a)
+                            <= _FAULT_RHS[r])
+    return m
+
+
+def test_plain_highs_returns_the_start_only_on_the_releases_known_for_it():
+    """The fault without the package: HiGHS run on the compiled six-column MILP with the feasible start ends
+    "optimal" at objective 1 and, on 1.16.0, returns the start (x_0 = 0.18). Fails when another release shows it
+    (then the README and this list need it) or 1.16.0 no longer does (then this test no longer shows the fault)."""
+    import highspy
+    import bilevel.solve as S
+    m = _stale_start_model()
+    cm = S.compile_model(m)
+    h = silent_highs()
+    h.passModel(cm.lp)
+    sol = highspy.HighsSolution()
+    sol.col_value = S._start_vector(cm, [(m.x[j], v) for j, v in enumerate(_FAULT_START)])
+    sol.value_valid = True
+    h.setSolution(sol)
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    assert h.getInfo().objective_function_value == pytest.approx(1.0)
+    returned = float(np.dot(cm.lp.col_cost_, h.getSolution().col_value))
+    stale = returned == pytest.approx(_FAULT_START[0])
+    assert stale == (h.version() in _STALE_START_RELEASES), (h.version(), returned)
+    if not stale:
+        assert returned == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("workaround", [True, False])
+def test_the_package_returns_the_optimum_of_the_stale_start_milp(workaround, monkeypatch):
+    """:func:`bilevel.solve_model` on the six-column MILP from the feasible start returns the optimum x_0 = 1 on
+    every release. Without the workaround (the stale check switched off) it cannot on 1.16.0: it returns the
+    start, objective 0.18, which its own check of the dual bound marks ``gap_limit``."""
+    import pyomo.environ as pyo
+    import bilevel.solve as S
+    if not workaround:
+        if silent_highs().version() not in _STALE_START_RELEASES:
+            pytest.skip("the stale-start fault is known on HiGHS 1.16.0 only")
+        monkeypatch.setattr(S, "_stale_solution", lambda h, cm: False)
+    m = _stale_start_model()
+    info = bilevel.solve_model(m, mip_start=[(m.x[j], v) for j, v in enumerate(_FAULT_START)])
+    if workaround:
+        assert info.status == "optimal" and pyo.value(m.x[0]) == pytest.approx(1.0)
+        assert info.objective == pytest.approx(1.0)
+    else:
+        assert info.status == "gap_limit" and pyo.value(m.x[0]) == pytest.approx(_FAULT_START[0])
+
+
 def _small_model():
     data = bilevel.load_dataset("diabetes")
     s = bilevel.split_dataset(data.X, data.y, 10, 10, seed=2)
