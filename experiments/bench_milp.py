@@ -77,9 +77,9 @@ def _overhead(r: dict) -> float:
 
 
 def _timed(r: dict, least_solve: float = 0.0) -> bool:
-    """Whether a row has a build time and a solve time above ``least_solve`` seconds (strictly above 0 when 0):
-    the rows whose overhead share is defined."""
-    return math.isfinite(r["pkg_build"]) and (r["pkg_solve"] >= least_solve if least_solve > 0 else r["pkg_solve"] > 0)
+    """Whether a row's overhead share is defined (a build time and a positive solve time) and its solve took at
+    least ``least_solve`` seconds."""
+    return math.isfinite(r["pkg_build"]) and r["pkg_solve"] > 0 and r["pkg_solve"] >= least_solve
 
 
 def _size_shares(rows: list[dict]) -> str:

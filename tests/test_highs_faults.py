@@ -81,13 +81,8 @@ def test_plain_highs_returns_the_start_only_on_the_releases_known_for_it():
     import bilevel.solve as S
     m = _stale_start_model()
     cm = S.compile_model(m)
-    h = silent_highs()
-    h.passModel(cm.lp)
-    sol = highspy.HighsSolution()
-    sol.col_value = S._start_vector(cm, [(m.x[j], v) for j, v in enumerate(_FAULT_START)])
-    sol.value_valid = True
-    h.setSolution(sol)
-    h.run()
+    h = S._configured_highs(cm, {}, S._start_vector(cm, [(m.x[j], v) for j, v in enumerate(_FAULT_START)]))
+    h.run()  # HiGHS's default options, the start, and nothing of solve_model's checks
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     assert h.getInfo().objective_function_value == pytest.approx(1.0)
     returned = float(np.dot(cm.lp.col_cost_, h.getSolution().col_value))
