@@ -15,6 +15,7 @@ import highspy
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
+from scipy.sparse import csc_matrix
 
 from .errors import InputError, SolverError
 from .highs_run import silent_highs
@@ -183,15 +184,17 @@ def solve_model(
     :class:`SolveInfo`. When the values HiGHS returns miss the objective it reports and a ``mip_start`` or
     ``improve`` solution was handed in (HiGHS 1.16.0 can return the start's values; README, "Dependency
     versions"), the model is solved again without them within what is left of ``time_limit``; ``seconds``
-    then sums both runs.
+    then sums both runs. When that re-solve stops without a better solution (or no time is left for it) and
+    the first run's values satisfy the model (bounds, integrality, rows within 1e-6), those values come back,
+    with the re-solve's status and bound (no time left: ``"time_limit"`` and an infinite bound).
 
     Raises
     ------
     InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``, an option HiGHS rejects or one
     of :data:`UNSAFE_OPTIONS`;
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError) or unbounded, fails, does
-    not run it, or returns values that miss its reported objective without a start to blame (or with no
-    time left to solve again);
+    not run it, or returns values that miss its reported objective without a start to blame (or that violate
+    the model, with no time left to solve again);
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
     """
     opts = dict(options or {})
@@ -226,21 +229,28 @@ def solve_model(
             raise hook.error
     earlier_seconds = 0.0
     stale = _stale_solution(h, cm)
-    time_left = opts["time_limit"] - float(h.getRunTime()) if "time_limit" in opts else np.inf
-    if stale and (start is not None or injector is not None) and time_left > 0:
+    kept = None  # the stale run's values when they satisfy the model: kept if the re-solve finds nothing better
+    if stale and (start is not None or injector is not None):
         # HiGHS 1.16.0 can end "optimal" with the MIP start's values instead of the solution whose objective
         # it reports (seen when presolve alone solves a tie re-solve); the same model without the start (or
         # the solutions the injector hands in) returns the right one (README, "Dependency versions"). The
         # re-solve gets what is left of the time limit.
+        kept = _feasible_values(h, cm)
         earlier_seconds = float(h.getRunTime())
-        stopper = _Stopper(interrupt_when) if stopper is not None else None  # the first run's may be set
-        retry_opts = opts if "time_limit" not in opts else {**opts, "time_limit": time_left}
-        h = _configured_highs(cm, retry_opts, None, stopper=stopper)
-        h.run()
-        bound_override = None
-        if stopper is not None and stopper.error is not None:
-            raise stopper.error
-        stale = _stale_solution(h, cm)
+        time_left = opts["time_limit"] - earlier_seconds if "time_limit" in opts else np.inf
+        if time_left > 0:
+            stopper = _Stopper(interrupt_when) if stopper is not None else None  # the first run's may be set
+            retry_opts = opts if "time_limit" not in opts else {**opts, "time_limit": time_left}
+            h = _configured_highs(cm, retry_opts, None, stopper=stopper)
+            h.run()
+            bound_override = None
+            if stopper is not None and stopper.error is not None:
+                raise stopper.error
+            stale = _stale_solution(h, cm)
+        elif kept is not None:  # no time left to solve again: those values, without a bound
+            objective = _load_values(model, cm, kept)
+            no_bound = -np.inf if cm.sense == pyo.minimize else np.inf
+            return _info(cm, "time_limit", objective, no_bound, np.inf, earlier_seconds, 0, opts)
     if stale:
         raise SolverError("HiGHS returned a solution whose objective differs from the objective it reports")
     status_enum = h.getModelStatus()
@@ -258,30 +268,87 @@ def solve_model(
         raise SolverError(f"HiGHS failed: {h.modelStatusToString(status_enum)}")
     solution = h.getSolution()
     has_solution = info.primal_solution_status == 2 or (cm.n_binaries and np.isfinite(info.objective_function_value) and solution.value_valid)
-    if not solution.value_valid or not has_solution:
+    seconds = earlier_seconds + float(h.getRunTime())
+    values = solution.col_value if solution.value_valid and has_solution else None
+    if kept is not None and (values is None or _better(cm, _objective_of(cm, kept), _objective_of(cm, values))):
+        values = kept  # the re-solve found nothing better than the first run's values, which are feasible
+    if values is None:
         raise NoSolutionError(f"HiGHS stopped ({status}) before finding a feasible solution")
-    values = np.asarray(solution.col_value)
-    for var, val in zip(cm.columns, values):
-        if var.is_integer():
-            val = round(val)
-        var.set_value(float(val), skip_validation=True)
-    objective = float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
+    objective = _load_values(model, cm, values)
     if cm.n_binaries:
         bound, gap, nodes = float(info.mip_dual_bound), float(info.mip_gap), int(info.mip_node_count)
+        if values is kept:
+            gap = _relative_gap(objective, bound)
         if bound_override is not None and status != "optimal":  # every racer's dual bound is valid
             better = bound_override > bound if cm.sense == pyo.minimize else bound_override < bound
             if better:
                 bound = min(bound_override, objective) if cm.sense == pyo.minimize else max(bound_override, objective)
-                gap = abs(objective - bound) / abs(objective) if objective != 0 else (0.0 if bound == 0 else np.inf)
+                gap = _relative_gap(objective, bound)
         if status == "optimal" and not _proven(objective, bound):  # stopped at a mip_gap above the defaults
             status = "gap_limit"
     else:
         bound, gap, nodes = objective, 0.0, 0
+    return _info(cm, status, objective, bound, gap, seconds, nodes, opts)
+
+
+def _info(cm: CompiledModel, status: str, objective: float, bound: float, gap: float, seconds: float,
+          nodes: int, opts: dict) -> SolveInfo:
     return SolveInfo(
-        status=status, objective=objective, best_bound=bound, gap=gap, seconds=earlier_seconds + float(h.getRunTime()),
+        status=status, objective=objective, best_bound=bound, gap=gap, seconds=seconds,
         nodes=nodes, compile_seconds=cm.seconds, n_variables=len(cm.columns), n_binaries=cm.n_binaries,
         n_constraints=cm.n_rows, options=opts,
     )
+
+
+def _load_values(model: pyo.ConcreteModel, cm: CompiledModel, values) -> float:
+    """Load column values into the model's variables (integers rounded); returns the model's objective there."""
+    for var, val in zip(cm.columns, np.asarray(values, dtype=float)):
+        if var.is_integer():
+            val = round(val)
+        var.set_value(float(val), skip_validation=True)
+    return float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
+
+
+def _relative_gap(objective: float, bound: float) -> float:
+    """HiGHS's relative MIP gap ``|objective - bound| / |objective|`` (inf for an infinite bound)."""
+    if objective == 0:
+        return 0.0 if bound == 0 else np.inf
+    return abs(objective - bound) / abs(objective)
+
+
+def _better(cm: CompiledModel, objective: float, than: float) -> bool:
+    """Whether ``objective`` is strictly better than ``than`` in the compiled model's sense."""
+    return objective < than if cm.sense == pyo.minimize else objective > than
+
+
+def _objective_of(cm: CompiledModel, values) -> float:
+    """The compiled model's objective at column values ``values``."""
+    return float(np.dot(np.asarray(cm.lp.col_cost_), np.asarray(values, dtype=float)) + cm.lp.offset_)
+
+
+def _feasible_values(h: highspy.Highs, cm: CompiledModel, tolerance: float = 1e-6) -> np.ndarray | None:
+    """The column values ``h`` returns when they satisfy the compiled model (bounds, integrality and rows,
+    each within ``tolerance`` relative to ``max(1, |bound|)``), else None."""
+    solution = h.getSolution()
+    x = np.asarray(solution.col_value, dtype=float)
+    if not solution.value_valid or len(x) != len(cm.columns) or not np.all(np.isfinite(x)):
+        return None
+    lp = cm.lp
+
+    def within(value, lower, upper) -> bool:
+        lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        slack_low = tolerance * np.maximum(1.0, np.where(np.isfinite(lower), np.abs(lower), 1.0))
+        slack_up = tolerance * np.maximum(1.0, np.where(np.isfinite(upper), np.abs(upper), 1.0))
+        return bool(np.all(value >= lower - slack_low) and np.all(value <= upper + slack_up))
+
+    integer = np.array([v.is_integer() for v in cm.columns], dtype=bool)
+    if np.any(np.abs(x[integer] - np.round(x[integer])) > tolerance):
+        return None
+    A = csc_matrix((np.asarray(lp.a_matrix_.value_), np.asarray(lp.a_matrix_.index_), np.asarray(lp.a_matrix_.start_)),
+                   shape=(lp.num_row_, lp.num_col_))
+    if not (within(x, lp.col_lower_, lp.col_upper_) and within(A @ x, lp.row_lower_, lp.row_upper_)):
+        return None
+    return x
 
 
 def _stale_solution(h: highspy.Highs, cm: CompiledModel) -> bool:
@@ -290,7 +357,7 @@ def _stale_solution(h: highspy.Highs, cm: CompiledModel) -> bool:
     solution, reported = h.getSolution(), float(h.getInfo().objective_function_value)
     if not solution.value_valid or not np.isfinite(reported) or len(solution.col_value) != len(cm.columns):
         return False
-    value = float(np.dot(np.asarray(cm.lp.col_cost_), np.asarray(solution.col_value)) + cm.lp.offset_)
+    value = _objective_of(cm, solution.col_value)
     return abs(value - reported) > 1e-6 * max(1.0, abs(reported))
 
 

@@ -158,3 +158,101 @@ def test_a_stale_solution_without_a_start_raises(monkeypatch):
     monkeypatch.setattr(S, "_stale_solution", lambda h, cm: True)
     with pytest.raises(SolverError, match="differs from the objective it reports"):
         bilevel.solve_model(_small_model())
+
+
+def _claim_first_run_stale(monkeypatch, second_run_options=None, first_run_seconds=None):
+    """Make :func:`bilevel.solve_model` see its first HiGHS run as stale (as 1.16.0's fault would); the re-solve
+    gets ``second_run_options`` on top of its own, and the first run reports ``first_run_seconds`` of run time."""
+    import bilevel.solve as S
+
+    real_stale, real_configured, runs = S._stale_solution, S._configured_highs, []
+
+    class Clock:  # a HiGHS run whose run time reads ``first_run_seconds``
+        def __init__(self, h):
+            self._h = h
+
+        def __getattr__(self, name):
+            return getattr(self._h, name)
+
+        def getRunTime(self):
+            return first_run_seconds
+
+    def configured(cm, opts, *a, **k):
+        if runs:
+            opts = {**opts, **(second_run_options or {})}
+        h = real_configured(cm, opts, *a, **k)
+        runs.append(h)
+        return Clock(h) if first_run_seconds is not None and len(runs) == 1 else h
+
+    monkeypatch.setattr(S, "_stale_solution", lambda h, cm: h is runs[0] or getattr(h, "_h", None) is runs[0]
+                        or real_stale(h, cm))
+    monkeypatch.setattr(S, "_configured_highs", configured)
+    return runs
+
+
+def _started_model():
+    from bilevel.warmstart import kkt_start
+    model = _small_model()
+    return model, kkt_start(model)
+
+
+def test_a_stale_run_whose_re_solve_finds_nothing_returns_the_first_runs_feasible_values(monkeypatch):
+    """When the re-solve stops (here: a time limit of 1e-9 s) before finding any solution, the first run's
+    values, which satisfy the model, come back marked ``time_limit`` with the re-solve's (valid) bound, instead
+    of a NoSolutionError. Oracle: the verification of the bilevel solution and a plain solve's optimum."""
+    plain = bilevel.solve_model(_small_model())
+    runs = _claim_first_run_stale(monkeypatch, {"time_limit": 1e-9})
+    model, start = _started_model()
+    info = bilevel.solve_model(model, mip_start=start, time_limit=30.0)
+    assert len(runs) == 2 and not runs[1].getSolution().value_valid  # the re-solve found nothing
+    assert info.status == "time_limit" and info.objective == pytest.approx(plain.objective, abs=1e-7)
+    assert info.best_bound == -np.inf and info.gap == np.inf
+    assert bilevel.verify_model(model).verified
+
+
+def test_a_stale_run_with_no_time_left_returns_its_feasible_values_without_a_bound(monkeypatch):
+    runs = _claim_first_run_stale(monkeypatch, first_run_seconds=31.0)
+    model, start = _started_model()
+    info = bilevel.solve_model(model, mip_start=start, time_limit=30.0)
+    assert len(runs) == 1  # no re-solve
+    assert info.status == "time_limit" and info.seconds == 31.0
+    assert info.best_bound == -np.inf and info.gap == np.inf
+    assert bilevel.verify_model(model).verified
+
+
+def test_feasible_values_checks_bounds_integrality_and_rows():
+    """The check that decides whether a stale run's values may be kept: it accepts HiGHS's optimum and refuses
+    it with a binary at 0.5, a column beyond its bound, or one row violated by 1e-3."""
+    import bilevel.solve as S
+
+    cm = S.compile_model(_small_model())
+    h = S._configured_highs(cm, {}, None)
+    h.run()
+    x = np.asarray(h.getSolution().col_value, dtype=float)
+    assert S._feasible_values(h, cm) is not None
+
+    class Returns:
+        def __init__(self, values):
+            self.values = values
+
+        def getSolution(self):
+            sol = h.getSolution()
+            sol.col_value = self.values
+            return sol
+
+    binary = next(j for j, v in enumerate(cm.columns) if v.is_integer())
+    beyond = next(j for j in range(len(x)) if np.isfinite(cm.lp.col_upper_[j]))
+    lower, upper = np.asarray(cm.lp.row_lower_), np.asarray(cm.lp.row_upper_)
+    A = S.csc_matrix((np.asarray(cm.lp.a_matrix_.value_), np.asarray(cm.lp.a_matrix_.index_),
+                      np.asarray(cm.lp.a_matrix_.start_)), shape=(cm.lp.num_row_, cm.lp.num_col_))
+    A = A.tocsr()
+    tight, col = next((r, j) for r in range(len(lower)) if np.isfinite(upper[r]) and abs(A[r] @ x - upper[r]) < 1e-7
+                      for j, a in zip(A[r].indices, A[r].data) if a != 0 and not cm.columns[j].is_integer())
+    for j, value in [(binary, 0.5), (beyond, cm.lp.col_upper_[beyond] + 1e-3)]:
+        bad = x.copy()
+        bad[j] = value
+        assert S._feasible_values(Returns(bad), cm) is None
+    bad = x.copy()
+    bad[col] += 1e-3 / A[tight, col]  # the row's activity rises by 1e-3 above its upper bound
+    assert np.isfinite(bad).all()
+    assert S._feasible_values(Returns(bad), cm) is None
