@@ -16,6 +16,8 @@ SUBCOMMANDS = ["bilevel.tune_cli", "bilevel.certify.cli", "bilevel.study_cli", "
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``bilevel`` argument parser with every subcommand of :data:`SUBCOMMANDS` whose module imports
+    (a subcommand whose optional dependencies are missing is left out)."""
     parser = argparse.ArgumentParser(
         prog="bilevel",
         description="Tune the box bounds w_bar of a linear SVM by solving optimistic and pessimistic bilevel "
@@ -35,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run ``bilevel`` on ``argv`` (default: ``sys.argv[1:]``); returns the exit code: 0 on success, 2 for bad
+    input (InputError, one line on stderr), 1 for a solver error or a failed verification, 130 when
+    interrupted. argparse exits 2 itself on unknown options."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -28,7 +28,10 @@ def add_complementarity(
     ``p_big_m`` and ``q_big_m`` are scalars or arrays aligned with the order of ``index`` (valid upper
     bounds of ``p(i)`` and ``q(i)``, see :mod:`bilevel.bigm`). ``shared_p`` lists further ``(p2, M2)``
     pairs complementary to the *same* ``q``: they share the binary (``cs_<name>_p2[i]: p2(i) <= M2_i z_i``,
-    ...). Sharing is exact: ``q_i > 0`` forces every ``p`` to zero, whichever multiplier it belongs to."""
+    ...). Sharing is exact: ``q_i > 0`` forces every ``p`` to zero, whichever multiplier it belongs to.
+    The linearisation of Section 4.2 of the pessimistic bilevel tuning paper (after Eq. (25)). Raises
+    ValueError (numpy's) when a big-M array's length differs from ``index``'s; Pyomo raises when a component
+    named ``z_<name>`` or ``cs_<name>_*`` already exists."""
     idx = list(index)
 
     def per_index(values):

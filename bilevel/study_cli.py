@@ -61,6 +61,7 @@ def _ints(text: str) -> tuple:
 
 
 def add_parser(sub) -> None:
+    """Register ``study`` on the ``bilevel`` subparsers ``sub``."""
     p = sub.add_parser(
         "study",
         help="reproduce the paper's small-data UCI studies (limited and perturbed data) with tables and plots",
@@ -134,6 +135,10 @@ def _config(args, mod):
 
 
 def run(args) -> int:
+    """Run the selected studies (Section 5.1 and Table A1 of the pessimistic bilevel tuning paper) and write
+    their tables and plots under ``args.out``; returns 0, or 1 when a run ended with an error. Raises
+    InputError for missing study dependencies, bad ``--jobs`` or ``--out``, an unknown data set or sizes the
+    data cannot supply (checked before any run starts)."""
     missing = [name for name in ("sklearn", "joblib", "matplotlib") if importlib.util.find_spec(name) is None]
     if missing:
         raise InputError(f"bilevel study needs {', '.join(missing)}: pip install 'bilevel[study]'")

@@ -17,6 +17,7 @@ from .validation import check_epsilon
 
 
 def add_parser(sub) -> None:
+    """Register ``tune`` (the main job) on the ``bilevel`` subparsers ``sub``."""
     p = sub.add_parser(
         "tune",
         help="tune w_bar by solving the bilevel MILP(s) on a data set (the main job)",
@@ -135,6 +136,10 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
 
 
 def run(args) -> int:
+    """Split the data set, solve the optimistic MILP (Eq. (21) of the pessimistic bilevel tuning paper) and,
+    with ``--mode pessimistic|both``, the pessimistic one (Eq. (25)), print and write the verified results
+    (JSON; ``--export``: the plain models as .lp and .mps); returns 0, or 1 when a solution fails
+    verification. Raises InputError for bad options or data, SolverError when HiGHS fails."""
     json_path = _check_outputs(args)
     if args.mode != "optimistic":
         check_epsilon(args.epsilon)
