@@ -23,6 +23,8 @@ Each complementarity pair gets one binary (:func:`bilevel.kkt.add_complementarit
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -134,7 +136,9 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     A ``pyomo.environ.ConcreteModel`` named ``optimistic_bilevel_svm`` with variables ``w_bar[j]``,
     ``w[j]``, ``b``, ``xi[i]``, ``g[k]``, ``beta[i]``, ``mu_plus[j]``, ``mu_minus[j]`` and binaries
     ``z_beta[i]``, ``z_xi[i]``, ``z_mu_plus[j]``, ``z_mu_minus[j]``; the objective ``validation_hinge`` is the
-    mean validation hinge loss. ``model.bilevel_info`` holds the data and the big-M constants.
+    mean validation hinge loss. ``model.bilevel_info`` holds the data, the big-M constants and
+    ``lp_seconds``, the time of the build's LPs (the least training loss and the bound tightening of items 9-10
+    of :mod:`bilevel.bigm`; about 0 when the ranges were cached).
 
     Raises
     ------
@@ -146,10 +150,12 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     p = X_t.shape[1]
     X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
-    least = hinge_lp(lb, (X_t, y_t)).value
     if objective_cutoff is not None and not (np.isfinite(objective_cutoff) and objective_cutoff >= 0):
         raise InputError(f"objective_cutoff must be a finite mean hinge value >= 0; got {objective_cutoff}")
+    t_lp = time.perf_counter()
+    least = hinge_lp(lb, (X_t, y_t)).value
     M = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least, y_val=y_v, cutoff=objective_cutoff)
+    lp_seconds = time.perf_counter() - t_lp
     n_t, n_v = len(y_t), len(y_v)
     J, T, V = range(p), range(n_t), range(n_v)
     yv, lb_l, ub_l = y_v.tolist(), lb.tolist(), ub.tolist()
@@ -174,6 +180,6 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     m.bilevel_info = {
         "mode": "optimistic",
         "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v,
-        "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M, "objective_cutoff": objective_cutoff,
+        "w_bar_lb": lb, "w_bar_ub": ub, "big_m": M, "objective_cutoff": objective_cutoff, "lp_seconds": lp_seconds,
     }
     return m

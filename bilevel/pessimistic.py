@@ -46,6 +46,8 @@ through the LP-SVM KKT system of Eq. (21) (:func:`bilevel.optimistic.add_lp_svm_
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -160,7 +162,8 @@ def build_pessimistic_model(
     ``b_hat``, ``xi_hat``; follower ``w``, ``b``, ``xi``, ``v``; outer hinge ``g``; duals ``alpha``,
     ``beta``, ``kappa``, ``lam``, ``mu_plus``, ``mu_minus`` (normalised, see the module docstring;
     :func:`lambda_value` gives Eq. (25)'s ``lambda``); binaries ``z_*``; objective ``validation_hinge``.
-    ``model.bilevel_info`` holds the data, ``V_f``, the big-M constants and ``lambda_max``: with epsilon > 0 and
+    ``model.bilevel_info`` holds the data, ``V_f``, the big-M constants, ``lp_seconds`` (the time of the build's
+    LPs, as in :func:`bilevel.build_optimistic_model`) and ``lambda_max``: with epsilon > 0 and
     ``replica="optimal"``, the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every
     follower optimum (``inf`` otherwise); a ``lambda_bound >= lambda_max`` cuts off no bilevel-feasible point.
 
@@ -176,12 +179,15 @@ def build_pessimistic_model(
     X_t, y_t, X_v, y_v, lb, ub, Vf, eps = (info[k] for k in (
         "X_train", "y_train", "X_val", "y_val", "w_bar_lb", "w_bar_ub", "flipped", "epsilon"))
     p = X_t.shape[1]
+    t_lp = time.perf_counter()
     least = hinge_lp(lb, (X_t, y_t)).value if replica == "optimal" else None
     least_ub = None  # v*(w_bar_ub), for lambda_max: the same LP as v*(w_bar_lb) when the box is fixed
     if replica == "optimal" and eps > 0:
         least_ub = least if np.array_equal(lb, ub) else hinge_lp(ub, (X_t, y_t)).value
     M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound, least_loss_bound=least, y_val=y_v,
                           cutoff=objective_cutoff, least_loss_ub=least_ub)
+    M_train = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least)
+    lp_seconds = time.perf_counter() - t_lp
     n_t, n_v, n_f = len(y_t), len(y_v), len(Vf)
     J, T, V, F = range(p), range(n_t), range(n_v), Vf.tolist()
     yt, yv, lb_l, ub_l = y_t.tolist(), y_v.tolist(), lb.tolist(), ub.tolist()
@@ -220,7 +226,6 @@ def build_pessimistic_model(
     # Outer level, Eq. (24): objective and the leader's constraints.
     m.validation_hinge = pyo.Objective(expr=pyo.quicksum(m.g[k] for k in V) / n_v, sense=pyo.minimize)
     m.outer_hinge = pyo.Constraint(V, rule=lambda _, k: m.g[k] >= 1 - yv[k] * f_v[k])
-    M_train = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least)
     if shared:  # training-LP duals on the follower's variables; complementarity shared below
         beta_hat, mu_plus_hat, mu_minus_hat = add_lp_svm_duals(m, X_t, y_t, M_train, tag="_hat")
     elif replica == "optimal":  # the replica solves the training LP at w_bar (its KKT system, tag "_hat")
@@ -279,7 +284,8 @@ def build_pessimistic_model(
     for dual, hinge, index, part in (("beta", "xi", list(T), slice(0, n_t)), ("alpha", "v", F, slice(n_t, None))):
         fix_decided_points(m, dual, hinge, index, *(None if mask is None else mask[part] for mask in (M.outside, M.inside)))
 
-    m.bilevel_info = {**info, "big_m": M, "objective_cutoff": objective_cutoff, "lambda_max": M.lambda_max}
+    m.bilevel_info = {**info, "big_m": M, "objective_cutoff": objective_cutoff, "lambda_max": M.lambda_max,
+                      "lp_seconds": lp_seconds}
     return m
 
 

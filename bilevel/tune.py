@@ -53,7 +53,9 @@ class TuneResult(LinearClassifier):
     (``"optimal"`` only when proven within HiGHS's default tolerances, ``"gap_limit"`` when stopped at a
     larger ``mip_gap``, ``"time_limit"``, ...); ``best_bound``, ``gap``; ``solve_seconds`` (HiGHS time of the
     final solve only), ``total_seconds`` (all solves: cutoff restarts, their rebuilds and lambda-bound
-    retries; the solve time to quote), ``build_seconds``,
+    retries; the solve time to quote), ``build_seconds`` (the first model's build), ``build_lp_seconds`` (of
+    ``build_seconds``, the build's LPs: least training loss and bound tightening, items 9-10 of
+    :mod:`bilevel.bigm`; the rest is Pyomo),
     ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
     ``nodes``; ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
     ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
@@ -96,6 +98,7 @@ class TuneResult(LinearClassifier):
     optimistic: "TuneResult | None" = None
     start_seconds: float = 0.0
     restarts: list = field(default_factory=list)
+    build_lp_seconds: float = 0.0
 
     @property
     def optimal(self) -> bool:
@@ -128,7 +131,8 @@ class TuneResult(LinearClassifier):
         out = {
             "mode": self.mode, "status": self.status, "objective": self.objective, "best_bound": self.best_bound,
             "gap": self.gap, "solve_seconds": self.solve_seconds, "total_seconds": self.total_seconds,
-            "build_seconds": self.build_seconds, "start_seconds": self.start_seconds, "nodes": self.nodes,
+            "build_seconds": self.build_seconds, "build_lp_seconds": self.build_lp_seconds,
+            "start_seconds": self.start_seconds, "nodes": self.nodes,
             "restarts": self.restarts,
             "n_variables": self.n_variables, "n_binaries": self.n_binaries, "n_constraints": self.n_constraints,
             "w_bar": self.w_bar.tolist(), "w": self.w.tolist(), "b": self.b,
@@ -494,6 +498,7 @@ def tune(
         t0 = time.perf_counter()
         model = build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds)
         build = time.perf_counter() - t0
+        build_lp = model.bilevel_info["lp_seconds"]
         start, start_seconds = _timed_start(model, warm_start)
 
         def make_search(m):
@@ -511,7 +516,7 @@ def tune(
                               "at every w_bar in its bounds (the inner LP's optimum): a HiGHS failure; retry with "
                               "the HiGHS option presolve=off") from None
         return _result("optimistic", model, info, build, total, tolerance, start_seconds=start_seconds,
-                       restarts=restarts)
+                       restarts=restarts, build_lp_seconds=build_lp)
 
     if optimistic is None:
         optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
@@ -551,6 +556,7 @@ def tune(
         t1 = time.perf_counter()
         model = _initial_model(rebuild, start, floor, cutoff_restarts)
         build = time.perf_counter() - t1
+        build_lp = model.bilevel_info["lp_seconds"]
         pairs = None if start is None else start_pairs(start[0], model)
         try:
             model, info, total, restarts = _solve_with_cutoffs(model, pairs, make_search, solve_kw, cutoff_restarts,
@@ -625,4 +631,5 @@ def tune(
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
         b_hat=float(model.b_hat.value) if hasattr(model, "b_hat") else float(model.b.value), lambda_bound=bound, lambda_history=history,
         lambda_max=lambda_max, optimistic=optimistic, start_seconds=start_seconds, restarts=restarts,
+        build_lp_seconds=build_lp,
     )
