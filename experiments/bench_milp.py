@@ -73,12 +73,12 @@ def _overhead_seconds(r: dict) -> float:
 
 
 def _solve_path_share(r: dict) -> float:
-    """(Pyomo build + compile) / solve of a row: the build without its LPs (least training loss and bound
-    tightening, ``pkg_build_lps``, part of the method like a presolve) and without the .mps export, which a
-    solve does not write; NaN in CSVs written before ``pkg_build_lps`` was recorded."""
+    """(Pyomo build + compile) / (solve + the build's LPs) of a row: the build's LPs (least training loss and
+    bound tightening, ``pkg_build_lps``) count as solving, like a presolve, and the .mps export, which a solve
+    does not write, is left out; NaN in CSVs written before ``pkg_build_lps`` was recorded."""
     if not _is_number(r.get("pkg_build_lps")) or not _is_number(r.get("pkg_compile")):
         return math.nan
-    return (r["pkg_build"] - r["pkg_build_lps"] + r["pkg_compile"]) / r["pkg_solve"]
+    return (r["pkg_build"] - r["pkg_build_lps"] + r["pkg_compile"]) / (r["pkg_solve"] + r["pkg_build_lps"])
 
 
 def _overhead(r: dict) -> float:
@@ -231,8 +231,8 @@ def _markdown(rows: list[dict], time_limit: float) -> tuple[str, float, int]:
     if path:
         long_path = [x for x in (_solve_path_share(r) for r in rows if _timed(r, 0.1)) if math.isfinite(x)]
         lines[-1:-1] = [
-            f"Pyomo build + compile (the solve path: the build without its LPs, no .mps export) below 10% of the "
-            f"solve time: {sum(x < 0.1 for x in path)} of {len(path)} instances ({sum(x < 0.1 for x in long_path)} "
+            f"Pyomo build + compile (the solve path: the build's LPs counted as solving, no .mps export) below 10% "
+            f"of the solve time: {sum(x < 0.1 for x in path)} of {len(path)} instances ({sum(x < 0.1 for x in long_path)} "
             f"of the {len(long_path)} with solve time >= 0.1 s; largest share {max(long_path or path):.1%})."]
     return "\n".join(lines) + "\n", geo, len(ok)
 
