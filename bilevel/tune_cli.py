@@ -112,8 +112,8 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
            if r.model.bilevel_info.get("objective_cutoff") is not None else ""),
         f"  status      : {r.status}   objective (mean val. hinge) {r.objective:.6f}   best bound {r.best_bound:.6f}"
         f"   gap {r.gap:.2e}",
-        f"  time        : solve {r.total_seconds:.2f} s, MIP start {r.start_seconds:.2f} s, build {r.build_seconds:.2f} s, "
-        f"{r.nodes} nodes",
+        f"  time        : solve {r.total_seconds:.2f} s, MIP start {r.start_seconds:.2f} s, build {r.build_seconds:.2f} s "
+        f"(its LPs {r.build_lp_seconds:.2f} s), {r.nodes} nodes",
         f"  w_bar       : {_fmt(r.w_bar)}",
         f"  accuracy    : validation {r.accuracy(split.X_val, split.y_val):.3f}   test "
         + ("- (no test rows)" if test is None else f"{test:.3f}"),
