@@ -307,7 +307,7 @@ def test_build_lp_seconds_is_the_lp_part_of_the_build(cancer, mode, monkeypatch)
 
     import bilevel.bigm as B
 
-    s = bilevel.split_dataset(cancer.X, cancer.y, 10, 10, seed=4)
+    s = bilevel.split_dataset(cancer.X, cancer.y, 6, 6, seed=4)
     opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val)
     kw = dict(mode="pessimistic", epsilon=0.2, flip="all", optimistic=opt) if mode == "pessimistic" else {}
     plain = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, cutoff_restarts=False, **kw)
