@@ -250,7 +250,8 @@ def solve_model(
         elif kept is not None:  # no time left to solve again: those values, without a bound
             objective = _load_values(model, cm, kept)
             no_bound = -np.inf if cm.sense == pyo.minimize else np.inf
-            return _info(cm, "time_limit", objective, no_bound, np.inf, earlier_seconds, 0, opts)
+            return _info(cm, "time_limit", objective, no_bound, np.inf, earlier_seconds,
+                         int(h.getInfo().mip_node_count), opts)
     if stale:
         raise SolverError("HiGHS returned a solution whose objective differs from the objective it reports")
     status_enum = h.getModelStatus()
