@@ -192,7 +192,8 @@ def solve_model(
     ------
     InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``, an option HiGHS rejects or one
     of :data:`UNSAFE_OPTIONS`;
-    SolverError when HiGHS reports the model infeasible (InfeasibleModelError) or unbounded, fails, does
+    SolverError when HiGHS reports the model infeasible (InfeasibleModelError; a plain SolverError when a
+    re-solve reports it after the first run returned values that satisfy the model) or unbounded, fails, does
     not run it, or returns values that miss its reported objective without a start to blame (or that violate
     the model, with no time left to solve again);
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
@@ -259,6 +260,8 @@ def solve_model(
         raise SolverError("HiGHS did not run the model (it rejected an option at run time)")
     status = _STATUS.get(status_enum, h.modelStatusToString(status_enum))
     info = h.getInfo()
+    if status == "infeasible" and kept is not None:  # not InfeasibleModelError: callers act on that one
+        raise SolverError("HiGHS reports the model infeasible after returning values that satisfy it (a HiGHS fault)")
     if status == "infeasible":
         raise InfeasibleModelError("HiGHS reports the model infeasible")
     if status in ("unbounded", "unbounded_or_infeasible"):

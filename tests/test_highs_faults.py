@@ -256,3 +256,33 @@ def test_feasible_values_checks_bounds_integrality_and_rows():
     bad[col] += 1e-3 / A[tight, col]  # the row's activity rises by 1e-3 above its upper bound
     assert np.isfinite(bad).all()
     assert S._feasible_values(Returns(bad), cm) is None
+
+
+def test_a_re_solve_that_calls_the_model_infeasible_after_a_feasible_stale_run_is_a_solver_fault(monkeypatch):
+    """A re-solve reporting "infeasible" contradicts the first run's values, which satisfy the model: a HiGHS
+    fault, raised as a plain SolverError, not InfeasibleModelError (on which :func:`bilevel.tune` would enlarge
+    the pessimistic lambda bound)."""
+    import highspy
+
+    import bilevel.solve as S
+    from bilevel.errors import SolverError
+
+    runs = _claim_first_run_stale(monkeypatch)
+    real_configured = S._configured_highs
+
+    class Infeasible:  # the re-solve, reporting the model infeasible
+        def __init__(self, h):
+            self._h = h
+
+        def __getattr__(self, name):
+            return getattr(self._h, name)
+
+        def getModelStatus(self):
+            return highspy.HighsModelStatus.kInfeasible
+
+    monkeypatch.setattr(S, "_configured_highs", lambda *a, **k: real_configured(*a, **k) if not runs
+                        else Infeasible(real_configured(*a, **k)))
+    model, start = _started_model()
+    with pytest.raises(SolverError, match="after returning values that satisfy it") as err:
+        bilevel.solve_model(model, mip_start=start, time_limit=30.0)
+    assert not isinstance(err.value, S.InfeasibleModelError)
