@@ -160,32 +160,37 @@ def test_a_stale_solution_without_a_start_raises(monkeypatch):
         bilevel.solve_model(_small_model())
 
 
-def _claim_first_run_stale(monkeypatch, second_run_options=None, first_run_seconds=None):
+class _Faked:
+    """A ``highspy.Highs`` whose methods named in ``methods`` are replaced (e.g. ``getRunTime=lambda: 31.0``);
+    every other attribute is the wrapped run's, ``h``."""
+
+    def __init__(self, h, **methods):
+        self.h, self._methods = h, methods
+
+    def __getattr__(self, name):
+        return self._methods[name] if name in self._methods else getattr(self.h, name)
+
+
+def _claim_first_run_stale(monkeypatch, second_run_options=None, first_run_seconds=None, second_run_status=None):
     """Make :func:`bilevel.solve_model` see its first HiGHS run as stale (as 1.16.0's fault would); the re-solve
-    gets ``second_run_options`` on top of its own, and the first run reports ``first_run_seconds`` of run time."""
+    gets ``second_run_options`` on top of its own and, given ``second_run_status``, reports that model status;
+    the first run reports ``first_run_seconds`` of run time. Returns the list of the (unwrapped) runs."""
     import bilevel.solve as S
 
     real_stale, real_configured, runs = S._stale_solution, S._configured_highs, []
-
-    class Clock:  # a HiGHS run whose run time reads ``first_run_seconds``
-        def __init__(self, h):
-            self._h = h
-
-        def __getattr__(self, name):
-            return getattr(self._h, name)
-
-        def getRunTime(self):
-            return first_run_seconds
 
     def configured(cm, opts, *a, **k):
         if runs:
             opts = {**opts, **(second_run_options or {})}
         h = real_configured(cm, opts, *a, **k)
         runs.append(h)
-        return Clock(h) if first_run_seconds is not None and len(runs) == 1 else h
+        if len(runs) == 1 and first_run_seconds is not None:
+            return _Faked(h, getRunTime=lambda: first_run_seconds)
+        if len(runs) == 2 and second_run_status is not None:
+            return _Faked(h, getModelStatus=lambda: second_run_status)
+        return h
 
-    monkeypatch.setattr(S, "_stale_solution", lambda h, cm: h is runs[0] or getattr(h, "_h", None) is runs[0]
-                        or real_stale(h, cm))
+    monkeypatch.setattr(S, "_stale_solution", lambda h, cm: getattr(h, "h", h) is runs[0] or real_stale(h, cm))
     monkeypatch.setattr(S, "_configured_highs", configured)
     return runs
 
@@ -231,14 +236,10 @@ def test_feasible_values_checks_bounds_integrality_and_rows():
     x = np.asarray(h.getSolution().col_value, dtype=float)
     assert S._feasible_values(h, cm) is not None
 
-    class Returns:
-        def __init__(self, values):
-            self.values = values
-
-        def getSolution(self):
-            sol = h.getSolution()
-            sol.col_value = self.values
-            return sol
+    def returns(values):  # the run, returning ``values``
+        solution = h.getSolution()
+        solution.col_value = values
+        return _Faked(h, getSolution=lambda: solution)
 
     binary = next(j for j, v in enumerate(cm.columns) if v.is_integer())
     beyond = next(j for j in range(len(x)) if np.isfinite(cm.lp.col_upper_[j]))
@@ -251,11 +252,11 @@ def test_feasible_values_checks_bounds_integrality_and_rows():
     for j, value in [(binary, 0.5), (beyond, cm.lp.col_upper_[beyond] + 1e-3)]:
         bad = x.copy()
         bad[j] = value
-        assert S._feasible_values(Returns(bad), cm) is None
+        assert S._feasible_values(returns(bad), cm) is None
     bad = x.copy()
     bad[col] += 1e-3 / A[tight, col]  # the row's activity rises by 1e-3 above its upper bound
     assert np.isfinite(bad).all()
-    assert S._feasible_values(Returns(bad), cm) is None
+    assert S._feasible_values(returns(bad), cm) is None
 
 
 def test_a_re_solve_that_calls_the_model_infeasible_after_a_feasible_stale_run_is_a_solver_fault(monkeypatch):
@@ -267,21 +268,7 @@ def test_a_re_solve_that_calls_the_model_infeasible_after_a_feasible_stale_run_i
     import bilevel.solve as S
     from bilevel.errors import SolverError
 
-    runs = _claim_first_run_stale(monkeypatch)
-    real_configured = S._configured_highs
-
-    class Infeasible:  # the re-solve, reporting the model infeasible
-        def __init__(self, h):
-            self._h = h
-
-        def __getattr__(self, name):
-            return getattr(self._h, name)
-
-        def getModelStatus(self):
-            return highspy.HighsModelStatus.kInfeasible
-
-    monkeypatch.setattr(S, "_configured_highs", lambda *a, **k: real_configured(*a, **k) if not runs
-                        else Infeasible(real_configured(*a, **k)))
+    _claim_first_run_stale(monkeypatch, second_run_status=highspy.HighsModelStatus.kInfeasible)
     model, start = _started_model()
     with pytest.raises(SolverError, match="after returning values that satisfy it") as err:
         bilevel.solve_model(model, mip_start=start, time_limit=30.0)
