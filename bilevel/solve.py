@@ -330,6 +330,13 @@ def _objective_of(cm: CompiledModel, values) -> float:
     return float(np.dot(np.asarray(cm.lp.col_cost_), np.asarray(values, dtype=float)) + cm.lp.offset_)
 
 
+def _constraint_matrix(cm: CompiledModel) -> csc_matrix:
+    """The compiled model's row matrix, (rows, columns), as scipy's CSC matrix."""
+    a = cm.lp.a_matrix_
+    return csc_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)),
+                      shape=(cm.lp.num_row_, cm.lp.num_col_))
+
+
 def _feasible_values(h: highspy.Highs, cm: CompiledModel, tolerance: float = 1e-6) -> np.ndarray | None:
     """The column values ``h`` returns when they satisfy the compiled model (bounds, integrality and rows,
     each within ``tolerance`` relative to ``max(1, |bound|)``), else None."""
@@ -348,9 +355,8 @@ def _feasible_values(h: highspy.Highs, cm: CompiledModel, tolerance: float = 1e-
     integer = np.array([v.is_integer() for v in cm.columns], dtype=bool)
     if np.any(np.abs(x[integer] - np.round(x[integer])) > tolerance):
         return None
-    A = csc_matrix((np.asarray(lp.a_matrix_.value_), np.asarray(lp.a_matrix_.index_), np.asarray(lp.a_matrix_.start_)),
-                   shape=(lp.num_row_, lp.num_col_))
-    if not (within(x, lp.col_lower_, lp.col_upper_) and within(A @ x, lp.row_lower_, lp.row_upper_)):
+    rows = _constraint_matrix(cm) @ x
+    if not (within(x, lp.col_lower_, lp.col_upper_) and within(rows, lp.row_lower_, lp.row_upper_)):
         return None
     return x
 
