@@ -85,7 +85,8 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
     labels = frame[label_col]
     if labels.isna().any():
         raise InputError(f"label column {label_col!r} of {source!r} has missing values")
-    values = sorted(pd.unique(labels), key=lambda v: (str(type(v)), v))
+    values = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(labels)]  # messages show 2, not np.int64(2)
+    values = sorted(values, key=lambda v: (str(type(v)), v))
     if len(values) != 2:
         shown = values[:6]
         raise InputError(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import library
 from .errors import InputError
+from .help_format import DefaultsHelpFormatter
 from .validation import check_mip_gap
 
 
@@ -33,7 +34,7 @@ def add_parser(sub) -> None:
         f"with |T| = |V| <= {library.SMALL_MAX} go into OUT (committed), larger ones into OUT/large (not "
         "committed). Each is solved with HiGHS and OUT/manifest.csv records sizes, checksums, status, objective, "
         "best bound, gap and time; rows of instances not regenerated are kept.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     p.add_argument("--out", default="models", help="library folder (manifest.csv goes there)")
     p.add_argument("--sizes", type=_int_list, default=list(library.SIZES),

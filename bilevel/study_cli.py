@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from .errors import InputError
+from .help_format import DefaultsHelpFormatter
 
 
 def load_study_module():
@@ -71,7 +72,7 @@ def add_parser(sub) -> None:
         "validation points, over rho and epsilon). Runs in parallel on the local cores (or a Dask cluster with "
         "--scheduler), writes every finished run at once under OUT/runs (an interrupted study resumes, a "
         "finished one is not recomputed), then writes CSVs, Markdown summaries and PNG plots into OUT.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     p.add_argument("--data", action="append", default=None, metavar="NAME",
                    help="data set(s): built-in cancer, diabetes or a CSV path; repeat or comma-separate "

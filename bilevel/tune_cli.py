@@ -11,6 +11,7 @@ import numpy as np
 
 from .datasets import load_dataset, split_dataset
 from .errors import InputError
+from .help_format import DefaultsHelpFormatter
 from .export import write_model
 from .tune import TuneResult, tune
 from .validation import check_epsilon
@@ -25,7 +26,7 @@ def add_parser(sub) -> None:
         "and --n-val validation rows from the rest, standardised on the non-test rows), solve the optimistic "
         "MILP (Eq. 21) and/or the pessimistic MILP (Eq. 25) with HiGHS, verify both solutions by re-solving the "
         "inner LP, print a summary and write a JSON result.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     p.add_argument("--data", required=True, help="built-in data set (cancer, diabetes) or path of a CSV file")
     p.add_argument("--label", default=None, help="label column of a CSV file (default: its last column)")

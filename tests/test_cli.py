@@ -1,5 +1,6 @@
 """The command line: the main job end to end on small sizes, help, and one-line errors (exit 2)."""
 import json
+import re
 import subprocess
 import sys
 
@@ -130,3 +131,19 @@ def test_help_explains_every_option():
         assert opt in proc.stdout
     top = subprocess.run([sys.executable, "-m", "bilevel", "--help"], capture_output=True, text=True)
     assert top.returncode == 0 and "tune" in top.stdout
+
+
+@pytest.mark.parametrize("command", ["tune", "certify", "study", "export-library"])
+def test_help_states_each_default_once(command, capsys):
+    """A default of None, False or [] says nothing, and help text that states its default in words must not
+    get argparse's "(default: ...)" a second time."""
+    from bilevel.cli import build_parser
+
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args([command, "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: None)" not in text and "(default: False)" not in text and "(default: [])" not in text
+    assert not re.search(r"\(default: [^)]*\) \(default:", text)
+    if command == "tune":
+        assert "(default: 20)" in text and "(default: its last column)" in text

@@ -34,8 +34,8 @@ def test_csv_with_label_column(tmp_path):
 @pytest.mark.parametrize(
     "text,label,match",
     [
-        ("a,b,y\n1,2,0\n3,4,1\n5,6,2\n", "y", "exactly two distinct values"),
-        ("a,b,y\n1,2,0\n3,4,0\n", "y", "exactly two distinct values"),
+        ("a,b,y\n1,2,0\n3,4,1\n5,6,2\n", "y", r"exactly two distinct values, found 3: \[0, 1, 2\]$"),
+        ("a,b,y\n1,2,0\n3,4,0\n", "y", r"exactly two distinct values, found 1: \[0\]$"),
         ("a,b,y\n1,,0\n3,4,1\n", "y", "NaN"),
         ("a,b,y\n1,x,0\n3,4,1\n", "y", "numeric"),
         ("a,b,y\n1,2,0\n3,4,1\n", "z", "not found"),
