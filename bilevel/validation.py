@@ -14,8 +14,12 @@ def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True) -
     y = as_float_array(y, f"y_{name}", "a 1-D array of the labels -1 and +1")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise InputError(f"y_{name} must be 1-D with one label per row of X_{name}; got X {X.shape}, y {y.shape}")
-    if not np.isfinite(y).all() or not np.isin(y, (-1.0, 1.0)).all():
-        raise InputError(f"y_{name} must contain only the labels -1 and +1")
+    if not np.isfinite(y).all():
+        raise InputError(f"y_{name} contains NaN or inf; it must contain only the labels -1 and +1")
+    other = np.setdiff1d(y, (-1.0, 1.0))
+    if other.size:
+        shown = ", ".join(f"{v:g}" for v in other[:5]) + (", ..." if other.size > 5 else "")
+        raise InputError(f"y_{name} must contain only the labels -1 and +1; it also holds {shown}")
     if both_classes and len(np.unique(y)) < 2:
         raise InputError(f"the {name} set has one class only (label {y[0]:+.0f}); both classes are needed")
     return X, y
@@ -29,7 +33,7 @@ def check_features(X, name: str, p: int | None = None) -> np.ndarray:
     if X.ndim != 2:
         raise InputError(f"X_{name} must be a 2-D array (n, p); got shape {X.shape}")
     if X.shape[0] == 0:
-        raise InputError(f"the {name} set is empty")
+        raise InputError(f"X_{name} has no rows: the {'validation' if name == 'val' else name} set is empty")
     if X.shape[1] == 0:
         raise InputError(f"X_{name} has no feature columns")
     if p is not None and X.shape[1] != p:
