@@ -69,3 +69,20 @@ def test_per_feature_bounds_and_lower_bound_respected():
     assert np.all(res.w_bar >= lb - 1e-9) and np.all(res.w_bar <= ub + 1e-9)
     assert np.all(np.abs(res.w) <= res.w_bar + 1e-7)
     assert res.verified
+
+
+@pytest.mark.parametrize("label", [1.0, -1.0])
+def test_a_validation_set_of_one_class_is_tuned_like_any_other(label):
+    """Only the training set needs both classes; a validation set of one class is a valid tuning problem
+    (the leader then pushes the hyperplane towards that class), checked against brute force."""
+    Xt, yt, Xv, _ = tiny_instance(1, 7, 5)
+    yv = np.full(len(Xv), label)
+    opt = bilevel.tune(Xt, yt, Xv, yv, mode="optimistic")
+    assert opt.optimal and opt.verified
+    assert opt.objective <= min(optimistic_value(wb, Xt, yt, Xv, yv) for wb in grid(2)) + 1e-6
+    assert optimistic_value(opt.w_bar, Xt, yt, Xv, yv) == pytest.approx(opt.objective, abs=1e-6)
+    Vf = np.arange(len(yv))
+    pes = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.3, flip=Vf, optimistic=opt)
+    assert pes.optimal and pes.verified
+    assert pes.objective <= min(pessimistic_value(wb, Xt, yt, Xv, yv, Vf, 0.3) for wb in grid(2)) + 1e-6
+    assert pessimistic_value(pes.w_bar, Xt, yt, Xv, yv, Vf, 0.3) == pytest.approx(pes.objective, abs=1e-6)
