@@ -478,11 +478,10 @@ def tune(
 
     Raises
     ------
-    InputError for bad input (shapes, NaN, one class in the training set (a validation set may hold
-    one class), epsilon < 0, infeasible bounds, unknown mode or
-    flip, an ``optimistic`` result of other data or bounds); SolverError when HiGHS reports
-    infeasible/unbounded or stops without any solution (an infeasible optimistic MILP, which always has a
-    bilevel-feasible point, is reported as a HiGHS failure).
+    InputError for bad input (shapes, NaN, one class in the training set (a validation set may hold one
+    class), epsilon < 0, infeasible bounds, unknown mode or flip, an ``optimistic`` result of other data or
+    bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution (an
+    infeasible optimistic MILP, which always has a bilevel-feasible point, is reported as a HiGHS failure).
     """
     if replica not in ("optimal", "feasible"):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")

@@ -11,8 +11,8 @@ import numpy as np
 
 from .datasets import load_dataset, split_dataset
 from .errors import InputError
-from .help_format import DefaultsHelpFormatter
 from .export import write_model
+from .help_format import DefaultsHelpFormatter
 from .tune import TuneResult, tune
 from .validation import check_epsilon
 

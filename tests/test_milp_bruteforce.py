@@ -73,8 +73,8 @@ def test_per_feature_bounds_and_lower_bound_respected():
 
 @pytest.mark.parametrize("label", [1.0, -1.0])
 def test_a_validation_set_of_one_class_is_tuned_like_any_other(label):
-    """Only the training set needs both classes; a validation set of one class is a valid tuning problem
-    (the leader then pushes the hyperplane towards that class), checked against brute force."""
+    """Only the training set needs both classes; a validation set of one class is a valid tuning problem,
+    solved like any other: both MILPs checked against brute force."""
     Xt, yt, Xv, _ = tiny_instance(1, 7, 5)
     yv = np.full(len(Xv), label)
     opt = bilevel.tune(Xt, yt, Xv, yv, mode="optimistic")
