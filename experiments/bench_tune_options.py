@@ -12,18 +12,29 @@ mode (time-limited solves count at the limit, so a ratio that involves one is a 
 ``tune_options.csv`` (also nodes and cutoff restarts of each solve, which tell two paths apart) and
 ``tune_options.md`` into ``--out``.
 
+``--python PATH`` runs the alternative in another interpreter instead, e.g. a virtual environment with another
+HiGHS release (``--options`` then optional, on top as before): each of its solves runs in a fresh process of
+that interpreter (``--worker``; the import is not timed), which solves the pessimistic instances' optimistic
+MILP again itself and finds nothing cached (a few ms, which favour the package's side this time). The
+table's header names the ``highspy`` release of either side.
+
 The default instances are those of ``bench_small_gc`` (``experiments/bench_milp.py --sizes 10 20``) that the
 package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size instead; ``--data`` and
 ``--modes`` keep a subset of either.
 
     python experiments/bench_tune_options.py --options mip_allow_cut_separation_at_nodes=true \\
         --out experiments/results/bench_tune_nodecuts
+    python experiments/bench_tune_options.py --python /tmp/v116/bin/python --sizes 100 --data cancer \\
+        --modes opt --random-seeds 3 --time-limit 120 --out experiments/results/bench_tune_highs116_100
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib.metadata
+import json
 import math
+import subprocess
 import sys
 import warnings
 from datetime import date
@@ -56,14 +67,48 @@ def _solve(s, mode: str, optimistic, time_limit: float, options: dict):
                         flip="all", optimistic=optimistic, time_limit=time_limit, highs_options=options)
 
 
+def _solve_fields(data: str, mode: str, n: int, seed: int, random_seed: int, time_limit: float, options: dict,
+                  optimistic=None) -> dict:
+    """One timed ``tune`` call (the optimistic solve behind a pessimistic one is made here when not given)."""
+    s = benchmark_split(data, n, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if mode != "opt" and optimistic is None:
+            optimistic = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit)
+        res = _solve(s, mode, optimistic, time_limit, {**options, "random_seed": random_seed})
+    return {"status": res.status, "seconds": res.total_seconds, "objective": res.objective,
+            "verified": res.verified, "nodes": res.nodes, "restarts": len(res.restarts)}
+
+
+def _highspy_release(python: str | None) -> str:
+    if python is None:
+        return importlib.metadata.version("highspy")
+    code = "import importlib.metadata as m; print(m.version('highspy'))"
+    return subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _solve_in(python: str, spec: dict) -> dict:
+    """:func:`_solve_fields` in a fresh process of the interpreter ``python`` (``--worker``)."""
+    proc = subprocess.run([python, str(Path(__file__).resolve()), "--worker", json.dumps(spec)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{python} failed on {spec}: {proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def _geo(values) -> float:
     return math.exp(np.mean(np.log(values)))
 
 
 def main(argv=None) -> int:
+    if argv is None and sys.argv[1:2] == ["--worker"]:  # one solve for another interpreter's main()
+        print(json.dumps(_solve_fields(**json.loads(sys.argv[2]))))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--options", type=_highs_option, nargs="+", required=True, metavar="NAME=VALUE",
+    ap.add_argument("--options", type=_highs_option, nargs="+", default=[], metavar="NAME=VALUE",
                     help="the alternative HiGHS options, over bilevel.tune.HIGHS_OPTIONS")
+    ap.add_argument("--python", default=None, metavar="PATH",
+                    help="interpreter that runs the alternative (e.g. a venv with another HiGHS release)")
     ap.add_argument("--sizes", type=int, nargs="*", default=None,
                     help="run every instance of these sizes (both data sets, all modes, seeds 0-2) instead")
     ap.add_argument("--data", nargs="+", choices=("cancer", "diabetes"), default=None,
@@ -74,7 +119,10 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per MILP solve")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
+    if not args.options and args.python is None:
+        ap.error("give --options, --python or both: the alternative must differ from the package's setting")
     alternative = dict(args.options)
+    releases = {"package": _highspy_release(None), "alternative": _highspy_release(args.python)}
     instances = INSTANCES if not args.sizes else [
         (d, m, n, s) for d in ("cancer", "diabetes") for m in ("opt", "pes0", "pes0.2") for n in args.sizes
         for s in (0, 1, 2)]
@@ -91,18 +139,21 @@ def main(argv=None) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)
             optimistic = None if mode == "opt" else bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val,
                                                                  time_limit=args.time_limit)
-            for rs in range(args.random_seeds):
-                row = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs)
-                for label, extra in (("package", {}), ("alternative", alternative)):
-                    res = _solve(s, mode, optimistic, args.time_limit, {**extra, "random_seed": rs})
-                    row.update({f"{label}_status": res.status, f"{label}_seconds": res.total_seconds,
-                                f"{label}_objective": res.objective, f"{label}_verified": res.verified,
-                                f"{label}_nodes": res.nodes, f"{label}_restarts": len(res.restarts)})
-                row["ratio"] = row["alternative_seconds"] / max(row["package_seconds"], 1e-3)
-                rows.append(row)
-                print(f"{data:<8} {mode:<6} n={n:<3} s={seed} rs={rs}  package {row['package_status']:<10} "
-                      f"{row['package_seconds']:7.2f}s  alternative {row['alternative_status']:<10} "
-                      f"{row['alternative_seconds']:7.2f}s  ratio {row['ratio']:.2f}", flush=True)
+        for rs in range(args.random_seeds):
+            row = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs)
+            for label, extra in (("package", {}), ("alternative", alternative)):
+                spec = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs, time_limit=args.time_limit,
+                            options=extra)
+                if label == "alternative" and args.python is not None:
+                    fields = _solve_in(args.python, spec)
+                else:
+                    fields = _solve_fields(**spec, optimistic=optimistic)
+                row.update({f"{label}_{key}": value for key, value in fields.items()})
+            row["ratio"] = row["alternative_seconds"] / max(row["package_seconds"], 1e-3)
+            rows.append(row)
+            print(f"{data:<8} {mode:<6} n={n:<3} s={seed} rs={rs}  package {row['package_status']:<10} "
+                  f"{row['package_seconds']:7.2f}s  alternative {row['alternative_status']:<10} "
+                  f"{row['alternative_seconds']:7.2f}s  ratio {row['ratio']:.2f}", flush=True)
     with open(out / "tune_options.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, list(rows[0]))
         w.writeheader()
@@ -111,9 +162,13 @@ def main(argv=None) -> int:
         ("all", lambda r: True), ("optimistic", lambda r: r["mode"] == "opt"),
         ("pessimistic", lambda r: r["mode"] != "opt"))}
     summary = {label: _geo(ratios) for label, ratios in groups.items() if ratios}
-    lines = [f"`bilevel.tune` with {alternative} over `HIGHS_OPTIONS` = {HIGHS_OPTIONS}, run "
-             f"{date.today()}, time limit {args.time_limit:g} s, HiGHS seeds 0-{args.random_seeds - 1}, the two "
-             "settings in turn: total seconds of each solve.", "",
+    other = f"{alternative} over `HIGHS_OPTIONS`" if alternative else "the same options"
+    if args.python is not None:
+        other += f", run by `{args.python}`"
+    lines = [f"`bilevel.tune` with {other} (highspy {releases['alternative']}) against `HIGHS_OPTIONS` = "
+             f"{HIGHS_OPTIONS} (highspy {releases['package']}), run {date.today()}, time limit "
+             f"{args.time_limit:g} s, HiGHS seeds 0-{args.random_seeds - 1}, the two settings in turn: total "
+             "seconds of each solve.", "",
              "| data | mode | n | seed | HiGHS seed | package s | alternative s | alternative / package |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:

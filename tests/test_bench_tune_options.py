@@ -43,3 +43,27 @@ def test_filters_keep_only_the_chosen_instances(tmp_path, monkeypatch):
         assert exc.code == 2
     else:
         raise AssertionError("an empty selection must be refused")
+
+
+def test_the_alternative_in_another_interpreter(tmp_path, monkeypatch):
+    """--python runs the alternative's solves in fresh processes of that interpreter (here this one, so both
+    sides solve the same MILP with the same HiGHS): same optimum, and the header names both releases."""
+    import importlib.metadata
+
+    monkeypatch.setattr(bench_tune_options, "INSTANCES", [("cancer", "pes0", 6, 0)])
+    out = tmp_path / "out"
+    assert bench_tune_options.main(["--python", sys.executable, "--random-seeds", "1", "--time-limit", "20",
+                                    "--out", str(out)]) == 0
+    r = list(csv.DictReader(open(out / "tune_options.csv")))[0]
+    assert r["package_status"] == r["alternative_status"] == "optimal"
+    assert r["alternative_verified"] == "True"
+    assert abs(float(r["package_objective"]) - float(r["alternative_objective"])) < 1e-6
+    header = (out / "tune_options.md").read_text().splitlines()[0]
+    release = importlib.metadata.version("highspy")
+    assert f"run by `{sys.executable}` (highspy {release})" in header and header.count(f"highspy {release}") == 2
+    try:
+        bench_tune_options.main(["--out", str(out)])
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:
+        raise AssertionError("no alternative at all must be refused")
