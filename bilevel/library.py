@@ -47,7 +47,7 @@ from .export import write_model
 from .highs_run import silent_highs
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
-from .solve import compile_model
+from .solve import compile_model, lp_matrix
 from .verify import verify_model
 
 #: |T| = |V| of the library, tiny to hard.
@@ -273,7 +273,6 @@ def mps_model(model) -> MpsModel:
     neither; MPS readers disagree on both)."""
     import pyomo.environ as pyo
     from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
-    from scipy import sparse
 
     cm = compile_model(model)
     lp = cm.lp
@@ -292,9 +291,7 @@ def mps_model(model) -> MpsModel:
     for i, r in enumerate(repn.rows):  # a ranged constraint split into two rows: tell them apart
         if seen[row_names[i]] > 1:
             row_names[i] += "#lo" if r.bound_type > 0 else "#up"
-    a = lp.a_matrix_
-    A = sparse.csc_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)),
-                          shape=(lp.num_row_, lp.num_col_))
+    A = lp_matrix(lp).tocsc()
     import highspy
 
     integer = np.zeros(lp.num_col_, dtype=bool)
@@ -655,7 +652,6 @@ def read_instance_arrays(path) -> dict:
     ``col_upper``, ``row_lower``, ``row_upper`` (numpy), ``integer`` (bool), ``A`` (scipy CSR, rows x
     columns), ``col_names``, ``row_names``. Raises InputError when HiGHS cannot read the file."""
     import highspy
-    from scipy import sparse
 
     path = Path(path)
     if not path.is_file():
@@ -664,13 +660,8 @@ def read_instance_arrays(path) -> dict:
     if h.readModel(str(path)) == highspy.HighsStatus.kError:
         raise InputError(f"HiGHS cannot read {str(path)!r}")
     lp = h.getLp()
-    a = lp.a_matrix_
-    n_row, n_col = lp.num_row_, lp.num_col_
-    if a.format_ == highspy.MatrixFormat.kRowwise:
-        A = sparse.csr_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), shape=(n_row, n_col))
-    else:
-        A = sparse.csc_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)),
-                              shape=(n_row, n_col)).tocsr()
+    n_col = lp.num_col_
+    A = lp_matrix(lp).tocsr()
     integ = np.zeros(n_col, dtype=bool)
     if len(lp.integrality_):
         integ = np.array([t == highspy.HighsVarType.kInteger for t in lp.integrality_])

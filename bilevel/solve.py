@@ -15,7 +15,7 @@ import highspy
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
-from scipy.sparse import csc_matrix
+from scipy.sparse import csc_matrix, csr_matrix
 
 from .errors import InputError, SolverError
 from .highs_run import silent_highs
@@ -330,11 +330,15 @@ def _objective_of(cm: CompiledModel, values) -> float:
     return float(np.dot(np.asarray(cm.lp.col_cost_), np.asarray(values, dtype=float)) + cm.lp.offset_)
 
 
-def _constraint_matrix(cm: CompiledModel) -> csc_matrix:
-    """The compiled model's row matrix, (rows, columns), as scipy's CSC matrix."""
-    a = cm.lp.a_matrix_
-    return csc_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)),
-                      shape=(cm.lp.num_row_, cm.lp.num_col_))
+def lp_matrix(lp: highspy.HighsLp) -> csc_matrix | csr_matrix:
+    """The row matrix of a HiGHS LP, shape (``num_row_``, ``num_col_``), as a scipy sparse matrix in the layout
+    HiGHS holds it: CSC when column-wise (as :func:`compile_model` writes it), CSR when row-wise (as a file
+    read by HiGHS may come). Raises nothing of its own."""
+    a = lp.a_matrix_
+    parts, shape = (np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), (lp.num_row_, lp.num_col_)
+    if a.format_ == highspy.MatrixFormat.kRowwise:
+        return csr_matrix(parts, shape=shape)
+    return csc_matrix(parts, shape=shape)
 
 
 def _feasible_values(h: highspy.Highs, cm: CompiledModel, tolerance: float = 1e-6) -> np.ndarray | None:
@@ -355,7 +359,7 @@ def _feasible_values(h: highspy.Highs, cm: CompiledModel, tolerance: float = 1e-
     integer = np.array([v.is_integer() for v in cm.columns], dtype=bool)
     if np.any(np.abs(x[integer] - np.round(x[integer])) > tolerance):
         return None
-    rows = _constraint_matrix(cm) @ x
+    rows = lp_matrix(lp) @ x
     if not (within(x, lp.col_lower_, lp.col_upper_) and within(rows, lp.row_lower_, lp.row_upper_)):
         return None
     return x

@@ -244,7 +244,7 @@ def test_feasible_values_checks_bounds_integrality_and_rows():
     binary = next(j for j, v in enumerate(cm.columns) if v.is_integer())
     beyond = next(j for j in range(len(x)) if np.isfinite(cm.lp.col_upper_[j]))
     lower, upper = np.asarray(cm.lp.row_lower_), np.asarray(cm.lp.row_upper_)
-    A = S._constraint_matrix(cm).tocsr()
+    A = S.lp_matrix(cm.lp).tocsr()
     tight, col = next((r, j) for r in range(len(lower)) if np.isfinite(upper[r]) and abs(A[r] @ x - upper[r]) < 1e-7
                       for j, a in zip(A[r].indices, A[r].data) if a != 0 and not cm.columns[j].is_integer())
     for j, value in [(binary, 0.5), (beyond, cm.lp.col_upper_[beyond] + 1e-3)]:
