@@ -1,20 +1,40 @@
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # tests/oracles.py
+sys.path.insert(0, str(Path(__file__).parent))  # tests/oracles.py, tests/highs_seed.py
+
+import highs_seed  # noqa: E402
 
 
 def pytest_addoption(parser):
     parser.addoption(
         "--highs-seed", type=int, default=None,
-        help="HiGHS random_seed for every MILP solve in the test process that does not set one (default: "
-             "HiGHS's 0; a race of several runs gets this seed and the next ones instead of 0, 1, ...; "
-             "subprocesses, e.g. the CLI's or the study's workers, keep 0). Another seed "
+        help="HiGHS random_seed for every MILP solve that does not set one (default: HiGHS's 0; a race of "
+             "several runs gets this seed and the next ones instead of 0, 1, ...), in the test process and in "
+             "its subprocesses (the CLI's, the study's workers; tests/highs_seed.py). Another seed "
              "sends HiGHS down another search path, so it returns other tied optima and other node counts, as a "
              "slower or faster machine can through the package's elapsed-time triggers: a test that passes "
              "only on one path fails here deterministically instead of now and then in CI.")
+
+
+def pytest_configure(config):
+    seed = config.getoption("--highs-seed")
+    if seed is not None:  # for subprocesses: they inherit the environment (tests/highs_seed.py)
+        folder = highs_seed.subprocess_dir(Path(tempfile.mkdtemp(prefix="bilevel-highs-seed-")))
+        config.highs_seed_dir = folder
+        os.environ[highs_seed.ENV] = str(seed)
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(folder)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "highs_seed_dir", None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
@@ -23,15 +43,5 @@ def _highs_seed(request, monkeypatch):
     if seed is not None:
         import bilevel.solve as solve
 
-        configured = solve._configured_highs
-
-        def seeded(cm, opts, *args, **kwargs):
-            return configured(cm, {"random_seed": seed, **opts}, *args, **kwargs)
-
-        race = solve._race
-
-        def seeded_race(cm, opts, *args, **kwargs):  # its runs take random_seed + 0, 1, ...
-            return race(cm, {"random_seed": seed, **opts}, *args, **kwargs)
-
-        monkeypatch.setattr(solve, "_configured_highs", seeded)
-        monkeypatch.setattr(solve, "_race", seeded_race)
+        for name, function in highs_seed.seeded(solve, seed).items():
+            monkeypatch.setattr(solve, name, function)
