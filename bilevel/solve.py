@@ -37,6 +37,9 @@ _STATUS = {
 }
 
 
+#: What the hooks of :func:`solve_model` count (its ``clock``): HiGHS run time, or branch-and-bound nodes.
+CLOCKS = ("seconds", "nodes")
+
 #: HiGHS options refused by :func:`solve_model`, with the only value allowed (HiGHS's default) and why.
 UNSAFE_OPTIONS = {
     "mip_lifting_for_probing": (-1, "HiGHS 1.15.1 declares feasible tuning MILPs infeasible with it (35 of the "
@@ -139,6 +142,7 @@ def solve_model(
     improve=None,
     improve_after: float = 1.0,
     interrupt_when=None,
+    clock: str = "seconds",
 ) -> SolveInfo:
     """Solve a linear Pyomo (MI)LP with HiGHS and load the incumbent into the model's variables.
 
@@ -167,17 +171,22 @@ def solve_model(
         these MILPs the faster of the two (README, *Performance*); 1 (default) is one plain run. LPs are
         never raced.
     improve : optional primal heuristic, called once, from inside HiGHS's run (its user-solution callback),
-        when a MILP is still running after ``improve_after`` seconds: ``improve(incumbent, dual_bound,
+        when a MILP is still running after ``improve_after`` (on ``clock``): ``improve(incumbent, dual_bound,
         deadline)`` with HiGHS's current objective values and the ``time.perf_counter()`` value at which the
         time limit falls (``None``: no limit) returns ``(VarData, value)`` pairs of a better solution, or
         ``None``. HiGHS checks the solution and keeps it if it is feasible and better. Solves that finish
         sooner never call it; its time counts in ``seconds``. An exception it raises is re-raised after the
         solve.
-    interrupt_when : optional ``(objective, seconds) -> bool``, called at HiGHS's interrupt checks (at least
+    interrupt_when : optional ``(objective, elapsed) -> bool``, called at HiGHS's interrupt checks (at least
         once per branch-and-bound node) once a MILP run has an incumbent, with the incumbent's objective
-        and the run's HiGHS time so far; when it returns True every run stops and the result has status
+        and the run's ``clock`` so far; when it returns True every run stops and the result has status
         ``"interrupted"`` with the best incumbent (e.g. to rebuild a tighter model around it, as
         :func:`bilevel.tune` does). An exception it raises stops the runs and is re-raised after the solve.
+    clock : what ``improve_after`` and ``interrupt_when``'s ``elapsed`` count: ``"seconds"`` (default), the
+        run's HiGHS time, or ``"nodes"``, its branch-and-bound node count. With ``"nodes"`` the hooks run at
+        the same point of HiGHS's search on any machine and under any load, so a solve without a time limit
+        and without ``race`` (single-threaded HiGHS) returns the same solution every time; with
+        ``"seconds"`` a faster or busier machine can send HiGHS down another path (to another tied optimum).
 
     Returns
     -------
@@ -190,8 +199,8 @@ def solve_model(
 
     Raises
     ------
-    InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``, an option HiGHS rejects or one
-    of :data:`UNSAFE_OPTIONS`;
+    InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``, ``clock``, an option HiGHS rejects
+    or one of :data:`UNSAFE_OPTIONS`;
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError; a plain SolverError when a
     re-solve reports it after the first run returned values that satisfy the model) or unbounded, fails, does
     not run it, or returns values that miss its reported objective without a start to blame (or that violate
@@ -215,10 +224,12 @@ def solve_model(
         opts["threads"] = int(threads)
     if not (isinstance(race, int) and race >= 1):
         raise InputError(f"race must be a positive number of concurrent HiGHS runs; got {race!r}")
+    if clock not in CLOCKS:
+        raise InputError(f"clock must be one of {', '.join(map(repr, CLOCKS))}; got {clock!r}")
     _match_scheduler(opts)
     start = _start_vector(cm, mip_start) if mip_start else None
-    injector = _Injector(cm, improve, improve_after, opts.get("time_limit")) if improve and cm.n_binaries else None
-    stopper = _Stopper(interrupt_when) if interrupt_when is not None and cm.n_binaries else None
+    injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock) if improve and cm.n_binaries else None
+    stopper = _Stopper(interrupt_when, clock) if interrupt_when is not None and cm.n_binaries else None
     if race == 1 or not cm.n_binaries:
         h = _configured_highs(cm, opts, start, injector, stopper=stopper)
         h.run()
@@ -415,12 +426,18 @@ def _start_vector(cm: CompiledModel, mip_start) -> list:
     return values.tolist()
 
 
-class _Injector:
-    """Runs ``improve`` once, in the first HiGHS user-solution callback after ``after`` seconds, and hands its
-    solution to every raced run (each run's callback passes it on once)."""
+def _elapsed(out, clock: str) -> float:
+    """A HiGHS callback's run time (``clock="seconds"``) or branch-and-bound node count (``"nodes"``)."""
+    return float(out.running_time) if clock == "seconds" else float(out.mip_node_count)
 
-    def __init__(self, cm: CompiledModel, improve, after: float, time_limit):
+
+class _Injector:
+    """Runs ``improve`` once, in the first HiGHS user-solution callback after ``after`` (on ``clock``, see
+    :func:`_elapsed`), and hands its solution to every raced run (each run's callback passes it on once)."""
+
+    def __init__(self, cm: CompiledModel, improve, after: float, time_limit, clock: str = "seconds"):
         self.cm, self.improve, self.after, self.time_limit = cm, improve, float(after), time_limit
+        self.clock = clock
         self.lock = threading.Lock()
         self.state = "waiting"  # -> "done"
         self.vector = None
@@ -429,7 +446,7 @@ class _Injector:
 
     def callback(self, event, run: int) -> None:
         out = event.data_out
-        if self.state == "waiting" and out.running_time >= self.after:
+        if self.state == "waiting" and _elapsed(out, self.clock) >= self.after:
             with self.lock:
                 if self.state == "waiting":
                     deadline = None
@@ -450,11 +467,11 @@ class _Injector:
 
 class _Stopper:
     """Interrupts every run once ``stop`` is set: by a raced run that ended (:func:`_race`), or when
-    ``interrupt_when(incumbent objective, seconds)`` (optional) holds in one of them (checked at HiGHS's
-    interrupt checks, i.e. at least once per node)."""
+    ``interrupt_when(incumbent objective, elapsed on clock)`` (optional) holds in one of them (checked at
+    HiGHS's interrupt checks, i.e. at least once per node)."""
 
-    def __init__(self, interrupt_when=None):
-        self.interrupt_when = interrupt_when
+    def __init__(self, interrupt_when=None, clock: str = "seconds"):
+        self.interrupt_when, self.clock = interrupt_when, clock
         self.stop = threading.Event()
         self.error = None
 
@@ -462,7 +479,7 @@ class _Stopper:
         out = event.data_out
         if self.interrupt_when is not None and not self.stop.is_set() and np.isfinite(out.mip_primal_bound):
             try:
-                if self.interrupt_when(float(out.mip_primal_bound), float(out.running_time)):
+                if self.interrupt_when(float(out.mip_primal_bound), _elapsed(out, self.clock)):
                     self.stop.set()
             except Exception as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
                 self.error = exc

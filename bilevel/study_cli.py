@@ -101,6 +101,10 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of all random splits (the whole study is reproducible)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default 60; quick 20)")
     p.add_argument("--threads", type=int, default=1, help="HiGHS threads per solve")
+    p.add_argument("--clock", choices=["seconds", "nodes"], default="seconds",
+                   help="when each solve's box search and cutoff restarts start (bilevel.tune's clock): after "
+                   "seconds, or after node counts (the same solutions on every machine, for the solves that end "
+                   "before the time limit)")
     p.add_argument("--jobs", type=int, default=-1, help="parallel local worker processes (-1: all cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address (e.g. tcp://host:8786): run on that cluster (needs dask[distributed]; "
@@ -128,7 +132,7 @@ def _config(args, mod):
             raise InputError(f"--perturbed-size takes T or T,V; got {size}")
         over["perturbed_n_train"], over["perturbed_n_val"] = size[0], size[-1]
     over["tie_criteria"] = tuple(c.strip() for c in args.tie_criteria.split(",") if c.strip())
-    over.update(flip=args.flip, seed=args.seed, threads=args.threads)
+    over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock)
     try:
         return mod.StudyConfig.quick(**over) if args.quick else mod.StudyConfig(**over)
     except TypeError as exc:

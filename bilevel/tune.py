@@ -13,7 +13,7 @@ from .errors import InputError, SolverError
 from .optimistic import build_optimistic_model
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set, pessimistic_info,
                           set_lambda_bound)
-from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
+from .solve import CLOCKS, InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .validation import check_epsilon, check_features, check_w_bar_bounds, check_xy
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
@@ -225,9 +225,14 @@ def tuning_options(overrides: dict | None = None) -> dict:
 
 _SEARCH_AFTER = 1.0  # seconds of HiGHS time before the box search runs, at least ...
 _SEARCH_SHARE = 3.0  # ... and this many times its estimated cost, so it adds at most a third to a solve
+# clock="nodes": the same rules counted in branch-and-bound nodes. Measured here on the tuning MILPs of sizes
+# 10-20: HiGHS processes about 1,000-2,300 nodes per second, and one box evaluation (1.2-1.5 ms) takes the
+# time of about 2-3 nodes (README, *Deterministic runs*).
+_SEARCH_AFTER_NODES = 2000
+_NODES_PER_EVALUATION = 2.5
 
 
-def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> dict:
+def _box_improver(model, boxes, floor: float, evaluation_seconds: float, clock: str = "seconds") -> dict:
     """The ``improve`` hook of :func:`bilevel.solve_model` for a tuning MILP: :func:`bilevel.box_search.search_box`
     from ``boxes`` and the hinge-minimiser boxes, each evaluated by the MIP start's LPs at that box
     (:func:`bilevel.warmstart.queued_start`), stopping at ``max(floor, HiGHS's dual bound)``; the hook returns
@@ -235,10 +240,15 @@ def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> dict
     ``improve_after`` of :func:`bilevel.solve_model`: the hook runs after
     ``max(_SEARCH_AFTER, _SEARCH_SHARE * estimated search time)`` seconds, estimated from the time of one
     evaluation, ``evaluation_seconds`` (the MIP start's time per box: when the start stopped early it met
-    the floor, the MILP ends at once and the hook never runs)."""
+    the floor, the MILP ends at once and the hook never runs); with ``clock="nodes"`` after
+    ``max(_SEARCH_AFTER_NODES, _SEARCH_SHARE * _NODES_PER_EVALUATION * expected evaluations)`` nodes, which
+    no measured time enters."""
     info = model.bilevel_info
     n_evaluations = expected_evaluations(len(boxes), len(info["w_bar_ub"]))
-    after = max(_SEARCH_AFTER, _SEARCH_SHARE * evaluation_seconds * n_evaluations)
+    if clock == "nodes":
+        after = max(_SEARCH_AFTER_NODES, _SEARCH_SHARE * _NODES_PER_EVALUATION * n_evaluations)
+    else:
+        after = max(_SEARCH_AFTER, _SEARCH_SHARE * evaluation_seconds * n_evaluations)
 
     def evaluate(w_bar):
         try:
@@ -258,6 +268,7 @@ def _box_improver(model, boxes, floor: float, evaluation_seconds: float) -> dict
 
 
 _RESTART_AFTER = 2.0  # seconds of HiGHS time in the current run before a cutoff restart may interrupt it ...
+_RESTART_AFTER_NODES = 4000  # ... or nodes, with clock="nodes"
 _RESTART_RATIO = 0.8  # ... for an incumbent at most this share of the value the current model was built around
 _MAX_RESTARTS = 5
 
@@ -320,7 +331,8 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
 
     search = searching(model)
     while True:
-        trigger = _restart_trigger(reference) if enabled and len(restarts) < _MAX_RESTARTS else None
+        trigger = _restart_trigger(reference, solve_kw.get("clock", "seconds")) \
+            if enabled and len(restarts) < _MAX_RESTARTS else None
         kw = dict(solve_kw, time_limit=None if time_limit is None else time_limit - total)
         info = solve_model(model, mip_start=start, interrupt_when=trigger, **search, **kw)
         total += info.seconds
@@ -341,11 +353,14 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
         restarts.append({"seconds": total, "cutoff": model.bilevel_info["objective_cutoff"]})
 
 
-def _restart_trigger(reference: float):
+def _restart_trigger(reference: float, clock: str = "seconds"):
     """The ``interrupt_when`` of a run whose model was built around ``reference``: true once the run has
-    lasted ``_RESTART_AFTER`` seconds with an incumbent at most ``_RESTART_RATIO * reference``."""
-    def trigger(objective: float, seconds: float) -> bool:
-        return seconds >= _RESTART_AFTER and objective <= _RESTART_RATIO * reference
+    lasted ``_RESTART_AFTER`` seconds (``clock="nodes"``: ``_RESTART_AFTER_NODES`` nodes) with an incumbent
+    at most ``_RESTART_RATIO * reference``."""
+    after = _RESTART_AFTER_NODES if clock == "nodes" else _RESTART_AFTER
+
+    def trigger(objective: float, elapsed: float) -> bool:
+        return elapsed >= after and objective <= _RESTART_RATIO * reference
     return trigger
 
 
@@ -401,6 +416,7 @@ def tune(
     warm_start: bool = True,
     highs_options: dict | None = None,
     cutoff_restarts: bool = True,
+    clock: str = "seconds",
 ) -> TuneResult:
     """Tune the per-feature box ``w_bar`` of a linear LP-SVM by solving a bilevel MILP with HiGHS.
 
@@ -441,9 +457,10 @@ def tune(
         epsilon = 0 often already optimal: its objective meets the optimistic floor, and the first such box
         is returned). It never changes the optimal value, only how soon a good incumbent exists and, among
         tied optima, which one is returned; its LP time is ``start_seconds``. With it, a MILP still
-        running after 1 s (and after three times the search's estimated cost) also gets the box search of
-        :mod:`bilevel.box_search` (local search over ``w_bar`` with the same LPs, run once inside HiGHS's
-        run, its time counted in the solve time); its best point replaces HiGHS's incumbent when better.
+        running after 1 s (and after three times the search's estimated cost; see ``clock``) also gets the
+        box search of :mod:`bilevel.box_search` (local search over ``w_bar`` with the same LPs, run once
+        inside HiGHS's run, its time counted in the solve time); its best point replaces HiGHS's incumbent
+        when better.
     highs_options : HiGHS options by name for every MILP solve, over the package's defaults
         ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off, cuts separated at the root
         only and pseudo-costs reliable after 4 observations, not 8), e.g. ``{"mip_heuristic_run_rens": True,
@@ -460,6 +477,12 @@ def tune(
         at most 5 times (``restarts`` lists them; the pessimistic lambda-bound re-solves run on the last
         model). Never changes the optimal value; the returned ``model`` is the last one solved. Measured
         with ``experiments/bench_milp.py`` (README).
+    clock : when the box search and the cutoff restarts above start: ``"seconds"`` (default; after 1 s, 2 s
+        of HiGHS time) or ``"nodes"`` (after 2,000 and 4,000 branch-and-bound nodes, and no measured time
+        in the search's delay). With ``"nodes"`` a run without a time limit and with ``race=1`` follows the
+        same path on every machine and under any load, so it returns the same solution (the same tied
+        optimum) every time; with ``"seconds"`` a faster or busier machine can reach another tied optimum.
+        Measured cost: README, *Deterministic runs*.
     replica : ``"optimal"`` (training-optimal replica, budget ``(1 + epsilon) v*(w_bar)``) or
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
     optimistic : pessimistic only: the optimistic :class:`TuneResult` of the same data and ``w_bar_bounds``
@@ -479,7 +502,7 @@ def tune(
     Raises
     ------
     InputError for bad input (shapes, NaN, one class in the training set (a validation set may hold one
-    class), epsilon < 0, infeasible bounds, unknown mode or flip, an ``optimistic`` result of other data or
+    class), epsilon < 0, infeasible bounds, unknown mode, flip or clock, an ``optimistic`` result of other data or
     bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution (an
     infeasible optimistic MILP, which always has a bilevel-feasible point, is reported as a HiGHS failure).
     """
@@ -487,12 +510,14 @@ def tune(
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
     if mode not in ("optimistic", "pessimistic"):
         raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {mode!r}")
+    if clock not in CLOCKS:
+        raise InputError(f"clock must be one of {', '.join(map(repr, CLOCKS))}; got {clock!r}")
     X_t, y_t = check_xy(X_train, y_train, "train")
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
     eps = check_epsilon(epsilon)
     run_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
-    solve_kw = dict(run_kw, options=tuning_options(highs_options))
+    solve_kw = dict(run_kw, options=tuning_options(highs_options), clock=clock)
 
     if mode == "optimistic":
         t0 = time.perf_counter()
@@ -502,7 +527,7 @@ def tune(
         start, start_seconds = _timed_start(model, warm_start)
 
         def make_search(m):
-            return _box_improver(m, [m.bilevel_info["w_bar_ub"]], 0.0, start_seconds) if warm_start else {}
+            return _box_improver(m, [m.bilevel_info["w_bar_ub"]], 0.0, start_seconds, clock) if warm_start else {}
 
         def rebuild(cutoff):
             return build_optimistic_model(X_t, y_t, X_v, y_v, w_bar_bounds, objective_cutoff=cutoff)
@@ -521,7 +546,7 @@ def tune(
     if optimistic is None:
         optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
                           warm_start=warm_start, highs_options=highs_options, cutoff_restarts=cutoff_restarts,
-                          **run_kw)
+                          clock=clock, **run_kw)
     else:
         _check_optimistic(optimistic, X_t, y_t, X_v, y_v, lb, ub)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
@@ -540,7 +565,7 @@ def tune(
     start_seconds, infeasible_seconds = 0.0, 0.0
 
     def make_search(m):
-        return _box_improver(m, boxes, floor, start_seconds / len(boxes)) if warm_start else {}
+        return _box_improver(m, boxes, floor, start_seconds / len(boxes), clock) if warm_start else {}
 
     def rebuild(cutoff):
         return build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, w_bar_bounds, bound, replica,

@@ -53,6 +53,10 @@ def add_parser(sub) -> None:
     p.add_argument("--race", type=int, default=1,
                    help="concurrent HiGHS runs per MILP with different random seeds; the first to finish wins "
                    "(2 uses both cores of a 2-core machine)")
+    p.add_argument("--clock", choices=["seconds", "nodes"], default="seconds",
+                   help="when the box search and the cutoff restarts start: after 1 s and 2 s of HiGHS time, or "
+                   "after 2,000 and 4,000 branch-and-bound nodes (the same solution on any machine and under any "
+                   "load, without --time-limit and --race)")
     p.add_argument("--highs-option", type=_highs_option, action="append", default=[], metavar="NAME=VALUE",
                    help="HiGHS option for every MILP solve, over the package's defaults (bilevel.tune.HIGHS_OPTIONS: "
                    "HiGHS's defaults except the RENS heuristic off, cuts separated at the root only and "
@@ -147,7 +151,7 @@ def run(args) -> int:
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, args.n_train, args.n_val, test_fraction=args.test_fraction, seed=args.seed)
     kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
-              threads=args.threads, race=args.race, highs_options=dict(args.highs_option) or None)
+              threads=args.threads, race=args.race, highs_options=dict(args.highs_option) or None, clock=args.clock)
     print(f"data        : {args.data}: {len(data.y)} rows, {data.X.shape[1]} features; split seed {args.seed}: "
           f"|T| = {len(split.y_train)}, |V| = {len(split.y_val)}, test = {len(split.y_test)}")
     with warnings.catch_warnings():
@@ -164,7 +168,7 @@ def run(args) -> int:
     out = {
         "data": args.data, "label": args.label, "seed": args.seed, "n_train": args.n_train, "n_val": args.n_val,
         "test_fraction": args.test_fraction, "feature_names": data.feature_names,
-        "w_bar_bounds": [args.w_bar_lb, args.w_bar_ub],
+        "w_bar_bounds": [args.w_bar_lb, args.w_bar_ub], "clock": args.clock,
         "results": {
             name: {**r.to_dict(), "accuracy": {
                 "train": r.accuracy(split.X_train, split.y_train), "val": r.accuracy(split.X_val, split.y_val),

@@ -20,6 +20,9 @@ HiGHS release (``--options`` then optional, on top as before): each of its solve
 that interpreter (``--worker``; the import is not timed), which solves the pessimistic instances' optimistic
 MILP again itself. The table's header names the ``highspy`` release of either side.
 
+``--clock nodes`` gives the alternative ``bilevel.tune(clock="nodes")`` (box search and cutoff restarts after
+a node count, not a time).
+
 The default instances are those of ``bench_small_gc`` (``experiments/bench_milp.py --sizes 10 20``) that the
 package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size instead; ``--data`` and
 ``--modes`` keep a subset of either.
@@ -63,15 +66,16 @@ INSTANCES = [
 ]
 
 
-def _solve(s, mode: str, optimistic, time_limit: float, options: dict):
+def _solve(s, mode: str, optimistic, time_limit: float, options: dict, clock: str = "seconds"):
     if mode == "opt":
-        return bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit, highs_options=options)
+        return bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit, highs_options=options,
+                            clock=clock)
     return bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=float(mode[3:]),
-                        flip="all", optimistic=optimistic, time_limit=time_limit, highs_options=options)
+                        flip="all", optimistic=optimistic, time_limit=time_limit, highs_options=options, clock=clock)
 
 
 def _solve_fields(data: str, mode: str, n: int, seed: int, random_seed: int, time_limit: float, options: dict,
-                  optimistic=None) -> dict:
+                  optimistic=None, clock: str = "seconds") -> dict:
     """One timed ``tune`` call (the optimistic solve behind a pessimistic one is made here when not given)."""
     s = benchmark_split(data, n, seed)
     with warnings.catch_warnings():
@@ -79,7 +83,7 @@ def _solve_fields(data: str, mode: str, n: int, seed: int, random_seed: int, tim
         if mode != "opt" and optimistic is None:
             optimistic = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit)
         forget_cached_lps()
-        res = _solve(s, mode, optimistic, time_limit, {**options, "random_seed": random_seed})
+        res = _solve(s, mode, optimistic, time_limit, {**options, "random_seed": random_seed}, clock)
     return {"status": res.status, "seconds": res.total_seconds, "objective": res.objective,
             "verified": res.verified, "nodes": res.nodes, "restarts": len(res.restarts)}
 
@@ -120,6 +124,9 @@ def main(argv=None) -> int:
                     help="the alternative HiGHS options, over bilevel.tune.HIGHS_OPTIONS")
     ap.add_argument("--python", default=None, metavar="PATH",
                     help="interpreter that runs the alternative (e.g. a venv with another HiGHS release)")
+    ap.add_argument("--clock", choices=("seconds", "nodes"), default="seconds",
+                    help="the alternative's bilevel.tune(clock=...): what its box search and cutoff restarts wait "
+                         "for (the package side keeps seconds)")
     ap.add_argument("--sizes", type=int, nargs="*", default=None,
                     help="run every instance of these sizes (both data sets, all modes, seeds 0-2) instead")
     ap.add_argument("--data", nargs="+", choices=("cancer", "diabetes"), default=None,
@@ -130,8 +137,8 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per MILP solve")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    if not args.options and args.python is None:
-        ap.error("give --options, --python or both: the alternative must differ from the package's setting")
+    if not args.options and args.python is None and args.clock == "seconds":
+        ap.error("give --options, --python or --clock nodes: the alternative must differ from the package's setting")
     alternative = dict(args.options)
     releases = {"package": _highspy_release(None), "alternative": _highspy_release(args.python)}
     instances = INSTANCES if not args.sizes else [
@@ -152,9 +159,9 @@ def main(argv=None) -> int:
                                                                  time_limit=args.time_limit)
         for rs in range(args.random_seeds):
             row = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs)
-            for label, extra in (("package", {}), ("alternative", alternative)):
+            for label, extra, clock in (("package", {}, "seconds"), ("alternative", alternative, args.clock)):
                 spec = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs, time_limit=args.time_limit,
-                            options=extra)
+                            options=extra, clock=clock)
                 if label == "alternative" and args.python is not None:
                     fields = _solve_in(args.python, spec)
                 else:
@@ -174,6 +181,8 @@ def main(argv=None) -> int:
         ("pessimistic", lambda r: r["mode"] != "opt"))}
     summary = {label: _geo(ratios) for label, ratios in groups.items() if ratios}
     other = f"{alternative} over `HIGHS_OPTIONS`" if alternative else "the same options"
+    if args.clock != "seconds":
+        other += f", `clock={args.clock!r}`"
     if args.python is not None:
         other += f", run by `{args.python}`"
     lines = [f"`bilevel.tune` with {other} (highspy {releases['alternative']}) against `HIGHS_OPTIONS` = "

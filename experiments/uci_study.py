@@ -56,6 +56,7 @@ from pathlib import Path
 import numpy as np
 
 import bilevel
+import bilevel.solve
 import bilevel.ties
 from bilevel.errors import InputError, SolverError
 
@@ -113,7 +114,9 @@ class StudyConfig:
     ``epsilons`` relative training-loss suboptimality; ``time_limit`` seconds per MILP solve (``None``: no
     limit); ``threads`` HiGHS threads per solve; ``flip``: ``"appendix"`` (:func:`appendix_flip`),
     ``"margin"`` or ``"all"``; ``tie_criteria``: secondary criteria of
-    :func:`bilevel.ties.optimistic_tie_range`; ``w_bar_ub``: upper bound of every ``w_bar_j`` (lower 0)."""
+    :func:`bilevel.ties.optimistic_tie_range`; ``w_bar_ub``: upper bound of every ``w_bar_j`` (lower 0);
+    ``clock``: :func:`bilevel.tune`'s ``clock`` (``"nodes"``: the same solutions on every machine for the
+    solves that end before ``time_limit``)."""
 
     datasets: tuple = ("cancer", "diabetes")
     studies: tuple = STUDIES
@@ -133,6 +136,7 @@ class StudyConfig:
     tie_criteria: tuple = ("sum_w_bar", "val_margin")
     tie_tolerance: float = 1e-6
     w_bar_ub: float = 1.0
+    clock: str = "seconds"
 
     @classmethod
     def quick(cls, **overrides) -> "StudyConfig":
@@ -151,6 +155,8 @@ class StudyConfig:
         """Hash of the settings that change a unit's result (not the grid or run counts, which only add or
         remove units): a finished unit with another hash is not reused."""
         keys = ("seed", "time_limit", "threads", "flip", "tie_criteria", "tie_tolerance", "w_bar_ub", "rho_tests")
+        if self.clock != "seconds":  # (absent otherwise, so the units of studies run before it existed are reused)
+            keys += ("clock",)
         blob = json.dumps({k: getattr(self, k) for k in keys}, sort_keys=True, default=list)
         blob += json.dumps([baseline_mod.SVC_C_GRID, baseline_mod.BOX_GRID])
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
@@ -188,6 +194,8 @@ def check_config(cfg: StudyConfig) -> None:
         raise InputError(f"unknown tie criteria {unknown}; choose from {', '.join(bilevel.ties.CRITERIA)}")
     if not (math.isfinite(cfg.w_bar_ub) and cfg.w_bar_ub > 0):
         raise InputError(f"w_bar upper bound must be positive; got {cfg.w_bar_ub}")
+    if cfg.clock not in bilevel.solve.CLOCKS:
+        raise InputError(f"clock must be one of {', '.join(bilevel.solve.CLOCKS)}; got {cfg.clock!r}")
 
 
 # ---------------------------------------------------------------------------------------------- tasks
@@ -327,7 +335,8 @@ def _solve(kind: str, X_t, y_t, X_v, y_v, cfg: dict, **kw):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # failed verifications are recorded in the row
             return bilevel.tune(X_t, y_t, X_v, y_v, kind, w_bar_bounds=(0.0, cfg["w_bar_ub"]),
-                                time_limit=cfg["time_limit"], threads=cfg["threads"], **kw)
+                                time_limit=cfg["time_limit"], threads=cfg["threads"],
+                                clock=cfg.get("clock", "seconds"), **kw)
     except bilevel.NoSolutionError:
         return "no_solution"
     except SolverError as exc:
