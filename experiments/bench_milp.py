@@ -103,7 +103,7 @@ def _size_shares(rows: list[dict]) -> str:
     return ", ".join(f"{n}: {o / t:.1%}" for n, (o, t) in sorted(sums.items())) or "-"
 
 
-def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int = 1) -> dict:
+def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int = 1, clock: str = "seconds") -> dict:
     s = benchmark_split(data, n, seed)
     mode, eps = MODES[mode_key]
     row = {"data": data, "mode": mode_key, "n": n, "seed": seed}
@@ -111,10 +111,10 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int =
         warnings.simplefilter("ignore", RuntimeWarning)
         t0 = time.perf_counter()
         try:
-            opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit, race=race)
+            opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit, race=race, clock=clock)
             res = opt if mode == "optimistic" else bilevel.tune(
                 s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=eps, flip="all", optimistic=opt,
-                time_limit=time_limit, race=race)
+                time_limit=time_limit, race=race, clock=clock)
         except NoSolutionError:  # reported, not dropped: no incumbent within the limit
             row.update(pkg_status="no_solution", pkg_obj=math.nan, pkg_gap=math.inf, pkg_build=math.nan,
                        pkg_solve=time_limit, pkg_start=math.nan, pkg_write=math.nan, pkg_nodes=-1, pkg_verified=False,
@@ -191,7 +191,9 @@ def _markdown(rows: list[dict], time_limit: float) -> tuple[str, float, int]:
     lines = [
         f"Benchmark run {date.today()} on {platform.machine()} ({platform.processor() or 'cpu'}), "
         f"time limit {time_limit:g} s per solve, HiGHS via highspy; package MILPs raced over "
-        f"{'/'.join(map(str, races))} HiGHS seed(s) (race=1: one plain run, one core).",
+        f"{'/'.join(map(str, races))} HiGHS seed(s) (race=1: one plain run, one core)"
+        + ("; `bilevel.tune(clock=\"nodes\")`: box search and cutoff restarts after node counts."
+           if any(r.get("clock") == "nodes" for r in rows) else "."),
         "",
         "| data | mode | n | seed | package status | package solve s (incl. start LPs) | build s | compile s | write s "
         "| (build+compile+write)/solve | nodes "
@@ -266,6 +268,9 @@ def main(argv=None) -> int:
     ap.add_argument("--race", type=int, default=1,
                     help="concurrent HiGHS runs per package MILP (bilevel.solve_model's race; the textbook model "
                     "always gets one plain run)")
+    ap.add_argument("--clock", choices=("seconds", "nodes"), default="seconds",
+                    help="bilevel.tune's clock for the package's solves: 'nodes' makes their path (and node counts) "
+                    "the same in every run, without a time limit hit and with race 1")
     ap.add_argument("--out", default="experiments/results")
     ap.add_argument("--render", action="store_true",
                     help="only rewrite OUT/bench.md from an existing OUT/bench.csv (--time-limit: the one it used)")
@@ -284,8 +289,8 @@ def main(argv=None) -> int:
             for n in args.sizes:
                 for seed in args.seeds:
                     r = run_instance(data, mode, n, seed, args.time_limit, textbook=n <= args.no_textbook_above,
-                                     race=args.race)
-                    r["race"] = args.race
+                                     race=args.race, clock=args.clock)
+                    r["race"], r["clock"] = args.race, args.clock
                     both = r["pkg_status"] == "optimal" and r.get("tb_status") == "optimal"
                     r["speedup"] = r["tb_solve"] / max(r["pkg_solve"], 1e-3) if "tb_solve" in r else math.nan
                     r["both_optimal"] = both
