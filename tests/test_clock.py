@@ -39,7 +39,8 @@ def test_interrupt_when_gets_the_node_count():
 def test_improve_waits_for_the_node_count():
     s = _split("diabetes", 20, 0)
     model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
-    plain = bilevel.solve_model(model)
+    start = bilevel.kkt_start(model)  # an incumbent from the start, so interrupt_when records every check
+    plain = bilevel.solve_model(model, mip_start=start)
     assert plain.nodes > 100  # the test needs a solve that branches
     nodes_at_call = []
 
@@ -48,12 +49,13 @@ def test_improve_waits_for_the_node_count():
         return False
 
     def improve(incumbent, dual_bound, deadline):
-        calls.append(nodes_at_call[-1] if nodes_at_call else 0.0)
+        calls.append(nodes_at_call[-1])
         return None
 
     for after in (50, plain.nodes + 10):
         calls, nodes_at_call[:] = [], []
-        info = bilevel.solve_model(model, improve=improve, improve_after=after, interrupt_when=record, clock="nodes")
+        info = bilevel.solve_model(model, mip_start=start, improve=improve, improve_after=after, interrupt_when=record,
+                                   clock="nodes")
         assert info.optimal and info.objective == pytest.approx(plain.objective, abs=1e-7)
         if after < plain.nodes:
             assert len(calls) == 1 and calls[0] >= after - 5  # after the 50th node, not at its start
