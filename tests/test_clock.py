@@ -72,14 +72,20 @@ def test_an_unknown_clock_is_refused():
         bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, clock="wall")
 
 
-def _slowed(monkeypatch):
-    """Make every HiGHS interrupt check 0.3 ms slower: as a slower or busier machine, for the seconds clock."""
-    interrupt = solve._Stopper.interrupt
+def _slowed(monkeypatch) -> list:
+    """Run HiGHS at about half speed, as on a slower or busier machine: every interrupt check sleeps as long as
+    HiGHS worked since the previous check (at most 0.2 s). Returns the list of the sleeps' lengths."""
+    interrupt, slept, last = solve._Stopper.interrupt, [], [None]
 
     def slow(self, event):
-        time.sleep(3e-4)
-        return interrupt(self, event)
+        if last[0] is not None:
+            slept.append(min(time.perf_counter() - last[0], 0.2))
+            time.sleep(slept[-1])
+        result = interrupt(self, event)
+        last[0] = time.perf_counter()
+        return result
     monkeypatch.setattr(solve._Stopper, "interrupt", slow)
+    return slept
 
 
 def test_node_clock_gives_the_same_path_on_a_slower_machine(monkeypatch):
@@ -104,11 +110,13 @@ def test_node_clock_gives_the_same_path_on_a_slower_machine(monkeypatch):
 
     fast, fast_searches = run()
     with monkeypatch.context() as m:
-        _slowed(m)
+        slept = _slowed(m)
         slow, slow_searches = run()
     assert fast.optimal and slow.optimal
     assert fast_searches == 1 and fast.restarts  # both hooks fired
-    assert slow.total_seconds > fast.total_seconds  # the slowdown took effect, but not on the path:
+    # The slowdown added at least a third of the plain run's time ...
+    assert sum(slept) > fast.total_seconds / 3
+    # ... but did not change the path:
     assert (slow.nodes, slow_searches) == (fast.nodes, fast_searches)
     assert [r["cutoff"] for r in slow.restarts] == [r["cutoff"] for r in fast.restarts]
     np.testing.assert_array_equal(slow.w_bar, fast.w_bar)
