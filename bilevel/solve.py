@@ -20,7 +20,7 @@ from scipy.sparse import csc_matrix, csr_matrix
 from .errors import InputError, SolverError
 from .highs_run import silent_highs
 from .pause_gc import gc_paused
-from .validation import check_mip_gap
+from .validation import check_clock, check_mip_gap
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: "optimal",
@@ -36,9 +36,6 @@ _STATUS = {
     highspy.HighsModelStatus.kUnboundedOrInfeasible: "unbounded_or_infeasible",
 }
 
-
-#: What the hooks of :func:`solve_model` count (its ``clock``): HiGHS run time, or branch-and-bound nodes.
-CLOCKS = ("seconds", "nodes")
 
 #: HiGHS options refused by :func:`solve_model`, with the only value allowed (HiGHS's default) and why.
 UNSAFE_OPTIONS = {
@@ -224,8 +221,7 @@ def solve_model(
         opts["threads"] = int(threads)
     if not (isinstance(race, int) and race >= 1):
         raise InputError(f"race must be a positive number of concurrent HiGHS runs; got {race!r}")
-    if clock not in CLOCKS:
-        raise InputError(f"clock must be one of {', '.join(map(repr, CLOCKS))}; got {clock!r}")
+    check_clock(clock)
     _match_scheduler(opts)
     start = _start_vector(cm, mip_start) if mip_start else None
     injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock) if improve and cm.n_binaries else None

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from .errors import InputError
+from .validation import CLOCKS
 from .help_format import DefaultsHelpFormatter
 
 
@@ -101,7 +102,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of all random splits (the whole study is reproducible)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default 60; quick 20)")
     p.add_argument("--threads", type=int, default=1, help="HiGHS threads per solve")
-    p.add_argument("--clock", choices=["seconds", "nodes"], default="seconds",
+    p.add_argument("--clock", choices=CLOCKS, default="seconds",
                    help="when each solve's box search and cutoff restarts start (bilevel.tune's clock): after "
                    "seconds, or after node counts (the same solutions on every machine, for the solves that end "
                    "before the time limit)")

@@ -13,8 +13,8 @@ from .errors import InputError, SolverError
 from .optimistic import build_optimistic_model
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set, pessimistic_info,
                           set_lambda_bound)
-from .solve import CLOCKS, InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
-from .validation import check_epsilon, check_features, check_w_bar_bounds, check_xy
+from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
+from .validation import check_clock, check_epsilon, check_features, check_w_bar_bounds, check_xy
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
@@ -331,8 +331,7 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
 
     search = searching(model)
     while True:
-        trigger = _restart_trigger(reference, solve_kw.get("clock", "seconds")) \
-            if enabled and len(restarts) < _MAX_RESTARTS else None
+        trigger = _restart_trigger(reference, solve_kw["clock"]) if enabled and len(restarts) < _MAX_RESTARTS else None
         kw = dict(solve_kw, time_limit=None if time_limit is None else time_limit - total)
         info = solve_model(model, mip_start=start, interrupt_when=trigger, **search, **kw)
         total += info.seconds
@@ -510,8 +509,7 @@ def tune(
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
     if mode not in ("optimistic", "pessimistic"):
         raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {mode!r}")
-    if clock not in CLOCKS:
-        raise InputError(f"clock must be one of {', '.join(map(repr, CLOCKS))}; got {clock!r}")
+    check_clock(clock)
     X_t, y_t = check_xy(X_train, y_train, "train")
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])

@@ -14,7 +14,7 @@ from .errors import InputError
 from .export import write_model
 from .help_format import DefaultsHelpFormatter
 from .tune import TuneResult, tune
-from .validation import check_epsilon
+from .validation import CLOCKS, check_epsilon
 
 
 def add_parser(sub) -> None:
@@ -53,7 +53,7 @@ def add_parser(sub) -> None:
     p.add_argument("--race", type=int, default=1,
                    help="concurrent HiGHS runs per MILP with different random seeds; the first to finish wins "
                    "(2 uses both cores of a 2-core machine)")
-    p.add_argument("--clock", choices=["seconds", "nodes"], default="seconds",
+    p.add_argument("--clock", choices=CLOCKS, default="seconds",
                    help="when the box search and the cutoff restarts start: after 1 s and 2 s of HiGHS time, or "
                    "after 2,000 and 4,000 branch-and-bound nodes (the same solution on any machine and under any "
                    "load, without --time-limit and --race)")

@@ -96,6 +96,18 @@ def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
     return lb, ub
 
 
+#: What the hooks of :func:`bilevel.solve_model` and :func:`bilevel.tune` count (their ``clock``): HiGHS run
+#: time, or branch-and-bound nodes.
+CLOCKS = ("seconds", "nodes")
+
+
+def check_clock(clock) -> str:
+    """Return ``clock``; raise InputError unless it is one of :data:`CLOCKS`."""
+    if clock not in CLOCKS:
+        raise InputError(f"clock must be one of {', '.join(map(repr, CLOCKS))}; got {clock!r}")
+    return clock
+
+
 def check_epsilon(epsilon) -> float:
     """Return ``epsilon`` as float; raise InputError unless it is finite and >= 0."""
     try:

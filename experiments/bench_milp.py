@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.library import default_test_fraction  # noqa: E402
 from bilevel.solve import NoSolutionError, compile_model  # noqa: E402
+from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.textbook import textbook_optimistic, textbook_pessimistic  # noqa: E402
 
 MODES = {"opt": ("optimistic", 0.0), "pes0": ("pessimistic", 0.0), "pes0.2": ("pessimistic", 0.2)}
@@ -268,7 +269,7 @@ def main(argv=None) -> int:
     ap.add_argument("--race", type=int, default=1,
                     help="concurrent HiGHS runs per package MILP (bilevel.solve_model's race; the textbook model "
                     "always gets one plain run)")
-    ap.add_argument("--clock", choices=("seconds", "nodes"), default="seconds",
+    ap.add_argument("--clock", choices=CLOCKS, default="seconds",
                     help="bilevel.tune's clock for the package's solves: 'nodes' makes their path (and node counts) "
                     "the same in every run, without a time limit hit and with race 1")
     ap.add_argument("--out", default="experiments/results")

@@ -56,9 +56,9 @@ from pathlib import Path
 import numpy as np
 
 import bilevel
-import bilevel.solve
 import bilevel.ties
 from bilevel.errors import InputError, SolverError
+from bilevel.validation import check_clock
 
 from . import attack as attack_mod
 from . import baseline as baseline_mod
@@ -194,8 +194,7 @@ def check_config(cfg: StudyConfig) -> None:
         raise InputError(f"unknown tie criteria {unknown}; choose from {', '.join(bilevel.ties.CRITERIA)}")
     if not (math.isfinite(cfg.w_bar_ub) and cfg.w_bar_ub > 0):
         raise InputError(f"w_bar upper bound must be positive; got {cfg.w_bar_ub}")
-    if cfg.clock not in bilevel.solve.CLOCKS:
-        raise InputError(f"clock must be one of {', '.join(bilevel.solve.CLOCKS)}; got {cfg.clock!r}")
+    check_clock(cfg.clock)
 
 
 # ---------------------------------------------------------------------------------------------- tasks
