@@ -52,6 +52,7 @@ import bilevel  # noqa: E402
 from bilevel import bigm, hinge_highs  # noqa: E402
 from bilevel.tune import HIGHS_OPTIONS  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
+from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.bench_milp import benchmark_split  # noqa: E402
 
 # (data, mode, |T| = |V|, split seed): bench_small_gc's instances proven in 0.1-25 s.
@@ -75,9 +76,10 @@ def _solve(s, mode: str, optimistic, time_limit: float, options: dict, clock: st
 
 
 def _solve_fields(data: str, mode: str, n: int, seed: int, random_seed: int, time_limit: float, options: dict,
-                  optimistic=None, clock: str = "seconds") -> dict:
-    """One timed ``tune`` call (the optimistic solve behind a pessimistic one is made here when not given)."""
-    s = benchmark_split(data, n, seed)
+                  optimistic=None, clock: str = "seconds", split=None) -> dict:
+    """One timed ``tune`` call on ``split`` (``None``: the split of ``(data, n, seed)`` is made here; the
+    optimistic solve behind a pessimistic one likewise when not given)."""
+    s = benchmark_split(data, n, seed) if split is None else split
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if mode != "opt" and optimistic is None:
@@ -124,7 +126,7 @@ def main(argv=None) -> int:
                     help="the alternative HiGHS options, over bilevel.tune.HIGHS_OPTIONS")
     ap.add_argument("--python", default=None, metavar="PATH",
                     help="interpreter that runs the alternative (e.g. a venv with another HiGHS release)")
-    ap.add_argument("--clock", choices=("seconds", "nodes"), default="seconds",
+    ap.add_argument("--clock", choices=CLOCKS, default="seconds",
                     help="the alternative's bilevel.tune(clock=...): what its box search and cutoff restarts wait "
                          "for (the package side keeps seconds)")
     ap.add_argument("--sizes", type=int, nargs="*", default=None,
@@ -165,7 +167,7 @@ def main(argv=None) -> int:
                 if label == "alternative" and args.python is not None:
                     fields = _solve_in(args.python, spec)
                 else:
-                    fields = _solve_fields(**spec, optimistic=optimistic)
+                    fields = _solve_fields(**spec, optimistic=optimistic, split=s)
                 row.update({f"{label}_{key}": value for key, value in fields.items()})
             row["ratio"] = row["alternative_seconds"] / max(row["package_seconds"], 1e-3)
             rows.append(row)
