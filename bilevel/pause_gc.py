@@ -3,7 +3,7 @@
 Building a Pyomo model allocates tens of thousands of small objects, and every allocation burst lets the
 cyclic collector run; each of its full passes walks every tracked object of the process, so the cost
 grows with whatever else the process holds (earlier models, results). Measured on diabetes, epsilon = 0.2
-pessimistic model (README, *Performance*): 0.058-0.072 s per build at |T| = |V| = 100 with the collector
+pessimistic model (experiments/PERFORMANCE.md): 0.058-0.072 s per build at |T| = |V| = 100 with the collector
 on, 0.018 s with it paused. Nothing is lost: the collector runs again as soon as the call returns.
 """
 from __future__ import annotations

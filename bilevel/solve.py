@@ -41,8 +41,8 @@ _STATUS = {
 UNSAFE_OPTIONS = {
     "mip_lifting_for_probing": (-1, "HiGHS 1.15.1 declares feasible tuning MILPs infeasible with it (35 of the "
                                     "35 small ones of experiments/option_safety.py) and, given a MIP start, stops "
-                                    "at non-optimal points that it reports optimal (HiGHS issue #3307; README, "
-                                    "HiGHS options)"),
+                                    "at non-optimal points that it reports optimal (HiGHS issue #3307; "
+                                    "experiments/PERFORMANCE.md, A refused option)"),
 }
 
 

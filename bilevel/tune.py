@@ -206,7 +206,8 @@ def _start_boxes(optimistic: TuneResult, w_bar_bounds) -> list:
 # pessimistic epsilon = 0.2 10/10 seed 2: 15.5 s and 14.7 s against 6.3 s and 5.9 s). At 50/50 no consistent
 # difference (results/bench_tune_nodecuts50: the node cuts 0.98 of the time over the 18 instances; 1.06 over
 # the six optimistic ones with three HiGHS seeds); cancer 100/100 seed 1 took 31.9 s and 25.3 s against the
-# 120 s limit and 51.1 s with them (results/bench_tune_nodecuts100; README, *HiGHS options*).
+# 120 s limit and 51.1 s with them (results/bench_tune_nodecuts100; experiments/PERFORMANCE.md, *Cuts at the root
+# only*).
 # Less strong branching: pseudo-costs trusted after 4 observations instead of HiGHS's 8
 # (``mip_pscost_minreliable``). Measured the same way, against the two options above alone: 1.00 of the time
 # on the 23 instances (results/bench_tune_pscost4), 0.95 on the 12 optimistic and epsilon = 0 instances at
@@ -300,7 +301,7 @@ def _initial_model(rebuild, start, floor: float, enabled: bool):
     :func:`bilevel.warmstart.best_start`), unless that objective is within 1e-6 of ``floor`` (the start is
     then optimal); otherwise, or when that build fails (round-off put the start outside its own cutoff
     set), the plain model ``rebuild(None)``. Measured: geometric mean 0.78 of the time of the plain model on
-    six small pessimistic instances (README, *Objective cutoff restarts*)."""
+    six small pessimistic instances (experiments/PERFORMANCE.md, *Objective cutoff restarts*)."""
     if enabled and start is not None and start[1] > floor + 1e-6:
         try:
             return rebuild(_padded(start[1]))

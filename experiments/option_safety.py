@@ -5,7 +5,7 @@ sets at ``--sizes`` (three splits each), solves each with plain ``highspy`` (no 
 options) under HiGHS's defaults and under every option set, and counts the solves whose outcome contradicts
 a proven default optimum: another status than a time limit, or "optimal" at another value (relative 1e-4).
 A time limit is not a wrong answer and is counted apart. This is how ``bilevel.solve.UNSAFE_OPTIONS`` was
-found (README, *HiGHS options*).
+found (experiments/PERFORMANCE.md, *A refused option*).
 
     python experiments/option_safety.py --options mip_lifting_for_probing=1 presolve=off
 """
