@@ -11,11 +11,7 @@ import bilevel
 import bilevel.solve as solve
 tune_mod = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
 from bilevel.errors import InputError
-
-
-def _split(data, n, seed):
-    d = bilevel.load_dataset(data)
-    return bilevel.split_dataset(d.X, d.y, n, n, seed=seed)
+from test_cutoff import _split  # one |T| = |V| = n split of a built-in data set
 
 
 def test_interrupt_when_gets_the_node_count():
