@@ -1,0 +1,96 @@
+"""Both MILPs against brute force on degenerate tiny data sets, where big-M constants, bound tightening and
+the fixing of decided points are most likely to cut off an optimum: integer features with ties, repeated
+points (some with opposite labels), an all-zero feature, separable classes (least training loss 0),
+features scaled 1e4 apart, and a box with a positive lower bound. p = 2, a 13 x 13 grid over ``w_bar``
+evaluated by the independent scipy LPs of tests/oracles.py."""
+import numpy as np
+import pytest
+
+import bilevel
+import oracles
+from oracles import grid, optimistic_value, pessimistic_value
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a failed verification fails the test
+
+
+def _points(rng, kind, n):
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    rng.shuffle(y)
+    if kind == "integer ties":
+        X = rng.integers(0, 4, size=(n, 2)).astype(float) + (y[:, None] > 0) * rng.integers(0, 2, size=(n, 1))
+    elif kind == "repeated points":
+        X = rng.normal(size=(n, 2)) + 0.5 * y[:, None]
+        k = n // 3
+        X[:k] = X[k:2 * k]
+        y[:k] = y[k:2 * k] * np.array([1.0, -1.0] * k)[:k]  # one copy keeps its label, the next is flipped
+    elif kind == "zero feature":
+        X = rng.normal(size=(n, 2)) + 0.7 * y[:, None]
+        X[:, 0] = 0.0
+    elif kind == "separable":
+        X = rng.normal(size=(n, 2)) * 0.2 + 2.0 * y[:, None]
+    else:  # "scaled features"
+        X = (rng.normal(size=(n, 2)) + 0.5 * y[:, None]) * np.array([100.0, 0.01])
+    return X, y
+
+
+CASES = [  # (kind, seed, w_bar_bounds)
+    ("integer ties", 1, (0.0, 1.0)),
+    ("repeated points", 2, (0.0, 2.5)),
+    ("zero feature", 3, (0.2, 1.0)),
+    ("separable", 4, (0.0, 1.0)),
+    ("scaled features", 5, (0.2, 2.5)),
+]
+
+
+def _instance(kind, seed):
+    rng = np.random.default_rng(seed)
+    Xt, yt = _points(rng, kind, 8)
+    Xv, yv = _points(rng, kind, 6)
+    assert len(set(yt)) == 2
+    return Xt, yt, Xv, yv
+
+
+def _retried(value):
+    """The oracles pass each optimal value on as a budget row ``<= value + TOL`` (TOL = 1e-8). Where the
+    least training loss is 0 (separable data, a zero box), scipy's HiGHS declares such a row infeasible at
+    some grid points; those are evaluated again with TOL = 1e-7, its feasibility tolerance."""
+    def retried(wb):
+        v = value(wb)
+        if v is None:
+            default, oracles.TOL = oracles.TOL, 1e-7
+            try:
+                v = value(wb)
+            finally:
+                oracles.TOL = default
+        assert v is not None, f"oracle failed at w_bar = {wb}"
+        return v
+    return retried
+
+
+def _grid_min(value, bounds):
+    return min(map(_retried(value), grid(2, *bounds, steps=13)))
+
+
+@pytest.mark.parametrize("kind,seed,bounds", CASES)
+def test_optimistic_on_degenerate_data(kind, seed, bounds):
+    Xt, yt, Xv, yv = _instance(kind, seed)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="optimistic", w_bar_bounds=bounds)
+    assert res.optimal and res.verified
+    assert np.all(res.w_bar >= bounds[0] - 1e-9) and np.all(res.w_bar <= bounds[1] + 1e-9)
+    assert optimistic_value(res.w_bar, Xt, yt, Xv, yv) == pytest.approx(res.objective, abs=1e-6)
+    assert res.objective <= _grid_min(lambda wb: optimistic_value(wb, Xt, yt, Xv, yv), bounds) + 1e-6
+
+
+@pytest.mark.parametrize("epsilon,flip", [(0.0, "margin"), (0.2, "all")])
+@pytest.mark.parametrize("kind,seed,bounds", CASES)
+def test_pessimistic_on_degenerate_data(kind, seed, bounds, epsilon, flip):
+    Xt, yt, Xv, yv = _instance(kind, seed)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=epsilon, flip=flip, w_bar_bounds=bounds)
+    assert res.optimal and res.verified
+    Vf = np.asarray(res.flipped)
+    # The pessimistic oracle chains three LPs, each optimum passed on with a slack of TOL, and on these data
+    # its value moves by up to about 300 TOL (zero feature, epsilon 0: 0.5983871, 0.5983896 and 0.5984151 at
+    # TOL 1e-9, 1e-8 and 1e-7, against the MILP's 0.5983868), hence 1e-5 rather than 1e-6 here.
+    assert pessimistic_value(res.w_bar, Xt, yt, Xv, yv, Vf, epsilon) == pytest.approx(res.objective, abs=1e-5)
+    best = _grid_min(lambda wb: pessimistic_value(wb, Xt, yt, Xv, yv, Vf, epsilon), bounds)
+    assert res.objective <= best + 1e-5
