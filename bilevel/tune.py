@@ -19,6 +19,7 @@ from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
 _LAMBDA_START = 1e3  # first bound on Eq. (25)'s lambda when epsilon > 0 (see tune)
+_LAMBDA_LOWEST = 1.0  # the smallest bound tune steps down to when a solution fails verification (see tune)
 
 
 class LinearClassifier:
@@ -438,6 +439,9 @@ def tune(
     ``max_lambda_bound`` almost always costs a second solve. So epsilon = 0 starts at
     ``max_lambda_bound``; if that solution fails verification (``kappa = 1/(1 + lambda)`` tiny, the KKT
     system ill-conditioned), the bound is divided by ``lambda_growth`` until one verifies (down to 1e3).
+    With epsilon > 0 a first solution that fails verification steps the bound down the same way, down to 1:
+    this happens where the box separates the training set, so that the budget ``(1 + epsilon) v*(w_bar)``
+    is 0 and as degenerate as with epsilon = 0.
 
     Parameters
     ----------
@@ -596,9 +600,14 @@ def tune(
             t0 = time.perf_counter()
     total += infeasible_seconds
     ceiling = max_lambda_bound
-    if degenerate and bound > _LAMBDA_START:  # started high: step down only if verification fails
+    # A solution that fails verification is ill-conditioned at its bound (kappa = 1/(1 + lambda) small): step
+    # the bound down until one verifies. Degenerate budgets started high and stop at _LAMBDA_START; otherwise
+    # (e.g. epsilon > 0 on a training set the box separates, where the budget (1 + epsilon) 0 is degenerate
+    # too) down to _LAMBDA_LOWEST.
+    lowest = _LAMBDA_START if degenerate else _LAMBDA_LOWEST
+    if bound / lambda_growth >= lowest * (1 - 1e-12):
         ver = verify_model(model, tolerance=tolerance)
-        while not ver.verified and bound / lambda_growth >= _LAMBDA_START * (1 - 1e-12):
+        while not ver.verified and bound / lambda_growth >= lowest * (1 - 1e-12):
             failed, bound = bound, bound / lambda_growth
             history.append(bound)
             set_lambda_bound(model, bound)
@@ -606,7 +615,7 @@ def tune(
                 start, seconds = _timed_start(model, warm_start, **start_kw)
                 start_seconds += seconds
                 info = solve_model(model, mip_start=start, **solve_kw)
-            except NoSolutionError:  # keep the (unverified, flagged) solution of the larger bound
+            except (NoSolutionError, InfeasibleModelError):  # keep the (unverified, flagged) larger bound's solution
                 bound = failed
                 set_lambda_bound(model, bound)
                 break

@@ -1,4 +1,6 @@
 """tune() on real data: Proposition 1, export round trip, time limits, verification, bad input."""
+import warnings
+
 import highspy
 import numpy as np
 import pytest
@@ -250,6 +252,33 @@ def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer
     assert res.lambda_history[:2] == [1e4, 1e3]
     assert res.lambda_bound == 1e3 and res.verified
     assert any("failed verification" in n for n in res.verification.messages)
+
+
+def test_positive_epsilon_steps_the_lambda_bound_down_when_verification_fails():
+    """Cancer 10/10 split 5 of the benchmark, epsilon 0.2, all validation labels flipped: the optimal box
+    separates the training set, so the budget (1 + epsilon) v*(w_bar) = 0 is as degenerate as with
+    epsilon = 0, and HiGHS's solution at the starting bound 1e3 was ill-conditioned (its follower missed the
+    LP optimum by 5e-4, objective 0.1047; 1e4 failed too). tune steps the bound down until a solution
+    verifies, instead of returning the unverified one. Oracle: the textbook formulation
+    (experiments/textbook.py: two binaries per pair, unnormalised multipliers) at the returned bound."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from experiments.bench_milp import benchmark_split
+    from experiments.textbook import textbook_pessimistic
+
+    s = benchmark_split("cancer", 10, 5)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # a failed verification fails the test
+        res = bilevel.tune(*args, mode="pessimistic", epsilon=0.2, flip="all")
+    assert res.verified and res.optimal
+    assert res.verification.train_loss_min == pytest.approx(0.0, abs=1e-9)  # the degenerate budget
+    textbook = textbook_pessimistic(*args, res.flipped, 0.2, res.lambda_bound)
+    info = bilevel.solve_model(textbook)
+    assert info.status == "optimal" and bilevel.verify_model(textbook).verified
+    assert res.objective == pytest.approx(info.objective, abs=1e-6)
 
 
 @pytest.mark.parametrize("mode", ["optimistic", "pessimistic"])
