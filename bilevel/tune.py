@@ -395,6 +395,17 @@ def _timed_start(model, warm_start: bool, **kw) -> tuple:
     return start, time.perf_counter() - t0
 
 
+def _solved_from_start(model, warm_start: bool, start_kw: dict, solve_kw: dict) -> tuple:
+    """Solve ``model`` from its own MIP start (:func:`bilevel.warmstart.kkt_start` with ``start_kw``):
+    ``(SolveInfo, start seconds)``, or ``(None, start seconds)`` when HiGHS finds no solution or reports the
+    model infeasible."""
+    start, seconds = _timed_start(model, warm_start, **start_kw)
+    try:
+        return solve_model(model, mip_start=start, **solve_kw), seconds
+    except (NoSolutionError, InfeasibleModelError):
+        return None, seconds
+
+
 def tune(
     X_train,
     y_train,
@@ -441,7 +452,9 @@ def tune(
     system ill-conditioned), the bound is divided by ``lambda_growth`` until one verifies (down to 1e3).
     With epsilon > 0 a first solution that fails verification steps the bound down the same way, down to 1:
     this happens where the box separates the training set, so that the budget ``(1 + epsilon) v*(w_bar)``
-    is 0 and as degenerate as with epsilon = 0.
+    is 0 and as degenerate as with epsilon = 0. Each step re-solves the model in hand; when HiGHS finds no
+    solution there (its cutoff row, a value reached at the larger bound, can exclude every point of the
+    smaller one), the model without the cutoff row is solved instead.
 
     Parameters
     ----------
@@ -611,14 +624,22 @@ def tune(
             failed, bound = bound, bound / lambda_growth
             history.append(bound)
             set_lambda_bound(model, bound)
-            try:
-                start, seconds = _timed_start(model, warm_start, **start_kw)
+            solved, seconds = _solved_from_start(model, warm_start, start_kw, solve_kw)
+            start_seconds += seconds
+            if solved is None and model.bilevel_info["objective_cutoff"] is not None:
+                # The cutoff row (the value of a start or an incumbent at the larger bound) can exclude every
+                # point the smaller bound keeps: solve the model without it before giving up.
+                t1 = time.perf_counter()
+                plain = rebuild(None)
+                total += time.perf_counter() - t1
+                solved, seconds = _solved_from_start(plain, warm_start, start_kw, solve_kw)
                 start_seconds += seconds
-                info = solve_model(model, mip_start=start, **solve_kw)
-            except (NoSolutionError, InfeasibleModelError):  # keep the (unverified, flagged) larger bound's solution
+                model = plain if solved is not None else model
+            if solved is None:  # keep the (unverified, flagged) solution of the larger bound
                 bound = failed
                 set_lambda_bound(model, bound)
                 break
+            info = solved
             total += info.seconds
             ver = verify_model(model, tolerance=tolerance)
             ceiling = bound

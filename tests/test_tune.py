@@ -281,6 +281,46 @@ def test_positive_epsilon_steps_the_lambda_bound_down_when_verification_fails():
     assert res.objective == pytest.approx(info.objective, abs=1e-6)
 
 
+def test_the_lambda_step_down_drops_a_cutoff_that_leaves_no_solution(cancer, monkeypatch):
+    """The model stepped down keeps its cutoff row, the value of a start or incumbent at the larger bound,
+    which can exclude every point of the smaller bound. Simulated: verification fails at the first bound 1e3,
+    and HiGHS finds nothing in the cutoff model at 100. tune then solves the model without the cutoff at
+    100, and its answer verifies and equals that of a direct solve with lambda_bound 100 (no step-down)."""
+    import sys
+
+    tune_module = sys.modules["bilevel.tune"]
+    real_verify, real_solve = tune_module.verify_model, tune_module.solve_model
+    raised, solved_plain = [], []
+
+    def flaky_verify(model, **kw):
+        ver = real_verify(model, **kw)
+        if model.bilevel_info["lambda_bound"] == 1e3:
+            ver.verified = False
+        return ver
+
+    def solve(model, **kw):
+        info = model.bilevel_info
+        if info.get("lambda_bound") == 100.0 and info.get("objective_cutoff") is not None:
+            raised.append(1)
+            raise tune_module.InfeasibleModelError("simulated: the cutoff excludes every point")
+        if info.get("lambda_bound") == 100.0:
+            solved_plain.append(1)
+        return real_solve(model, **kw)
+
+    s = bilevel.split_dataset(cancer.X, cancer.y, 10, 10, seed=0)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    opt = bilevel.tune(*args)
+    kw = dict(mode="pessimistic", epsilon=0.2, flip="all", optimistic=opt)
+    direct = bilevel.tune(*args, **kw, lambda_bound=100.0, cutoff_restarts=False)
+    monkeypatch.setattr(tune_module, "verify_model", flaky_verify)
+    monkeypatch.setattr(tune_module, "solve_model", solve)
+    res = bilevel.tune(*args, **kw)
+    assert raised and solved_plain and res.model.bilevel_info["objective_cutoff"] is None
+    assert direct.lambda_history == [100.0]  # its solution does not touch the bound: no escalation either
+    assert res.lambda_history[:2] == [1e3, 100.0] and res.lambda_bound == 100.0 and res.verified
+    assert res.objective == pytest.approx(direct.objective, abs=1e-6)
+
+
 @pytest.mark.parametrize("mode", ["optimistic", "pessimistic"])
 def test_highs_options_reach_every_milp_solve_over_the_package_defaults(cancer, monkeypatch, mode):
     """tune solves with HIGHS_OPTIONS (RENS off, cuts at the root only) unless highs_options overrides a key; the
