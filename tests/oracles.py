@@ -29,14 +29,21 @@ def lp(w_bar, obj, cons=(), duals=False):
             A.append(row)
             rhs.append(-1.0)
         off += k
+    bounds = [(-wb, wb) for wb in w_bar] + [(None, None)] + [(0, None)] * sizes[0]
     off = p + 1 + sizes[0]
     for (X, y, r), k in zip(cons, sizes[1:]):
-        row = np.zeros(n)
-        row[off : off + k] = 1.0 / k
-        A.append(row)
-        rhs.append(r)
+        if r <= 2 * TOL and not duals:
+            # A mean hinge of at most 0 + TOL (a least loss of 0: separable data) is every hinge 0. As a
+            # mean row of width TOL, scipy's HiGHS calls it infeasible at some points (scipy 1.11 even at
+            # TOL = 1e-7); as bounds h = 0 (rows y (x^T w - b) >= 1) the LP is well posed.
+            bounds += [(0, 0)] * k
+        else:
+            row = np.zeros(n)
+            row[off : off + k] = 1.0 / k
+            A.append(row)
+            rhs.append(r)
+            bounds += [(0, None)] * k
         off += k
-    bounds = [(-wb, wb) for wb in w_bar] + [(None, None)] + [(0, None)] * sum(sizes)
     res = linprog(c, A_ub=np.array(A), b_ub=np.array(rhs), bounds=bounds, method="highs")
     if duals:
         return (res.fun, -res.ineqlin.marginals[len(rhs) - len(cons):]) if res.status == 0 else (None, None)
