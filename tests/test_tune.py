@@ -1,4 +1,5 @@
 """tune() on real data: Proposition 1, export round trip, time limits, verification, bad input."""
+import importlib
 import warnings
 
 import highspy
@@ -8,6 +9,8 @@ import pytest
 import bilevel
 from bilevel.errors import InputError
 from oracles import tiny_instance
+
+tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
 
 
 @pytest.fixture(scope="module")
@@ -232,10 +235,6 @@ def test_a_lambda_bound_that_leaves_the_milp_infeasible_is_enlarged():
 def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer, monkeypatch):
     """A solution at the large starting bound that fails verification (ill-conditioning) is not returned:
     the bound is divided by lambda_growth and the model re-solved."""
-    import sys
-
-    tune_module = sys.modules["bilevel.tune"]
-
     real = tune_module.verify_model
     seen = []
 
@@ -286,9 +285,6 @@ def test_the_lambda_step_down_drops_a_cutoff_that_leaves_no_solution(cancer, mon
     which can exclude every point of the smaller bound. Simulated: verification fails at the first bound 1e3,
     and HiGHS finds nothing in the cutoff model at 100. tune then solves the model without the cutoff at
     100, and its answer verifies and equals that of a direct solve with lambda_bound 100 (no step-down)."""
-    import sys
-
-    tune_module = sys.modules["bilevel.tune"]
     real_verify, real_solve = tune_module.verify_model, tune_module.solve_model
     raised, solved_plain = [], []
 
@@ -325,9 +321,6 @@ def test_the_lambda_step_down_drops_a_cutoff_that_leaves_no_solution(cancer, mon
 def test_highs_options_reach_every_milp_solve_over_the_package_defaults(cancer, monkeypatch, mode):
     """tune solves with HIGHS_OPTIONS (RENS off, cuts at the root only) unless highs_options overrides a key; the
     options reach HiGHS itself (an unknown one is rejected by name), and the answer is unchanged."""
-    import sys
-
-    tune_module = sys.modules["bilevel.tune"]
     real, seen = tune_module.solve_model, []
 
     def recording(model, **kw):
