@@ -91,7 +91,7 @@ import highspy
 import numpy as np
 from scipy import sparse
 
-from .errors import InputError
+from .errors import InputError, SolverError
 from .highs_run import silent_highs
 
 
@@ -147,7 +147,7 @@ def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows, cutoff=None) -> tu
     ``{(w, b): |w| <= w_bar_ub, (1/|T|) sum_i max(0, 1 - y_i f(x_i)) <= budget}``, intersected, given
     ``cutoff = (X_val (|V|, p), y_val (|V|,), U)``, with ``(1/|V|) sum_k max(0, 1 - y_k f(x_k)) <= U`` (item 10).
     Returns two (k,) arrays, widened by ``1e-6 (1 + |value|)`` against LP round-off. Raises
-    InfeasibleCutoff (a ValueError) when the set is empty, RuntimeError if an LP fails otherwise.
+    InfeasibleCutoff (a ValueError) when the set is empty, SolverError if an LP fails otherwise.
 
     One ``highspy`` LP is loaded once and re-solved with a new cost vector per row (the simplex starts
     from the previous optimal basis). A whole request is cached: the pessimistic builder's replica asks for
@@ -180,7 +180,7 @@ def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows, cutoff=None) -> tu
                 raise InfeasibleCutoff("no hyperplane in the box meets the training-loss budget"
                                        + ("" if cutoff is None else f" and validation hinge <= {cutoff[2]:.6g}"))
             if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-                raise RuntimeError(f"bound-tightening LP failed: {h.modelStatusToString(h.getModelStatus())}")
+                raise SolverError(f"bound-tightening LP failed: {h.modelStatusToString(h.getModelStatus())}")
             out[side, k] = h.getInfo().objective_function_value
     pad = 1e-6 * (1.0 + np.abs(out))
     lo, hi = out[0] - pad[0], out[1] + pad[1]

@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run ``bilevel`` on ``argv`` (default: ``sys.argv[1:]``); returns the exit code: 0 on success, 2 for bad
-    input (InputError, one line on stderr), 1 for a solver error or a failed verification, 130 when
+    input (InputError, one line on stderr), 1 for a solver error, a failed verification or an operating-system
+    error (a file that cannot be written, a scheduler that cannot be reached; one line on stderr), 130 when
     interrupted. argparse exits 2 itself on unknown options."""
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -49,6 +50,9 @@ def main(argv=None) -> int:
         return 2
     except SolverError as exc:
         print(f"bilevel {args.command}: solver error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a file that cannot be written (a full disk, ...), a scheduler that cannot be reached
+        print(f"bilevel {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"bilevel {args.command}: interrupted", file=sys.stderr)

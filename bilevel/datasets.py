@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .validation import as_float_array
+from .validation import as_float_array, as_number, check_seed
 
 #: Built-in data sets: name -> (file inside ``bilevel/data``, label column, value mapped to +1).
 BUILTIN = {
@@ -39,8 +39,10 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     Parameters
     ----------
     name_or_path : a built-in name or the path of a CSV file with a header row.
-    label : the label column of a CSV file (default: its last column). Ignored for built-in names.
-    positive : the label value mapped to +1 (default: the larger of the two values in sorted order).
+    label : the label column of a CSV file (default: its last column). A built-in set has its own label column
+        (``BUILTIN``); ``label`` may only name that one.
+    positive : the label value mapped to +1 (default: the larger of the two values in sorted order; for a
+        built-in set the value ``BUILTIN`` names, e.g. ``"malignant"`` for cancer).
 
     Returns
     -------
@@ -49,15 +51,19 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     Raises
     ------
     InputError (a ``ValueError``) when the file is missing or not a CSV table (data rows with more fields
-    than the header names included), the label column is missing,
+    than the header names included), the label column is missing (or, for a built-in set, not its own),
+    ``positive`` is not one of the labels,
     the labels do not take exactly two values, or a feature is not numeric or not finite.
     """
     key = str(name_or_path)
     if key in BUILTIN:
         fname, label_col, pos = BUILTIN[key]
+        if label is not None and label != label_col:
+            raise InputError(f"the built-in data set {key!r} has the label column {label_col!r}; label={label!r} "
+                             "names a column of a CSV file")
         with resources.files("bilevel.data").joinpath(fname).open("r") as fh:
             frame = pd.read_csv(fh)
-        return _frame_to_dataset(frame, label_col, pos, source=key)
+        return _frame_to_dataset(frame, label_col, pos if positive is None else positive, source=key)
     path = Path(key)
     if not path.exists():
         raise InputError(
@@ -179,7 +185,9 @@ def split_dataset(
     ``seed`` gives the same split.
 
     Shapes: ``X`` (n, p) finite, ``y`` (n,) in {-1, +1}. Raises InputError for non-numeric, NaN or inf
-    features, sizes that are not integers or negative, a pool too small, or a training set missing a class.
+    features, sizes that are not integers or negative, a ``test_fraction`` outside [0, 1), a ``seed`` that is
+    not an integer >= 0 (or ``None`` / a ``numpy.random.Generator``), a pool too small, or a training set
+    missing a class.
     """
     X = as_float_array(X, "X", "a numeric 2-D array (n, p)")
     y = as_float_array(y, "y", "a 1-D array of the labels -1 and +1")
@@ -191,8 +199,10 @@ def split_dataset(
     for size_name, size in (("n_train", n_train), ("n_val", n_val), ("n_cal", n_cal)):
         if size is not None and (isinstance(size, bool) or not isinstance(size, (int, np.integer))):
             raise InputError(f"{size_name} must be an integer number of rows, got {size!r}")
+    test_fraction = as_number(test_fraction, "test_fraction")
     if not 0.0 <= test_fraction < 1.0:
         raise InputError(f"test_fraction must lie in [0, 1), got {test_fraction}")
+    seed = check_seed(seed)
     if n_train < 2 or n_val < 1:
         raise InputError(f"need n_train >= 2 (one point per class) and n_val >= 1; got n_train={n_train}, n_val={n_val}")
     rng = np.random.default_rng(seed)

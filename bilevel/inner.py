@@ -15,12 +15,32 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
-from .errors import SolverError
+from .errors import InputError, SolverError
+from .validation import as_float_array, as_number, check_xy
 
 
 def hinge(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
-    """Per-point hinge loss ``max(0, 1 - y_k (x_k^T w - b))``. Shapes: X (n, p), y (n,), w (p,) -> (n,)."""
+    """Per-point hinge loss ``max(0, 1 - y_k (x_k^T w - b))``. Shapes: X (n, p), y (n,) in {-1, +1}, w (p,),
+    b a number -> (n,). Raises InputError for other shapes, labels, or NaN/inf values."""
+    X, y = check_xy(X, y, "hinge", both_classes=False)
+    w, b = _check_model(w, b, X.shape[1])
+    return unchecked_hinge(X, y, w, b)
+
+
+def unchecked_hinge(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
+    """:func:`hinge` without its input checks, for arrays the caller has checked (the MIP starts' inner loop)."""
     return np.maximum(0.0, 1.0 - y * (X @ w - b))
+
+
+def _check_model(w, b, p: int) -> tuple[np.ndarray, float]:
+    """``(w, b)`` as a finite (p,) float array and a finite float; InputError otherwise."""
+    w = as_float_array(w, "w", f"a 1-D array of {p} weights")
+    if w.shape != (p,):
+        raise InputError(f"w must have shape ({p},), one weight per feature; got {w.shape}")
+    b = as_number(b, "b")
+    if not (np.isfinite(w).all() and np.isfinite(b)):
+        raise InputError("w and b must be finite (no NaN or inf)")
+    return w, b
 
 
 @dataclass
@@ -48,11 +68,24 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
     objective : ``(X, y)`` with X (n, p), y (n,) in {-1, +1}: the mean hinge loss to minimise.
     constraints : sequence of ``(X, y, rhs)``: mean hinge loss of each block <= rhs.
 
-    Raises SolverError when the LP is infeasible (a constraint below the block's least hinge loss) or
-    the solver fails.
+    Raises InputError for a ``w_bar`` that is not a finite (p,) array >= 0, an ``objective`` that is not an
+    ``(X, y)`` pair or a constraint that is not an ``(X, y, rhs)`` triple with a finite ``rhs``, and for blocks
+    of other shapes, with NaN or labels outside {-1, +1}; SolverError when the LP is infeasible (a constraint
+    below the block's least hinge loss) or the solver fails.
     """
-    w_bar = np.asarray(w_bar, dtype=float)
+    w_bar = as_float_array(w_bar, "w_bar", "a 1-D array of box half-widths")
+    if w_bar.ndim != 1 or w_bar.size == 0 or not np.isfinite(w_bar).all() or (w_bar < 0).any():
+        raise InputError(f"w_bar must be a non-empty 1-D array of finite numbers >= 0; got {w_bar!r}")
     p = len(w_bar)
+    if not (isinstance(objective, (tuple, list)) and len(objective) == 2):
+        raise InputError("objective must be a pair (X, y) of features (n, p) and labels (n,)")
+    if not all(isinstance(c, (tuple, list)) and len(c) == 3 for c in constraints):
+        raise InputError("each constraint must be a triple (X, y, rhs): mean hinge of (X, y) <= rhs")
+    objective = check_xy(*objective, "objective", p=p, both_classes=False, p_from="w_bar")
+    constraints = [(*check_xy(X, y, f"constraint{r}", p=p, both_classes=False, p_from="w_bar"), as_number(rhs, f"rhs of constraint {r}"))
+                   for r, (X, y, rhs) in enumerate(constraints)]
+    if not all(np.isfinite(c[2]) for c in constraints):
+        raise InputError("the right-hand sides of the constraints must be finite")
     blocks = [(objective[0], objective[1])] + [(c[0], c[1]) for c in constraints]
     sizes = [len(bl[1]) for bl in blocks]
     n_h = sum(sizes)

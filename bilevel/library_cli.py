@@ -9,7 +9,7 @@ from pathlib import Path
 from . import library
 from .errors import InputError
 from .help_format import DefaultsHelpFormatter
-from .validation import check_mip_gap
+from .validation import check_mip_gap, check_writable_folder
 
 
 def _int_list(text: str) -> list[int]:
@@ -82,6 +82,7 @@ def run(args) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {str(out)!r} is not a folder")
+    check_writable_folder(out, "--out")
     t0 = time.perf_counter()
     rows = library.export_library(out, specs, time_limit=args.time_limit, mip_gap=args.mip_gap,
                                   solve=not args.no_solve)

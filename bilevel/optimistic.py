@@ -29,11 +29,10 @@ import numpy as np
 import pyomo.environ as pyo
 
 from .bigm import optimistic_big_m
-from .errors import InputError
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .pause_gc import gc_paused
-from .validation import check_w_bar_bounds, check_xy
+from .validation import check_positive, check_scale, check_w_bar_bounds, check_xy
 
 
 def margin_expr(model: pyo.ConcreteModel, x: np.ndarray, w="w", b="b"):
@@ -150,8 +149,9 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     p = X_t.shape[1]
     X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
-    if objective_cutoff is not None and not (np.isfinite(objective_cutoff) and objective_cutoff >= 0):
-        raise InputError(f"objective_cutoff must be a finite mean hinge value >= 0; got {objective_cutoff}")
+    check_scale([X_t, X_v], ub)
+    if objective_cutoff is not None:
+        objective_cutoff = check_positive(objective_cutoff, "objective_cutoff (a mean hinge value)", allow_zero=True)
     t_lp = time.perf_counter()
     least = hinge_lp(lb, (X_t, y_t)).value
     M = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least, y_val=y_v, cutoff=objective_cutoff)

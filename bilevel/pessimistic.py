@@ -57,7 +57,8 @@ from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, fix_decided_points, margin_expr
 from .pause_gc import gc_paused
-from .validation import check_epsilon, check_w_bar_bounds, check_xy
+from .validation import (as_float_array, as_number, check_epsilon, check_indices, check_positive, check_scale,
+                         check_w_bar_bounds, check_xy)
 
 
 def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
@@ -73,23 +74,32 @@ def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
     all validation points (the rule Appendix A uses for small sets) and return the rule
     ``"all (V_f empty under margin)"``.
 
-    Shapes: ``X_val`` (|V|, p), ``y_val`` (|V|,), ``w`` (p,). Raises InputError for an unknown rule or
-    out-of-range indices.
+    An explicit ``flip`` is an array of indices into the validation set or a boolean mask of length |V|.
+
+    Shapes: ``X_val`` (|V|, p), ``y_val`` (|V|,) in {-1, +1}, ``w`` (p,), ``b`` a number. Raises InputError
+    for an unknown rule, indices that are out of range, fractional or empty, a mask of another length, and
+    bad shapes, labels or NaN/inf in the data or ``(w, b)``.
     """
-    y_val = np.asarray(y_val, dtype=float)
+    X_val, y_val = check_xy(X_val, y_val, "val", both_classes=False)
+    w = as_float_array(w, "w", "a 1-D array of weights")
+    b = as_number(b, "b")
+    if w.shape != (X_val.shape[1],) or not (np.isfinite(w).all() and np.isfinite(b)):
+        raise InputError(f"(w, b) must be finite with w of shape ({X_val.shape[1]},); got w {w.shape}, b {b}")
     n_v = len(y_val)
     if isinstance(flip, str):
         if flip == "all":
             return np.arange(n_v), "all"
         if flip != "margin":
             raise InputError(f"flip must be 'margin', 'all' or an index array; got {flip!r}")
-        margins = y_val * (np.asarray(X_val, dtype=float) @ np.asarray(w, dtype=float) - b)
+        margins = y_val * (X_val @ w - b)
         idx = np.nonzero(margins < 1.0 - 1e-9)[0]
         if len(idx) == 0:
             return np.arange(n_v), "all (V_f empty under margin)"
         return idx, "margin"
-    idx = np.unique(np.asarray(flip, dtype=int))
-    if len(idx) == 0 or idx.min() < 0 or idx.max() >= n_v:
+    if flip is None:
+        raise InputError("flip must be 'margin', 'all' or an index array; got None")
+    idx = check_indices(flip, n_v, "flip (explicit indices of V_f)")
+    if len(idx) == 0:
         raise InputError(f"explicit flip indices must be a non-empty subset of 0..{n_v - 1}")
     return idx, "explicit"
 
@@ -109,8 +119,7 @@ def set_lambda_bound(model: pyo.ConcreteModel, lambda_bound: float) -> None:
     """Change the bound on Eq. (25)'s ``lambda`` of a built pessimistic model in place: only the bounds of
     ``kappa`` and ``lam`` depend on it (the normalised big-M constants do not), so a solution of the model
     with a smaller bound stays feasible and can serve as a MIP start."""
-    if not (np.isfinite(lambda_bound) and lambda_bound > 0):
-        raise InputError(f"lambda_bound must be a positive number; got {lambda_bound}")
+    lambda_bound = check_positive(lambda_bound, "lambda_bound")
     kappa_min = 1.0 / (1.0 + float(lambda_bound))
     model.kappa.setlb(kappa_min)
     model.lam.setub(1.0 - kappa_min)
@@ -174,8 +183,12 @@ def build_pessimistic_model(
     achievable validation hinge (InfeasibleCutoff).
     """
     info = pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon, w_bar_bounds, lambda_bound, replica)
-    if objective_cutoff is not None and not (np.isfinite(objective_cutoff) and objective_cutoff >= 0):
-        raise InputError(f"objective_cutoff must be a finite mean hinge value >= 0; got {objective_cutoff}")
+    if objective_cutoff is not None:
+        objective_cutoff = check_positive(objective_cutoff, "objective_cutoff (a mean hinge value)", allow_zero=True)
+    if objective_floor is not None:
+        objective_floor = as_number(objective_floor, "objective_floor")
+        if not np.isfinite(objective_floor):
+            raise InputError(f"objective_floor must be a finite mean hinge value; got {objective_floor}")
     X_t, y_t, X_v, y_v, lb, ub, Vf, eps = (info[k] for k in (
         "X_train", "y_train", "X_val", "y_val", "w_bar_lb", "w_bar_ub", "flipped", "epsilon"))
     p = X_t.shape[1]
@@ -301,11 +314,11 @@ def pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon: float = 0
     p = X_t.shape[1]
     X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
+    check_scale([X_t, X_v], ub)
     eps = check_epsilon(epsilon)
-    if not (np.isfinite(lambda_bound) and lambda_bound > 0):
-        raise InputError(f"lambda_bound must be a positive number; got {lambda_bound}")
-    Vf = np.unique(np.asarray(flipped, dtype=int))
-    if len(Vf) == 0 or Vf.min() < 0 or Vf.max() >= len(y_v):
+    lambda_bound = check_positive(lambda_bound, "lambda_bound")
+    Vf = check_indices(flipped, len(y_v), "flipped (the set V_f)")
+    if len(Vf) == 0:
         raise InputError(f"the flipped set V_f must be a non-empty subset of 0..{len(y_v) - 1}")
     if replica not in ("optimal", "feasible"):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")

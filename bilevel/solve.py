@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import highspy
@@ -20,7 +21,7 @@ from scipy.sparse import csc_matrix, csr_matrix
 from .errors import InputError, SolverError
 from .highs_run import silent_highs
 from .pause_gc import gc_paused
-from .validation import check_clock, check_mip_gap
+from .validation import check_clock, check_count, check_mip_gap, check_positive
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: "optimal",
@@ -123,6 +124,12 @@ def compile_model(model: pyo.ConcreteModel) -> CompiledModel:
     integer = [v.is_integer() for v in repn.columns]
     if any(integer):
         lp.integrality_ = [highspy.HighsVarType.kInteger if k else highspy.HighsVarType.kContinuous for k in integer]
+    for what, values in (("objective", np.append(lp.col_cost_, lp.offset_)), ("constraint", A.data),
+                         ("right-hand side", rhs)):
+        if np.isnan(values).any() or (what != "right-hand side" and np.isinf(values).any()):
+            raise InputError(f"the model has a NaN or infinite {what} coefficient")
+    if np.isnan(lower).any() or np.isnan(upper).any():
+        raise InputError("the model has a NaN variable bound")
     sense = objectives[0].sense
     lp.sense_ = highspy.ObjSense.kMaximize if sense == pyo.maximize else highspy.ObjSense.kMinimize
     return CompiledModel(lp, list(repn.columns), int(sense), sum(integer), n_row, time.perf_counter() - t0)
@@ -204,14 +211,14 @@ def solve_model(
     the model, with no time left to solve again);
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
     """
+    if options is not None and not isinstance(options, Mapping):
+        raise InputError(f"options must be a mapping of HiGHS option names to values; got {options!r}")
     opts = dict(options or {})
     for key, (allowed, why) in UNSAFE_OPTIONS.items():
         if key in opts and opts[key] != allowed:
             raise InputError(f"HiGHS option {key}={opts[key]!r} is refused: {why}")
     cm = compile_model(model)
-    if time_limit is not None:
-        if not time_limit > 0:
-            raise InputError(f"time_limit must be positive seconds; got {time_limit}")
+    if time_limit is not None and check_positive(time_limit, "time_limit (seconds)", allow_inf=True) < np.inf:
         opts["time_limit"] = float(time_limit)
     if mip_gap is not None:
         opts["mip_rel_gap"] = check_mip_gap(mip_gap)
@@ -219,8 +226,7 @@ def solve_model(
         if isinstance(threads, bool) or not (isinstance(threads, (int, np.integer)) and threads >= 0):
             raise InputError(f"threads must be a non-negative integer (0: HiGHS's choice); got {threads!r}")
         opts["threads"] = int(threads)
-    if not (isinstance(race, int) and race >= 1):
-        raise InputError(f"race must be a positive number of concurrent HiGHS runs; got {race!r}")
+    race = check_count(race, "race (concurrent HiGHS runs)", 1)
     check_clock(clock)
     _match_scheduler(opts)
     start = _start_vector(cm, mip_start) if mip_start else None

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from .errors import InputError
-from .validation import CLOCKS
+from .validation import CLOCKS, check_writable_folder
 from .help_format import DefaultsHelpFormatter
 
 
@@ -154,6 +154,7 @@ def run(args) -> int:
         raise InputError(f"--jobs must be a positive number of processes or -1 (all cores); got {args.jobs}")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise InputError(f"--out {args.out!r} is a file; give a folder for the study")
+    check_writable_folder(args.out, "--out")
     sizes = []  # (|T|, |V|) of the largest split of each study, checked on each data set below
     if "limited" in cfg.studies:
         sizes.append((max(cfg.train_sizes), max(cfg.val_sizes)))

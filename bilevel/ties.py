@@ -37,6 +37,7 @@ from .errors import InputError
 from .optimistic import build_optimistic_model
 from .solve import solve_model
 from .tune import LinearClassifier, tuning_options
+from .validation import check_positive
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import loaded_start, start_by_name
 
@@ -161,12 +162,12 @@ def optimistic_tie_range(
     Raises
     ------
     InputError when ``result`` is not an optimistic result with a model, the criterion is unknown or not
-    linear, or ``tolerance < 0``; SolverError (incl. NoSolutionError) when HiGHS fails.
+    linear, ``tolerance`` is not a number >= 0 or ``verify_tolerance`` not one > 0; SolverError (incl. NoSolutionError) when HiGHS fails.
     """
     if getattr(result, "mode", None) != "optimistic" or getattr(result, "model", None) is None:
         raise InputError("optimistic_tie_range needs the TuneResult of an optimistic solve (mode='optimistic')")
-    if not (np.isfinite(tolerance) and tolerance >= 0):
-        raise InputError(f"tolerance must be a finite number >= 0; got {tolerance}")
+    tolerance = check_positive(tolerance, "tolerance", allow_zero=True)
+    verify_tolerance = check_positive(verify_tolerance, "verify_tolerance")
     if result.objective is None or not np.isfinite(result.objective):
         raise InputError("the optimistic result has no finite objective value")
     name = criterion if isinstance(criterion, str) else getattr(criterion, "__name__", "custom")

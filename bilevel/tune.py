@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -14,7 +15,8 @@ from .optimistic import build_optimistic_model
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set, pessimistic_info,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
-from .validation import check_clock, check_epsilon, check_features, check_w_bar_bounds, check_xy
+from .validation import (check_clock, check_epsilon, check_features, check_positive, check_scale, check_w_bar_bounds,
+                         check_xy)
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
@@ -221,7 +223,10 @@ HIGHS_OPTIONS = {"mip_heuristic_run_rens": False, "mip_allow_cut_separation_at_n
 def tuning_options(overrides: dict | None = None) -> dict:
     """The HiGHS options of a tuning MILP solve (both modes, and the tie re-solves of :mod:`bilevel.ties`):
     :data:`HIGHS_OPTIONS` with ``overrides`` (HiGHS option names to values) on top, as a new dict. Raises
-    nothing itself; :func:`bilevel.solve_model` raises InputError naming an option HiGHS rejects."""
+    InputError when ``overrides`` is not a mapping; :func:`bilevel.solve_model` raises InputError naming an
+    option HiGHS rejects."""
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise InputError(f"highs_options must be a mapping of HiGHS option names to values; got {overrides!r}")
     return {**HIGHS_OPTIONS, **(overrides or {})}
 
 
@@ -519,8 +524,10 @@ def tune(
     Raises
     ------
     InputError for bad input (shapes, NaN, one class in the training set (a validation set may hold one
-    class), epsilon < 0, infeasible bounds, unknown mode, flip or clock, an ``optimistic`` result of other data or
-    bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution (an
+    class), epsilon < 0, infeasible bounds, features so large that ``||x||_1 * w_bar_ub`` exceeds 1e12, unknown
+    mode, flip or clock, a ``tolerance``, ``time_limit``, ``lambda_bound`` or ``max_lambda_bound`` that is not a
+    positive number, ``lambda_growth <= 1``, ``highs_options`` that are not a mapping, an ``optimistic`` result
+    of other data or bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution (an
     infeasible optimistic MILP, which always has a bilevel-feasible point, is reported as a HiGHS failure).
     """
     if replica not in ("optimal", "feasible"):
@@ -531,7 +538,19 @@ def tune(
     X_t, y_t = check_xy(X_train, y_train, "train")
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
+    check_scale([X_t, X_v], ub)
     eps = check_epsilon(epsilon)
+    tolerance = check_positive(tolerance, "tolerance")
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit (seconds)", allow_inf=True)
+        time_limit = None if time_limit == np.inf else time_limit
+    max_lambda_bound = check_positive(max_lambda_bound, "max_lambda_bound")
+    lambda_growth = check_positive(lambda_growth, "lambda_growth")
+    if lambda_growth <= 1:
+        raise InputError(f"lambda_growth must be > 1 (the factor between the lambda bounds tried); got {lambda_growth}")
+    if lambda_bound is not None:
+        lambda_bound = check_positive(lambda_bound, "lambda_bound")
+    tuning_options(highs_options)  # InputError now, before any solve, when it is not a mapping
     run_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
     solve_kw = dict(run_kw, options=tuning_options(highs_options), clock=clock)
 

@@ -14,7 +14,7 @@ from .errors import InputError
 from .export import write_model
 from .help_format import DefaultsHelpFormatter
 from .tune import TuneResult, tune
-from .validation import CLOCKS, check_epsilon
+from .validation import CLOCKS, check_epsilon, check_writable_folder
 
 
 def add_parser(sub) -> None:
@@ -95,8 +95,9 @@ def _test_accuracy(r: TuneResult, split) -> float | None:
 
 
 def _check_outputs(args) -> Path:
-    """Check the output paths before any solve; return the JSON path. Raises InputError for a JSON path that
-    is a folder or an export folder that is a file."""
+    """Check the output paths before any solve (creating their folders); return the JSON path. Raises
+    InputError for a JSON path that is a folder, or an export or JSON folder that is a file or cannot be
+    written to."""
     if args.export and Path(args.export).exists() and not Path(args.export).is_dir():
         raise InputError(f"--export {args.export!r} is a file; give a folder for the .lp/.mps files")
     json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
@@ -104,6 +105,9 @@ def _check_outputs(args) -> Path:
         raise InputError(f"the JSON result path {str(json_path)!r} is a folder; give a file name")
     if json_path.parent.exists() and not json_path.parent.is_dir():
         raise InputError(f"cannot write {str(json_path)!r}: {str(json_path.parent)!r} is a file")
+    if args.export:
+        check_writable_folder(args.export, "--export")
+    check_writable_folder(json_path.parent, "the JSON result file's folder")
     return json_path
 
 
@@ -184,7 +188,10 @@ def run(args) -> int:
         written = [write_model(m, folder / f"{name}{suffix}") for name, m in models.items() for suffix in (".lp", ".mps")]
         print(f"exported    : {', '.join(sorted(str(p) for p in written))}")
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(out, indent=2, default=_json_default, allow_nan=False))
+    try:
+        json_path.write_text(json.dumps(out, indent=2, default=_json_default, allow_nan=False))
+    except OSError as exc:  # e.g. a full disk: name the file (bilevel.cli prints it in one line)
+        raise OSError(exc.errno, exc.strerror, str(json_path)) from None
     print(f"result      : {json_path}")
     return 0 if all(r.verified for r in results.values()) else 1
 

@@ -2,15 +2,19 @@
 :class:`bilevel.errors.InputError` (a ``ValueError``) whose message names the problem."""
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 
 from .errors import InputError
 
 
-def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True,
+             p_from: str = "the training set") -> tuple[np.ndarray, np.ndarray]:
     """Return ``X`` (n, p) and ``y`` (n,) as float64 after checking ``X`` (:func:`check_features`), ``y``'s
     shape and labels in {-1, +1} (both present when ``both_classes``). Raises InputError otherwise."""
-    X = check_features(X, name, p)
+    X = check_features(X, name, p, p_from)
     y = as_float_array(y, f"y_{name}", "a 1-D array of the labels -1 and +1")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise InputError(f"y_{name} must be 1-D with one label per row of X_{name}; got X {X.shape}, y {y.shape}")
@@ -25,10 +29,10 @@ def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True) -
     return X, y
 
 
-def check_features(X, name: str, p: int | None = None) -> np.ndarray:
+def check_features(X, name: str, p: int | None = None, p_from: str = "the training set") -> np.ndarray:
     """Return the features ``X_<name>`` as a float64 (n, p) array after checking that they are numeric,
-    2-D, with at least one row and one column, ``p`` columns when ``p`` is given, and finite. Raises
-    InputError naming the problem otherwise."""
+    2-D, with at least one row and one column, ``p`` columns when ``p`` is given (the number of features of
+    ``p_from``, named in the message), and finite. Raises InputError naming the problem otherwise."""
     X = as_float_array(X, f"X_{name}", "a numeric 2-D array (n, p)")
     if X.ndim != 2:
         raise InputError(f"X_{name} must be a 2-D array (n, p); got shape {X.shape}")
@@ -37,14 +41,15 @@ def check_features(X, name: str, p: int | None = None) -> np.ndarray:
     if X.shape[1] == 0:
         raise InputError(f"X_{name} has no feature columns")
     if p is not None and X.shape[1] != p:
-        raise InputError(f"X_{name} has {X.shape[1]} features but the training set has {p}")
+        raise InputError(f"X_{name} has {X.shape[1]} features but {p_from} has {p}")
     if not np.isfinite(X).all():
         raise InputError(f"X_{name} contains NaN or inf")
     return X
 
 
 def as_number(value, name: str) -> float:
-    """``float(value)``; InputError naming ``name`` when ``value`` is not a number (a bool included)."""
+    """``float(value)``; InputError naming ``name`` when ``value`` is not a number (a bool included; a
+    numeric string such as ``"2"`` is read as its number)."""
     if isinstance(value, bool):
         raise InputError(f"{name} must be a number, got {value!r}")
     try:
@@ -80,6 +85,8 @@ def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
         lb, ub = bounds
     except (TypeError, ValueError):
         raise InputError(f"w_bar_bounds must be a pair (lb, ub); got {bounds!r}") from None
+    if any(isinstance(v, bool) or np.asarray(v).dtype == bool for v in (lb, ub)):
+        raise InputError(f"w_bar bounds must be numbers, not booleans; got {bounds!r}")
     lb = as_float_array(lb, "w_bar_lb", f"a number or one number per feature ({p})")
     ub = as_float_array(ub, "w_bar_ub", f"a number or one number per feature ({p})")
     if lb.shape not in ((), (p,)) or ub.shape not in ((), (p,)):
@@ -110,10 +117,7 @@ def check_clock(clock) -> str:
 
 def check_epsilon(epsilon) -> float:
     """Return ``epsilon`` as float; raise InputError unless it is finite and >= 0."""
-    try:
-        eps = float(epsilon)
-    except (TypeError, ValueError):
-        raise InputError(f"epsilon must be a number; got {epsilon!r}") from None
+    eps = as_number(epsilon, "epsilon")
     if not np.isfinite(eps) or eps < 0:
         raise InputError(f"epsilon must be finite and >= 0 (relative suboptimality of the training loss); got {epsilon}")
     return eps
@@ -122,6 +126,8 @@ def check_epsilon(epsilon) -> float:
 def check_open_unit(value, name: str) -> float:
     """Return ``value`` as a float after checking it lies strictly between 0 and 1 (a risk limit ``alpha`` or
     an error level ``delta``); raise InputError naming ``name`` otherwise (not a number, NaN, outside (0, 1))."""
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a number in (0, 1), got {value!r}")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -129,3 +135,86 @@ def check_open_unit(value, name: str) -> float:
     if not np.isfinite(v) or not 0.0 < v < 1.0:
         raise InputError(f"{name} must lie strictly between 0 and 1, got {value!r}")
     return v
+
+
+def check_positive(value, name: str, *, allow_zero: bool = False, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float after checking it is a number (not a bool), not NaN, > 0 (>= 0 with
+    ``allow_zero``) and finite (unless ``allow_inf``); raise InputError naming ``name`` otherwise."""
+    v = as_number(value, name)
+    if np.isnan(v) or v < 0 or (v == 0 and not allow_zero) or (np.isinf(v) and not allow_inf):
+        what = ">= 0" if allow_zero else "> 0"
+        raise InputError(f"{name} must be a {'' if allow_inf else 'finite '}number {what}; got {value!r}")
+    return v
+
+
+def check_count(value, name: str, minimum: int = 0) -> int:
+    """Return ``value`` as an int after checking it is an integer (a Python or numpy int, not a bool, not a
+    float) of at least ``minimum``; raise InputError naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InputError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    if value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}; got {value}")
+    return int(value)
+
+
+def check_seed(seed, name: str = "seed"):
+    """Return ``seed`` for ``numpy.random.default_rng``: ``None``, a ``numpy.random.Generator`` (as is) or an
+    integer >= 0; raise InputError naming ``name`` otherwise (a negative number, a float, a bool, a string)."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    return check_count(seed, name, 0)
+
+
+def check_indices(values, n: int, name: str) -> np.ndarray:
+    """Return the sorted distinct indices into ``range(n)`` that ``values`` names: integers (Python or numpy;
+    floats only when integral, e.g. 2.0) or a boolean mask of length ``n``. Raise InputError naming ``name``
+    for NaN or fractional numbers, strings, out-of-range indices or a mask of another length."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise InputError(f"{name} must be a 1-D array of indices or a boolean mask of length {n}; got shape {arr.shape}")
+    if arr.dtype == bool:
+        if arr.shape[0] != n:
+            raise InputError(f"{name}: a boolean mask must have length {n}; got {arr.shape[0]}")
+        return np.nonzero(arr)[0]
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        num = as_float_array(arr, name, f"an array of integer indices or a boolean mask of length {n}")
+        if not (np.isfinite(num).all() and (num == np.round(num)).all()):
+            raise InputError(f"{name} must hold integer indices; got {values!r}")
+        arr = num
+    idx = np.unique(arr.astype(np.int64))
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise InputError(f"{name} must be indices in 0..{n - 1}; got {idx.min() if idx.min() < 0 else idx.max()}")
+    return idx
+
+
+def check_tolerance(value, name: str = "tolerance") -> float:
+    """Return a verification tolerance as a float; raise InputError unless it is a finite number > 0."""
+    return check_positive(value, name)
+
+
+def check_scale(X_list, w_bar_ub) -> None:
+    """Raise InputError when the largest ``||x||_1 * max(w_bar_ub)`` over the rows of the arrays in ``X_list``
+    exceeds 1e12: the big-M constants of the MILPs (and the margins ``x^T w``) are of that size, and beyond it
+    HiGHS's LPs lose all precision (it refuses matrix entries above 1e15)."""
+    ub = float(np.max(w_bar_ub))
+    scale = max(float(np.abs(X).sum(axis=1).max()) for X in X_list) * ub
+    if scale > 1e12:
+        raise InputError(f"the features times w_bar_ub reach {scale:.2e} (largest row ||x||_1 * w_bar_ub); above "
+                         "1e12 the MILP's big-M constants are beyond HiGHS's numerical range: rescale the features "
+                         "or lower w_bar_ub")
+
+
+def check_writable_folder(folder, what: str) -> Path:
+    """Create ``folder`` (and its parents) if needed and check that a file can be created in it, so that a
+    command fails before its solves rather than after; return it as a Path. Raises InputError naming
+    ``what`` (e.g. ``"--export"``) when it is a file or cannot be created or written to."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{what} {str(folder)!r} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise InputError(f"{what}: cannot write into the folder {str(folder)!r}: {exc.strerror or exc}") from None
+    return folder

@@ -17,8 +17,9 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pyomo.environ as pyo
 
-from .errors import SolverError
+from .errors import InputError, SolverError
 from .inner import hinge, hinge_lp
+from .validation import check_positive
 
 
 @dataclass
@@ -89,8 +90,16 @@ def _best_tie(w_bar, outer, constraints, tolerance: float) -> float:
 def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verification:
     """Verify the solution loaded in a model built by :func:`bilevel.build_optimistic_model` or
     :func:`bilevel.build_pessimistic_model` (uses ``model.bilevel_info``). ``tolerance`` is absolute, in
-    mean-hinge units. Returns a :class:`Verification`; never raises for a failed check (it is reported)."""
-    info = model.bilevel_info
+    mean-hinge units. Returns a :class:`Verification`; never raises for a failed check (it is reported).
+    Raises InputError when ``model`` was not built by this package, holds no solution (not solved yet), or
+    ``tolerance`` is not a positive number."""
+    tolerance = check_positive(tolerance, "tolerance")
+    info = getattr(model, "bilevel_info", None)
+    if not isinstance(info, dict) or info.get("mode") not in ("optimistic", "pessimistic"):
+        raise InputError("verify_model needs a model built by bilevel.build_optimistic_model or "
+                         "bilevel.build_pessimistic_model")
+    if model.b.value is None or any(model.w[j].value is None or model.w_bar[j].value is None for j in model.w):
+        raise InputError("the model holds no solution: solve it (bilevel.solve_model) before verifying")
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
     w_bar, w, b = solution_w_bar(model), _vals(model.w), float(model.b.value)
     n_t = len(y_t)

@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
-from .errors import SolverError
+from .errors import InputError, SolverError
 from .hinge_highs import hinge_lp_highs as hinge_lp
-from .inner import hinge
+from .inner import unchecked_hinge as hinge
+from .validation import as_float_array, as_number
 
 _TOL = 1e-9
 _ZERO = 1e-7  # a complementarity side below this counts as zero (HiGHS feasibility tolerance 1e-6)
@@ -113,9 +114,28 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
     ``w_bar`` for a pessimistic model; the start with the least outer objective among all boxes is returned.
     ``stop_at``: a known lower bound on the MILP's optimum; the search over the boxes stops at a start that
     reaches it (the start is then optimal).
+
+    Raises InputError when ``model`` was not built by this package, or a box is not a finite (p,) array.
     """
-    best = best_start(model.bilevel_info, w_bar, candidates, stop_at)
+    info = getattr(model, "bilevel_info", None)
+    if not isinstance(info, dict) or "w_bar_ub" not in info:
+        raise InputError("kkt_start needs a model built by bilevel.build_optimistic_model or "
+                         "bilevel.build_pessimistic_model")
+    p = len(info["w_bar_ub"])
+    if w_bar is not None:
+        w_bar = _checked_box(w_bar, p, "w_bar")
+    candidates = [_checked_box(box, p, f"candidates[{k}]") for k, box in enumerate(candidates)]
+    stop_at = as_number(stop_at, "stop_at")
+    best = best_start(info, w_bar, candidates, stop_at)
     return None if best is None else start_pairs(best[0], model)
+
+
+def _checked_box(box, p: int, name: str) -> np.ndarray:
+    """``box`` as a finite (p,) float array; InputError naming ``name`` otherwise."""
+    box = as_float_array(box, name, f"a box of {p} numbers")
+    if box.shape != (p,) or not np.isfinite(box).all():
+        raise InputError(f"{name} must be a finite box of shape ({p},); got {box!r}")
+    return box
 
 
 def best_start(info: dict, w_bar=None, candidates=(), stop_at: float = -np.inf):

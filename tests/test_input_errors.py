@@ -1,0 +1,178 @@
+"""Bad input to the public API and the CLI gets an InputError (a ValueError) naming the problem, never a
+traceback from inside numpy, Pyomo or HiGHS, and never a silently wrong answer. Each case here was found by
+fuzzing the API with bad values one argument at a time."""
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+import bilevel
+from bilevel.cli import main
+from bilevel.errors import InputError
+from bilevel.inner import hinge, hinge_lp
+
+X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0], [0.5, -1.0], [-0.5, 0.5]])
+Y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+XV, YV = X[:4] + 0.1, Y[:4]
+
+
+@pytest.fixture(scope="module")
+def optimistic_model():
+    m = bilevel.build_optimistic_model(X, Y, XV, YV)
+    bilevel.solve_model(m)
+    return m
+
+
+def _raises(fn, *args, match, **kw):
+    with pytest.raises(InputError, match=match):
+        fn(*args, **kw)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(time_limit="5 s"), "time_limit"),
+    (dict(time_limit=0), "time_limit"),
+    (dict(tolerance="x"), "tolerance"),
+    (dict(tolerance=-1), "tolerance"),
+    (dict(tolerance=float("nan")), "tolerance"),
+    (dict(highs_options="abc"), "highs_options"),
+    (dict(epsilon=True), "epsilon"),
+    (dict(w_bar_bounds=(False, True)), "booleans"),
+    (dict(race=True), "race"),
+    (dict(mode="pessimistic", epsilon=0.2, lambda_growth=0), "lambda_growth"),
+    (dict(mode="pessimistic", epsilon=0.2, lambda_growth=1), "lambda_growth"),
+    (dict(mode="pessimistic", max_lambda_bound=0), "max_lambda_bound"),
+    (dict(mode="pessimistic", lambda_bound="x"), "lambda_bound"),
+    (dict(mode="pessimistic", flip=[np.nan]), "flip"),
+    (dict(mode="pessimistic", flip=[0.7, 1.9]), "integer indices"),
+    (dict(mode="pessimistic", flip=None), "flip"),
+    (dict(mode="pessimistic", flip=np.array([True, False])), "length 4"),
+])
+def test_tune_names_the_bad_argument(kw, match):
+    _raises(bilevel.tune, X, Y, XV, YV, match=match, **kw)
+
+
+def test_tune_rejects_features_beyond_the_big_m_range():
+    _raises(bilevel.tune, X * 1e150, Y, XV, YV, match="rescale")
+    _raises(bilevel.tune, X, Y, XV, YV, w_bar_bounds=(0, 1e12), match="w_bar_ub")
+
+
+def test_a_boolean_mask_flips_the_points_it_marks():
+    # np.asarray(mask, dtype=int) used to turn [F, F, F, T] into the indices [0, 1]
+    mask = np.array([False, False, True, True])
+    by_mask = bilevel.flipped_set(XV, YV, np.ones(2), 0.0, mask)
+    assert by_mask[0].tolist() == [2, 3] and by_mask[1] == "explicit"
+    res = bilevel.tune(X, Y, XV, YV, mode="pessimistic", flip=mask)
+    assert res.flipped.tolist() == [2, 3]
+
+
+@pytest.mark.parametrize("args, match", [
+    ((XV, YV, [np.nan, 1.0], 0.0), "finite"),
+    ((XV, YV, np.ones(2), np.nan), "finite"),
+    ((XV, YV, np.ones(3), 0.0), "shape"),
+    ((XV, YV * 0, np.ones(2), 0.0), "labels"),
+    ((XV[:0], YV[:0], np.ones(2), 0.0), "empty"),
+])
+def test_flipped_set_checks_its_data_and_hyperplane(args, match):
+    _raises(bilevel.flipped_set, *args, match=match)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(lambda_bound=None), "lambda_bound"),
+    (dict(flipped="all"), "flipped"),
+    (dict(objective_floor=np.nan), "objective_floor"),
+    (dict(objective_floor="x"), "objective_floor"),
+    (dict(objective_cutoff="one"), "objective_cutoff"),
+    (dict(objective_cutoff=True), "objective_cutoff"),
+])
+def test_pessimistic_builder_names_the_bad_argument(kw, match):
+    args = dict(flipped=[0, 1], epsilon=0.0)
+    args.update(kw)
+    _raises(bilevel.build_pessimistic_model, X, Y, XV, YV, match=match, **args)
+
+
+def test_solve_model_refuses_nan_coefficients_and_bad_options():
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.o = pyo.Objective(expr=m.x * float("nan"))
+    _raises(bilevel.solve_model, m, match="NaN")
+    m.o.deactivate()
+    m.o2 = pyo.Objective(expr=m.x)
+    _raises(bilevel.solve_model, m, options="abc", match="options")
+    _raises(bilevel.solve_model, m, time_limit="1 s", match="time_limit")
+    _raises(bilevel.solve_model, m, race=np.int64(0), match="race")
+    assert bilevel.solve_model(m, race=np.int64(1), time_limit=float("inf")).objective == 0.0
+
+
+def test_verify_model_needs_a_solved_bilevel_model(optimistic_model):
+    _raises(bilevel.verify_model, bilevel.build_optimistic_model(X, Y, XV, YV), match="solve it")
+    _raises(bilevel.verify_model, pyo.ConcreteModel(), match="built by")
+    _raises(bilevel.verify_model, optimistic_model, tolerance=np.nan, match="tolerance")
+    assert bilevel.verify_model(optimistic_model).verified
+
+
+def test_kkt_start_checks_its_boxes(optimistic_model):
+    _raises(bilevel.kkt_start, optimistic_model, w_bar=[1, 1, 1], match="shape")
+    _raises(bilevel.kkt_start, optimistic_model, w_bar=[np.nan, 1], match="finite")
+    _raises(bilevel.kkt_start, optimistic_model, candidates=[[1.0]], match=r"candidates\[0\]")
+    assert bilevel.kkt_start(optimistic_model, w_bar=[0.5, 0.5]) is not None
+
+
+@pytest.mark.parametrize("args, match", [
+    ((1.0, (X, Y)), "w_bar"),
+    (([-1, -1], (X, Y)), "w_bar"),
+    (([1, 1], X[:2]), "pair"),
+    (([1, 1], (X[:, :1], Y)), "w_bar has 2"),
+    (([1, 1], (X, Y), [(X, Y, np.nan)]), "finite"),
+    (([1, 1], (X, Y), [(X, Y)]), "triple"),
+    (([1, 1], (X * np.nan, Y)), "NaN"),
+])
+def test_hinge_lp_checks_its_input(args, match):
+    _raises(hinge_lp, *args, match=match)
+
+
+def test_hinge_checks_its_input():
+    _raises(hinge, X, Y, np.ones(2), np.ones(6), match="b must be a number")
+    _raises(hinge, X, (Y + 1) / 2, np.ones(2), 0.0, match="labels")
+    _raises(hinge, X, Y, [np.nan, 1.0], 0.0, match="finite")
+    assert hinge(X, Y, np.ones(2), 0.0) == pytest.approx(np.maximum(0, 1 - Y * X.sum(axis=1)))
+
+
+def test_tie_range_checks_its_tolerances():
+    res = bilevel.tune(X, Y, XV, YV)
+    _raises(bilevel.optimistic_tie_range, res, tolerance="x", match="tolerance")
+    _raises(bilevel.optimistic_tie_range, res, verify_tolerance=-1, match="verify_tolerance")
+
+
+def test_split_and_load_reject_what_they_used_to_ignore():
+    data = bilevel.load_dataset("cancer")
+    for seed in (-1, 1.5, "a", True):
+        _raises(bilevel.split_dataset, data.X, data.y, 10, 10, seed=seed, match="seed")
+    _raises(bilevel.split_dataset, data.X, data.y, 10, 10, test_fraction=None, match="test_fraction")
+    _raises(bilevel.load_dataset, "cancer", label="zz", match="label column")
+    _raises(bilevel.load_dataset, "cancer", positive="bogus", match="positive label")
+    flipped = bilevel.load_dataset("cancer", positive="benign")
+    np.testing.assert_array_equal(flipped.y, -data.y)
+
+
+def test_write_model_names_a_path_it_cannot_write(optimistic_model, tmp_path):
+    _raises(bilevel.write_model, optimistic_model, "/proc/bilevel-test/x.lp", match="cannot")
+    assert bilevel.write_model(optimistic_model, tmp_path / "x.mps").stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--seed", "-1"],
+    ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--w-bar-ub", "1e12"],
+    ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--label", "zz"],
+    ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--export", "/proc/bilevel-test"],
+    ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--json", "/proc/bilevel-test/r.json"],
+])
+def test_cli_prints_one_line_and_exits_2_before_solving(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bilevel tune: error:") and "\n" not in err and "Traceback" not in err
+
+
+def test_cli_reports_an_unwritable_result_file_in_one_line(capsys, tmp_path):
+    argv = ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--json", "/dev/full"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bilevel tune: error:") and "/dev/full" in err and "\n" not in err
