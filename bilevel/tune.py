@@ -466,7 +466,8 @@ def tune(
     X_train (|T|, p), y_train (|T|,) in {-1, +1} with both classes; X_val (|V|, p), y_val (|V|,).
     epsilon : relative training-loss suboptimality, >= 0 (pessimistic only).
     w_bar_bounds : ``(lb, ub)`` scalars or (p,) arrays, ``0 <= lb <= ub``.
-    flip : ``"margin"``, ``"all"`` or validation indices (pessimistic only).
+    flip : ``"margin"``, ``"all"``, validation indices or a boolean mask over the validation set (pessimistic
+        only; see :func:`bilevel.flipped_set`).
     time_limit : seconds per MILP solve; a solve that stops early returns its incumbent with a
         non-optimal ``status``. mip_gap : relative gap; threads : HiGHS threads (HiGHS's parallel tree
         search also needs ``highs_options={"parallel": "on"}``; see :func:`bilevel.solve_model`).
