@@ -402,13 +402,14 @@ def _timed_start(model, warm_start: bool, **kw) -> tuple:
 
 def _solved_from_start(model, warm_start: bool, start_kw: dict, solve_kw: dict) -> tuple:
     """Solve ``model`` from its own MIP start (:func:`bilevel.warmstart.kkt_start` with ``start_kw``):
-    ``(SolveInfo, start seconds)``, or ``(None, start seconds)`` when HiGHS finds no solution or reports the
-    model infeasible."""
+    ``(SolveInfo, start seconds, 0.0)``, or ``(None, start seconds, seconds of the failed solve)`` when HiGHS
+    finds no solution or reports the model infeasible."""
     start, seconds = _timed_start(model, warm_start, **start_kw)
+    t0 = time.perf_counter()
     try:
-        return solve_model(model, mip_start=start, **solve_kw), seconds
+        return solve_model(model, mip_start=start, **solve_kw), seconds, 0.0
     except (NoSolutionError, InfeasibleModelError):
-        return None, seconds
+        return None, seconds, time.perf_counter() - t0
 
 
 def tune(
@@ -644,16 +645,18 @@ def tune(
             failed, bound = bound, bound / lambda_growth
             history.append(bound)
             set_lambda_bound(model, bound)
-            solved, seconds = _solved_from_start(model, warm_start, start_kw, solve_kw)
+            solved, seconds, failed_seconds = _solved_from_start(model, warm_start, start_kw, solve_kw)
             start_seconds += seconds
+            total += failed_seconds
             if solved is None and model.bilevel_info["objective_cutoff"] is not None:
                 # The cutoff row (the value of a start or an incumbent at the larger bound) can exclude every
                 # point the smaller bound keeps: solve the model without it before giving up.
                 t1 = time.perf_counter()
                 plain = rebuild(None)
                 total += time.perf_counter() - t1
-                solved, seconds = _solved_from_start(plain, warm_start, start_kw, solve_kw)
+                solved, seconds, failed_seconds = _solved_from_start(plain, warm_start, start_kw, solve_kw)
                 start_seconds += seconds
+                total += failed_seconds
                 model = plain if solved is not None else model
             if solved is None:  # keep the (unverified, flagged) solution of the larger bound
                 bound = failed

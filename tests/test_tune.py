@@ -1,5 +1,6 @@
 """tune() on real data: Proposition 1, export round trip, time limits, verification, bad input."""
 import importlib
+import time
 import warnings
 
 import highspy
@@ -298,6 +299,7 @@ def test_the_lambda_step_down_drops_a_cutoff_that_leaves_no_solution(cancer, mon
         info = model.bilevel_info
         if info.get("lambda_bound") == 100.0 and info.get("objective_cutoff") is not None:
             raised.append(1)
+            time.sleep(2.0)  # the failed solve's time counts in total_seconds
             raise tune_module.InfeasibleModelError("simulated: the cutoff excludes every point")
         if info.get("lambda_bound") == 100.0:
             solved_plain.append(1)
@@ -315,6 +317,7 @@ def test_the_lambda_step_down_drops_a_cutoff_that_leaves_no_solution(cancer, mon
     assert direct.lambda_history == [100.0]  # its solution does not touch the bound: no escalation either
     assert res.lambda_history[:2] == [1e3, 100.0] and res.lambda_bound == 100.0 and res.verified
     assert res.objective == pytest.approx(direct.objective, abs=1e-6)
+    assert res.total_seconds >= 2.0 > direct.total_seconds
 
 
 @pytest.mark.parametrize("mode", ["optimistic", "pessimistic"])
