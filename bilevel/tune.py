@@ -290,14 +290,16 @@ def _rebuilt_around(rebuild, value: float, pairs: list):
     the solution ``pairs`` carried over by name: ``(model, start)``, or ``None`` when the rebuild fails
     (round-off put the point outside its own cutoff set)."""
     try:
-        new = rebuild(_padded(value))
+        new = rebuild(padded_cutoff(value))
     except InputError:
         return None
     return new, start_by_name(pairs, new)
 
 
-def _padded(value: float) -> float:
-    """An objective value as a cutoff: padded by ``1e-6 (1 + |value|)`` against round-off."""
+def padded_cutoff(value: float) -> float:
+    """The objective ``value`` (mean-hinge units) of a known bilevel-feasible point as the ``objective_cutoff``
+    :func:`tune` builds models around: padded by ``1e-6 (1 + |value|)`` against round-off, so the point stays
+    feasible in a model whose cutoff row holds it (the experiments build their models the same way)."""
     return value + 1e-6 * (1.0 + abs(value))
 
 
@@ -310,7 +312,7 @@ def _initial_model(rebuild, start, floor: float, enabled: bool):
     six small pessimistic instances (experiments/PERFORMANCE.md, *Objective cutoff restarts*)."""
     if enabled and start is not None and start[1] > floor + 1e-6:
         try:
-            return rebuild(_padded(start[1]))
+            return rebuild(padded_cutoff(start[1]))
         except InputError:
             pass
     return rebuild(None)

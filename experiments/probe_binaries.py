@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.highs_run import silent_highs  # noqa: E402
 from bilevel.solve import compile_model  # noqa: E402
-from bilevel.tune import _padded  # noqa: E402  (the cutoff padding tune uses)
+from bilevel.tune import padded_cutoff  # noqa: E402
 from experiments.bench_milp import benchmark_split  # noqa: E402
 
 
@@ -74,7 +74,7 @@ def model_around(data: str, n: int, seed: int, mode: str, cutoff: float | None):
         if mode == "opt":
             if cutoff is None:
                 cutoff = bilevel.tune(*args).objective
-            return bilevel.build_optimistic_model(*args, objective_cutoff=_padded(cutoff)), cutoff
+            return bilevel.build_optimistic_model(*args, objective_cutoff=padded_cutoff(cutoff)), cutoff
         epsilon = float(mode[3:])
         result = None
         if cutoff is None:
@@ -82,7 +82,7 @@ def model_around(data: str, n: int, seed: int, mode: str, cutoff: float | None):
             cutoff = result.objective
         model = bilevel.build_pessimistic_model(*args, np.arange(n), epsilon=epsilon,
                                                 lambda_bound=1000.0 if result is None else result.lambda_bound,
-                                                objective_cutoff=_padded(cutoff))
+                                                objective_cutoff=padded_cutoff(cutoff))
     return model, cutoff
 
 

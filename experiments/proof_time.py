@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
-from bilevel.tune import HIGHS_OPTIONS, _padded  # noqa: E402
+from bilevel.tune import HIGHS_OPTIONS, padded_cutoff  # noqa: E402
 from bilevel.warmstart import loaded_start, start_by_name  # noqa: E402
 from experiments.bench_milp import benchmark_split  # noqa: E402
 
@@ -37,7 +37,7 @@ def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int 
     info, pairs = res.model.bilevel_info, loaded_start(res.model)
     out = []
     for rs in range(random_seeds):
-        for cutoff in (None, _padded(res.objective)):
+        for cutoff in (None, padded_cutoff(res.objective)):
             m = bilevel.build_pessimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, info["flipped"], epsilon,
                                                 (info["w_bar_lb"], info["w_bar_ub"]), info["lambda_bound"],
                                                 objective_cutoff=cutoff)
