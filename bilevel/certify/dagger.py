@@ -33,26 +33,40 @@ Definitions used here (node = hypothesis, ``parents[i]`` = list of parent indice
     as written in App. B of the RG-PT paper; on a chain it coincides with the identity (a chain tests
     one node at a time, so there is no multiplicity to pay for).
 
+  The sum is computed term by term (``math.fsum``), not as a difference of digamma values, which loses
+  the last bits (``digamma(6) - digamma(5)`` is ``0.2000...018``, not ``1/5``) or, for large arguments,
+  many more by cancellation.
+
 * step-up (Eq. (18)): among the nodes of depth ``d`` whose parents are all rejected, ``R`` is the
   largest ``r`` with ``#{i : p_i <= delta_i(r)} >= r`` (0 if none); reject exactly the nodes with
   ``p_i <= delta_i(R)``.
 
+* ties: ``delta_i(r)`` is computed in floating point in another order than the thresholds of the
+  procedures it reduces to, so it can differ from theirs in the last bits. Every comparison
+  ``p <= delta_i(r)`` is therefore made as ``p <= delta_i(r) * (1 + 1e-12)`` (:data:`REL_TOL`): a p-value
+  equal to the Benjamini-Hochberg, Benjamini-Yekutieli or fixed-sequence threshold of the special cases
+  below is rejected by DAGGER too. This raises every level by a factor of at most ``1 + 1e-12``.
+
 Special cases (tested): no edges gives Benjamini-Hochberg (identity) or Benjamini-Yekutieli ("by");
-a chain gives fixed-sequence FDR testing, Eq. (14) with ``k = 1``.
+a chain gives fixed-sequence FDR testing, Eq. (14) with ``k = 1`` -- decision for decision, except
+for a p-value above those procedures' threshold by less than the relative slack ``REL_TOL``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.special import digamma
 
 from ..errors import InputError
 from .procedures import check_delta, check_p_values
 
 __all__ = ["dagger", "dagger_details", "DaggerResult", "dag_depths", "effective_leaves_and_nodes", "topological_order"]
+
+#: Relative slack of every comparison ``p <= delta_i(r)`` (see the module docstring, "ties").
+REL_TOL = 1e-12
 
 
 def _normalise_parents(parents, n_nodes: int | None = None) -> list[np.ndarray]:
@@ -70,8 +84,13 @@ def _normalise_parents(parents, n_nodes: int | None = None) -> list[np.ndarray]:
         raise InputError(f"parents has {len(parent_lists)} entries but there are {n_nodes} p-values")
     out = []
     for i, ps in enumerate(parent_lists):
+        if isinstance(ps, (str, bytes)):  # "12" would otherwise be read as the parents [1, 2]
+            raise InputError(f"parents[{i}] must be a list of integer node indices, got the string {ps!r}")
         try:
-            arr = np.asarray(list(ps) if ps is not None else [], dtype=float).ravel()
+            items = list(ps) if ps is not None else []
+            if any(isinstance(q, (bool, np.bool_, str, bytes)) for q in items):
+                raise TypeError
+            arr = np.asarray(items, dtype=float).ravel()
         except (TypeError, ValueError):
             raise InputError(f"parents[{i}] must be a list of integer node indices, got {ps!r}") from None
         if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
@@ -182,7 +201,8 @@ class DaggerResult:
 
     rejected: bool, null rejected. tested: bool, node examined (all parents rejected when its depth
     came). depth: int, DAG depth. threshold: float, the level ``delta_i(R)`` the node was compared
-    with (NaN when not tested). v, m_eff: effective numbers of leaves and nodes.
+    with (NaN when not tested; the comparison is ``p <= threshold * (1 + REL_TOL)``, see the module
+    docstring). v, m_eff: effective numbers of leaves and nodes.
     """
 
     rejected: np.ndarray
@@ -229,19 +249,22 @@ def dagger_details(p_values, parents: Sequence, delta, reshaping: str = "identit
                 return d * v_d * (m_d + r + prev - 1) / (n_leaves * m_d)
 
         else:
-            denom = digamma(m_d + cum_nodes[level]) - digamma(m_d + level - 1)
+            # sum_{k=m_i+d-1}^{m_i+|H_{1:d}|-1} 1/k, one exactly rounded sum per distinct m_i
+            steps = np.arange(cum_nodes[level] - level + 1, dtype=float)
+            sums = {m_i: math.fsum((1.0 / (m_i + level - 1 + steps)).tolist()) for m_i in np.unique(m_d)}
+            denom = np.array([sums[m_i] for m_i in m_d])
 
             def crit(r, v_d=v_d, m_d=m_d, prev=n_rejected, level=level, denom=denom):
                 return d * v_d * (r + prev - level + 1) / (n_leaves * m_d * denom)
 
         big_r = 0
         for r in range(nodes.size, 0, -1):
-            if np.count_nonzero(p_d <= crit(r)) >= r:
+            if np.count_nonzero(p_d <= crit(r) * (1.0 + REL_TOL)) >= r:
                 big_r = r
                 break
         if big_r:
             thr = crit(big_r)
-            hit = p_d <= thr
+            hit = p_d <= thr * (1.0 + REL_TOL)
             rejected[nodes[hit]] = True
             n_rejected += int(hit.sum())
         else:
@@ -258,8 +281,8 @@ def dagger(p_values, parents: Sequence, delta, reshaping: str = "identity") -> n
     p_values : array_like, shape (N,)
         One p-value per node, values in [0, 1].
     parents : sequence of length N
-        ``parents[i]`` is an iterable of the indices of node ``i``'s parents (empty for a root).
-        Duplicated indices are ignored.
+        ``parents[i]`` is an iterable of the integer indices of node ``i``'s parents (empty for a root;
+        not a string, and no bools). Duplicated indices are ignored.
     delta : float in (0, 1)
         Target FDR level.
     reshaping : {"identity", "by"}
@@ -273,7 +296,8 @@ def dagger(p_values, parents: Sequence, delta, reshaping: str = "identity") -> n
     Raises
     ------
     InputError
-        Bad p-values or ``delta``, ``parents`` of the wrong length, an index out of range, a
-        self-loop or any other cycle, an unknown ``reshaping``.
+        Bad p-values or ``delta``, ``parents`` of the wrong length, a ``parents[i]`` that is not a list
+        of integer indices (a string included), an index out of range, a self-loop or any other cycle, an
+        unknown ``reshaping``.
     """
     return dagger_details(p_values, parents, delta, reshaping).rejected

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..validation import check_count
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -172,8 +173,16 @@ def load_aux_csv(path, names: list[str], n_cal: int) -> np.ndarray:
     ------
     InputError
         As :func:`load_losses_csv` (values need not lie in [0, 1] but must be finite), plus: column names
-        that differ from ``names``, a number of rows other than 1 or ``n_cal``.
+        that differ from ``names``, a number of rows other than 1 or ``n_cal``, ``names`` not a list of
+        strings, ``n_cal`` not an integer >= 1.
     """
+    try:
+        names = None if isinstance(names, (str, bytes)) else list(names)
+    except TypeError:
+        names = None
+    if names is None or not all(isinstance(n, str) for n in names):
+        raise InputError("names must be a list of the candidate names (strings) of the loss CSV")
+    n_cal = check_count(n_cal, "n_cal (rows of the loss CSV)", 1)
     p = Path(path)
     header = _read_header(p)
     if set(header) != set(names):

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..errors import InputError
-from ..validation import check_open_unit
+from ..validation import as_float_array, check_open_unit
 
 __all__ = [
     "hoeffding_p_value",
@@ -48,8 +48,13 @@ def _as_output(x: np.ndarray):
     return float(x) if x.ndim == 0 else x
 
 
+#: Largest number of calibration points accepted: above 2**53 float64 cannot represent every count of
+#: points (nor ``n * r_hat``), and scipy's binomial CDF returns NaN for such ``n``.
+MAX_N = 2**53
+
+
 def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
-    r = np.asarray(r_hat, dtype=float)
+    r = as_float_array(r_hat, "r_hat", "a number or an array of empirical risks in [0, 1]")
     if r.size and not np.all(np.isfinite(r)):
         raise InputError("r_hat contains NaN or infinite values")
     if r.size and (r.min() < 0.0 or r.max() > 1.0):
@@ -59,6 +64,14 @@ def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
         raise InputError(f"n must be a positive integer, got {n!r}")
     if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
         raise InputError(f"n (number of calibration points) must be a positive integer, got {n!r}")
+    if np.any(n_arr > MAX_N):
+        raise InputError(f"n (number of calibration points) must be at most 2**53 = {MAX_N:.4g} (float64 cannot "
+                         f"count beyond it), got {n!r}")
+    try:
+        np.broadcast_shapes(r.shape, n_arr.shape)
+    except ValueError:
+        raise InputError(f"n must be one integer or broadcast against r_hat; got shapes {n_arr.shape} for n and "
+                         f"{r.shape} for r_hat") from None
     n_arr = n_arr.astype(np.int64)
     a = _check_alpha(alpha)
     return r, n_arr, a
@@ -87,7 +100,7 @@ def hoeffding_p_value(r_hat, n, alpha, *, kl: bool = False):
     r_hat : float or array_like, values in [0, 1]
         Empirical risk(s); any shape.
     n : int or array_like of int (broadcast against ``r_hat``)
-        Number of calibration points behind each ``r_hat``.
+        Number of calibration points behind each ``r_hat``, in 1 .. 2**53 (:data:`MAX_N`).
     alpha : float in (0, 1)
         Risk limit.
 
@@ -98,7 +111,8 @@ def hoeffding_p_value(r_hat, n, alpha, *, kl: bool = False):
     Raises
     ------
     InputError
-        ``r_hat`` outside [0, 1] or NaN, ``n`` not a positive integer, ``alpha`` not in (0, 1).
+        ``r_hat`` not numeric, outside [0, 1] or NaN; ``n`` not a positive integer or above 2**53; shapes of
+        ``r_hat`` and ``n`` that do not broadcast; ``alpha`` not in (0, 1).
     """
     if kl:
         return hoeffding_kl_p_value(r_hat, n, alpha)
@@ -209,7 +223,8 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
     alphas : array_like, shape (L,)
         One risk limit per controlled risk, each in (0, 1).
     method : str or callable
-        A name from :data:`P_VALUE_METHODS` or a function ``(r_hat, n, alpha) -> p``.
+        A name from :data:`P_VALUE_METHODS` or a function ``(r_hat, n, alpha) -> p`` returning one p-value in
+        [0, 1] per entry of ``r_hat`` (same shape).
 
     Returns
     -------
@@ -218,17 +233,38 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
     Raises
     ------
     InputError
-        Shapes disagree, ``L == 0``, or any check of the single-limit p-value fails.
+        Non-numeric input, shapes disagree, ``L == 0``, any check of the single-limit p-value fails, or
+        ``method`` returns values of another shape or outside [0, 1] (NaN included).
     """
-    r = np.asarray(r_hats, dtype=float)
-    a = np.atleast_1d(np.asarray(alphas, dtype=float))
+    r = as_float_array(r_hats, "r_hats", "an array of empirical risks, shape (..., L)")
+    a = np.atleast_1d(as_float_array(alphas, "alphas", "a 1-D array of risk limits in (0, 1)"))
     if a.ndim != 1 or a.size == 0:
         raise InputError("alphas must be a non-empty 1-D array of risk limits")
     if r.ndim == 0 or r.shape[-1] != a.size:
         raise InputError(f"r_hats must have a last axis of length {a.size} (one per risk limit), got shape {r.shape}")
     fn = resolve_p_value_method(method)
-    per_limit = [np.asarray(fn(r[..., l], n, a[l]), dtype=float) for l in range(a.size)]
+    per_limit = [_checked_output(fn(r[..., l], n, a[l]), r.shape[:-1], method) for l in range(a.size)]
     return _as_output(np.max(np.stack(per_limit, axis=-1), axis=-1))
+
+
+def _checked_output(p, shape: tuple, method) -> np.ndarray:
+    """The p-values ``p`` a p-value function returned, as a float array, after checking that there is one per
+    empirical risk (``shape``) and that each lies in [0, 1]: a custom callable that breaks either rule would
+    otherwise certify candidates silently. Raises InputError naming the function."""
+    name = method if isinstance(method, str) else getattr(method, "__name__", "custom")
+    try:
+        arr = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"the p-value function {name!r} (argument method / p_value) must return numbers; "
+                         f"got {p!r}") from None
+    if arr.shape != shape:
+        raise InputError(f"the p-value function {name!r} (argument method / p_value) must return one p-value per "
+                         f"empirical risk, shape {shape}; got shape {arr.shape}")
+    if arr.size and not (np.all(arr >= 0.0) and np.all(arr <= 1.0)):  # False for NaN too
+        bad = arr[~((arr >= 0.0) & (arr <= 1.0))].ravel()[0]
+        raise InputError(f"the p-value function {name!r} (argument method / p_value) must return p-values in "
+                         f"[0, 1]; got {bad}")
+    return arr
 
 
 def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.ndarray:
@@ -242,7 +278,8 @@ def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.nda
     alpha : float, or array_like of shape (L,)
         Risk limit(s). With several limits the p-value is the maximum over limits, Eq. (7).
     method : str or callable
-        A name from :data:`P_VALUE_METHODS`. ``"binomial"`` requires 0/1 losses.
+        A name from :data:`P_VALUE_METHODS` (``"binomial"`` requires 0/1 losses), or a function
+        ``(r_hat, n, alpha) -> p`` returning one p-value in [0, 1] per entry of ``r_hat`` (shape (m,)).
 
     Returns
     -------
@@ -251,10 +288,11 @@ def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.nda
     Raises
     ------
     InputError
-        Empty, non-finite or out-of-range losses, non-binary losses with ``"binomial"``, shape mismatch
-        between ``losses`` and ``alpha``.
+        Empty, non-numeric, non-finite or out-of-range losses, non-binary losses with ``"binomial"``, shape
+        mismatch between ``losses`` and ``alpha``, a ``method`` returning values of another shape or outside
+        [0, 1].
     """
-    arr = np.asarray(losses, dtype=float)
+    arr = as_float_array(losses, "losses", "a numeric array of shape (n, m) or (n, m, L)")
     if arr.ndim == 2:
         arr = arr[:, :, None]
     if arr.ndim != 3:
@@ -266,7 +304,7 @@ def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.nda
         raise InputError("losses contain NaN or infinite values")
     if arr.min() < 0.0 or arr.max() > 1.0:
         raise InputError(f"losses must lie in [0, 1]; got range [{arr.min()}, {arr.max()}]")
-    a = np.atleast_1d(np.asarray(alpha, dtype=float))
+    a = np.atleast_1d(as_float_array(alpha, "alpha", "a risk limit or one per controlled risk"))
     if a.size == 1 and n_risks > 1:
         a = np.full(n_risks, a[0])
     if a.shape != (n_risks,):

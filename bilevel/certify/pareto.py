@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..validation import as_float_array
 
 __all__ = ["pareto_front", "pareto_front_mask"]
 
@@ -30,9 +31,9 @@ def pareto_front_mask(objectives) -> np.ndarray:
     Raises
     ------
     InputError
-        Empty input, more than 2 dimensions, NaN or infinite values.
+        Non-numeric or ragged input, empty input, more than 2 dimensions, NaN or infinite values.
     """
-    obj = np.asarray(objectives, dtype=float)
+    obj = as_float_array(objectives, "objectives", "a numeric array of shape (m, K) or (m,)")
     if obj.ndim == 1:
         obj = obj[:, None]
     if obj.ndim != 2 or obj.shape[0] == 0 or obj.shape[1] == 0:

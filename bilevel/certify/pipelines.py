@@ -45,7 +45,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from ..errors import InputError
 from ..ranking import bradley_terry, nonnegative_lasso, rgpt_win_counts
-from ..validation import as_number
+from ..validation import as_float_array, as_number, check_count, check_seed
 from .dagger import dagger_details
 from .losses import validate_aux, validate_losses
 from .p_values import p_values_from_losses, resolve_p_value_method
@@ -190,11 +190,15 @@ def _choose(certified: np.ndarray, aux_sel: np.ndarray | None, risk_sel: np.ndar
 def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """Random split of ``n_cal`` calibration rows into optimisation and testing parts.
 
-    ``round(opt_fraction * n_cal)`` rows go to the optimisation part. ``seed`` is an int, ``None`` or a
-    ``numpy.random.Generator``. Returns ``(opt_indices, test_indices)``, each sorted.
+    ``round(opt_fraction * n_cal)`` rows go to the optimisation part. ``n_cal`` is an int (not a float or a
+    bool); ``seed`` is an int >= 0, ``None`` or a ``numpy.random.Generator``. Returns
+    ``(opt_indices, test_indices)``, each sorted.
 
-    Raises ``InputError`` when ``opt_fraction`` is not in (0, 1) or either part would be empty.
+    Raises ``InputError`` when ``n_cal`` is not an integer, ``seed`` is not one of the above (a negative
+    number, a float, a string), ``opt_fraction`` is not in (0, 1) or either part would be empty.
     """
+    n_cal = check_count(n_cal, "n_cal (number of calibration rows)")
+    seed = check_seed(seed)
     f = as_number(opt_fraction, "opt_fraction")
     if not np.isfinite(f) or not 0.0 < f < 1.0:
         raise InputError(f"opt_fraction must lie strictly between 0 and 1, got {opt_fraction!r}")
@@ -209,6 +213,7 @@ def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple
 
 
 def _resolve_split(n_cal: int, opt_fraction, seed, split) -> tuple[np.ndarray, np.ndarray]:
+    check_seed(seed)  # also when an explicit split makes it unused
     if split is None:
         return split_calibration(n_cal, opt_fraction, seed)
     try:
@@ -352,7 +357,8 @@ def pareto_testing(
     Raises
     ------
     InputError
-        As :func:`ltt`, plus a split that leaves a part empty or overlaps.
+        As :func:`ltt`, plus a split that leaves a part empty or overlaps, a ``seed`` other than an int >= 0,
+        ``None`` or a Generator (checked even when ``split`` is given).
     """
     arr, a = _prepare(losses, alpha)
     d = check_delta(delta)
@@ -419,6 +425,22 @@ def _depth_levels(log_scores: np.ndarray, n_levels: int, method: str) -> np.ndar
     return np.array([rank[u] for u in labels], dtype=np.int64)
 
 
+def _check_eta(eta, m: int) -> np.ndarray:
+    """Return the prior matrix ``eta`` (m, m) as floats after checking all of it, not only the block of the
+    Pareto front that :func:`bilevel.ranking.rgpt_win_counts` sees: off the diagonal (which is ignored)
+    finite probabilities with ``eta_ij + eta_ji = 1`` to 1e-6, the rules of that function. Raises InputError."""
+    e = as_float_array(eta, "eta", f"a numeric ({m}, {m}) matrix of prior probabilities")
+    if e.shape != (m, m):
+        raise InputError(f"eta must have shape ({m}, {m}) (one row and column per candidate), got {e.shape}")
+    off = ~np.eye(m, dtype=bool)
+    vals = e[off]
+    if not (np.all(vals >= 0.0) and np.all(vals <= 1.0)):  # False for NaN too
+        raise InputError("eta must hold probabilities in [0, 1] off the diagonal (no NaN)")
+    if np.any(np.abs((e + e.T)[off] - 1.0) > 1e-6):
+        raise InputError("eta must satisfy eta_ij + eta_ji = 1 for i != j")
+    return e
+
+
 def rg_pt(
     losses,
     alpha,
@@ -476,8 +498,9 @@ def rg_pt(
     Raises
     ------
     InputError
-        As :func:`pareto_testing`, plus ``control="fwer"``, bad ``n_levels``/``n_p``/``eta``/``tau``/
-        ``reshaping``/``orphans``.
+        As :func:`pareto_testing`, plus ``control="fwer"``, bad ``n_levels``/``n_p``/``tau``/``reshaping``/
+        ``orphans``, an ``eta`` (whenever given, whatever the front) not of shape (m, m), with an off-diagonal
+        entry outside [0, 1] or NaN, or with ``eta_ij + eta_ji != 1`` (to 1e-6).
     """
     if control != "fdr":
         raise InputError("RG-PT controls the FDR (DAGGER); for FWER control use Pareto testing or LTT")
@@ -504,9 +527,7 @@ def rg_pt(
     if str(reshaping).lower() not in ("identity", "id", "by", "benjamini_yekutieli"):
         raise InputError(f"reshaping must be 'identity' or 'by', got {reshaping!r}")
     if eta is not None:
-        eta = np.asarray(eta, dtype=float)
-        if eta.shape != (m, m):
-            raise InputError(f"eta must have shape ({m}, {m}) (one row and column per candidate), got {eta.shape}")
+        eta = _check_eta(eta, m)
     opt_idx, test_idx = _resolve_split(n_cal, opt_fraction, seed, split)
     opt, test = arr[opt_idx], arr[test_idx]  # from here on: graph from `opt`, p-values from `test`
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..validation import check_open_unit
+from ..validation import as_float_array, check_count, check_open_unit
 
 __all__ = [
     "bonferroni",
@@ -50,9 +50,9 @@ def check_p_values(p_values, *, allow_empty: bool = False) -> np.ndarray:
     Raises
     ------
     InputError
-        Not 1-D, empty (unless ``allow_empty``), NaN, or values outside [0, 1].
+        Not numeric, not 1-D, empty (unless ``allow_empty``), NaN, or values outside [0, 1].
     """
-    p = np.asarray(p_values, dtype=float)
+    p = as_float_array(p_values, "p_values", "a 1-D array of p-values in [0, 1]")
     if p.ndim != 1:
         raise InputError(f"p_values must be a 1-D array, got shape {p.shape}")
     if p.size == 0:
@@ -94,10 +94,13 @@ def holm(p_values, delta) -> np.ndarray:
     return mask
 
 
-def _step_up(p: np.ndarray, level: float) -> np.ndarray:
+def _step_up(p: np.ndarray, level: float, divisor: float = 1.0) -> np.ndarray:
+    """Step-up rule: reject the ``k`` smallest p-values, ``k`` the largest ``i`` with ``p_(i) <= (i / m) /
+    divisor * level``, evaluated in this order, as statsmodels does, so that a p-value equal to its
+    statsmodels cutoff is rejected here too."""
     m = p.size
     order = np.argsort(p, kind="stable")
-    below = p[order] <= np.arange(1, m + 1) / m * level
+    below = p[order] <= np.arange(1, m + 1) / m / divisor * level
     mask = np.zeros(m, dtype=bool)
     if below.any():
         k = int(np.nonzero(below)[0].max()) + 1
@@ -125,7 +128,7 @@ def benjamini_yekutieli(p_values, delta) -> np.ndarray:
     p = check_p_values(p_values)
     d = check_delta(delta)
     harmonic = float(np.sum(1.0 / np.arange(1, p.size + 1)))
-    return _step_up(p, d / harmonic)
+    return _step_up(p, d, harmonic)
 
 
 def _check_max_failures(max_failures) -> int:
@@ -148,13 +151,12 @@ def fixed_sequence_thresholds(m: int, delta, *, fdr: bool = False, max_failures:
 
     ``k`` larger than ``m`` is replaced by ``m`` (the procedure then never stops early either way).
 
-    Returns an array of shape (m,). Raises ``InputError`` for bad ``delta``, ``m < 1`` or
-    ``max_failures < 1``.
+    Returns an array of shape (m,). Raises ``InputError`` for bad ``delta``, ``m`` not an integer >= 1
+    (a float, a bool, NaN) or ``max_failures`` not an integer >= 1.
     """
     d = check_delta(delta)
     k = _check_max_failures(max_failures)
-    if m < 1:
-        raise InputError("fixed-sequence testing needs at least one hypothesis")
+    m = check_count(m, "m (number of hypotheses)", 1)
     k = min(k, m)
     if not fdr:
         return np.full(m, d / k)

@@ -1,0 +1,208 @@
+"""bilevel.certify: p-values exactly at a threshold, huge calibration sizes, and bad inputs that must raise an
+InputError naming the argument (found by fuzzing; each case failed before the fix)."""
+
+import numpy as np
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from bilevel.certify import (
+    benjamini_hochberg,
+    benjamini_yekutieli,
+    bentkus_p_value,
+    binomial_p_value,
+    bonferroni,
+    dagger,
+    fixed_sequence,
+    fixed_sequence_thresholds,
+    hoeffding_bentkus_p_value,
+    hoeffding_kl_p_value,
+    hoeffding_p_value,
+    load_aux_csv,
+    ltt,
+    p_values_from_losses,
+    pareto_front,
+    pareto_testing,
+    rg_pt,
+    split_calibration,
+)
+from bilevel.errors import InputError
+
+DELTAS = (0.05, 0.005, 0.1, 0.2, 0.3)
+
+
+# --- p-values at a threshold -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delta", DELTAS)
+def test_chain_rejects_p_equal_to_delta(delta):
+    # On a chain the first node's threshold is delta itself (Eq. (14), k = 1, i = 1), so p[0] = delta is
+    # rejected, whatever the reshaping. Before the fix "by" missed it (digamma(6) - digamma(5) != 1/5,
+    # n = 5) and so did "identity" for e.g. delta = 0.005, n = 29 ((delta * n) / n < delta).
+    for n in range(1, 30):
+        chain = [[]] + [[i - 1] for i in range(1, n)]
+        p = np.ones(n)
+        p[0] = delta
+        expected = np.zeros(n, dtype=bool)
+        expected[0] = True
+        np.testing.assert_array_equal(fixed_sequence(p, delta, fdr=True), expected)
+        for reshaping in ("identity", "by"):
+            np.testing.assert_array_equal(dagger(p, chain, delta, reshaping), expected,
+                                          err_msg=f"n={n} reshaping={reshaping}")
+
+
+@pytest.mark.parametrize("delta", DELTAS)
+def test_no_edges_p_at_the_by_and_bh_cutoffs(delta):
+    # p-values exactly at the step-up cutoffs, written as statsmodels computes them: every one is rejected by
+    # statsmodels, by our procedure and by DAGGER on a graph with no edges.
+    for n in range(1, 61):
+        i = np.arange(1, n + 1)
+        flat = [[] for _ in range(n)]
+        cm = np.sum(1.0 / np.arange(1, n + 1))
+        for method, ours, reshaping, cutoffs in (
+            ("fdr_by", benjamini_yekutieli, "by", (i / float(n)) / cm * delta),
+            ("fdr_bh", benjamini_hochberg, "identity", (i / float(n)) * delta),
+        ):
+            p = cutoffs[::-1].copy()  # not in sorted order
+            assert multipletests(p, alpha=delta, method=method)[0].all()
+            np.testing.assert_array_equal(ours(p, delta), np.ones(n, dtype=bool), err_msg=f"{method} n={n}")
+            np.testing.assert_array_equal(dagger(p, flat, delta, reshaping), np.ones(n, dtype=bool),
+                                          err_msg=f"{method} n={n}")
+
+
+def test_no_edges_p_just_above_the_by_cutoff():
+    # the slack of DAGGER's comparison is relative 1e-12, not more: 1e-9 above the only cutoff is no rejection
+    p = np.array([0.05 / 1.0 * (1 + 1e-9)])
+    assert not dagger(p, [[]], 0.05, "by")[0] and not benjamini_yekutieli(p, 0.05)[0]
+
+
+# --- huge n ------------------------------------------------------------------------------------------
+
+P_VALUE_FUNCTIONS = (hoeffding_p_value, hoeffding_kl_p_value, bentkus_p_value, hoeffding_bentkus_p_value,
+                     binomial_p_value)
+
+
+@pytest.mark.parametrize("fn", P_VALUE_FUNCTIONS)
+def test_huge_n_is_an_error_not_inf_or_nan(fn):
+    for n in (1e19, 2**63, 2**64 - 1, np.uint64(2**63), [10, 1e19], 2**53 + 2):
+        with pytest.raises(InputError, match=r"\bn\b"):
+            fn(0.0, n, 0.2)
+
+
+@pytest.mark.parametrize("fn", P_VALUE_FUNCTIONS)
+def test_largest_n_gives_p_values_in_0_1(fn):
+    # at r_hat = 0 every closed form, exp(-2 n a^2), (1 - a)^n, e (1 - a)^n, underflows to 0; at r_hat = 1 >=
+    # alpha the p-value is 1
+    p = fn(np.array([0.0, 1.0]), 2**53, 0.2)
+    np.testing.assert_array_equal(p, [0.0, 1.0])
+
+
+def test_n_and_r_hat_that_do_not_broadcast():
+    with pytest.raises(InputError, match="r_hat"):
+        hoeffding_p_value([0.1, 0.2, 0.3], [10, 20], 0.2)
+
+
+# --- custom p-value functions ---------------------------------------------------------------------
+
+
+LOSSES = (np.random.default_rng(0).random((40, 4)) < np.array([0.05, 0.1, 0.3, 0.5])).astype(float)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda r, n, a: np.full(np.shape(r), 5.0),  # outside [0, 1]
+    lambda r, n, a: np.full(np.shape(r), -0.1),
+    lambda r, n, a: np.full(np.shape(r), np.nan),
+    lambda r, n, a: 0.001,  # one value for all candidates
+    lambda r, n, a: np.full(np.size(r) + 1, 0.001),
+    lambda r, n, a: "x",
+])
+def test_custom_p_value_must_return_one_p_value_per_candidate(bad):
+    with pytest.raises(InputError, match="p-value function"):
+        p_values_from_losses(LOSSES, 0.3, method=bad)
+    with pytest.raises(InputError, match="p-value function"):
+        ltt(LOSSES, 0.2, 0.1, p_value=bad)
+
+
+def test_good_custom_p_value_still_works():
+    pv = p_values_from_losses(LOSSES, 0.3, method=lambda r, n, a: np.where(r < a, 0.0, 1.0))
+    np.testing.assert_array_equal(pv, (LOSSES.mean(axis=0) >= 0.3).astype(float))
+
+
+# --- RG-PT prior matrix, whatever the front ------------------------------------------------------
+
+
+def one_candidate_front_losses():
+    # candidate 0 has risk 0 and the smallest cost: it dominates the others, the front is {0}
+    losses = LOSSES.copy()
+    losses[:, 0] = 0.0
+    return losses
+
+
+@pytest.mark.parametrize("eta", [np.full((4, 4), 3.0), np.full((4, 4), np.nan), np.full((4, 4), 0.3),
+                                 [["a"] * 4] * 4])
+def test_rg_pt_checks_all_of_eta(eta):
+    losses = one_candidate_front_losses()
+    assert rg_pt(losses, 0.2, 0.1, aux=[1, 2, 3, 4], n_p=1, eta=np.full((4, 4), 0.5), seed=0).front.tolist() == [0]
+    with pytest.raises(InputError, match="eta"):
+        rg_pt(losses, 0.2, 0.1, aux=[1, 2, 3, 4], n_p=1, eta=eta, seed=0)
+
+
+# --- other bad inputs -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: split_calibration(2.5), "n_cal"),
+    (lambda: split_calibration("10"), "n_cal"),
+    (lambda: split_calibration(float("nan")), "n_cal"),
+    (lambda: split_calibration(True), "n_cal"),
+    (lambda: split_calibration(10, seed=-1), "seed"),
+    (lambda: split_calibration(10, seed="abc"), "seed"),
+    (lambda: split_calibration(10, seed=1.5), "seed"),
+    (lambda: pareto_testing(LOSSES, 0.2, 0.1, seed=-1), "seed"),
+    (lambda: pareto_testing(LOSSES, 0.2, 0.1, seed="abc", split=([0, 1], [2, 3])), "seed"),
+    (lambda: rg_pt(LOSSES, 0.2, 0.1, seed=-1), "seed"),
+    (lambda: rg_pt(LOSSES, 0.2, 0.1, seed="abc"), "seed"),
+    (lambda: fixed_sequence_thresholds(2.5, 0.1), "m"),
+    (lambda: fixed_sequence_thresholds(float("nan"), 0.1), "m"),
+    (lambda: fixed_sequence_thresholds(True, 0.1), "m"),
+    (lambda: fixed_sequence_thresholds(0, 0.1), "m"),
+    (lambda: bonferroni(["a"], 0.1), "p_values"),
+    (lambda: benjamini_hochberg([[0.1, 0.2], [0.3]], 0.1), "p_values"),
+    (lambda: hoeffding_p_value("x", 20, 0.2), "r_hat"),
+    (lambda: pareto_front([["a"]]), "objectives"),
+    (lambda: pareto_front([[1, 2], [3]]), "objectives"),
+    (lambda: p_values_from_losses([["a"]], 0.2), "losses"),
+    (lambda: p_values_from_losses(LOSSES, "a"), "alpha"),
+    (lambda: dagger([0.01] * 3, [[], [0], "01"], 0.1), r"parents\[2\]"),
+    (lambda: dagger([0.01] * 3, [[], [0], [True]], 0.1), r"parents\[2\]"),
+    (lambda: dagger([0.01] * 2, [[], ["0"]], 0.1), r"parents\[1\]"),
+])
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises(InputError, match=name):
+        call()
+
+
+def test_dagger_parents_as_integer_sequences_still_work():
+    for parents in ([[], [0], (0, 1)], [[], np.array([0]), np.array([0.0, 1.0])], [None, [0], range(2)]):
+        np.testing.assert_array_equal(dagger([0.01] * 3, parents, 0.1), [True] * 3)
+
+
+def test_split_calibration_accepts_numpy_integers():
+    a = split_calibration(np.int64(10), seed=np.int64(3))
+    b = split_calibration(10, seed=3)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    assert sorted(np.concatenate(a).tolist()) == list(range(10))
+
+
+def test_load_aux_csv_checks_names_and_n_cal(tmp_path):
+    path = tmp_path / "aux.csv"
+    path.write_text("a,b\n1,2\n3,4\n5,6\n7,8\n")
+    with pytest.raises(InputError, match="n_cal") as err:
+        load_aux_csv(path, ["a", "b"], "4")
+    assert "got 4" not in str(err.value)  # the old message: "expected 1 row or 4 rows ... got 4"
+    for names in (None, "ab", [1, 2]):
+        with pytest.raises(InputError, match="names"):
+            load_aux_csv(path, names, 4)
+    np.testing.assert_array_equal(load_aux_csv(path, ("b", "a"), 4), [[2, 1], [4, 3], [6, 5], [8, 7]])
+    with pytest.raises(InputError, match="expected 1 row"):
+        load_aux_csv(path, ["a", "b"], 3)
