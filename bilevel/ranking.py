@@ -16,7 +16,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, logsumexp
 
 from .errors import InputError, SolverError
-from .validation import as_number
+from .validation import as_float_array, as_number, check_count, check_positive
 
 __all__ = ["bradley_terry", "bradley_terry_log_likelihood", "rgpt_win_counts", "nonnegative_lasso"]
 
@@ -27,7 +27,7 @@ __all__ = ["bradley_terry", "bradley_terry_log_likelihood", "rgpt_win_counts", "
 
 
 def _check_wins(wins) -> np.ndarray:
-    w = np.asarray(wins, dtype=float)
+    w = as_float_array(wins, "wins", "a square (m, m) matrix of win counts")
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
         raise InputError(f"wins must be a square (m, m) matrix, got shape {w.shape}")
     if w.shape[0] == 0:
@@ -60,18 +60,6 @@ def _strongly_connected(w: np.ndarray) -> bool:
     return n_comp == 1
 
 
-def _bt_gradient(w: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient of the negative log-likelihood and the pairwise win probabilities.
-
-    ``grad_i = sum_j (w_ji P_ij - w_ij P_ji)`` with ``P_ij = P(i beats j)``: a sum of products with no
-    cancellation between large terms, so pairs whose counts differ by many orders of magnitude still
-    get an accurate gradient.
-    """
-    prob = expit(theta[:, None] - theta[None, :])
-    grad = np.sum(w.T * prob - w * prob.T, axis=1)
-    return grad, prob
-
-
 def _bt_log_ratio_start(w: np.ndarray) -> np.ndarray:
     """Newton's starting point: the least-squares solution of ``theta_i - theta_j = log(w_ij / w_ji)`` over
     the pairs with both counts positive (minimum norm; zeros without such pairs). It is the maximiser
@@ -89,39 +77,91 @@ def _bt_log_ratio_start(w: np.ndarray) -> np.ndarray:
     return theta - theta.mean()
 
 
-def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
-    """Newton's method on the convex negative log-likelihood in ``theta = log s``.
+def _bt_pair_gradient(w: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise terms of the gradient of the negative log-likelihood, and the win probabilities.
 
-    Starts from :func:`_bt_log_ratio_start`. The Hessian is the weighted Laplacian
-    ``L_ij = -N_ij P_ij P_ji``; one node (the one with the largest curvature) is pinned to remove the scale
-    direction, the reduced system is solved (least squares) after a symmetric
-    diagonal (Jacobi) scaling, and the step length comes from an exact line search on the directional
-    derivative (bisection), which needs no likelihood values and so keeps working when the scores span
-    hundreds of orders of magnitude. Stops when the largest change of ``theta`` is below ``tol``.
+    ``d_ij = w_ji P_ij - w_ij P_ji`` with ``P_ij = P(i beats j) = expit(theta_i - theta_j)``; ``d`` (m, m) is
+    antisymmetric and the gradient is ``grad_i = sum_j d_ij``. Each ``d_ij`` is a difference of two products
+    of the same pair only, so pairs whose counts differ by many orders of magnitude do not swamp each other.
     """
-    m = w.shape[0]
+    prob = expit(theta[:, None] - theta[None, :])
+    return w.T * prob - w * prob.T, prob
+
+
+def _grounded_laplacian_solve(cond: np.ndarray, ref: int, flows: np.ndarray) -> np.ndarray:
+    """Solve ``L x = b`` with ``b_i = sum_j flows_ij`` and ``x[ref] = 0``, for the graph Laplacian ``L`` of
+    the symmetric non-negative conductances ``cond`` (m, m) (``L_ii = sum_j cond_ij``, ``L_ij = -cond_ij``),
+    dropping the equation of node ``ref``. ``flows`` (m, m) is antisymmetric. Returns ``x`` (m,).
+
+    Gaussian elimination in the Grassmann-Taksar-Heyman form: the pivots and the eliminated conductances
+    (including each node's conductance to the grounded node ``ref``) are formed from sums and products of
+    non-negative numbers only, so they keep full relative accuracy however many orders of magnitude the
+    conductances span. The right-hand side is carried as the pairwise flows rather than as node sums: a
+    flow between two nodes that elimination merges cancels exactly instead of leaving a rounding error, which
+    divided by a tiny conductance would swamp the result (a dense solver, even after diagonal scaling, mixes
+    rounding errors of large entries into the tiny ones). Raises SolverError on a zero pivot (a node left
+    numerically disconnected because its comparison probabilities underflowed)."""
+    keep = np.arange(cond.shape[0]) != ref
+    c = cond[np.ix_(keep, keep)].copy()  # the diagonals of c and f_in are never read
+    ground = cond[keep, ref].copy()
+    f_in = flows[np.ix_(keep, keep)].copy()
+    f_ground = flows[keep, ref].copy()
+    n = ground.size
+    pivot, rhs = np.empty(n), np.empty(n)
+    for k in range(n):
+        rest = slice(k + 1, None)
+        pivot[k] = ground[k] + c[k, rest].sum()
+        if not pivot[k] > 0.0:
+            raise SolverError("Bradley-Terry (newton): the scores span more orders of magnitude than a float "
+                              "can resolve (comparison probabilities underflowed); try pseudo_count > 0")
+        rhs[k] = f_in[k, rest].sum() + f_ground[k]
+        share = c[rest, k] / pivot[k]  # node k's flows and conductances are passed on in these shares
+        to_ground = ground[k] / pivot[k]
+        c[rest, rest] += np.outer(share, c[k, rest])
+        ground[rest] += share * ground[k]
+        f_ground[rest] += share * f_ground[k] + to_ground * f_in[rest, k]
+        f_in[rest, rest] += np.outer(share, f_in[k, rest]) + np.outer(f_in[rest, k], share)
+    y = np.zeros(n)
+    for k in range(n - 1, -1, -1):
+        y[k] = (rhs[k] + c[k, k + 1:] @ y[k + 1:]) / pivot[k]
+    x = np.zeros(cond.shape[0])
+    x[keep] = y
+    return x
+
+
+def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
+    """Newton's method on the convex negative log-likelihood of Eq. (12) in ``theta = log s``.
+
+    Starts from :func:`_bt_log_ratio_start`. The Hessian is the graph Laplacian with conductances
+    ``N_ij P_ij P_ji`` (``N = w + w^T``); the Newton step ``delta`` solves ``H delta = -grad`` with one node
+    pinned (:func:`_grounded_laplacian_solve`, accurate when the scores span hundreds of orders of
+    magnitude). Convergence is judged on stationarity, before any step is taken: ``max_i |delta_i| <= tol``.
+    Near the maximiser the Newton step is the remaining error of ``theta``, item by item, whatever the scale
+    of the counts, so the exact start of exactly fitting counts is accepted at once. (A test on the gradient
+    itself, absolute or relative to the number of comparisons, cannot see the error of items whose
+    comparisons are all very unlikely: their gradient entries are tiny however wrong their scores are.)
+    Otherwise the step, capped at 50 per coordinate, is shortened by a bisection on the directional
+    derivative (which needs no likelihood values), but never below the length that changes no compared
+    pair's difference by more than 1. A vanishing step never ends the iteration. Returns
+    ``(theta, converged, iterations)``; raises SolverError only from the linear solve (underflow).
+    """
     n_pair = w + w.T
     theta = _bt_log_ratio_start(w)
     for it in range(1, max_iter + 1):
-        grad, prob = _bt_gradient(w, theta)
+        pair_grad, prob = _bt_pair_gradient(w, theta)
         curv = n_pair * prob * prob.T
-        diag = curv.sum(axis=1)
-        ref = int(np.argmax(diag))
-        keep = np.arange(m) != ref
-        lap = (np.diag(diag) - curv)[np.ix_(keep, keep)]
-        scale = 1.0 / np.sqrt(np.maximum(np.diag(lap), 1e-300))
-        try:  # least squares: the Laplacian is numerically singular when groups of items lie far apart
-            y = np.linalg.lstsq(lap * scale[:, None] * scale[None, :], -grad[keep] * scale, rcond=None)[0]
-        except np.linalg.LinAlgError:
-            return theta, False, it
-        step = np.zeros(m)
-        step[keep] = y * scale
+        ref = int(np.argmax(curv.sum(axis=1)))
+        step = _grounded_laplacian_solve(curv, ref, -pair_grad)
         biggest = np.max(np.abs(step))
+        if biggest <= tol:  # at the maximiser up to tol: take this last (tiny) Newton step and stop
+            theta = theta + step
+            return theta - theta.mean(), True, it
         if biggest > 50.0:  # trust region: one step moves no log-score by more than 50
             step *= 50.0 / biggest
 
-        def slope(t):
-            return float(_bt_gradient(w, theta + t * step)[0] @ step)
+        def slope(t):  # derivative along the step at theta + t step: sum over pairs of d_ij (step_i - step_j)
+            pair = _bt_pair_gradient(w, theta + t * step)[0]
+            return 0.5 * float(np.sum(pair * (step[:, None] - step[None, :])))
 
         t = 1.0
         if slope(1.0) > 0.0:  # convex along the line: bisect for the zero of the derivative
@@ -132,11 +172,14 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
                     hi = mid
                 else:
                     lo = mid
-            t = 0.5 * (lo + hi)
+            t = lo  # the derivative is <= 0 on [0, lo]: the objective does not increase
+        # The derivative is dominated by the pairs with the most comparisons; when rounding makes it useless
+        # for the others (t = 0), fall back to a step that changes no compared pair's difference by more than 1:
+        # it decreases the objective because the curvature of log(1 + e^x) changes by at most a factor e^|dx|.
+        moved = np.abs(step[:, None] - step[None, :])[n_pair > 0].max()
+        t = max(t, 1.0 / max(moved, 1.0))
         theta = theta + t * step
         theta -= theta.mean()
-        if np.max(np.abs(t * step)) < tol:
-            return theta, True, it
     return theta, False, max_iter
 
 
@@ -183,9 +226,13 @@ def bradley_terry(
         ``"newton"``: damped Newton on the (concave) log-likelihood in ``theta = log s``; fast and
         accurate even when the scores span hundreds of orders of magnitude. ``"mm"``: Hunter's (2004)
         minorise-maximise iteration (monotone but slow when scores are far apart).
-    tol : float
-        Convergence tolerance: the largest change of ``log s`` in the last iteration.
-    max_iter : int, optional
+    tol : float > 0
+        Convergence tolerance on ``log s``. Newton stops at a stationary point: when its next step (near the
+        maximiser, the remaining error of ``log s``) moves no ``log s_i`` by more than ``tol``; a start that
+        is already stationary is returned after one check. MM stops when an iteration changes no ``log s_i``
+        by more than ``tol`` (up to the common normalisation, that change is ``log`` of the item's wins over
+        its expected wins).
+    max_iter : int >= 1, optional
         Default 500 (Newton) or 100000 (MM).
     return_log : bool
         Return ``log s`` (normalised so that ``sum(exp(log s)) = 1``) instead of ``s``. Use it when the
@@ -198,14 +245,16 @@ def bradley_terry(
     Raises
     ------
     InputError
-        ``wins`` not square, empty, negative or non-finite; ``pseudo_count`` not a number or ``< 0``; an
-        unknown ``method``; or **no finite maximiser exists**. By Ford's (1957) condition a finite
+        ``wins`` not numeric, not square, empty, negative or non-finite; ``pseudo_count`` not a number or
+        ``< 0``; an unknown ``method``; ``tol`` not a finite number ``> 0``; ``max_iter`` not an integer
+        ``>= 1``; or **no finite maximiser exists**. By Ford's (1957) condition a finite
         maximiser exists (and is unique up to scale) iff the directed graph with an edge ``i -> j``
         whenever ``wins[i, j] > 0`` is strongly connected: otherwise some group of items never loses to the
         rest, and its scores run off to infinity. The error names the problem and suggests
         ``pseudo_count > 0``.
     SolverError
-        The iteration did not converge within ``max_iter``.
+        The iteration did not converge within ``max_iter`` (or, Newton, the scores span more than a float
+        can resolve); never an unconverged answer.
     """
     w = _check_wins(wins)
     m = w.shape[0]
@@ -214,6 +263,10 @@ def bradley_terry(
         raise InputError(f"pseudo_count must be a finite non-negative number, got {pseudo_count!r}")
     if method not in ("newton", "mm"):
         raise InputError(f"method must be 'newton' or 'mm', got {method!r}")
+    tol = check_positive(tol, "tol")
+    if max_iter is None:
+        max_iter = 500 if method == "newton" else 100_000
+    max_iter = check_count(max_iter, "max_iter", 1)
     if m == 1:
         return np.zeros(1) if return_log else np.ones(1)
     if c > 0:
@@ -225,9 +278,9 @@ def bradley_terry(
             "pass pseudo_count > 0 to regularise"
         )
     if method == "newton":
-        theta, ok, _ = _bt_newton(w, tol, 500 if max_iter is None else int(max_iter))
+        theta, ok, _ = _bt_newton(w, tol, max_iter)
     else:
-        theta, ok, _ = _bt_mm(w, tol, 100_000 if max_iter is None else int(max_iter))
+        theta, ok, _ = _bt_mm(w, tol, max_iter)
     if not ok:
         raise SolverError(f"Bradley-Terry ({method}) did not converge; try pseudo_count > 0 or a larger max_iter")
     log_s = theta - logsumexp(theta)
@@ -257,7 +310,7 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
         Prior probabilities ``eta_ij`` that ``i`` is more reliable than ``j``, in [0, 1], with
         ``eta_ij + eta_ji = 1`` off the diagonal (checked to 1e-6). Ignored when ``n_p == 0``.
     n_p : float >= 0
-        Pseudo-count giving the strength of the prior.
+        Pseudo-count giving the strength of the prior (a finite number, fractional allowed; not a bool).
 
     Returns
     -------
@@ -266,26 +319,25 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
     Raises
     ------
     InputError
-        Bad p-values, ``n_opt`` not a positive integer, ``n_p < 0``, ``eta`` of the wrong shape, outside [0, 1] or not
+        Bad p-values, ``n_opt`` not a positive integer, ``n_p`` not a finite number ``>= 0`` (a bool, a
+        string or ``None`` included), ``eta`` not numeric, of the wrong shape, outside [0, 1] or not
         complementary, ``n_p > 0`` without ``eta``.
     """
-    p = np.asarray(p_values_opt, dtype=float)
+    p = as_float_array(p_values_opt, "p_values_opt", "a 1-D array of p-values in [0, 1]")
     if p.ndim != 1 or p.size == 0 or np.any(~np.isfinite(p)) or p.min() < 0 or p.max() > 1:
         raise InputError("p_values_opt must be a non-empty 1-D array of p-values in [0, 1]")
     n_opt_f = as_number(n_opt, "n_opt")
     if not np.isfinite(n_opt_f) or n_opt_f != round(n_opt_f) or n_opt_f < 1:
         raise InputError(f"n_opt must be a positive integer, got {n_opt!r}")
     n_opt = int(n_opt_f)
-    n_p = float(n_p)
-    if not np.isfinite(n_p) or n_p < 0:
-        raise InputError(f"n_p (prior pseudo-count) must be >= 0, got {n_p!r}")
+    n_p = check_positive(n_p, "n_p (prior pseudo-count)", allow_zero=True)
     log_p = np.log(np.maximum(p, 1e-300))
     prob = expit(log_p[None, :] - log_p[:, None])  # prob[i, j] = p_j / (p_i + p_j)
     w = int(n_opt) * prob
     if n_p > 0:
         if eta is None:
             raise InputError("n_p > 0 needs a prior matrix eta")
-        e = np.asarray(eta, dtype=float)
+        e = as_float_array(eta, "eta", f"a ({p.size}, {p.size}) matrix of prior probabilities")
         if e.shape != (p.size, p.size):
             raise InputError(f"eta must have shape ({p.size}, {p.size}), got {e.shape}")
         off = ~np.eye(p.size, dtype=bool)
@@ -304,8 +356,8 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
 
 
 def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(X, dtype=float)
-    v = np.asarray(y, dtype=float)
+    x = as_float_array(X, "X", "a numeric 2-D (n, k) matrix")
+    v = as_float_array(y, "y", "a numeric 1-D array")
     if x.ndim != 2:
         raise InputError(f"X must be a 2-D (n, k) matrix, got shape {x.shape}")
     if v.ndim != 1 or v.shape[0] != x.shape[0]:
@@ -318,34 +370,63 @@ def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 _QP_ITERATION_LIMIT = 100_000  # HiGHS's active-set QP can cycle on degenerate 0/1 designs; then try the other form
+_QP_REGULARIZATION = 1e-10  # 0 made HiGHS stop at points violating the KKT conditions on some random designs
 
 
 def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
-    """Eq. (13) with HiGHS's QP solver. When ``tau >= 2 max_j x_j^T v`` the KKT conditions hold at
-    ``beta = 0``, which is returned without a solve. Otherwise the QP is solved in residual form over a thin
-    QR factor ``x = Q R`` (:func:`_residual_qp`) and, if that run fails or its point violates the KKT
-    conditions of Eq. (13) (:func:`_kkt_residual`), in Gram form (:func:`_gram_qp`). HiGHS 1.15 mis-solved
-    the Gram form on rank-deficient 0/1 designs (non-optimal points marked optimal, or "unbounded") and
-    cycled on the residual form of degenerate ones, so neither form alone is enough. Raises SolverError
-    when neither gives a point that meets the KKT conditions."""
+    """Eq. (13) with HiGHS's QP solver; ``x`` (n, k), ``v`` (n,), returns ``beta`` (k,).
+
+    When ``tau >= 2 max_j x_j^T v`` the KKT conditions hold at ``beta = 0``, which is returned without a
+    solve. Otherwise the problem is rewritten with unit-norm columns and target (:func:`_scaled_problem`, an
+    equivalent problem), so that HiGHS's absolute tolerances mean the same whatever the units of the data
+    (unscaled, a single column of norm 0.01 made HiGHS report the residual form "unbounded"). It is solved
+    in residual form over a thin QR factor (:func:`_residual_qp`) and, if that run fails or its point
+    violates the KKT conditions (:func:`_kkt_residual`), in Gram form (:func:`_gram_qp`). HiGHS 1.15 mis-solved the Gram form on rank-deficient 0/1 designs (non-optimal
+    points marked optimal, or "unbounded") and cycled on the residual form of degenerate ones, so neither
+    form alone is enough. Raises SolverError when neither gives a point that meets the KKT conditions."""
     if tau >= 2.0 * float(np.max(x.T @ v)):
         return np.zeros(x.shape[1])
+    xs, vs, penalty, unscale = _scaled_problem(x, v, tau)
     failures = []
     for form in (_residual_qp, _gram_qp):
         try:
-            beta = form(x, v, tau)
+            beta = form(xs, vs, penalty)
         except SolverError as exc:
             failures.append(f"{form.__name__.lstrip('_')}: {exc}")
             continue
-        residual, tol = _kkt_residual(x, v, tau, beta)
+        residual, tol = _kkt_residual(xs, vs, penalty, beta)
         if residual <= tol:
-            return beta
-        failures.append(f"{form.__name__.lstrip('_')}: KKT conditions violated by {residual:.2e}")
+            return unscale(beta)
+        failures.append(f"{form.__name__.lstrip('_')}: KKT conditions violated by {residual:.2e} "
+                        f"(scaled problem, tolerance {tol:.1e})")
     raise SolverError("non-negative Lasso QP: " + "; ".join(failures))
 
 
+def _scaled_problem(x: np.ndarray, v: np.ndarray, tau: float):
+    """Eq. (13) in scaled variables: with the column norms ``c_j = ||x_j||`` and ``sigma = ||v|| > 0``,
+    ``beta_j = sigma b_j / c_j`` turns ``||v - x beta||^2 + tau sum(beta)`` into ``sigma^2 (||v / sigma -
+    sum_j b_j x_j / c_j||^2 + sum_j tau / (sigma c_j) b_j)``: unit-norm columns, a unit-norm target and
+    the per-column penalties ``tau / (sigma c_j)``. Zero columns are dropped (their ``beta_j = 0`` is
+    optimal). Returns ``(xs, vs, penalty, unscale)``; ``unscale(b)`` gives ``beta`` (k,)."""
+    norms = np.linalg.norm(x, axis=0)
+    used = norms > 0.0
+    sigma = float(np.linalg.norm(v))
+    factor = sigma / norms[used]
+
+    def unscale(b: np.ndarray) -> np.ndarray:
+        beta = np.zeros(x.shape[1])
+        beta[used] = b * factor
+        return beta
+
+    return x[:, used] / norms[used], v / sigma, tau / (sigma * norms[used]), unscale
+
+
 def _run_qp(lp, hess, what: str) -> np.ndarray:
-    """Solve the QP ``(lp, hess)`` with HiGHS within ``_QP_ITERATION_LIMIT`` iterations; its column values."""
+    """Solve the QP ``(lp, hess)`` with HiGHS within ``_QP_ITERATION_LIMIT`` iterations; its column values.
+
+    HiGHS adds ``qp_regularization_value`` (default 1e-7) to the Hessian's diagonal, which biases the
+    solution by about that much relative to the curvature of the data (5e-4 relative for a column of norm
+    0.01): it is lowered to ``_QP_REGULARIZATION``, enough for HiGHS on semidefinite Hessians."""
     import highspy
 
     from .highs_run import run_to_optimality, silent_highs
@@ -355,14 +436,15 @@ def _run_qp(lp, hess, what: str) -> np.ndarray:
     model.hessian_ = hess
     h = silent_highs()
     h.setOptionValue("qp_iteration_limit", _QP_ITERATION_LIMIT)
+    h.setOptionValue("qp_regularization_value", _QP_REGULARIZATION)
     run_to_optimality(h, model, what)
     return np.asarray(h.getSolution().col_value, dtype=float)
 
 
-def _residual_qp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
-    """``min ||r||^2 + tau sum(beta)  s.t.  r + R beta = Q^T v,  beta >= 0`` over a thin QR factor
+def _residual_qp(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
+    """``min ||r||^2 + tau^T beta  s.t.  r + R beta = Q^T v,  beta >= 0`` over a thin QR factor
     ``x = Q R``: Eq. (13) minus the constant ``||v||^2 - ||Q^T v||^2``, with ``min(n, k)`` residuals and the
-    Hessian ``2 I`` on ``r``. Returns ``beta`` (k,)."""
+    Hessian ``2 I`` on ``r``; ``tau`` a number or one penalty per column. Returns ``beta`` (k,)."""
     import highspy
 
     k = x.shape[1]
@@ -372,7 +454,7 @@ def _residual_qp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     target = q.T @ v
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = k + d, d
-    lp.col_cost_ = np.concatenate([np.full(k, tau), np.zeros(d)])
+    lp.col_cost_ = np.concatenate([np.broadcast_to(tau, (k,)), np.zeros(d)])
     lp.col_lower_ = np.concatenate([np.zeros(k), np.full(d, -inf)])
     lp.col_upper_ = np.full(k + d, inf)
     lp.row_lower_ = target
@@ -393,9 +475,9 @@ def _residual_qp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (residual form)")[:k], 0.0)
 
 
-def _gram_qp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
+def _gram_qp(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
     """``min beta^T (x^T x) beta + (tau - 2 x^T v)^T beta,  beta >= 0``: Eq. (13) minus ``||v||^2``, Hessian
-    ``2 x^T x``. Returns ``beta`` (k,)."""
+    ``2 x^T x``; ``tau`` a number or one penalty per column. Returns ``beta`` (k,)."""
     import highspy
 
     k = x.shape[1]
@@ -423,13 +505,18 @@ def _gram_qp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (Gram form)"), 0.0)
 
 
-def _kkt_residual(x: np.ndarray, v: np.ndarray, tau: float, beta: np.ndarray) -> tuple[float, float]:
-    """``(residual, tolerance)`` of the KKT conditions of Eq. (13) at ``beta``: with the gradient
-    ``g = 2 x^T (x beta - v) + tau``, the residual is ``max_j |min(beta_j, g_j)|`` (zero iff ``g >= 0``,
-    ``beta >= 0`` and ``g_j = 0`` where ``beta_j > 0``); the tolerance ``1e-6 (1 + tau + max|2 x^T v|)``."""
-    g = 2.0 * (x.T @ (x @ beta - v)) + tau
+def _kkt_residual(x: np.ndarray, v: np.ndarray, tau, beta: np.ndarray) -> tuple[float, float]:
+    """``(residual, tolerance)`` of the KKT conditions of Eq. (13) at ``beta`` (``tau`` a number or one
+    penalty per column): with the gradient ``g = 2 x^T (x beta - v) + tau``, the residual is
+    ``max_j |min(beta_j, g_j)|`` (zero iff ``g >= 0``, ``beta >= 0`` and ``g_j = 0`` where ``beta_j > 0``).
+    The tolerance, ``1e-6 (1 + max|tau| + 2 max_j ||x_j|| (||x beta|| + ||v||))``, bounds the size of the
+    terms of ``g``; it is meant for the scaled problem of :func:`_scaled_problem` (unit-norm columns and
+    ``v``), where the absolute tolerances of HiGHS are relative ones."""
+    fitted = x @ beta
+    g = 2.0 * (x.T @ (fitted - v)) + tau
     residual = float(np.max(np.abs(np.minimum(beta, g)))) if beta.size else 0.0
-    return residual, 1e-6 * (1.0 + tau + float(np.max(np.abs(2.0 * (x.T @ v)), initial=0.0)))
+    size = float(np.max(np.linalg.norm(x, axis=0), initial=0.0)) * (np.linalg.norm(fitted) + np.linalg.norm(v))
+    return residual, 1e-6 * (1.0 + float(np.max(np.abs(tau), initial=0.0)) + 2.0 * size)
 
 
 def _nn_lad_lp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
@@ -450,11 +537,11 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
 
         minimise_{beta >= 0}  ||y - X beta||_2^2 + tau * sum(beta)
 
-    a convex QP solved by HiGHS' QP solver (in residual form over a thin QR factor of ``X``, then, if that
-    fails, in Gram form; see :func:`_nnls_qp_highs`), its solution checked against the KKT conditions.
-    ``loss="absolute"`` replaces the
-    squared error by ``||y - X beta||_1`` (a robust LP variant, solved by HiGHS through
-    ``scipy.optimize.linprog``).
+    a convex QP solved by HiGHS' QP solver on an equivalent problem with unit-norm columns and target (so
+    the result does not depend on the units of ``X`` and ``y``), in residual form over a thin QR factor of
+    ``X``, then, if that fails, in Gram form (see :func:`_nnls_qp_highs`), its solution checked against the
+    KKT conditions. ``loss="absolute"`` replaces the squared error by ``||y - X beta||_1`` (a robust LP
+    variant, solved by HiGHS through ``scipy.optimize.linprog``).
 
     Scaling of ``tau``: the loss is a *sum* over the ``n`` rows, not a mean, so for a fixed ``tau`` the
     penalty weakens as ``n`` grows. scikit-learn's ``Lasso(alpha=a, positive=True, fit_intercept=False)``
@@ -471,22 +558,18 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
 
     Returns
     -------
-    ndarray, shape (k,), entries >= 0 (solver round-off below 1e-12 is set to 0).
+    ndarray, shape (k,), entries >= 0 (solver round-off, ``beta_j < 1e-12 ||y|| / ||X[:, j]||``, is set to 0).
 
     Raises
     ------
     InputError
-        Shapes disagree, ``X`` has no rows, NaN, ``tau < 0`` or not finite, unknown ``loss``.
+        ``X`` or ``y`` not numeric, shapes disagree, ``X`` has no rows, NaN, ``tau`` not a finite number
+        ``>= 0`` (a bool included), unknown ``loss``.
     SolverError
         HiGHS fails, or (squared loss) its solution violates the KKT conditions of Eq. (13).
     """
     x, v = _check_xy(X, y)
-    try:
-        t = float(tau)
-    except (TypeError, ValueError):
-        raise InputError(f"tau must be a non-negative number, got {tau!r}") from None
-    if not np.isfinite(t) or t < 0:
-        raise InputError(f"tau must be a finite non-negative number, got {tau!r}")
+    t = check_positive(tau, "tau", allow_zero=True)
     if loss not in ("squared", "absolute"):
         raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
     if x.shape[1] == 0:
@@ -497,5 +580,7 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
         beta = _nn_lad_lp(x, v, t)
     else:
         raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
-    beta[beta < 1e-12] = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):  # zero columns have beta_j = 0 already
+        unit = np.linalg.norm(v) / np.linalg.norm(x, axis=0)  # the size of beta_j that fits y with column j
+    beta[beta < 1e-12 * unit] = 0.0
     return beta

@@ -1,12 +1,15 @@
 """Bradley-Terry against choix and closed forms; non-negative Lasso against scikit-learn and scipy."""
 
+import itertools
+
 import choix
 import numpy as np
 import pytest
-from scipy.optimize import nnls
+from scipy.optimize import minimize, nnls
+from scipy.special import expit, logsumexp
 from sklearn.linear_model import Lasso
 
-from bilevel.errors import InputError
+from bilevel.errors import InputError, SolverError
 from bilevel.ranking import bradley_terry, bradley_terry_log_likelihood, nonnegative_lasso, rgpt_win_counts
 
 
@@ -180,17 +183,14 @@ DEGENERATE_ROWS = ["10111001010011110", "10101000011100000", "01010000100111010"
 
 def test_nonnegative_lasso_degenerate_design_and_the_fallback_form(monkeypatch):
     """tau = 2 max_j x_j^T y exactly: HiGHS's active-set QP cycled on the residual form (millions of
-    iterations); the KKT conditions already hold at beta = 0. And when one QP form fails, the other one is
-    used; when both fail, SolverError (never an unchecked answer)."""
+    iterations, with its default qp_regularization_value); the KKT conditions already hold at beta = 0. And
+    when one QP form fails, the other one is used; when both fail, SolverError (never an unchecked answer)."""
     import bilevel.ranking as ranking
-    from bilevel.errors import SolverError
 
     X = np.array([[float(c) for c in row] for row in DEGENERATE_ROWS])
     y = np.array([float(c) for c in "1100110111"])
     tau = 2 * float(np.max(X.T @ y))
     np.testing.assert_array_equal(nonnegative_lasso(X, y, tau), np.zeros(X.shape[1]))
-    with pytest.raises(SolverError):  # the residual form alone stops at the iteration limit
-        ranking._residual_qp(X, y, tau)
     rng = np.random.default_rng(2)  # a full-rank design, which both forms solve
     X, y, tau = rng.random((30, 6)), rng.random(30), 0.5
     expected = nonnegative_lasso(X, y, tau)
@@ -239,3 +239,199 @@ def test_nonnegative_lasso_bad_input():
     with pytest.raises(InputError):
         nonnegative_lasso(X, y, 0.1, loss="huber")
     assert nonnegative_lasso(np.zeros((4, 0)), y, 0.1).shape == (0,)
+
+
+# --------------------------------------------------------------------------------------------------
+# Fixes found by a differential fuzz
+# --------------------------------------------------------------------------------------------------
+
+
+def closed_form_log_scores(p):
+    """With n_p = 0 the RG-PT counts fit the Bradley-Terry model exactly (w_ij / w_ji = p_j / p_i), so the
+    maximiser of Eq. (12) is s proportional to 1 / p: log s = -log p - logsumexp(-log p)."""
+    minus_log_p = -np.log(np.maximum(p, 1e-300))  # rgpt_win_counts floors p at 1e-300
+    return minus_log_p - logsumexp(minus_log_p)
+
+
+def worst_cut_imbalance(wins, log_s):
+    """Stationarity of Eq. (12) checked cut by cut: at the maximiser, for every set S of items, the wins of
+    S over the rest equal their expected number, ``sum_{i in S, j not in S} (w_ij P_ji - w_ji P_ij) = 0``.
+    Returns the largest |imbalance| / (sum of both terms) over all non-trivial S. Relative per cut, it
+    sees an error in the offset between groups of items whose mutual comparisons are all very unlikely,
+    which the gradient (absolute or relative to the total count) does not."""
+    m = len(log_s)
+    prob = expit(log_s[:, None] - log_s[None, :])
+    won, expected = wins * prob.T, wins.T * prob
+    worst = 0.0
+    for r in range(1, m):
+        for subset in itertools.combinations(range(m), r):
+            inside = np.zeros(m, dtype=bool)
+            inside[list(subset)] = True
+            a, b = won[np.ix_(inside, ~inside)].sum(), expected[np.ix_(inside, ~inside)].sum()
+            if a + b > 0:
+                worst = max(worst, abs(a - b) / (a + b))
+    return worst
+
+
+def test_bradley_terry_accepts_a_start_that_is_already_the_maximiser():
+    """Bug: Newton started within 7e-14 of the exact answer, then drifted (its dense solve mixed rounding
+    errors of large entries into tiny ones) and raised SolverError, crashing rg_pt."""
+    p = np.array([1e-166, 1e-121, 1e-162, 1e-39])
+    wins = rgpt_win_counts(p, 1000)
+    for max_iter in (None, 1):  # stationary at the start: one check is enough
+        log_s = bradley_terry(wins, return_log=True, max_iter=max_iter)
+        np.testing.assert_allclose(log_s, closed_form_log_scores(p), rtol=1e-12, atol=1e-9)
+    rng = np.random.default_rng(0)  # random RG-PT p-vectors spanning up to 300 orders of magnitude
+    for _ in range(60):
+        p = 10.0 ** -rng.uniform(0, 300, int(rng.integers(2, 9)))
+        log_s = bradley_terry(rgpt_win_counts(p, int(rng.choice([1, 1000]))), return_log=True)
+        np.testing.assert_allclose(log_s, closed_form_log_scores(p), rtol=1e-12, atol=1e-9)
+
+
+def test_rg_pt_end_to_end_with_exactly_fitting_counts():
+    from bilevel.certify.pipelines import rg_pt
+
+    rng = np.random.default_rng(0)
+    m = 8
+    losses = (rng.uniform(size=(1000, m)) < np.linspace(0, 0.55, m)).astype(float)
+    result = rg_pt(losses, 0.5, 0.1, aux=np.linspace(1, 0, m), seed=0)  # raised SolverError
+    assert result.method == "rgpt"
+
+
+def test_bradley_terry_never_returns_a_non_maximiser():
+    """Bug: the line search shrank the step to ~0 and that was read as convergence: the answer was off by
+    50 (the trust-region cap) in log-score. Exact fits against the closed form; counts that do not fit the
+    model (a hard 0/1 prior against the data, noise) against the cut-by-cut stationarity conditions."""
+    p = 10.0 ** -np.array([70.0, 191, 8, 14])
+    log_s = bradley_terry(rgpt_win_counts(p, 1), return_log=True)
+    np.testing.assert_allclose(log_s, closed_form_log_scores(p), rtol=1e-12, atol=1e-9)  # [-278.6, 0, -421.4, -407.6]
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        m = int(rng.integers(3, 7))
+        p = 10.0 ** -rng.integers(0, 201, m).astype(float)
+        np.testing.assert_allclose(bradley_terry(rgpt_win_counts(p, 1), return_log=True), closed_form_log_scores(p),
+                                   rtol=1e-12, atol=1e-9)
+        eta = np.triu(rng.choice([0.0, 0.5, 1.0], size=(m, m)), 1)
+        eta = eta + np.tril(1.0 - eta.T, -1)
+        wins = rgpt_win_counts(10.0 ** -rng.uniform(0, 300, m), 1000, eta=eta, n_p=float(rng.choice([0.5, 50])))
+        assert worst_cut_imbalance(wins, bradley_terry(wins, return_log=True)) < 1e-9
+        theta = rng.uniform(0, rng.choice([50.0, 300.0]), m)  # noisy counts, scores 1e-130 apart
+        wins = 100 * expit(theta[:, None] - theta[None, :]) * rng.uniform(0.3, 3, (m, m))
+        np.fill_diagonal(wins, 0.0)
+        assert worst_cut_imbalance(wins, bradley_terry(wins, return_log=True)) < 1e-9
+
+
+def test_bradley_terry_matches_independent_maximisers_with_a_prior():
+    """RG-PT counts with a prior (Eq. (11), n_p > 0) do not fit the model exactly: Newton against scipy's BFGS
+    on the log-likelihood in log space, and against choix."""
+    rng = np.random.default_rng(2)
+    for _ in range(15):
+        m = int(rng.integers(3, 8))
+        eta = np.triu(rng.uniform(size=(m, m)), 1)
+        eta = eta + np.tril(1.0 - eta.T, -1)
+        wins = rgpt_win_counts(10.0 ** -rng.uniform(0, 8, m), int(rng.integers(1, 200)), eta=eta,
+                               n_p=float(rng.uniform(0.5, 20)))
+
+        def negative_log_likelihood(free):
+            theta = np.concatenate([[0.0], free])
+            diff = theta[:, None] - theta[None, :]
+            prob = expit(diff)
+            return np.sum(wins * np.logaddexp(0.0, -diff)), np.sum(wins.T * prob - wins * prob.T, axis=1)[1:]
+
+        res = minimize(negative_log_likelihood, np.zeros(m - 1), jac=True, method="BFGS",
+                       options=dict(gtol=1e-12, maxiter=10_000))
+        theta = np.concatenate([[0.0], res.x])
+        log_s = bradley_terry(wins, return_log=True)
+        np.testing.assert_allclose(log_s, theta - logsumexp(theta), atol=1e-5)
+        np.testing.assert_allclose(np.exp(log_s), choix_scores(wins), rtol=1e-6, atol=1e-12)
+
+
+def test_bradley_terry_raises_instead_of_returning_an_unconverged_answer():
+    rng = np.random.default_rng(3)
+    wins = random_connected_wins(rng, 6)  # does not fit the model: the start is not the maximiser
+    with pytest.raises(SolverError, match="did not converge"):
+        bradley_terry(wins, max_iter=1)
+    np.testing.assert_allclose(bradley_terry(wins), choix_scores(wins), rtol=1e-6, atol=1e-9)
+
+
+def test_nonnegative_lasso_small_scale_closed_forms():
+    """Bug: one-column problems with a column of norm 0.01-0.05 raised SolverError (HiGHS's default
+    qp_regularization_value 1e-7 is not small next to a curvature of 2e-4). One column: the minimiser of
+    (1 - x b)^2 + tau b over b >= 0 is max(0, (2 x - tau) / (2 x^2))."""
+    for x, tau in [(0.01, 0.0), (0.01, 0.001), (0.05, 0.0), (0.01, 0.019), (0.02, 0.05)]:
+        beta = nonnegative_lasso([[x]], [1.0], tau)
+        np.testing.assert_allclose(beta, [max(0.0, (2 * x - tau) / (2 * x * x))], rtol=1e-8)
+    np.testing.assert_allclose(nonnegative_lasso([[0.01]], [1.0], 0.001), [95.0], rtol=1e-8)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_nonnegative_lasso_is_scale_invariant_and_matches_oracles_at_small_scales():
+    """Eq. (13) in units scaled by s: beta(s X, s y, s^2 tau) = beta(X, y, tau). Scaled 0/1 designs and
+    designs with entries ~0.01 (which raised SolverError) against scipy's NNLS (tau = 0) and scikit-learn's
+    Lasso(positive=True, alpha=tau / (2 n)): the objective is at most theirs (to 1e-9 ||y||^2), and equal
+    coefficients where the minimiser is unique and well conditioned."""
+    rng = np.random.default_rng(4)
+    for trial in range(60):
+        n, k = int(rng.integers(1, 25)), int(rng.integers(1, 12))
+        kind = trial % 3
+        if kind == 0:  # entries ~0.01
+            X, y = rng.uniform(0, 0.03, (n, k)), rng.uniform(0, 1, n)
+        elif kind == 1:  # RG-PT-like losses on a small scale
+            X, y = rng.uniform(0, 0.3, (n, k)), rng.uniform(0, 0.3, n)
+        else:  # 0/1 design scaled by 0.02
+            X, y = (rng.random((n, k)) < 0.4).astype(float), (rng.random(n) < 0.4).astype(float)
+            tau = float(rng.choice([0.0, 0.1, 1.0]))
+            np.testing.assert_allclose(nonnegative_lasso(0.02 * X, 0.02 * y, 0.02 ** 2 * tau),
+                                       nonnegative_lasso(X, y, tau), rtol=1e-6, atol=1e-7)
+            X, y = 0.02 * X, 0.02 * y
+        tau = float(rng.choice([0.0, 1e-4, 1e-2, 0.1]))
+        beta = nonnegative_lasso(X, y, tau)
+        if tau == 0.0:
+            ref = nnls(X, y, maxiter=10_000)[0]
+        else:
+            ref = Lasso(alpha=tau / (2 * n), positive=True, fit_intercept=False, tol=1e-14,
+                        max_iter=1_000_000).fit(X, y).coef_
+
+        def objective(b):
+            return np.sum((y - X @ b) ** 2) + tau * b.sum()
+
+        assert np.all(beta >= 0)
+        assert objective(beta) <= objective(ref) + 1e-9 * (y @ y)
+        if np.linalg.matrix_rank(X) == k and np.linalg.cond(X) < 1e4:
+            np.testing.assert_allclose(beta, ref, rtol=1e-6, atol=1e-7 * max(1.0, np.abs(ref).max()))
+
+
+def test_rg_pt_end_to_end_with_a_small_scale_lasso():
+    from bilevel.certify.pipelines import rg_pt
+
+    rng = np.random.default_rng(932)
+    rng.choice([3, 4, 6, 10, 20])
+    rng.choice([3, 5, 7, 10])
+    losses = rng.uniform(0, 0.3, (4, 10))
+    assert rg_pt(losses, 0.5, 0.2, aux=np.linspace(1, 0, 10), seed=0).method == "rgpt"  # raised SolverError
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: bradley_terry(np.ones((2, 2)), tol=float("nan")), "tol"),
+    (lambda: bradley_terry(np.ones((2, 2)), tol=-1), "tol"),
+    (lambda: bradley_terry(np.ones((2, 2)), tol=True), "tol"),
+    (lambda: bradley_terry(np.ones((2, 2)), max_iter=0), "max_iter"),
+    (lambda: bradley_terry(np.ones((2, 2)), max_iter=-5), "max_iter"),
+    (lambda: bradley_terry(np.ones((2, 2)), max_iter=float("nan")), "max_iter"),
+    (lambda: bradley_terry(np.ones((2, 2)), max_iter="x"), "max_iter"),
+    (lambda: bradley_terry(np.ones((2, 2)), max_iter=True), "max_iter"),
+    (lambda: bradley_terry([["a"]]), "wins"),
+    (lambda: rgpt_win_counts([0.1, 0.2], 10, n_p="x"), "n_p"),
+    (lambda: rgpt_win_counts([0.1, 0.2], 10, n_p=None), "n_p"),
+    (lambda: rgpt_win_counts([0.1, 0.2], 10, eta=np.full((2, 2), 0.5), n_p=True), "n_p"),
+    (lambda: rgpt_win_counts([0.1, 0.2], 10, n_p=float("inf")), "n_p"),
+    (lambda: rgpt_win_counts(["a", "b"], 10), "p_values_opt"),
+    (lambda: rgpt_win_counts([0.1, 0.2], 10, eta=[["a", "b"], ["c", "d"]], n_p=1.0), "eta"),
+    (lambda: nonnegative_lasso([["a"]], ["b"], 0.1), "X"),
+    (lambda: nonnegative_lasso([[1.0]], ["b"], 0.1), "y"),
+    (lambda: nonnegative_lasso([[1.0]], [1.0], True), "tau"),
+    (lambda: nonnegative_lasso([[1.0]], [1.0], None), "tau"),
+])
+def test_bad_arguments_raise_input_error_naming_them(call, name):
+    with pytest.raises(InputError, match=name):
+        call()
