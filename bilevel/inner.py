@@ -71,7 +71,7 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
     Raises InputError for a ``w_bar`` that is not a finite (p,) array >= 0, an ``objective`` that is not an
     ``(X, y)`` pair or a constraint that is not an ``(X, y, rhs)`` triple with a finite ``rhs``, and for blocks
     of other shapes, with NaN or labels outside {-1, +1}; SolverError when the LP is infeasible (a constraint
-    below the block's least hinge loss) or the solver fails.
+    below the block's least hinge loss) or the solver fails, also when re-solved without presolve.
     """
     w_bar = as_float_array(w_bar, "w_bar", "a 1-D array of box half-widths")
     if w_bar.ndim != 1 or w_bar.size == 0 or not np.isfinite(w_bar).all() or (w_bar < 0).any():
@@ -112,7 +112,13 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
         rhs.append([float(r)])
         offset += k
     bounds = [(-wb, wb) for wb in w_bar] + [(None, None)] + [(0, None)] * n_h
-    res = linprog(c, A_ub=sparse.vstack(rows).tocsr(), b_ub=np.concatenate(rhs), bounds=bounds, method="highs")
+    lp = dict(A_ub=sparse.vstack(rows).tocsr(), b_ub=np.concatenate(rhs), bounds=bounds, method="highs")
+    res = linprog(c, **lp)
+    if res.status != 0:
+        # HiGHS's presolve has called feasible LPs infeasible: a budget equal to its block's least hinge loss
+        # (epsilon = 0) at a w_bar read back from another solver's 8-digit output solved with presolve off
+        # and not with it, even with the budget raised by 1e-9.
+        res = linprog(c, **lp, options={"presolve": False})
     if res.status != 0:
         raise SolverError(f"hinge LP failed: {res.message}")
     rows = -np.asarray(res.ineqlin.marginals)  # scipy: d(objective)/d(b_ub) <= 0 for "<=" rows

@@ -78,3 +78,19 @@ def test_pessimistic_on_degenerate_data(kind, seed, bounds, epsilon, flip):
     assert pessimistic_value(res.w_bar, Xt, yt, Xv, yv, Vf, epsilon) == pytest.approx(res.objective, abs=1e-5)
     best = _grid_min(lambda wb: pessimistic_value(wb, Xt, yt, Xv, yv, Vf, epsilon), bounds)
     assert res.objective <= best + 1e-5
+
+
+def test_the_follower_lp_at_a_budget_equal_to_the_least_training_loss():
+    """epsilon = 0 makes the follower's budget the least training loss itself, here 7.3e-9 on an almost
+    separable training set, at a w_bar read back from CBC's 8-digit output of an exported pessimistic MILP.
+    scipy's HiGHS called that LP infeasible with presolve on (even with the budget raised by 1e-9), so
+    verify_model raised instead of reporting; without presolve it solves, and the CBC answer verifies."""
+    data = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(data.X, data.y, 5, 7, seed=848)
+    w_bar = np.array([1.3991514, 0.494, 0.0, 0.0, 0.274, 0.55209885, 0.0, 0.71, 1.7537721])
+    w, b = np.array([1.3991514, 0.494, 0.0, 0.0, 0.0, 0.55209885, 0.0, 0.71, -1.7537721]), -0.006549931
+    least = bilevel.hinge_lp(w_bar, (s.X_train, s.y_train)).value
+    assert bilevel.hinge(s.X_train, s.y_train, w, b).mean() == pytest.approx(least, abs=1e-12)
+    follower = bilevel.hinge_lp(w_bar, (s.X_val, -s.y_val), [(s.X_train, s.y_train, least)])
+    flipped = bilevel.hinge(s.X_val, -s.y_val, w, b).mean()
+    assert follower.value <= flipped <= follower.value + 1e-8  # (w, b) is the follower's optimum
