@@ -276,7 +276,8 @@ def solve_model(
     if status == "infeasible" and kept is not None:  # not InfeasibleModelError: callers act on that one
         raise SolverError("HiGHS reports the model infeasible after returning values that satisfy it (a HiGHS fault)")
     if status == "infeasible":
-        raise InfeasibleModelError("HiGHS reports the model infeasible")
+        raise InfeasibleModelError("HiGHS reports the model infeasible (its presolve has reported feasible tuning MILPs "
+                                   "infeasible, e.g. HiGHS issue #3307: options={'presolve': 'off'} confirms)")
     if status in ("unbounded", "unbounded_or_infeasible"):
         raise SolverError(f"HiGHS reports the model {status.replace('_', ' ')}")
     if status_enum in (highspy.HighsModelStatus.kSolveError, highspy.HighsModelStatus.kModelError,

@@ -176,3 +176,22 @@ def test_cli_reports_an_unwritable_result_file_in_one_line(capsys, tmp_path):
     assert main(argv) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("bilevel tune: error:") and "/dev/full" in err and "\n" not in err
+
+
+def test_a_false_infeasible_from_highs_presolve_names_the_way_to_confirm():
+    """HiGHS 1.15's presolve calls this optimistic MILP infeasible although every box has a follower optimum
+    (found by a differential run of exported models through SCIP and CBC, which solve it to 4/3). The error
+    says how to confirm; with presolve off the model solves, and tune, which knows the MILP is feasible, gets
+    the verified 4/3."""
+    Xt, yt = np.array([[.87], [.51], [.39], [-.1], [.9]]), np.array([1., -1, 1, 1, 1])
+    Xv, yv = np.array([[1.38], [.67], [-.55]]), np.array([1., -1, -1])
+    m = bilevel.build_optimistic_model(Xt, yt, Xv, yv)
+    try:
+        info = bilevel.solve_model(m)
+    except bilevel.InfeasibleModelError as exc:  # HiGHS 1.15.1's answer
+        assert "presolve" in str(exc)
+    else:
+        assert info.objective == pytest.approx(4 / 3)
+    assert bilevel.solve_model(m, options={"presolve": "off"}).objective == pytest.approx(4 / 3)
+    res = bilevel.tune(Xt, yt, Xv, yv)
+    assert res.verified and res.objective == pytest.approx(4 / 3)
