@@ -187,11 +187,6 @@ def check_indices(values, n: int, name: str) -> np.ndarray:
     return idx
 
 
-def check_tolerance(value, name: str = "tolerance") -> float:
-    """Return a verification tolerance as a float; raise InputError unless it is a finite number > 0."""
-    return check_positive(value, name)
-
-
 def check_scale(X_list, w_bar_ub) -> None:
     """Raise InputError when the largest ``||x||_1 * max(w_bar_ub)`` over the rows of the arrays in ``X_list``
     exceeds 1e12: the big-M constants of the MILPs (and the margins ``x^T w``) are of that size, and beyond it
