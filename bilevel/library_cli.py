@@ -80,8 +80,6 @@ def run(args) -> int:
         if not specs:
             raise InputError(f"no library instance matches {args.only}")
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {str(out)!r} is not a folder")
     check_writable_folder(out, "--out")
     t0 = time.perf_counter()
     rows = library.export_library(out, specs, time_limit=args.time_limit, mip_gap=args.mip_gap,

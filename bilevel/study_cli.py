@@ -152,8 +152,6 @@ def run(args) -> int:
     cfg = _config(args, mod)
     if args.jobs == 0 or args.jobs < -1:
         raise InputError(f"--jobs must be a positive number of processes or -1 (all cores); got {args.jobs}")
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        raise InputError(f"--out {args.out!r} is a file; give a folder for the study")
     check_writable_folder(args.out, "--out")
     sizes = []  # (|T|, |V|) of the largest split of each study, checked on each data set below
     if "limited" in cfg.studies:

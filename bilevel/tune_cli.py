@@ -98,13 +98,9 @@ def _check_outputs(args) -> Path:
     """Check the output paths before any solve (creating their folders); return the JSON path. Raises
     InputError for a JSON path that is a folder, or an export or JSON folder that is a file or cannot be
     written to."""
-    if args.export and Path(args.export).exists() and not Path(args.export).is_dir():
-        raise InputError(f"--export {args.export!r} is a file; give a folder for the .lp/.mps files")
     json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
     if json_path.is_dir():
         raise InputError(f"the JSON result path {str(json_path)!r} is a folder; give a file name")
-    if json_path.parent.exists() and not json_path.parent.is_dir():
-        raise InputError(f"cannot write {str(json_path)!r}: {str(json_path.parent)!r} is a file")
     if args.export:
         check_writable_folder(args.export, "--export")
     check_writable_folder(json_path.parent, "the JSON result file's folder")
