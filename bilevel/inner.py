@@ -16,31 +16,20 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from .errors import InputError, SolverError
-from .validation import as_float_array, as_number, check_xy
+from .validation import as_float_array, as_number, check_hyperplane, check_xy
 
 
 def hinge(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     """Per-point hinge loss ``max(0, 1 - y_k (x_k^T w - b))``. Shapes: X (n, p), y (n,) in {-1, +1}, w (p,),
     b a number -> (n,). Raises InputError for other shapes, labels, or NaN/inf values."""
     X, y = check_xy(X, y, "hinge", both_classes=False)
-    w, b = _check_model(w, b, X.shape[1])
+    w, b = check_hyperplane(w, b, X.shape[1])
     return unchecked_hinge(X, y, w, b)
 
 
 def unchecked_hinge(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     """:func:`hinge` without its input checks, for arrays the caller has checked (the MIP starts' inner loop)."""
     return np.maximum(0.0, 1.0 - y * (X @ w - b))
-
-
-def _check_model(w, b, p: int) -> tuple[np.ndarray, float]:
-    """``(w, b)`` as a finite (p,) float array and a finite float; InputError otherwise."""
-    w = as_float_array(w, "w", f"a 1-D array of {p} weights")
-    if w.shape != (p,):
-        raise InputError(f"w must have shape ({p},), one weight per feature; got {w.shape}")
-    b = as_number(b, "b")
-    if not (np.isfinite(w).all() and np.isfinite(b)):
-        raise InputError("w and b must be finite (no NaN or inf)")
-    return w, b
 
 
 @dataclass
@@ -82,8 +71,8 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
     if not all(isinstance(c, (tuple, list)) and len(c) == 3 for c in constraints):
         raise InputError("each constraint must be a triple (X, y, rhs): mean hinge of (X, y) <= rhs")
     objective = check_xy(*objective, "objective", p=p, both_classes=False, p_from="w_bar")
-    constraints = [(*check_xy(X, y, f"constraint{r}", p=p, both_classes=False, p_from="w_bar"), as_number(rhs, f"rhs of constraint {r}"))
-                   for r, (X, y, rhs) in enumerate(constraints)]
+    constraints = [(*check_xy(X, y, f"constraint{r}", p=p, both_classes=False, p_from="w_bar"),
+                    as_number(rhs, f"rhs of constraint {r}")) for r, (X, y, rhs) in enumerate(constraints)]
     if not all(np.isfinite(c[2]) for c in constraints):
         raise InputError("the right-hand sides of the constraints must be finite")
     blocks = [(objective[0], objective[1])] + [(c[0], c[1]) for c in constraints]

@@ -57,7 +57,7 @@ from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, fix_decided_points, margin_expr
 from .pause_gc import gc_paused
-from .validation import (as_float_array, as_number, check_epsilon, check_indices, check_positive, check_scale,
+from .validation import (as_number, check_epsilon, check_hyperplane, check_indices, check_positive, check_scale,
                          check_w_bar_bounds, check_xy)
 
 
@@ -81,10 +81,7 @@ def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
     bad shapes, labels or NaN/inf in the data or ``(w, b)``.
     """
     X_val, y_val = check_xy(X_val, y_val, "val", both_classes=False)
-    w = as_float_array(w, "w", "a 1-D array of weights")
-    b = as_number(b, "b")
-    if w.shape != (X_val.shape[1],) or not (np.isfinite(w).all() and np.isfinite(b)):
-        raise InputError(f"(w, b) must be finite with w of shape ({X_val.shape[1]},); got w {w.shape}, b {b}")
+    w, b = check_hyperplane(w, b, X_val.shape[1])
     n_v = len(y_val)
     if isinstance(flip, str):
         if flip == "all":

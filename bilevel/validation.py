@@ -213,3 +213,15 @@ def check_writable_folder(folder, what: str) -> Path:
     except OSError as exc:
         raise InputError(f"{what}: cannot write into the folder {str(folder)!r}: {exc.strerror or exc}") from None
     return folder
+
+
+def check_hyperplane(w, b, p: int) -> tuple[np.ndarray, float]:
+    """Return a linear model ``(w, b)`` as a finite (p,) float64 array and a finite float; raise InputError
+    naming the problem otherwise (another shape, NaN or inf, a ``b`` that is not a number)."""
+    w = as_float_array(w, "w", f"a 1-D array of {p} weights")
+    if w.shape != (p,):
+        raise InputError(f"w must have shape ({p},), one weight per feature; got {w.shape}")
+    b = as_number(b, "b")
+    if not (np.isfinite(w).all() and np.isfinite(b)):
+        raise InputError("w and b must be finite (no NaN or inf)")
+    return w, b
