@@ -225,3 +225,14 @@ def check_hyperplane(w, b, p: int) -> tuple[np.ndarray, float]:
     if not (np.isfinite(w).all() and np.isfinite(b)):
         raise InputError("w and b must be finite (no NaN or inf)")
     return w, b
+
+
+def check_bilevel_model(model, caller: str) -> dict:
+    """Return ``model.bilevel_info`` after checking that ``model`` was built by
+    :func:`bilevel.build_optimistic_model` or :func:`bilevel.build_pessimistic_model`; raise InputError naming
+    ``caller`` otherwise (a plain Pyomo model, another object)."""
+    info = getattr(model, "bilevel_info", None)
+    if not isinstance(info, dict) or info.get("mode") not in ("optimistic", "pessimistic"):
+        raise InputError(f"{caller} needs a model built by bilevel.build_optimistic_model or "
+                         "bilevel.build_pessimistic_model")
+    return info

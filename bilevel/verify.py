@@ -19,7 +19,7 @@ import pyomo.environ as pyo
 
 from .errors import InputError, SolverError
 from .inner import hinge, hinge_lp
-from .validation import check_positive
+from .validation import check_bilevel_model, check_positive
 
 
 @dataclass
@@ -94,10 +94,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     Raises InputError when ``model`` was not built by this package, holds no solution (not solved yet), or
     ``tolerance`` is not a positive number."""
     tolerance = check_positive(tolerance, "tolerance")
-    info = getattr(model, "bilevel_info", None)
-    if not isinstance(info, dict) or info.get("mode") not in ("optimistic", "pessimistic"):
-        raise InputError("verify_model needs a model built by bilevel.build_optimistic_model or "
-                         "bilevel.build_pessimistic_model")
+    info = check_bilevel_model(model, "verify_model")
     if model.b.value is None or any(model.w[j].value is None or model.w_bar[j].value is None for j in model.w):
         raise InputError("the model holds no solution: solve it (bilevel.solve_model) before verifying")
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]

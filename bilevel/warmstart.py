@@ -19,7 +19,7 @@ import pyomo.environ as pyo
 from .errors import InputError, SolverError
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .inner import unchecked_hinge as hinge
-from .validation import as_float_array, as_number
+from .validation import as_float_array, as_number, check_bilevel_model
 
 _TOL = 1e-9
 _ZERO = 1e-7  # a complementarity side below this counts as zero (HiGHS feasibility tolerance 1e-6)
@@ -117,10 +117,7 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
 
     Raises InputError when ``model`` was not built by this package, or a box is not a finite (p,) array.
     """
-    info = getattr(model, "bilevel_info", None)
-    if not isinstance(info, dict) or "w_bar_ub" not in info:
-        raise InputError("kkt_start needs a model built by bilevel.build_optimistic_model or "
-                         "bilevel.build_pessimistic_model")
+    info = check_bilevel_model(model, "kkt_start")
     p = len(info["w_bar_ub"])
     if w_bar is not None:
         w_bar = _checked_box(w_bar, p, "w_bar")
