@@ -337,15 +337,8 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
     if n_p > 0:
         if eta is None:
             raise InputError("n_p > 0 needs a prior matrix eta")
-        e = as_float_array(eta, "eta", f"a ({p.size}, {p.size}) matrix of prior probabilities")
-        if e.shape != (p.size, p.size):
-            raise InputError(f"eta must have shape ({p.size}, {p.size}), got {e.shape}")
-        off = ~np.eye(p.size, dtype=bool)
-        if np.any(~np.isfinite(e[off])) or e[off].min() < 0 or e[off].max() > 1:
-            raise InputError("eta must hold probabilities in [0, 1]")
-        if np.any(np.abs((e + e.T)[off] - 1.0) > 1e-6):
-            raise InputError("eta must satisfy eta_ij + eta_ji = 1 for i != j")
-        w = w + n_p * np.where(off, e, 0.0)
+        e = check_eta(eta, p.size)
+        w = w + n_p * np.where(~np.eye(p.size, dtype=bool), e, 0.0)
     np.fill_diagonal(w, 0.0)
     return w
 
@@ -353,6 +346,22 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
 # --------------------------------------------------------------------------------------------------
 # Non-negative Lasso
 # --------------------------------------------------------------------------------------------------
+
+
+def check_eta(eta, m: int) -> np.ndarray:
+    """Return the prior matrix ``eta`` (m, m) of :func:`rgpt_win_counts` (``eta_ij``: prior probability that
+    candidate ``i`` is more reliable than ``j``) as floats after checking it: off the diagonal (which is
+    ignored) probabilities in [0, 1], no NaN, with ``eta_ij + eta_ji = 1`` to 1e-6. Raises InputError."""
+    e = as_float_array(eta, "eta", f"a numeric ({m}, {m}) matrix of prior probabilities")
+    if e.shape != (m, m):
+        raise InputError(f"eta must have shape ({m}, {m}) (one row and column per candidate), got {e.shape}")
+    off = ~np.eye(m, dtype=bool)
+    vals = e[off]
+    if not (np.all(vals >= 0.0) and np.all(vals <= 1.0)):  # False for NaN too
+        raise InputError("eta must hold probabilities in [0, 1] off the diagonal (no NaN)")
+    if np.any(np.abs((e + e.T)[off] - 1.0) > 1e-6):
+        raise InputError("eta must satisfy eta_ij + eta_ji = 1 for i != j")
+    return e
 
 
 def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:

@@ -44,8 +44,8 @@ import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 
 from ..errors import InputError
-from ..ranking import bradley_terry, nonnegative_lasso, rgpt_win_counts
-from ..validation import as_float_array, as_number, check_count, check_seed
+from ..ranking import bradley_terry, check_eta, nonnegative_lasso, rgpt_win_counts
+from ..validation import as_number, check_count, check_seed
 from .dagger import dagger_details
 from .losses import validate_aux, validate_losses
 from .p_values import p_values_from_losses, resolve_p_value_method
@@ -425,22 +425,6 @@ def _depth_levels(log_scores: np.ndarray, n_levels: int, method: str) -> np.ndar
     return np.array([rank[u] for u in labels], dtype=np.int64)
 
 
-def _check_eta(eta, m: int) -> np.ndarray:
-    """Return the prior matrix ``eta`` (m, m) as floats after checking all of it, not only the block of the
-    Pareto front that :func:`bilevel.ranking.rgpt_win_counts` sees: off the diagonal (which is ignored)
-    finite probabilities with ``eta_ij + eta_ji = 1`` to 1e-6, the rules of that function. Raises InputError."""
-    e = as_float_array(eta, "eta", f"a numeric ({m}, {m}) matrix of prior probabilities")
-    if e.shape != (m, m):
-        raise InputError(f"eta must have shape ({m}, {m}) (one row and column per candidate), got {e.shape}")
-    off = ~np.eye(m, dtype=bool)
-    vals = e[off]
-    if not (np.all(vals >= 0.0) and np.all(vals <= 1.0)):  # False for NaN too
-        raise InputError("eta must hold probabilities in [0, 1] off the diagonal (no NaN)")
-    if np.any(np.abs((e + e.T)[off] - 1.0) > 1e-6):
-        raise InputError("eta must satisfy eta_ij + eta_ji = 1 for i != j")
-    return e
-
-
 def rg_pt(
     losses,
     alpha,
@@ -527,7 +511,7 @@ def rg_pt(
     if str(reshaping).lower() not in ("identity", "id", "by", "benjamini_yekutieli"):
         raise InputError(f"reshaping must be 'identity' or 'by', got {reshaping!r}")
     if eta is not None:
-        eta = _check_eta(eta, m)
+        eta = check_eta(eta, m)
     opt_idx, test_idx = _resolve_split(n_cal, opt_fraction, seed, split)
     opt, test = arr[opt_idx], arr[test_idx]  # from here on: graph from `opt`, p-values from `test`
 
