@@ -554,7 +554,6 @@ def tune(
         raise InputError(f"lambda_growth must be > 1 (the factor between the lambda bounds tried); got {lambda_growth}")
     if lambda_bound is not None:
         lambda_bound = check_positive(lambda_bound, "lambda_bound")
-    tuning_options(highs_options)  # InputError now, before any solve, when it is not a mapping
     run_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
     solve_kw = dict(run_kw, options=tuning_options(highs_options), clock=clock)
 
