@@ -199,7 +199,11 @@ def solve_model(
     versions"), the model is solved again without them within what is left of ``time_limit``; ``seconds``
     then sums both runs. When that re-solve stops without a better solution (or no time is left for it) and
     the first run's values satisfy the model (bounds, integrality, rows within 1e-6), those values come back,
-    with the re-solve's status and bound (no time left: ``"time_limit"`` and an infinite bound).
+    with the re-solve's status and bound (no time left: ``"time_limit"`` and an infinite bound). When HiGHS
+    ends a MILP "optimal" without a finite dual bound (its presolve, given a MIP start, can call a feasible
+    model infeasible and stop at the start), nothing is proven: the model is solved again with the option
+    ``presolve="off"`` (reported in ``options``) within what is left of ``time_limit``; ``seconds`` sums both
+    runs (no time left: status ``"time_limit"``).
 
     Raises
     ------
@@ -302,6 +306,19 @@ def solve_model(
             if better:
                 bound = min(bound_override, objective) if cm.sense == pyo.minimize else max(bound_override, objective)
                 gap = _relative_gap(objective, bound)
+        if status == "optimal" and not np.isfinite(bound) and opts.get("presolve", "choose") != "off":
+            # HiGHS 1.15.1's presolve, handed a MIP start, can call a feasible MILP infeasible and still end
+            # "optimal" at the start, with no dual bound and no node: nothing is proven. Solve it again
+            # without presolve, from the same start, within what is left of the time limit.
+            seconds_left = opts["time_limit"] - seconds if "time_limit" in opts else None
+            if seconds_left is None or seconds_left > 0:
+                again = solve_model(model, time_limit=seconds_left, mip_gap=mip_gap, threads=threads,
+                                    mip_start=mip_start, options={**opts, "presolve": "off"}, race=race,
+                                    improve=improve, improve_after=improve_after, interrupt_when=interrupt_when,
+                                    clock=clock)
+                again.seconds += seconds
+                return again
+            status = "time_limit"
         if status == "optimal" and not _proven(objective, bound):  # stopped at a mip_gap above the defaults
             status = "gap_limit"
     else:

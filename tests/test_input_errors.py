@@ -9,6 +9,7 @@ import bilevel
 from bilevel.cli import main
 from bilevel.errors import InputError
 from bilevel.inner import hinge, hinge_lp
+from bilevel.warmstart import kkt_start
 
 X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0], [0.5, -1.0], [-0.5, 0.5]])
 Y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
@@ -193,5 +194,10 @@ def test_a_false_infeasible_from_highs_presolve_names_the_way_to_confirm():
     else:
         assert info.objective == pytest.approx(4 / 3)
     assert bilevel.solve_model(m, options={"presolve": "off"}).objective == pytest.approx(4 / 3)
+    # Handed the MIP start, the same presolve ends "optimal" at the start with no dual bound (HiGHS 1.15.1):
+    # solve_model then proves it without presolve, so the status is a proof, not "gap_limit" with bound -inf.
+    info = bilevel.solve_model(m, mip_start=kkt_start(m))
+    assert info.status == "optimal" and info.best_bound == pytest.approx(4 / 3) and info.gap <= 1e-4
     res = bilevel.tune(Xt, yt, Xv, yv)
     assert res.verified and res.objective == pytest.approx(4 / 3)
+    assert res.status == "optimal" and res.best_bound == pytest.approx(4 / 3)
