@@ -3,7 +3,8 @@
 The binary is the one PuLP bundles (``pip install pulp``; ``pulp.PULP_CBC_CMD().path``), or ``cbc`` on
 the ``PATH``, or the file named by the environment variable ``BILEVEL_CBC``. CBC is driven through its
 command line (``cbc FILE -sec T -ratioGap G -solve -solution SOL``, wall-clock time mode) and its
-printed summary and solution file are parsed.
+printed summary and solution file are parsed. A maximisation model (:func:`solvers.common.is_maximisation`)
+gets ``-max``: CBC 2.10 ignores an MPS file's ``OBJSENSE MAX`` and would minimise it.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .common import RunResult, check_instance_path, finite_or_none
+from .common import RunResult, check_instance_path, finite_or_none, is_maximisation
 
 NAME = "cbc"
 
@@ -67,10 +68,12 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     """Run CBC on ``path`` (``.mps`` or ``.lp``): ``time_limit`` wall-clock seconds (``-timeMode elapsed
     -sec``), ``mip_gap`` relative gap (``-ratioGap``; ``None``: CBC default). The objective is CBC's full
     precision "best objective" when printed, else its 8-decimal summary; the solution file lists nonzero
-    columns only (8 significant digits). Returns a :class:`RunResult`; status ``unavailable`` without a
+    columns only (8 significant digits); objective and bound are in the file's sense (a maximisation
+    model's are negated back from CBC's minimisation sense). Returns a :class:`RunResult`; status ``unavailable`` without a
     CBC binary, ``error`` when CBC fails or cannot read the file. Raises InputError for a missing file or
     another suffix."""
     path = check_instance_path(path)
+    maximise = is_maximisation(path)
     exe = binary()
     if exe is None:
         return RunResult(NAME, str(path), "unavailable", message="pip install pulp (bundles CBC)")
@@ -81,6 +84,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             cmd += ["-sec", f"{float(time_limit):g}"]
         if mip_gap is not None:
             cmd += ["-ratioGap", f"{float(mip_gap):g}"]
+        if maximise:
+            cmd += ["-max"]
         cmd += ["-solve", "-solution", str(sol_path)]
         t0 = time.perf_counter()
         timeout = None if time_limit is None else 3 * float(time_limit) + 60
@@ -93,11 +98,15 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         seconds = time.perf_counter() - t0
         out = proc.stdout + proc.stderr
         solution_text = sol_path.read_text() if sol_path.is_file() else ""
-    return parse_output(out, solution_text, str(path), seconds)
+    return parse_output(out, solution_text, str(path), seconds, maximise)
 
 
-def parse_output(out: str, solution_text: str, path: str = "", seconds: float | None = None) -> RunResult:
-    """Turn CBC's printed output ``out`` and its ``-solution`` file text into a :class:`RunResult`."""
+def parse_output(out: str, solution_text: str, path: str = "", seconds: float | None = None,
+                 maximise: bool = False) -> RunResult:
+    """Turn CBC's printed output ``out`` and its ``-solution`` file text into a :class:`RunResult`.
+    ``maximise``: the model maximises; CBC's search lines ("best objective", "best possible") are in its
+    internal minimisation sense and are negated, its summary ("Objective value:") is in the model's sense."""
+    sign = -1.0 if maximise else 1.0
     m = re.search(r"^Result - (.*)$", out, re.MULTILINE)
     status = "error"
     if m:
@@ -112,21 +121,21 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
         best = re.findall(r"best objective ([-+0-9.eE]+)", out)
         obj = re.search(r"^Objective value:\s*(\S+)", out, re.MULTILINE)
         if best:
-            result.objective = finite_or_none(best[-1].rstrip(","))
+            result.objective = _times(sign, finite_or_none(best[-1].rstrip(",")))
         elif obj:
             result.objective = finite_or_none(obj.group(1))
         for line in solution_text.splitlines()[1:]:
             tok = line.replace("**", " ").split()
             if len(tok) >= 3:
                 result.solution[tok[1]] = float(tok[2])
-    bound = re.search(r"^Lower bound:\s*(\S+)", out, re.MULTILINE)
+    bound = re.search(r"^Upper bound:\s*(\S+)" if maximise else r"^Lower bound:\s*(\S+)", out, re.MULTILINE)
     possible = re.findall(r"best possible ([-+0-9.eE]+)", out)
     if status == "optimal":
         result.bound = result.objective
     elif bound:
         result.bound = finite_or_none(bound.group(1))
     elif possible:
-        result.bound = finite_or_none(possible[-1].rstrip(",)"))
+        result.bound = _times(sign, finite_or_none(possible[-1].rstrip(",)")))
     nodes = re.search(r"^Enumerated nodes:\s*(\d+)", out, re.MULTILINE)
     result.nodes = int(nodes.group(1)) if nodes else None
     wall = re.search(r"^Time \(Wallclock seconds\):\s*(\S+)", out, re.MULTILINE)
@@ -134,3 +143,7 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     if status == "time_limit" and result.objective is None:
         result.message = "no feasible solution found"
     return result
+
+
+def _times(sign: float, value: float | None) -> float | None:
+    return None if value is None else sign * value

@@ -66,6 +66,38 @@ def check_instance_path(path) -> Path:
     return path
 
 
+def is_maximisation(path) -> bool:
+    """Whether the instance file at ``path`` (``.mps`` or ``.lp``) maximises its objective: an MPS
+    ``OBJSENSE`` section (or line) whose entry starts with ``MAX``, read up to the ``ROWS`` section, or an
+    LP file whose first line that is not a comment (``\\``) starts with ``max`` (max, maximize, maximise,
+    maximum). The package's own models all minimise; CBC 2.10 ignores ``OBJSENSE`` in MPS files (it
+    minimises a maximisation model) and prints its search's objective values in minimisation sense, so
+    :mod:`solvers.cbc` needs this. Raises InputError as :func:`check_instance_path`."""
+    path = check_instance_path(path)
+    with path.open(errors="replace") as fh:
+        if path.suffix.lower() == ".lp":
+            for line in fh:
+                text = line.strip()
+                if text and not text.startswith("\\"):
+                    return text.lower().startswith("max")
+            return False
+        expect_sense = False
+        for line in fh:
+            tokens = line.split()
+            if not tokens or line.startswith("*"):
+                continue
+            if expect_sense:
+                return tokens[0].upper().startswith("MAX")
+            head = tokens[0].upper()
+            if head == "ROWS":
+                return False
+            if head == "OBJSENSE":
+                if len(tokens) > 1:
+                    return tokens[1].upper().startswith("MAX")
+                expect_sense = True
+    return False
+
+
 def finite_or_none(value) -> float | None:
     """``float(value)`` when finite and below 1e20 in magnitude (solvers' infinity), else ``None``."""
     try:

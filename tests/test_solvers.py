@@ -111,6 +111,66 @@ def test_cbc_output_parser_on_a_time_limit_without_solution():
     assert r.status == "optimal" and r.objective == r.bound == 0.0426311817047432 and r.solution == {"C4": 0.36175093}
 
 
+def _tiny_maximisation(tmp_path):
+    """max x + 1.5 y s.t. x + 2 y <= 4, x in [0, 3], y in {0, ..., 3}, written as .mps and .lp; its
+    optimum by enumerating y (x = min(3, 4 - 2 y) is best for each feasible y)."""
+    import pyomo.environ as pyo
+
+    import bilevel
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 3))
+    m.y = pyo.Var(bounds=(0, 3), domain=pyo.Integers)
+    m.row = pyo.Constraint(expr=m.x + 2 * m.y <= 4)
+    m.obj = pyo.Objective(expr=m.x + 1.5 * m.y, sense=pyo.maximize)
+    paths = {fmt: tmp_path / f"max.{fmt}" for fmt in ("mps", "lp")}
+    for path in paths.values():
+        bilevel.write_model(m, path)
+    optimum = max(min(3, 4 - 2 * y) + 1.5 * y for y in range(4) if 4 - 2 * y >= 0)
+    return paths, optimum
+
+
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_every_runner_reports_a_maximisation_model_in_its_own_sense(tmp_path, fmt):
+    """CBC 2.10 ignores an MPS file's OBJSENSE MAX (it minimised this model to 0) and prints its search's
+    values negated (it reported -3.5 for the .lp); the runners report the optimum in the file's sense."""
+    paths, optimum = _tiny_maximisation(tmp_path)
+    assert common.is_maximisation(paths[fmt])
+    runners = [highs, scip] + ([cbc] if cbc.available() else [])
+    for runner in runners:
+        result = runner.solve(paths[fmt], time_limit=60)
+        assert result.status == "optimal", (runner.NAME, result)
+        assert result.objective == pytest.approx(optimum) and result.bound == pytest.approx(optimum), runner.NAME
+
+
+def test_objective_sense_is_read_from_either_file_format(tmp_path):
+    cases = {
+        "a.mps": ("NAME x\nOBJSENSE\n    MAX\nROWS\n N obj\n", True),
+        "b.mps": ("NAME x\nOBJSENSE MAXIMIZE\nROWS\n N obj\n", True),
+        "c.mps": ("* OBJSENSE MAX in a comment\nNAME x\nOBJSENSE\n MIN\nROWS\n N obj\n", False),
+        "d.mps": ("NAME x\nROWS\n N obj\nCOLUMNS\n    OBJSENSE MAX\n", False),  # a column named OBJSENSE
+        "e.lp": ("\\* max in a comment *\\\n\nminimize\nobj: x\nend\n", False),
+        "f.lp": ("\\ comment\nMaximize\n obj: x\nend\n", True),
+    }
+    for name, (text, expected) in cases.items():
+        (tmp_path / name).write_text(text)
+        assert common.is_maximisation(tmp_path / name) is expected, name
+    assert not common.is_maximisation(MODELS / ROWS[NONTRIVIAL]["mps"])
+    assert not common.is_maximisation(MODELS / ROWS[NONTRIVIAL]["lp"])
+
+
+def test_cbc_output_parser_negates_a_maximisation_search_back():
+    """CBC's search lines are in its minimisation sense, its summary in the model's (output of CBC 2.10.3 on
+    a maximisation MILP stopped at 3 s)."""
+    out = ("Cbc0005I Partial search - best objective 0.15466667 (best possible 0.13816613), took 43934 "
+           "iterations and 1061 nodes (3.00 seconds)\nResult - Stopped on time limit\n\n"
+           "Objective value:                -0.15466667\nGap:                            -0.12\n")
+    r = cbc.parse_output(out, "Stopped on time - objective value -0.15466667\n", maximise=True)
+    assert (r.status, r.objective, r.bound) == ("time_limit", -0.15466667, -0.13816613)
+    r = cbc.parse_output(out.replace("-0.15466667", "0.15466667"), "")
+    assert (r.objective, r.bound) == (0.15466667, 0.13816613)
+
+
 # ------------------------------------------------------------------------------------------ agreement
 
 
