@@ -4,7 +4,11 @@ The binary is the one PuLP bundles (``pip install pulp``; ``pulp.PULP_CBC_CMD().
 the ``PATH``, or the file named by the environment variable ``BILEVEL_CBC``. CBC is driven through its
 command line (``cbc FILE -sec T -ratioGap G -solve -solution SOL``, wall-clock time mode) and its
 printed summary and solution file are parsed. A maximisation model (:func:`solvers.common.is_maximisation`)
-gets ``-max``: CBC 2.10 ignores an MPS file's ``OBJSENSE MAX`` and would minimise it.
+gets ``-max``: CBC 2.10 ignores an MPS file's ``OBJSENSE MAX`` and would minimise it. CBC 2.10 guesses
+whether an MPS file is fixed or free format and fails to read a free one whose ``BOUNDS`` section starts with
+a line without a value ("No match for column"; Pyomo writes ``BV BOUND x`` for a model whose first column
+is binary); on such a read error CBC gets a copy marked free (``NAME ... FREE``) and reads it again.
+"Pre-processing says infeasible or unbounded" after a finite LP relaxation is ``infeasible``.
 """
 from __future__ import annotations
 
@@ -78,27 +82,50 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     if exe is None:
         return RunResult(NAME, str(path), "unavailable", message="pip install pulp (bundles CBC)")
     with tempfile.TemporaryDirectory() as tmp:
-        sol_path = Path(tmp) / "cbc.sol"
-        cmd = [exe, "-timeMode", "elapsed", "-import", str(path.resolve())]
-        if time_limit is not None:
-            cmd += ["-sec", f"{float(time_limit):g}"]
-        if mip_gap is not None:
-            cmd += ["-ratioGap", f"{float(mip_gap):g}"]
-        if maximise:
-            cmd += ["-max"]
-        cmd += ["-solve", "-solution", str(sol_path)]
-        t0 = time.perf_counter()
+        options = (["-sec", f"{float(time_limit):g}"] if time_limit is not None else []) + \
+                  (["-ratioGap", f"{float(mip_gap):g}"] if mip_gap is not None else []) + (["-max"] if maximise else [])
         timeout = None if time_limit is None else 3 * float(time_limit) + 60
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp,
-                                  stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
-                             message=f"CBC did not stop within {timeout:.0f} s")
-        seconds = time.perf_counter() - t0
-        out = proc.stdout + proc.stderr
-        solution_text = sol_path.read_text() if sol_path.is_file() else ""
+        run = _run(exe, path, options, timeout, Path(tmp))
+        if isinstance(run, RunResult):
+            return run
+        out, solution_text, seconds = run
+        if path.suffix.lower() == ".mps" and "errors on input" in out:
+            # CBC 2.10 guesses fixed or free MPS and can guess wrong on a free file (Pyomo's with a first bound
+            # line without a value, e.g. " BV BOUND x"): say it is free MPS (NAME ... FREE) and read it again.
+            run = _run(exe, _free_mps_copy(path, Path(tmp) / "free.mps"), options, timeout, Path(tmp))
+            if isinstance(run, RunResult):
+                return run
+            out, solution_text, seconds = run[0], run[1], seconds + run[2]
     return parse_output(out, solution_text, str(path), seconds, maximise)
+
+
+def _run(exe: str, path: Path, options: list, timeout: float | None, tmp: Path):
+    """One CBC run on ``path``: ``(printed output, solution file text, seconds)``, or an ``error``
+    :class:`RunResult` when CBC does not stop within ``timeout``."""
+    sol_path = tmp / "cbc.sol"
+    sol_path.unlink(missing_ok=True)
+    cmd = [exe, "-timeMode", "elapsed", "-import", str(path.resolve()), *options, "-solve", "-solution", str(sol_path)]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
+                         message=f"CBC did not stop within {timeout:.0f} s")
+    seconds = time.perf_counter() - t0
+    return proc.stdout + proc.stderr, sol_path.read_text() if sol_path.is_file() else "", seconds
+
+
+def _free_mps_copy(path: Path, copy: Path) -> Path:
+    """``copy``: the MPS file ``path`` with ``FREE`` appended to its ``NAME`` line (CoinMpsIO's mark of a
+    free-format file), or a ``NAME x FREE`` line put first when it has none."""
+    lines = path.read_text(errors="replace").splitlines(keepends=True)
+    k = next((k for k, line in enumerate(lines) if line.split()[:1] == ["NAME"]), None)
+    if k is None:
+        lines.insert(0, "NAME x FREE\n")
+    elif "FREE" not in lines[k].split()[1:]:
+        lines[k] = lines[k].rstrip("\r\n") + (" FREE\n" if len(lines[k].split()) > 1 else " x FREE\n")
+    copy.write_text("".join(lines))
+    return copy
 
 
 def parse_output(out: str, solution_text: str, path: str = "", seconds: float | None = None,
@@ -108,15 +135,22 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     internal minimisation sense and are negated, its summary ("Objective value:") is in the model's sense."""
     sign = -1.0 if maximise else 1.0
     m = re.search(r"^Result - (.*)$", out, re.MULTILINE)
-    status = "error"
+    status, message = "error", ""
+    infeasible = re.search(r"^.*problem (is )?(primal )?infeasible.*$", out, re.IGNORECASE | re.MULTILINE)
+    preprocessing = re.search(r"^Pre-processing says infeasible or unbounded.*$", out, re.MULTILINE)
+    read_error = re.search(r"^(No match for .*|.*errors on input.*)$", out, re.MULTILINE)
     if m:
         text = m.group(1)
         status = next((s for key, s in _RESULT if key.lower() in text.lower()), "error")
-    elif re.search(r"problem (is )?(primal )?infeasible", out, re.IGNORECASE):
-        status = "infeasible"
+    elif infeasible:
+        status, message = "infeasible", infeasible.group(0)
+    elif preprocessing and re.search(r"^Continuous objective value is [-+0-9.eE]+ ", out, re.MULTILINE):
+        # the LP relaxation has a finite optimum, so the MILP is bounded: infeasible
+        status, message = "infeasible", preprocessing.group(0)
+    else:
+        message = read_error.group(1) if read_error else (out.strip().splitlines() or ["no output"])[-1]
     no_solution = "No feasible solution found" in out or "no integer solution" in solution_text
-    result = RunResult(NAME, path, status, seconds=seconds,
-                       message="" if m else (out.strip().splitlines() or ["no output"])[-1][:200])
+    result = RunResult(NAME, path, status, seconds=seconds, message=message.strip()[:200])
     if not no_solution and status in ("optimal", "time_limit"):
         best = re.findall(r"best objective ([-+0-9.eE]+)", out)
         obj = re.search(r"^Objective value:\s*(\S+)", out, re.MULTILINE)

@@ -159,6 +159,64 @@ def test_objective_sense_is_read_from_either_file_format(tmp_path):
     assert not common.is_maximisation(MODELS / ROWS[NONTRIVIAL]["lp"])
 
 
+def _write(model, path):
+    import bilevel
+
+    bilevel.write_model(model, path)
+    return path
+
+
+def test_every_runner_reads_pyomo_mps_files_whose_first_bound_has_no_value(tmp_path):
+    """Pyomo writes " BV BOUND x" (no value) first for a model whose first column is binary, " FR BOUND a"
+    for a free one; CBC 2.10 misread both as fixed MPS ("No match for column"). Optima by enumeration."""
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()  # min -x - 2y + a, x + y <= 1.5, a >= y - 0.25 (a free), x, y binary
+    m.x = pyo.Var(domain=pyo.Binary)
+    m.y = pyo.Var(domain=pyo.Binary)
+    m.a = pyo.Var()
+    m.row = pyo.Constraint(expr=m.x + m.y <= 1.5)
+    m.low = pyo.Constraint(expr=m.a >= m.y - 0.25)
+    m.obj = pyo.Objective(expr=-m.x - 2 * m.y + m.a)
+    binary_first = _write(m, tmp_path / "binary_first.mps")
+    optimum = min(-x - 2 * y + (y - 0.25) for x in (0, 1) for y in (0, 1) if x + y <= 1.5)
+    f = pyo.ConcreteModel()  # min a - x, a >= 2x - 0.5, a >= -3, a free, x binary
+    f.a = pyo.Var()
+    f.x = pyo.Var(domain=pyo.Binary)
+    f.c = pyo.Constraint(expr=f.a >= 2 * f.x - 0.5)
+    f.d = pyo.Constraint(expr=f.a >= -3)
+    f.obj = pyo.Objective(expr=f.a - f.x)
+    free_first = _write(f, tmp_path / "free_first.mps")
+    free_optimum = min(max(2 * x - 0.5, -3) - x for x in (0, 1))
+    assert binary_first.read_text().split("BOUNDS")[1].split()[:3] == ["BV", "BOUND", "x"]
+    runners = [highs, scip] + ([cbc] if cbc.available() else [])
+    for runner in runners:
+        for path, expected in ((binary_first, optimum), (free_first, free_optimum)):
+            result = runner.solve(path, time_limit=60)
+            assert result.status == "optimal" and result.objective == pytest.approx(expected), (runner.NAME, path, result)
+
+
+def test_cbc_calls_an_integer_infeasible_model_infeasible(tmp_path):
+    """2x + 2y = 1 with x, y binary: the LP relaxation is feasible (x = y = 1/4 ...), no integer point is;
+    CBC's pre-processing says "infeasible or unbounded", which after a finite LP relaxation means infeasible."""
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()
+    m.a = pyo.Var(bounds=(0, 1))
+    m.x = pyo.Var(domain=pyo.Binary)
+    m.y = pyo.Var(domain=pyo.Binary)
+    m.c = pyo.Constraint(expr=2 * m.x + 2 * m.y + 0 * m.a == 1)
+    m.obj = pyo.Objective(expr=m.x + m.y + m.a)
+    path = _write(m, tmp_path / "infeasible.mps")
+    for runner in [highs, scip] + ([cbc] if cbc.available() else []):
+        assert runner.solve(path, time_limit=60).status == "infeasible", runner.NAME
+    out = ("Continuous objective value is 0.5 - 0.00 seconds\nCgl0000I Cut generators found to be infeasible! "
+           "(or unbounded)\nPre-processing says infeasible or unbounded\nTotal time (CPU seconds):       0.00\n")
+    assert cbc.parse_output(out, "").status == "infeasible"
+    unbounded_lp = out.replace("Continuous objective value is 0.5 - 0.00 seconds\n", "")
+    assert cbc.parse_output(unbounded_lp, "").status == "error"  # no finite relaxation: could be unbounded
+
+
 def test_cbc_output_parser_negates_a_maximisation_search_back():
     """CBC's search lines are in its minimisation sense, its summary in the model's (output of CBC 2.10.3 on
     a maximisation MILP stopped at 3 s)."""
