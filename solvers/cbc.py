@@ -5,10 +5,13 @@ the ``PATH``, or the file named by the environment variable ``BILEVEL_CBC``. CBC
 command line (``cbc FILE -sec T -ratioGap G -solve -solution SOL``, wall-clock time mode) and its
 printed summary and solution file are parsed. A maximisation model (:func:`solvers.common.is_maximisation`)
 gets ``-max``: CBC 2.10 ignores an MPS file's ``OBJSENSE MAX`` and would minimise it. CBC 2.10 guesses
-whether an MPS file is fixed or free format and fails to read a free one whose ``BOUNDS`` section starts with
-a line without a value ("No match for column"; Pyomo writes ``BV BOUND x`` for a model whose first column
-is binary); on such a read error CBC gets a copy marked free (``NAME ... FREE``) and reads it again.
-"Pre-processing says infeasible or unbounded" after a finite LP relaxation is ``infeasible``.
+whether an MPS file is fixed or free format and can guess wrong on Pyomo's free files ("No match for column";
+seen with a first bound line ``BV BOUND x``, written for a model whose first column is binary, and with
+``LO BOUND x0 -2``); on such a read error CBC gets a copy marked free (``NAME ... FREE``) and reads it again.
+Statuses: CBC's "infeasible or unbounded" verdicts (pre-processing, presolve, an unbounded linear
+relaxation of a MILP) are ``infeasible_or_unbounded``; a file without integer columns, which CBC hands to
+Clp without a "Result" line, is read from Clp's lines; after "Postprocessing changed objective" (Cgl0014I)
+the objective is the returned solution's (the solution file's header), not the preprocessed model's.
 """
 from __future__ import annotations
 
@@ -61,10 +64,11 @@ def version() -> str:
 
 
 _RESULT = [
+    ("abandoned", "error"),  # "Run abandoned" after input errors (CBC 2.10 appends "Optimal solution found")
     ("Optimal solution found", "optimal"),
     ("Stopped on time", "time_limit"),
     ("infeasible", "infeasible"),
-    ("unbounded", "unbounded"),
+    ("unbounded", "infeasible_or_unbounded"),  # "Linear relaxation unbounded": the MILP may be infeasible
 ]
 
 
@@ -136,17 +140,23 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     sign = -1.0 if maximise else 1.0
     m = re.search(r"^Result - (.*)$", out, re.MULTILINE)
     status, message = "error", ""
+    either = re.search(r"^.*(Presolve thinks problem is unbounded|infeasible or unbounded|problem is unbounded|"
+                       r"dual infeasible).*$", out, re.IGNORECASE | re.MULTILINE)
     infeasible = re.search(r"^.*problem (is )?(primal )?infeasible.*$", out, re.IGNORECASE | re.MULTILINE)
-    preprocessing = re.search(r"^Pre-processing says infeasible or unbounded.*$", out, re.MULTILINE)
     read_error = re.search(r"^(No match for .*|.*errors on input.*)$", out, re.MULTILINE)
+    lp_optimal = re.search(r"^Optimal - objective value", out, re.MULTILINE)  # Clp, a file without integers
     if m:
         text = m.group(1)
         status = next((s for key, s in _RESULT if key.lower() in text.lower()), "error")
+        message = text if status == "error" else ""
+    elif either:
+        # CBC's pre-processing and Clp's presolve cannot tell these apart (CBC 2.10 even prints "Optimal" for an
+        # unbounded LP after "Presolve thinks problem is unbounded")
+        status, message = "infeasible_or_unbounded", either.group(0)
     elif infeasible:
         status, message = "infeasible", infeasible.group(0)
-    elif preprocessing and re.search(r"^Continuous objective value is [-+0-9.eE]+ ", out, re.MULTILINE):
-        # the LP relaxation has a finite optimum, so the MILP is bounded: infeasible
-        status, message = "infeasible", preprocessing.group(0)
+    elif lp_optimal:
+        status = "optimal"
     else:
         message = read_error.group(1) if read_error else (out.strip().splitlines() or ["no output"])[-1]
     no_solution = "No feasible solution found" in out or "no integer solution" in solution_text
@@ -154,10 +164,19 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     if not no_solution and status in ("optimal", "time_limit"):
         best = re.findall(r"best objective ([-+0-9.eE]+)", out)
         obj = re.search(r"^Objective value:\s*(\S+)", out, re.MULTILINE)
-        if best:
+        header = re.search(r"objective value\s+(\S+)", solution_text.split("\n", 1)[0], re.IGNORECASE)
+        postprocessed = re.search(r"^Cgl0014I .*$", out, re.MULTILINE)
+        if postprocessed and header:
+            # "Postprocessing changed objective from A to B": the search's values are the preprocessed model's;
+            # the solution file's header is the returned solution's objective (in the model's sense)
+            result.objective = finite_or_none(header.group(1))
+            result.message = postprocessed.group(0).strip()[:200]
+        elif best:
             result.objective = _times(sign, finite_or_none(best[-1].rstrip(",")))
         elif obj:
             result.objective = finite_or_none(obj.group(1))
+        elif header:
+            result.objective = finite_or_none(header.group(1))
         for line in solution_text.splitlines()[1:]:
             tok = line.replace("**", " ").split()
             if len(tok) >= 3:

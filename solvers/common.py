@@ -21,7 +21,8 @@ from bilevel.errors import InputError
 RUNNERS = {"highs": "solvers.highs", "scip": "solvers.scip", "cbc": "solvers.cbc"}
 
 #: Normalised statuses a runner reports.
-STATUSES = ("optimal", "time_limit", "infeasible", "unbounded", "no_solution", "error", "unavailable", "missing")
+STATUSES = ("optimal", "time_limit", "infeasible", "unbounded", "infeasible_or_unbounded", "no_solution", "error",
+            "unavailable", "missing")
 
 
 @dataclass
@@ -29,8 +30,9 @@ class RunResult:
     """One solve of one instance file by one solver.
 
     ``status``: one of :data:`STATUSES` (``time_limit`` may come with or without an incumbent);
-    ``objective``: the incumbent's objective (mean validation hinge loss, dimensionless) or ``None``;
-    ``bound``: the solver's proven lower bound or ``None``; ``seconds``: wall-clock seconds of the whole
+    ``objective``: the incumbent's objective (for the library's models the mean validation hinge loss,
+    dimensionless) or ``None``; ``bound``: the solver's proven bound (lower when minimising, upper when
+    maximising) or ``None``; ``seconds``: wall-clock seconds of the whole
     adapter call (reading the file and solving); ``solver_seconds``: the time the solver reports;
     ``nodes``: branch-and-bound nodes (``None`` if unknown); ``solution``: ``{column name: value}`` of the
     incumbent with the names of the file (may omit zeros); ``message``: free text (errors)."""
@@ -124,15 +126,24 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     ``objective,<x>`` gives the claimed objective); SCIP ``.sol`` (``objective value: x`` then
     ``name value (obj:c)``); CBC ``-solution`` output (``Optimal - objective value x`` then
     ``index name value reduced_cost``, infeasible rows marked ``**``); Gurobi ``.sol``
-    (``# Objective value = x`` then ``name value``); and any other ``name value`` lines. ``#`` lines are
-    comments. Solvers omit zero values; callers decide what an absent variable means.
+    (``# Objective value = x`` then ``name value``); HiGHS ``writeSolution`` files (only the primal column
+    values, ``# Columns n`` after ``# Primal solution values``; ``Objective x``); and any other ``name value``
+    lines. ``#`` lines are comments. Solvers omit zero values; callers decide what an absent variable means.
 
-    Raises InputError when the file is missing or holds no ``name value`` line."""
+    Raises InputError when the file is missing, holds no ``name value`` line, or is CBC's report of an
+    infeasible or unbounded model (first line ``Infeasible - ...``, ``Integer infeasible - ...``,
+    ``Unbounded - ...``: the values it lists are no solution)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"solution file {str(path)!r} not found")
+    lines = path.read_text(errors="replace").splitlines()
+    first = next((line.strip() for line in lines if line.strip()), "")
+    if re.match(r"(integer )?(infeasible|unbounded)\b", first, re.IGNORECASE):
+        raise InputError(f"{str(path)!r} says {first.split(' - ')[0]!r}: it holds no solution")
+    if any(line.strip() == "# Primal solution values" for line in lines):
+        return _read_highs_solution(path, lines)
     values, objective = {}, None
-    for raw in path.read_text(errors="replace").splitlines():
+    for raw in lines:
         line = raw.strip()
         if not line:
             continue
@@ -152,6 +163,29 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             values[tokens[0]] = float(tokens[1])
     if not values:
         raise InputError(f"{str(path)!r} holds no 'name value' lines: not a solution file")
+    return values, objective
+
+
+def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
+    """The primal column values and objective of a HiGHS ``writeSolution`` file (its row values, duals and
+    basis hold ``name value`` lines too and are skipped)."""
+    k = next(k for k, line in enumerate(lines) if line.strip() == "# Primal solution values")
+    values, objective, in_columns = {}, None, False
+    for raw in lines[k + 1:]:
+        line = raw.strip()
+        if line.startswith("# Columns"):
+            in_columns = True
+        elif line.startswith("#"):
+            if in_columns:
+                break  # "# Rows": the column values are done
+        elif in_columns and line:
+            tokens = line.split()
+            if len(tokens) == 2 and _NUMBER.match(tokens[1]):
+                values[tokens[0]] = float(tokens[1])
+        elif line.startswith("Objective") and len(line.split()) == 2:
+            objective = finite_or_none(line.split()[1])
+    if not values:
+        raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
     return values, objective
 
 
@@ -195,7 +229,7 @@ def agreement(row: dict, result: RunResult, rtol: float = 1e-4, atol: float = 1e
     m_status, m_obj, m_bound = row.get("highs_status"), row.get("highs_objective"), row.get("highs_best_bound")
     if m_status is None:
         return "n/a"
-    if result.status in ("infeasible", "unbounded"):
+    if result.status in ("infeasible", "unbounded", "infeasible_or_unbounded"):
         return "DISAGREE" if m_obj is not None else "n/a"
     s_obj, s_bound = result.objective, result.bound
     s_opt, m_opt = result.status == "optimal", m_status == "optimal"

@@ -44,7 +44,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     st = h.getModelStatus()
     M = highspy.HighsModelStatus
     status = {M.kOptimal: "optimal", M.kTimeLimit: "time_limit", M.kInfeasible: "infeasible",
-              M.kUnbounded: "unbounded", M.kUnboundedOrInfeasible: "infeasible"}.get(st, "error")
+              M.kUnbounded: "unbounded", M.kUnboundedOrInfeasible: "infeasible_or_unbounded"}.get(st, "error")
     info = h.getInfo()
     lp = h.getLp()
     is_mip = len(lp.integrality_) > 0 and any(t == highspy.HighsVarType.kInteger for t in lp.integrality_)
@@ -54,7 +54,10 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     if info.primal_solution_status == 2:
         result.objective = float(info.objective_function_value)
         result.solution = dict(zip(lp.col_names_, h.getSolution().col_value))
-    result.bound = finite_or_none(info.mip_dual_bound) if is_mip else result.objective
+    if is_mip:
+        result.bound = finite_or_none(info.mip_dual_bound)
+    elif status == "optimal":  # an LP's bound is its optimum; an unbounded or stopped LP proves none
+        result.bound = result.objective
     if status == "time_limit" and result.objective is None:
         result.message = "no feasible solution found"
     return result

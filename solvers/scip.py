@@ -47,12 +47,12 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     seconds = time.perf_counter() - t0
     raw = m.getStatus()
     status = {"optimal": "optimal", "gaplimit": "optimal", "timelimit": "time_limit", "infeasible": "infeasible",
-              "unbounded": "unbounded", "inforunbd": "infeasible"}.get(raw, "error")
+              "unbounded": "unbounded", "inforunbd": "infeasible_or_unbounded"}.get(raw, "error")
     result = RunResult(NAME, str(path), status, seconds=seconds, solver_seconds=m.getSolvingTime(),
                        nodes=int(m.getNNodes()), message="" if status != "error" else f"SCIP status {raw}")
     if m.getNSols() > 0:
         sol = m.getBestSol()
-        result.objective = float(m.getSolObjVal(sol))
+        result.objective = finite_or_none(m.getSolObjVal(sol))  # SCIP's infinity (1e20) when unbounded
         result.solution = {v.name: float(m.getSolVal(sol, v)) for v in m.getVars()}
     result.bound = finite_or_none(m.getDualbound())
     if status == "time_limit" and result.objective is None:

@@ -113,16 +113,17 @@ def test_cbc_output_parser_on_a_time_limit_without_solution():
 
 def _tiny_maximisation(tmp_path):
     """max x + 1.5 y s.t. x + 2 y <= 4, x in [0, 3], y in {0, ..., 3}, written as .mps and .lp; its
-    optimum by enumerating y (x = min(3, 4 - 2 y) is best for each feasible y)."""
+    optimum by enumerating y (x = min(3, 4 - 2 y) is best for each feasible y). Column names of three or more
+    characters: SCIP 9.0 (and CBC 2.10) take a free MPS file with shorter ones for fixed MPS."""
     import pyomo.environ as pyo
 
     import bilevel
 
     m = pyo.ConcreteModel()
-    m.x = pyo.Var(bounds=(0, 3))
-    m.y = pyo.Var(bounds=(0, 3), domain=pyo.Integers)
-    m.row = pyo.Constraint(expr=m.x + 2 * m.y <= 4)
-    m.obj = pyo.Objective(expr=m.x + 1.5 * m.y, sense=pyo.maximize)
+    m.xcol = pyo.Var(bounds=(0, 3))
+    m.ycol = pyo.Var(bounds=(0, 3), domain=pyo.Integers)
+    m.row = pyo.Constraint(expr=m.xcol + 2 * m.ycol <= 4)
+    m.obj = pyo.Objective(expr=m.xcol + 1.5 * m.ycol, sense=pyo.maximize)
     paths = {fmt: tmp_path / f"max.{fmt}" for fmt in ("mps", "lp")}
     for path in paths.values():
         bilevel.write_model(m, path)
@@ -168,7 +169,9 @@ def _write(model, path):
 
 def test_every_runner_reads_pyomo_mps_files_whose_first_bound_has_no_value(tmp_path):
     """Pyomo writes " BV BOUND x" (no value) first for a model whose first column is binary, " FR BOUND a"
-    for a free one; CBC 2.10 misread both as fixed MPS ("No match for column"). Optima by enumeration."""
+    for a free one; CBC 2.10 misread both as fixed MPS ("No match for column"). Optima by enumeration. The
+    one-character names are what makes CBC guess fixed MPS; SCIP 9.0 (PySCIPOpt 5, the lowest allowed) cannot
+    read such files at all ("Syntax error"), so SCIP runs here from release 10 on."""
     import pyomo.environ as pyo
 
     m = pyo.ConcreteModel()  # min -x - 2y + a, x + y <= 1.5, a >= y - 0.25 (a free), x, y binary
@@ -189,32 +192,121 @@ def test_every_runner_reads_pyomo_mps_files_whose_first_bound_has_no_value(tmp_p
     free_first = _write(f, tmp_path / "free_first.mps")
     free_optimum = min(max(2 * x - 0.5, -3) - x for x in (0, 1))
     assert binary_first.read_text().split("BOUNDS")[1].split()[:3] == ["BV", "BOUND", "x"]
-    runners = [highs, scip] + ([cbc] if cbc.available() else [])
+    runners = [highs] + ([scip] if _scip_major() >= 10 else []) + ([cbc] if cbc.available() else [])
     for runner in runners:
         for path, expected in ((binary_first, optimum), (free_first, free_optimum)):
             result = runner.solve(path, time_limit=60)
             assert result.status == "optimal" and result.objective == pytest.approx(expected), (runner.NAME, path, result)
 
 
-def test_cbc_calls_an_integer_infeasible_model_infeasible(tmp_path):
-    """2x + 2y = 1 with x, y binary: the LP relaxation is feasible (x = y = 1/4 ...), no integer point is;
-    CBC's pre-processing says "infeasible or unbounded", which after a finite LP relaxation means infeasible."""
+def _runners():
+    return [highs, scip] + ([cbc] if cbc.available() else [])
+
+
+def _scip_major() -> int:
+    """SCIP's major release (0 without PySCIPOpt)."""
+    return int(scip.version().split(".")[0]) if scip.available() else 0
+
+
+def test_no_runner_calls_an_integer_infeasible_model_feasible(tmp_path):
+    """2x + 2y = 1 with x, y binary: the LP relaxation is feasible (x = y = 1/4), no integer point is. CBC's
+    pre-processing says "infeasible or unbounded" (it printed "error" before), which is what it reports."""
     import pyomo.environ as pyo
 
     m = pyo.ConcreteModel()
-    m.a = pyo.Var(bounds=(0, 1))
-    m.x = pyo.Var(domain=pyo.Binary)
-    m.y = pyo.Var(domain=pyo.Binary)
-    m.c = pyo.Constraint(expr=2 * m.x + 2 * m.y + 0 * m.a == 1)
-    m.obj = pyo.Objective(expr=m.x + m.y + m.a)
+    m.acol = pyo.Var(bounds=(0, 1))
+    m.xcol = pyo.Var(domain=pyo.Binary)
+    m.ycol = pyo.Var(domain=pyo.Binary)
+    m.row = pyo.Constraint(expr=2 * m.xcol + 2 * m.ycol + 0 * m.acol == 1)
+    m.obj = pyo.Objective(expr=m.xcol + m.ycol + m.acol)
     path = _write(m, tmp_path / "infeasible.mps")
-    for runner in [highs, scip] + ([cbc] if cbc.available() else []):
-        assert runner.solve(path, time_limit=60).status == "infeasible", runner.NAME
+    for runner in _runners():
+        result = runner.solve(path, time_limit=60)
+        assert result.status in ("infeasible", "infeasible_or_unbounded") and result.objective is None, runner.NAME
     out = ("Continuous objective value is 0.5 - 0.00 seconds\nCgl0000I Cut generators found to be infeasible! "
            "(or unbounded)\nPre-processing says infeasible or unbounded\nTotal time (CPU seconds):       0.00\n")
-    assert cbc.parse_output(out, "").status == "infeasible"
-    unbounded_lp = out.replace("Continuous objective value is 0.5 - 0.00 seconds\n", "")
-    assert cbc.parse_output(unbounded_lp, "").status == "error"  # no finite relaxation: could be unbounded
+    assert cbc.parse_output(out, "").status == "infeasible_or_unbounded"
+
+
+def test_runners_never_call_an_unbounded_milp_infeasible(tmp_path):
+    """min -y, i + y >= 1, i in {0, 1, 2}, y >= 0: unbounded (i = 1, y = t for every t). HiGHS's presolve and
+    SCIP say "infeasible or unbounded", which the runners reported as "infeasible", CBC "Problem is
+    unbounded", which was "error"."""
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()
+    m.icol = pyo.Var(domain=pyo.Integers, bounds=(0, 2))
+    m.ycol = pyo.Var(bounds=(0, None))
+    m.row = pyo.Constraint(expr=m.icol + m.ycol >= 1)
+    m.obj = pyo.Objective(expr=-m.ycol)
+    for fmt in ("mps", "lp"):
+        path = _write(m, tmp_path / f"unbounded.{fmt}")
+        for runner in _runners():
+            result = runner.solve(path, time_limit=60)
+            assert result.status in ("unbounded", "infeasible_or_unbounded"), (runner.NAME, fmt, result)
+            assert result.bound is None and (result.objective is None or abs(result.objective) < 1e20)
+    lp = pyo.ConcreteModel()  # an unbounded LP: HiGHS's runner gave it the bound 0
+    lp.xcol = pyo.Var(bounds=(0, None))
+    lp.obj = pyo.Objective(expr=lp.xcol, sense=pyo.maximize)
+    lp.row = pyo.Constraint(expr=lp.xcol >= 0)
+    result = highs.solve(_write(lp, tmp_path / "unbounded_lp.mps"))
+    assert result.status == "unbounded" and result.bound is None
+    assert common.agreement({"highs_status": "optimal", "highs_objective": 1.0, "highs_best_bound": 1.0},
+                            common.RunResult("x", "f", "infeasible_or_unbounded")) == "DISAGREE"
+
+
+def test_cbc_solves_a_file_without_integer_columns(tmp_path):
+    """CBC hands a file without integer columns to Clp, which prints no "Result" line: the runner said "error".
+    Optima: min x + 2y, x + y >= 1, x, y >= 0 is 1 (at x = 1); with its only binary fixed by Pyomo (written as
+    a constant, so the file has no integer column), min x + 3b, x + b >= 2, b = 1 is 4."""
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, None))
+    m.y = pyo.Var(bounds=(0, None))
+    m.obj = pyo.Objective(expr=m.x + 2 * m.y)
+    m.c = pyo.Constraint(expr=m.x + m.y >= 1)
+    f = pyo.ConcreteModel()
+    f.x = pyo.Var(bounds=(0, None))
+    f.b = pyo.Var(domain=pyo.Binary)
+    f.b.fix(1)
+    f.obj = pyo.Objective(expr=f.x + 3 * f.b)
+    f.c = pyo.Constraint(expr=f.x + f.b >= 2)
+    for model, optimum in ((m, 1.0), (f, 4.0)):
+        for fmt in ("mps", "lp"):
+            result = cbc.solve(_write(model, tmp_path / f"lp{optimum}.{fmt}"))
+            assert result.status == "optimal" and result.objective == pytest.approx(optimum), (fmt, result)
+            assert result.bound == pytest.approx(optimum) and result.solution["x"] == pytest.approx(1.0)
+
+
+def test_cbc_reports_the_returned_solutions_objective_after_postprocessing(tmp_path):
+    """CBC printed "Cgl0014I Postprocessing changed objective from -60.683077 to -10.24" and the runner
+    reported the preprocessed model's -60.68. The two equality rows fix x1 = 5 and x0 = 3.31, so the
+    optimum is 3 - 4 * 3.31 = -10.24 (found by differential fuzzing against enumeration)."""
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()
+    m.x0 = pyo.Var(bounds=(1, 7))
+    m.x1 = pyo.Var(domain=pyo.Integers, bounds=(1, 5))
+    m.obj = pyo.Objective(expr=3 - 4 * m.x0)
+    m.c0 = pyo.Constraint(expr=-2 - 0.5 * m.x0 + 2 * m.x1 >= 4)
+    m.c1 = pyo.Constraint(expr=8 <= 2.5 * m.x0)
+    m.c2 = pyo.Constraint(expr=-0.5 * m.x1 + 0.26 * m.x0 == -1.6394)
+    m.c3 = pyo.Constraint(expr=m.x1 + 3 * m.x0 == 14.93)
+    for fmt in ("mps", "lp"):
+        result = cbc.solve(_write(m, tmp_path / f"post.{fmt}"))
+        assert result.status == "optimal" and result.objective == pytest.approx(3 - 4 * 3.31), (fmt, result)
+        assert result.solution["x0"] == pytest.approx(3.31) and result.solution["x1"] == pytest.approx(5)
+
+
+def test_cbc_run_abandoned_is_an_error():
+    out = "Stopped due to errors\nResult - Run abandonedOptimal solution found\n\nObjective value: 0\n"
+    r = cbc.parse_output(out, "")
+    assert r.status == "error" and "abandoned" in r.message and r.objective is None
 
 
 def test_cbc_output_parser_negates_a_maximisation_search_back():
@@ -270,6 +362,36 @@ def test_read_solution_file_formats(tmp_path, text, objective):
     path.write_text(text)
     values, obj = common.read_solution_file(path)
     assert values == {"w_bar(0)": 1.0, "b": -0.5} and obj == objective
+
+
+def test_read_solution_file_reads_only_the_primal_values_of_a_highs_solution(tmp_path):
+    """A HiGHS writeSolution file also lists row values, duals and a basis as 'name value' lines; the last one
+    won, so x0 read as its basis status 1 instead of 2.73."""
+    import highspy
+
+    h = highspy.Highs()
+    h.silent()
+    inf = highspy.kHighsInf
+    h.addVars(2, [-inf, 0.0], [inf, 10.0])
+    h.passColName(0, "x0")
+    h.passColName(1, "x1")
+    h.addRow(1.0, 1.0, 2, [0, 1], [1.0, -1.0])  # x0 - x1 = 1
+    h.changeColsCost(2, [0, 1], [0.0, 1.0])
+    h.changeColBounds(0, 2.73, 2.73)
+    h.run()
+    path = tmp_path / "highs.sol"
+    h.writeSolution(str(path), 0)
+    values, objective = common.read_solution_file(path)
+    assert values == pytest.approx({"x0": 2.73, "x1": 1.73}) and objective == pytest.approx(1.73)
+
+
+@pytest.mark.parametrize("first", ["Infeasible - objective value 2.50000000",
+                                   "Integer infeasible - objective value 2.5"])
+def test_read_solution_file_refuses_cbc_reports_of_infeasible_models(tmp_path, first):
+    path = tmp_path / "cbc.sol"
+    path.write_text(f"{first}\n**       0 x                    1.5                       0\n      1 y   1   -1\n")
+    with pytest.raises(common.InputError, match="no solution"):
+        common.read_solution_file(path)
 
 
 def test_read_solution_file_rejects_garbage(tmp_path):
