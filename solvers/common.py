@@ -212,9 +212,13 @@ def close(a: float, b: float, rtol: float, atol: float) -> bool:
     return abs(a - b) <= atol + rtol * max(abs(a), abs(b))
 
 
-def agreement(row: dict, result: RunResult, rtol: float = 1e-4, atol: float = 1e-6) -> str:
+def agreement(row: dict, result: RunResult, rtol: float = 1e-4, atol: float = 1e-6,
+              maximise: bool = False) -> str:
     """Compare a run with the manifest row's HiGHS result (objective ``highs_objective``, bound
-    ``highs_best_bound``, status ``highs_status``). Returns one word:
+    ``highs_best_bound``, status ``highs_status``). ``maximise``: the instance maximises (see
+    :func:`is_maximisation`), so a proven bound lies above the objective; "below" and "better" below read
+    in the minimisation sense, and a maximisation instance is compared with every value negated. Returns
+    one word:
 
     ``agree``    both proved optimality and the objectives agree (``|a - b| <= atol + rtol max(|a|, |b|)``);
     ``consistent`` at least one side is not optimal and the intervals [bound, objective] overlap;
@@ -232,6 +236,8 @@ def agreement(row: dict, result: RunResult, rtol: float = 1e-4, atol: float = 1e
     if result.status in ("infeasible", "unbounded", "infeasible_or_unbounded"):
         return "DISAGREE" if m_obj is not None else "n/a"
     s_obj, s_bound = result.objective, result.bound
+    if maximise:  # the same rule on the negated objective: max f = -min(-f)
+        s_obj, s_bound, m_obj, m_bound = (None if v is None else -v for v in (s_obj, s_bound, m_obj, m_bound))
     s_opt, m_opt = result.status == "optimal", m_status == "optimal"
     if s_opt and s_bound is None:
         s_bound = s_obj

@@ -22,7 +22,7 @@ from bilevel.errors import InputError
 from bilevel.library import read_manifest, select_rows
 from bilevel.validation import check_mip_gap
 
-from .common import RunResult, agreement, format_table, get_runner, write_solution_csv
+from .common import RunResult, agreement, format_table, get_runner, is_maximisation, write_solution_csv
 
 
 def compare(
@@ -72,7 +72,8 @@ def compare(
                     "solver_seconds": result.solver_seconds, "nodes": result.nodes,
                     "manifest_status": row.get("highs_status"), "manifest_objective": row.get("highs_objective"),
                     "manifest_bound": row.get("highs_best_bound"),
-                    "agreement": agreement(row, result, rtol, atol), "message": result.message,
+                    "agreement": agreement(row, result, rtol, atol, maximise=path.is_file() and is_maximisation(path)),
+                    "message": result.message,
                 }
                 if result.solution and (solutions_dir or check):
                     folder = Path(solutions_dir) if solutions_dir else None

@@ -343,6 +343,24 @@ def test_agreement_rule():
     assert common.agreement(none_, _res("optimal", 0.45, 0.45)) == "closes"
     assert common.agreement(opt, _res("infeasible", None, None)) == "DISAGREE"
     assert common.agreement(opt, _res("unavailable", None, None)) == "n/a"
+
+
+def test_agreement_rule_maximisation():
+    """A maximisation instance: the proven bound lies above the objective, so each case of the
+    minimisation rule holds with every value negated (and the plain rule would call these wrong)."""
+    opt = {"highs_status": "optimal", "highs_objective": -0.5, "highs_best_bound": -0.5}
+    open_ = {"highs_status": "time_limit", "highs_objective": -0.6, "highs_best_bound": -0.4}
+    cases = [(opt, _res("optimal", -0.50001, -0.50001), "agree"),
+             (opt, _res("time_limit", -0.7, -0.3), "consistent"),
+             (opt, _res("time_limit", -0.7, -0.6), "DISAGREE"),  # bound below the optimum
+             (opt, _res("time_limit", -0.4, -0.1), "DISAGREE"),  # incumbent above the optimum
+             (open_, _res("optimal", -0.55, -0.55), "closes"),
+             (open_, _res("optimal", -0.35, -0.35), "DISAGREE"),  # above HiGHS's bound
+             (open_, _res("optimal", -0.65, -0.65), "DISAGREE")]  # HiGHS found better
+    for row, res, want in cases:
+        assert common.agreement(row, res, maximise=True) == want
+    assert common.agreement(opt, _res("time_limit", -0.7, -0.3)) == "DISAGREE"  # read as minimisation
+    assert common.agreement(open_, _res("optimal", -0.55, -0.55)) == "DISAGREE"
     assert common.agreement({"highs_status": "optimal", "highs_objective": 0.0, "highs_best_bound": 0.0},
                             _res("optimal", 4e-7, 4e-7)) == "agree"
 
@@ -507,6 +525,18 @@ def test_compare_flags_a_disagreement(tmp_path, capsys):
     library.write_manifest(rows, tmp_path / "manifest.csv")
     code = compare.main([str(tmp_path / "manifest.csv"), "--only", NONTRIVIAL])
     assert code == 1 and "DISAGREE" in capsys.readouterr().out
+
+
+def test_compare_orients_the_agreement_rule_by_the_file_sense(tmp_path):
+    """A maximisation instance whose manifest row is open (incumbent 3, bound 4): HiGHS proves 3.5, which
+    lies inside, so it 'closes' the instance; read as minimisation, 3.5 would be below the bound 4."""
+    paths, optimum = _tiny_maximisation(tmp_path)
+    row = {"id": "tiny-max", "data": "none", "mode": "optimistic", "mps": paths["mps"].name, "lp": paths["lp"].name,
+           "highs_status": "time_limit", "highs_objective": 3.0, "highs_best_bound": 4.0}
+    library.write_manifest([row], tmp_path / "manifest.csv")
+    records = compare.compare(tmp_path / "manifest.csv", solvers=("highs",), formats=("mps", "lp"))
+    assert [(r["status"], r["agreement"]) for r in records] == [("optimal", "closes")] * 2
+    assert all(abs(r["objective"] - optimum) < 1e-9 for r in records)
 
 
 def test_compare_bad_input_exit_2(capsys):
