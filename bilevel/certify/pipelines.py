@@ -213,9 +213,9 @@ def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple
 
 
 def _resolve_split(n_cal: int, opt_fraction, seed, split) -> tuple[np.ndarray, np.ndarray]:
-    check_seed(seed)  # also when an explicit split makes it unused
     if split is None:
         return split_calibration(n_cal, opt_fraction, seed)
+    check_seed(seed)  # a bad seed is an error even when the explicit split leaves it unused
     try:
         opt_f, test_f = (np.asarray(s, dtype=float).ravel() for s in split)
     except (TypeError, ValueError):
