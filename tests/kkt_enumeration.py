@@ -1,0 +1,216 @@
+"""An exact oracle for the bilevel MILPs on tiny instances: the KKT system's complementarity enumerated.
+
+Every complementarity pair of the inner LPs is one of finitely many *states* (a training point outside, on
+or inside the margin; a box bound inactive, active above or below; the epsilon constraint slack or tight).
+With each state fixed, the KKT system is linear, so the bilevel problem is the least of the LPs over all
+state combinations. These are searched depth first with scipy's ``linprog``: a partial combination whose
+LP (the states not yet fixed relaxed away) is infeasible or no better than the best complete one is cut.
+
+Shares no code with the package, and uses no big-M constant, no bound on a multiplier (``lambda`` of the
+epsilon constraint is unbounded here) and no MIP solver, so it checks the MILPs' big-M constants, their
+bound on ``lambda`` and HiGHS's optimality claims at once. Exponential: for ``|T| + |V| + p`` up to about 12.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog
+
+
+class _Vars:
+    """Column indices of named variable blocks."""
+
+    def __init__(self):
+        self.n, self.lower, self.upper = 0, [], []
+
+    def add(self, size: int, lower=None, upper=None) -> np.ndarray:
+        idx = np.arange(self.n, self.n + size)
+        self.n += size
+        self.lower += [lower] * size
+        self.upper += [upper] * size
+        return idx
+
+
+class _Rows:
+    """Sparse-by-dict linear rows ``sum coef x <= rhs`` or ``== rhs``."""
+
+    def __init__(self):
+        self.ub, self.eq = [], []
+
+    def le(self, terms: dict, rhs: float):
+        self.ub.append((terms, rhs))
+
+    def equal(self, terms: dict, rhs: float):
+        self.eq.append((terms, rhs))
+
+
+def _matrix(rows, n):
+    A = np.zeros((len(rows), n))
+    for r, (terms, _) in enumerate(rows):
+        for j, coef in terms.items():
+            A[r, j] += coef
+    return A, np.array([rhs for _, rhs in rows], dtype=float)
+
+
+def _margin(x, y, w, b) -> dict:
+    """Terms of ``y (x^T w - b)``."""
+    terms = {int(j): y * xj for j, xj in zip(w, x)}
+    terms[int(b)] = -y
+    return terms
+
+
+def _hinge_rows(rows: _Rows, X, y, w, b, h):
+    for i in range(len(y)):  # h_i >= 1 - y_i (x_i^T w - b)
+        terms = {int(j): -c for j, c in _margin(X[i], y[i], w, b).items()}
+        terms[int(h[i])] = -1.0
+        rows.le(terms, -1.0)
+
+
+def _lp_svm_kkt(v: _Vars, rows: _Rows, states: list, X, y, w, b, w_bar, weight_var=None, weight=1.0):
+    """KKT system of ``min weight * mean_i xi_i s.t. xi_i >= 1 - y_i (x_i^T w - b), xi >= 0, |w| <= w_bar``
+    with multipliers ``beta`` (hinge rows) and ``mu+``, ``mu-`` (box). ``weight`` is a number or, with
+    ``weight_var``, the column of a variable weight (``lambda``). Appends the complementarity disjunctions
+    (lists of alternatives, each a list of equalities) to ``states`` and returns the loss columns ``xi``."""
+    n, p = len(y), len(w)
+    xi, beta = v.add(n, 0.0), v.add(n, 0.0)
+    mu_p, mu_m = v.add(p, 0.0), v.add(p, 0.0)
+    _hinge_rows(rows, X, y, w, b, xi)
+    for j in range(p):  # -w_bar <= w <= w_bar
+        rows.le({int(w[j]): 1.0, int(w_bar[j]): -1.0}, 0.0)
+        rows.le({int(w[j]): -1.0, int(w_bar[j]): -1.0}, 0.0)
+
+    def cap(i):  # beta_i <= weight / n, the multiplier of xi_i >= 0 being weight/n - beta_i >= 0
+        return ({int(beta[i]): 1.0, int(weight_var): -1.0 / n}, 0.0) if weight_var is not None \
+            else ({int(beta[i]): 1.0}, weight / n)
+
+    for i in range(n):
+        rows.le(*cap(i))
+    for i in range(n):
+        m = _margin(X[i], y[i], w, b)
+        outside = [({int(beta[i]): 1.0}, 0.0), ({int(xi[i]): 1.0}, 0.0)]
+        on = [({int(xi[i]): 1.0}, 0.0), (m, 1.0)]
+        inside_terms = dict(m)
+        inside_terms[int(xi[i])] = inside_terms.get(int(xi[i]), 0.0) + 1.0
+        inside = [cap(i), (inside_terms, 1.0)]
+        states.append([outside, on, inside])
+    for j in range(p):
+        states.append([[({int(mu_p[j]): 1.0}, 0.0), ({int(mu_m[j]): 1.0}, 0.0)],
+                       [({int(w[j]): 1.0, int(w_bar[j]): -1.0}, 0.0), ({int(mu_m[j]): 1.0}, 0.0)],
+                       [({int(w[j]): 1.0, int(w_bar[j]): 1.0}, 0.0), ({int(mu_p[j]): 1.0}, 0.0)]])
+    return xi, beta, mu_p, mu_m
+
+
+def _stationarity(rows: _Rows, p, blocks, mu_p, mu_m, b_free=True):
+    """``-sum beta_i y_i x_i + mu+ - mu- = 0`` (w) and ``sum beta_i y_i = 0`` (b), over the multiplier
+    blocks ``[(beta, X, y), ...]``."""
+    for j in range(p):
+        terms = {int(mu_p[j]): 1.0, int(mu_m[j]): -1.0}
+        for beta, X, y in blocks:
+            for i in range(len(y)):
+                terms[int(beta[i])] = terms.get(int(beta[i]), 0.0) - y[i] * X[i, j]
+        rows.equal(terms, 0.0)
+    terms = {}
+    for beta, X, y in blocks:
+        for i in range(len(y)):
+            terms[int(beta[i])] = terms.get(int(beta[i]), 0.0) + y[i]
+    rows.equal(terms, 0.0)
+
+
+def _search(c, v: _Vars, rows: _Rows, states: list, tol: float = 1e-9):
+    """Least ``c^T x`` over the base rows plus one alternative of every disjunction in ``states``.
+    Returns ``(value, x)``, ``(inf, None)`` when no combination is feasible."""
+    A_ub, b_ub = _matrix(rows.ub, v.n)
+    A_eq0, b_eq0 = _matrix(rows.eq, v.n)
+    bounds = list(zip(v.lower, v.upper))
+    best = [np.inf, None]
+    counts = [0]
+
+    def solve(fixed):
+        A_eq, b_eq = _matrix(fixed, v.n)
+        res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=np.vstack([A_eq0, A_eq]), b_eq=np.concatenate([b_eq0, b_eq]),
+                      bounds=bounds, method="highs")
+        counts[0] += 1
+        if res.status == 2:
+            return None
+        if res.status != 0:
+            raise RuntimeError(f"oracle LP ended with status {res.status}: {res.message}")
+        return res
+
+    def dfs(depth, fixed):
+        res = solve(fixed)
+        if res is None or res.fun >= best[0] - tol:
+            return
+        if depth == len(states):
+            best[0], best[1] = res.fun, res.x
+            return
+        for alternative in states[depth]:
+            dfs(depth + 1, fixed + alternative)
+
+    dfs(0, [])
+    return best[0], best[1], counts[0]
+
+
+def _w_bar_block(v: _Vars, p, w_bar_bounds):
+    lo, hi = (np.broadcast_to(np.asarray(bd, dtype=float), (p,)) for bd in w_bar_bounds)
+    idx = v.add(p)
+    for j, k in enumerate(idx):
+        v.lower[k], v.upper[k] = float(lo[j]), float(hi[j])
+    return idx
+
+
+def optimistic_optimum(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 1.0)):
+    """Exact optimum of the optimistic bilevel problem (Eq. (21) of the pessimistic bilevel tuning paper):
+    least mean validation hinge over ``w_bar`` in the box and the training optima ``(w, b)`` at ``w_bar``.
+    ``w_bar_bounds``: ``(lower, upper)``, each a number or a (p,) array. Returns ``(value, w_bar, LPs solved)``."""
+    p = Xt.shape[1]
+    v, rows, states = _Vars(), _Rows(), []
+    w_bar = _w_bar_block(v, p, w_bar_bounds)
+    w, b = v.add(p), v.add(1)[0]
+    g = v.add(len(yv), 0.0)
+    _hinge_rows(rows, Xv, yv, w, b, g)
+    _, beta, mu_p, mu_m = _lp_svm_kkt(v, rows, states, Xt, yt, w, b, w_bar, weight=1.0)
+    _stationarity(rows, p, [(beta, Xt, yt)], mu_p, mu_m)
+    c = np.zeros(v.n)
+    c[g] = 1.0 / len(yv)
+    value, x, count = _search(c, v, rows, states)
+    return value, (None if x is None else x[w_bar]), count
+
+
+def pessimistic_optimum(Xt, yt, Xv, yv, flipped, epsilon, w_bar_bounds=(0.0, 1.0)):
+    """Exact optimum of the pessimistic bilevel problem with a training-optimal replica (Eqs. (23)-(25) of
+    the pessimistic bilevel tuning paper, ``replica="optimal"``): the replica ``(w_hat, b_hat)`` is a
+    training optimum at ``w_bar``; the follower ``(w, b)`` minimises the mean hinge loss on the validation
+    points ``flipped`` with negated labels, subject to a mean training hinge of at most ``(1 + epsilon)``
+    times the replica's and ``|w| <= w_bar``; the leader minimises the follower's mean validation hinge
+    (true labels). The follower's objective has multiplier 1 and the budget row an unbounded ``lambda >= 0``.
+    Returns ``(value, w_bar, LPs solved)``."""
+    p, nt = Xt.shape[1], len(yt)
+    flipped = np.asarray(flipped)
+    Xf, yf = Xv[flipped], -yv[flipped]
+    v, rows, states = _Vars(), _Rows(), []
+    w_bar = _w_bar_block(v, p, w_bar_bounds)
+    w_hat, b_hat = v.add(p), v.add(1)[0]
+    xi_hat, beta_hat, mu_p_hat, mu_m_hat = _lp_svm_kkt(v, rows, states, Xt, yt, w_hat, b_hat, w_bar, weight=1.0)
+    _stationarity(rows, p, [(beta_hat, Xt, yt)], mu_p_hat, mu_m_hat)
+    w, b = v.add(p), v.add(1)[0]
+    lam = v.add(1, 0.0)[0]
+    g = v.add(len(yv), 0.0)
+    _hinge_rows(rows, Xv, yv, w, b, g)
+    # The follower: flipped-label hinge (objective weight 1) and training hinge (weight lambda) ...
+    flip_states, train_states = [], []
+    _, alpha, mu_p, mu_m = _lp_svm_kkt(v, rows, flip_states, Xf, yf, w, b, w_bar, weight=1.0)
+    xi, beta, mu_p2, mu_m2 = _lp_svm_kkt(v, rows, train_states, Xt, yt, w, b, w_bar, weight_var=lam)
+    # ... share one box: the second block's box multipliers are fixed at 0 and its box disjunctions dropped.
+    for j in range(p):
+        v.upper[mu_p2[j]] = v.upper[mu_m2[j]] = 0.0
+    train_states = train_states[:nt]
+    _stationarity(rows, p, [(alpha, Xf, yf), (beta, Xt, yt)], mu_p, mu_m)
+    # The budget: mean xi <= (1 + epsilon) mean xi_hat, with lambda (budget - mean xi) = 0.
+    budget = {int(k): 1.0 / nt for k in xi}
+    for k in xi_hat:
+        budget[int(k)] = budget.get(int(k), 0.0) - (1 + epsilon) / nt
+    rows.le(budget, 0.0)
+    states += flip_states + train_states + [[[({int(lam): 1.0}, 0.0)], [(budget, 0.0)]]]
+    c = np.zeros(v.n)
+    c[g] = 1.0 / len(yv)
+    value, x, count = _search(c, v, rows, states)
+    return value, (None if x is None else x[w_bar]), count
