@@ -157,10 +157,7 @@ def _w_bar_block(v: _Vars, p, w_bar_bounds):
     return idx
 
 
-def optimistic_optimum(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 1.0)):
-    """Exact optimum of the optimistic bilevel problem (Eq. (21) of the pessimistic bilevel tuning paper):
-    least mean validation hinge over ``w_bar`` in the box and the training optima ``(w, b)`` at ``w_bar``.
-    ``w_bar_bounds``: ``(lower, upper)``, each a number or a (p,) array. Returns ``(value, w_bar, LPs solved)``."""
+def _optimistic_system(Xt, yt, Xv, yv, w_bar_bounds):
     p = Xt.shape[1]
     v, rows, states = _Vars(), _Rows(), []
     w_bar = _w_bar_block(v, p, w_bar_bounds)
@@ -169,10 +166,38 @@ def optimistic_optimum(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 1.0)):
     _hinge_rows(rows, Xv, yv, w, b, g)
     _, beta, mu_p, mu_m = _lp_svm_kkt(v, rows, states, Xt, yt, w, b, w_bar, weight=1.0)
     _stationarity(rows, p, [(beta, Xt, yt)], mu_p, mu_m)
+    return v, rows, states, dict(w_bar=w_bar, w=w, b=b, g=g)
+
+
+def optimistic_optimum(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 1.0)):
+    """Exact optimum of the optimistic bilevel problem (Eq. (21) of the pessimistic bilevel tuning paper):
+    least mean validation hinge over ``w_bar`` in the box and the training optima ``(w, b)`` at ``w_bar``.
+    ``w_bar_bounds``: ``(lower, upper)``, each a number or a (p,) array. Returns ``(value, w_bar, LPs solved)``."""
+    v, rows, states, ix = _optimistic_system(Xt, yt, Xv, yv, w_bar_bounds)
     c = np.zeros(v.n)
-    c[g] = 1.0 / len(yv)
+    c[ix["g"]] = 1.0 / len(yv)
     value, x, count = _search(c, v, rows, states)
-    return value, (None if x is None else x[w_bar]), count
+    return value, (None if x is None else x[ix["w_bar"]]), count
+
+
+def optimistic_tie_extremes(Xt, yt, Xv, yv, criterion, ceiling, w_bar_bounds=(0.0, 1.0)):
+    """Least and largest ``criterion`` over the optimistic bilevel-feasible points whose mean validation
+    hinge is at most ``ceiling`` (the optimum plus a tolerance): ``"sum_w_bar"`` (``sum_j w_bar_j``) or
+    ``"val_margin"`` (``mean_k y_k (x_k^T w - b)`` over the validation points). Returns ``(low, high)``."""
+    v, rows, states, ix = _optimistic_system(Xt, yt, Xv, yv, w_bar_bounds)
+    rows.le({int(k): 1.0 / len(yv) for k in ix["g"]}, ceiling)
+    c = np.zeros(v.n)
+    if criterion == "sum_w_bar":
+        c[ix["w_bar"]] = 1.0
+    elif criterion == "val_margin":
+        for k in range(len(yv)):
+            for j, coef in _margin(Xv[k], yv[k], ix["w"], ix["b"]).items():
+                c[j] += coef / len(yv)
+    else:
+        raise ValueError(f"unknown criterion {criterion!r}")
+    low = _search(c, v, rows, states)[0]
+    high = -_search(-c, v, rows, states)[0]
+    return low, high
 
 
 def pessimistic_optimum(Xt, yt, Xv, yv, flipped, epsilon, w_bar_bounds=(0.0, 1.0)):

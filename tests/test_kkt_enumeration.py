@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bilevel
-from kkt_enumeration import optimistic_optimum, pessimistic_optimum
+from kkt_enumeration import optimistic_optimum, optimistic_tie_extremes, pessimistic_optimum
 from oracles import grid, optimistic_value, pessimistic_value, tiny_instance
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a failed verification fails the test
@@ -68,6 +68,26 @@ def test_one_feature_three_points():
     assert _close(bilevel.tune(Xt, yt, Xv, yv, mode="optimistic").objective, value)
     value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(3), 0.2)
     assert _close(bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.2, flip="all").objective, value)
+
+
+def test_tie_ranges_are_the_exact_extremes_of_the_optimal_set():
+    """bilevel.optimistic_tie_range against the enumeration, with the same ceiling F* + tolerance: both
+    extremes of both criteria, within HiGHS's default relative gap (1e-4). Some of these optimal sets are
+    wide (the box sum spans 0.67-1.0 on one), so the extremes are not all the returned optimum."""
+    widths = []
+    for seed in range(6):
+        Xt, yt, Xv, yv = tiny_instance(seed, 5, 4, overlap=2.0 if seed % 2 else 1.0)
+        if seed >= 3:
+            Xt, Xv = np.round(Xt), np.round(Xv)
+        res = bilevel.tune(Xt, yt, Xv, yv, mode="optimistic")
+        for criterion in ("sum_w_bar", "val_margin"):
+            tie = bilevel.optimistic_tie_range(res, criterion)
+            assert tie.low.status == tie.high.status == "optimal"
+            low, high = optimistic_tie_extremes(Xt, yt, Xv, yv, criterion, tie.reference_objective + tie.tolerance)
+            assert tie.low.criterion_value == pytest.approx(low, rel=1e-4, abs=1e-5), (seed, criterion)
+            assert tie.high.criterion_value == pytest.approx(high, rel=1e-4, abs=1e-5), (seed, criterion)
+            widths.append(high - low)
+    assert max(widths) > 0.3
 
 
 def _random_case(rng):
