@@ -111,7 +111,7 @@ def finite_or_none(value) -> float | None:
 
 # ------------------------------------------------------------------------------------ solution files
 
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity)$", re.IGNORECASE)
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$", re.IGNORECASE)
 _OBJ_PATTERNS = [
     re.compile(r"objective\s+value\s*[:=]\s*(\S+)", re.IGNORECASE),  # SCIP "objective value: x", Gurobi
     re.compile(r"objective\s+value\s+(\S+)", re.IGNORECASE),  # CBC "Optimal - objective value x"
@@ -130,9 +130,12 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     values, ``# Columns n`` after ``# Primal solution values``; ``Objective x``); and any other ``name value``
     lines. ``#`` lines are comments. Solvers omit zero values; callers decide what an absent variable means.
 
-    Raises InputError when the file is missing, holds no ``name value`` line, or is CBC's report of an
-    infeasible or unbounded model (first line ``Infeasible - ...``, ``Integer infeasible - ...``,
-    ``Unbounded - ...``: the values it lists are no solution)."""
+    A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
+
+    Raises InputError when the file is missing, holds no ``name value`` line, gives a variable or the
+    objective a value that is not finite (``nan``, ``inf``), gives one variable two different values, or is
+    CBC's report of an infeasible or unbounded model (first line ``Infeasible - ...``, ``Integer infeasible -
+    ...``, ``Unbounded - ...``: the values it lists are no solution)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"solution file {str(path)!r} not found")
@@ -149,8 +152,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             continue
         for pat in _OBJ_PATTERNS:
             m = pat.search(line)
-            if m and finite_or_none(m.group(1).rstrip(",")) is not None:
-                objective = float(m.group(1).rstrip(","))
+            if m and _NUMBER.match(m.group(1).rstrip(",")):
+                objective = _claimed_objective(path, m.group(1).rstrip(","))
                 break
         else:
             m = None
@@ -158,12 +161,32 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             continue
         tokens = [t for t in re.split(r"[,\s]+", line.replace("**", " ")) if t]
         if len(tokens) >= 3 and tokens[0].isdigit() and _NUMBER.match(tokens[2]):  # CBC
-            values[tokens[1]] = float(tokens[2])
+            _store(values, tokens[1], tokens[2], path)
         elif len(tokens) >= 2 and _NUMBER.match(tokens[1]):  # name value [(obj:c)]
-            values[tokens[0]] = float(tokens[1])
+            _store(values, tokens[0], tokens[1], path)
     if not values:
         raise InputError(f"{str(path)!r} holds no 'name value' lines: not a solution file")
     return values, objective
+
+
+def _store(values: dict, name: str, text: str, path: Path) -> None:
+    """``values[name] = float(text)``; InputError for a value that is not finite or a second, different
+    value of the same name."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise InputError(f"{str(path)!r} gives variable {name!r} the value {text!r}: not a finite number")
+    if name in values and values[name] != value:
+        raise InputError(f"{str(path)!r} gives variable {name!r} two values, {values[name]!r} and {value!r}")
+    values[name] = value
+
+
+def _claimed_objective(path: Path, text: str) -> float | None:
+    """The claimed objective ``text`` as a float, None for a solver's infinity (1e20 or more); InputError
+    for ``nan`` or ``inf``."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise InputError(f"{str(path)!r} claims the objective {text!r}: not a finite number")
+    return finite_or_none(value)
 
 
 def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
@@ -181,9 +204,9 @@ def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
         elif in_columns and line:
             tokens = line.split()
             if len(tokens) == 2 and _NUMBER.match(tokens[1]):
-                values[tokens[0]] = float(tokens[1])
-        elif line.startswith("Objective") and len(line.split()) == 2:
-            objective = finite_or_none(line.split()[1])
+                _store(values, tokens[0], tokens[1], path)
+        elif line.startswith("Objective") and len(line.split()) == 2 and _NUMBER.match(line.split()[1]):
+            objective = _claimed_objective(path, line.split()[1])
     if not values:
         raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
     return values, objective

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -13,6 +14,7 @@ if str(ROOT) not in sys.path:  # solvers/ is a folder of the repository, not par
     sys.path.insert(0, str(ROOT))
 
 from bilevel import library  # noqa: E402
+from bilevel.errors import InputError  # noqa: E402
 from solvers import cbc, check_solution, common, compare, highs, scip  # noqa: E402
 
 MODELS = ROOT / "models"
@@ -481,6 +483,66 @@ def test_checker_pessimistic_instance_trusts_highs_and_rejects_a_tampered_answer
     sol["w_bar[1]"] = 0.0
     rep = check_solution.check_solution(MANIFEST, row["id"], sol)
     assert not rep.trusted, rep.summary()
+
+
+def test_checker_refuses_values_that_are_not_finite_or_not_one_value(highs_answer, tmp_path):
+    """A claimed objective of nan or inf passed the objective test (every comparison with nan is false, and
+    inf > inf is false), and a file's ``nan`` value was skipped, its variable then taken as 0: both were
+    TRUSTED. Each such input is now an InputError naming the value."""
+    sol = _readable(highs_answer)
+    good = common.write_solution_csv(highs_answer, tmp_path / "good.csv").read_text()
+    check = check_solution.check_solution
+    for claim in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(InputError, match="claimed objective"):
+            check(MANIFEST, NONTRIVIAL, {**sol, "objective": claim})
+    with pytest.raises(InputError, match="w\\[0\\]"):
+        check(MANIFEST, NONTRIVIAL, {**sol, "w[0]": None})
+    short = next(k for k in highs_answer.solution if check_solution.readable_name(
+        k, library.read_name_map(MODELS / ROWS[NONTRIVIAL]["names"])) == "b")
+    with pytest.raises(InputError, match="two values"):  # one variable under its short and readable name
+        check(MANIFEST, NONTRIVIAL, {**highs_answer.solution, "b": highs_answer.solution[short] + 1})
+    first = good.splitlines()[2].split(",")[0]  # the first variable row after the header and objective
+    cases = {"nan value": good.replace(f"\n{first},", f"\n{first},nan\n{first}_old,"),
+             "nan objective": good.replace("objective,", "objective,nan\nx_old,"),
+             "inf objective": good.replace("objective,", "objective,inf\nx_old,"),
+             "two values": good + f"{first},12345\n"}
+    for case, text in cases.items():
+        path = tmp_path / f"{case.replace(' ', '_')}.csv"
+        path.write_text(text)
+        with pytest.raises(InputError, match="not a finite number|two values"):
+            check(MANIFEST, NONTRIVIAL, path)
+    with pytest.raises(InputError, match="file path or a dict"):
+        check(MANIFEST, NONTRIVIAL, list(sol.items()))
+    for tol in (float("nan"), 0.0, -1e-5):
+        with pytest.raises(InputError, match="tolerance"):
+            check(MANIFEST, NONTRIVIAL, sol, tolerance=tol)
+
+
+def test_checker_rejects_an_answer_that_buys_its_objective_with_the_tolerance():
+    """Each test of the follower allows ``tol``: training loss within ``budget + tol``, flipped-label loss
+    within ``tol`` of its least value at the budget. But the least flipped loss falls steeply as the budget
+    grows (by the budget's multiplier), so a point using both allowances reached an objective 1.1e-4 below
+    the proven optimum (10 times ``tol``) and was TRUSTED, with a note blaming the MILP. Such a point is now
+    rejected: its objective is below the least any exact follower optimum at its ``w_bar`` reaches. The
+    ``w_bar`` was found by a random search for a large budget multiplier."""
+    import bilevel
+
+    iid, tol = "diabetes-pes-e0-n10-s0", 1e-5
+    built = library.build_instance(library.InstanceSpec.from_row(ROWS[iid]))
+    s = built.split
+    T, V, F = (s.X_train, s.y_train), (s.X_val, s.y_val), (s.X_val[built.flipped], -s.y_val[built.flipped])
+    w_bar = np.array([0.0, 0.983963, 0.0, 0.996987, 0.992448, 0.976607, 0.0])
+    budget = (1 + built.spec.epsilon) * bilevel.hinge_lp(w_bar, T).value
+    flipped_min = bilevel.hinge_lp(w_bar, F, [(*T, budget)]).value
+    lp = bilevel.hinge_lp(w_bar, V, [(*T, budget + 0.99 * tol), (*F, flipped_min + 0.99 * tol)])
+    w, b = lp.w, lp.b
+    assert bilevel.hinge(*T, w, b).mean() <= budget + tol and bilevel.hinge(*F, w, b).mean() <= flipped_min + tol
+    objective = bilevel.hinge(*V, w, b).mean()
+    assert objective < ROWS[iid]["highs_best_bound"] - 10 * tol  # better than the proven optimum
+    sol = {**{f"w_bar[{j}]": w_bar[j] for j in range(len(w))}, **{f"w[{j}]": w[j] for j in range(len(w))}, "b": b}
+    rep = check_solution.check_solution(MANIFEST, iid, sol, tolerance=tol)
+    assert not rep.trusted and any("least any exact follower optimum" in r for r in rep.reasons), rep.summary()
+    assert not any("the MILP or its solve is wrong" in n for n in rep.notes)
 
 
 def test_checker_command_line_exit_codes(highs_answer, tmp_path, capsys):
