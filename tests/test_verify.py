@@ -1,0 +1,60 @@
+"""bilevel.verify_model on answers that use its tolerances to leave the follower's optimal set."""
+from pathlib import Path
+
+import numpy as np
+import pyomo.environ as pyo
+
+import bilevel
+from bilevel import library
+
+MANIFEST = Path(__file__).resolve().parents[1] / "models" / "manifest.csv"
+
+
+def _load(model, w_bar, w, b, replica, X_t, y_t, X_f, ybar, X_v, y_v):
+    """Load (w_bar, w, b) and the replica (w_hat, b_hat) into a built pessimistic model: losses at their
+    hinges, kappa = 1, every other variable 0 (the verdict rests on these; the KKT residuals are reported)."""
+    for var in model.component_data_objects(pyo.Var):
+        var.set_value(0.0, skip_validation=True)
+    model.kappa.set_value(1.0, skip_validation=True)
+    for prefix, (ww, bb) in (("", (w, b)), ("_hat", replica)):
+        getattr(model, "b" + prefix).set_value(float(bb), skip_validation=True)
+        for j in range(len(ww)):
+            getattr(model, "w" + prefix)[j].set_value(float(ww[j]), skip_validation=True)
+        for i, h in enumerate(bilevel.hinge(X_t, y_t, ww, bb)):
+            getattr(model, "xi" + prefix)[i].set_value(float(h), skip_validation=True)
+    for j in range(len(w_bar)):
+        model.w_bar[j].set_value(float(w_bar[j]), skip_validation=True)
+    for k, h in zip(model.v, bilevel.hinge(X_f, ybar, w, b)):
+        model.v[k].set_value(float(h), skip_validation=True)
+    for k, h in zip(model.g, bilevel.hinge(X_v, y_v, w, b)):
+        model.g[k].set_value(float(h), skip_validation=True)
+
+
+def test_an_answer_that_buys_its_objective_with_the_tolerances_is_not_verified():
+    """Pessimistic epsilon = 0.2, training-optimal replica: a follower (w, b) with training loss 0.99 tol
+    over the budget and flipped-label loss within 0.99 tol of the least at the budget passes each follower
+    test, yet its objective is far below the least over the exact follower optima at w_bar (the least
+    flipped loss falls with the budget by its multiplier). verify_model used to call it verified. The
+    w_bar, from a random search for a large budget multiplier, is the one of tests/test_solvers.py's
+    check_solution test."""
+    row = next(r for r in library.read_manifest(MANIFEST) if r["id"] == "diabetes-pes-e0.2-n10-s0")
+    built = library.build_instance(library.InstanceSpec.from_row(row))
+    s, tol = built.split, 1e-5
+    T, V, F = (s.X_train, s.y_train), (s.X_val, s.y_val), (s.X_val[built.flipped], -s.y_val[built.flipped])
+    w_bar = np.array([0.0, 0.998611, 0.730053, 1.0, 1.0, 0.418797, 0.803595])
+    replica = bilevel.hinge_lp(w_bar, T)
+    budget = 1.2 * replica.value
+    flipped_min = bilevel.hinge_lp(w_bar, F, [(*T, budget)]).value
+    point = bilevel.hinge_lp(w_bar, V, [(*T, budget + 0.99 * tol), (*F, flipped_min + 0.99 * tol)])
+    best = bilevel.hinge_lp(w_bar, V, [(*T, budget * (1 + 1e-12)), (*F, flipped_min * (1 + 1e-12))])
+    assert point.value < best.value - 10 * tol
+    model = built.model
+    _load(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+    ver = bilevel.verify_model(model, tolerance=tol)
+    assert ver.inner_gap <= tol and ver.budget_violation <= tol and abs(ver.replica_gap) <= tol  # each test passes
+    assert not ver.verified and len(ver.messages) == 1 and "least any exact follower optimum" in ver.messages[0], \
+        ver.messages
+    # The exact follower optimum with the least objective at the same w_bar is verified.
+    _load(model, w_bar, best.w, best.b, (replica.w, replica.b), *T, *F, *V)
+    ver = bilevel.verify_model(model, tolerance=tol)
+    assert ver.verified, ver.messages
