@@ -168,7 +168,9 @@ def check_solution(
 
     ``solution`` is a solution file path or a ``{name: value}`` dict (optionally with key ``"objective"``
     for the claimed objective). ``tolerance``: absolute, mean-hinge units, for the bilevel checks;
-    ``feasibility_tolerance``: for the MILP vector, violations scaled by ``1 + |bound|``; ``strict``: the
+    ``feasibility_tolerance``: for the MILP vector, violations scaled by ``1 + |bound|``. A ``tolerance`` below
+    about 1e-6 is under the inner LPs' own accuracy where the least training loss is near 0 (their values
+    then differ by up to about 3e-7 between LP methods). ``strict``: the
     MILP vector check and :func:`bilevel.verify_model` also decide the verdict.
 
     Returns a :class:`CheckReport`. Raises InputError for an unknown instance, a tolerance that is not a

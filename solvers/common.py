@@ -159,7 +159,7 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             m = None
         if m or line.startswith("#") or line.lower().startswith(("solution status", "model status")):
             continue
-        tokens = [t for t in re.split(r"[,\s]+", line.replace("**", " ")) if t]
+        tokens = [t.strip("\"'") for t in re.split(r"[,\s]+", line.replace("**", " ")) if t.strip("\"'")]
         if len(tokens) >= 3 and tokens[0].isdigit() and _NUMBER.match(tokens[2]):  # CBC
             _store(values, tokens[1], tokens[2], path)
         elif len(tokens) >= 2 and _NUMBER.match(tokens[1]):  # name value [(obj:c)]

@@ -511,6 +511,10 @@ def test_checker_refuses_values_that_are_not_finite_or_not_one_value(highs_answe
         path.write_text(text)
         with pytest.raises(InputError, match="not a finite number|two values"):
             check(MANIFEST, NONTRIVIAL, path)
+    quoted = tmp_path / "quoted.csv"  # names quoted as a spreadsheet writes them
+    quoted.write_text("\n".join(",".join(f'"{c}"' if k == 0 else c for k, c in enumerate(line.split(",")))
+                                for line in good.splitlines()) + "\n")
+    assert check(MANIFEST, NONTRIVIAL, quoted).trusted
     with pytest.raises(InputError, match="file path or a dict"):
         check(MANIFEST, NONTRIVIAL, list(sol.items()))
     for tol in (float("nan"), 0.0, -1e-5):
