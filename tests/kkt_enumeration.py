@@ -200,14 +200,15 @@ def optimistic_tie_extremes(Xt, yt, Xv, yv, criterion, ceiling, w_bar_bounds=(0.
     return low, high
 
 
-def pessimistic_optimum(Xt, yt, Xv, yv, flipped, epsilon, w_bar_bounds=(0.0, 1.0)):
+def pessimistic_optimum(Xt, yt, Xv, yv, flipped, epsilon, w_bar_bounds=(0.0, 1.0), replica="optimal"):
     """Exact optimum of the pessimistic bilevel problem with a training-optimal replica (Eqs. (23)-(25) of
     the pessimistic bilevel tuning paper, ``replica="optimal"``): the replica ``(w_hat, b_hat)`` is a
     training optimum at ``w_bar``; the follower ``(w, b)`` minimises the mean hinge loss on the validation
     points ``flipped`` with negated labels, subject to a mean training hinge of at most ``(1 + epsilon)``
     times the replica's and ``|w| <= w_bar``; the leader minimises the follower's mean validation hinge
     (true labels). The follower's objective has multiplier 1 and the budget row an unbounded ``lambda >= 0``.
-    Returns ``(value, w_bar, LPs solved)``."""
+    ``replica="feasible"``: Eq. (24) as printed, the replica only feasible (``xi_hat`` above its hinge losses,
+    ``|w_hat| <= w_bar``), so the leader may inflate the budget. Returns ``(value, w_bar, LPs solved)``."""
     p, nt = Xt.shape[1], len(yt)
     flipped = np.asarray(flipped)
     Xf, yf = Xv[flipped], -yv[flipped]
@@ -215,7 +216,12 @@ def pessimistic_optimum(Xt, yt, Xv, yv, flipped, epsilon, w_bar_bounds=(0.0, 1.0
     w_bar = _w_bar_block(v, p, w_bar_bounds)
     w_hat, b_hat = v.add(p), v.add(1)[0]
     xi_hat, beta_hat, mu_p_hat, mu_m_hat = _lp_svm_kkt(v, rows, states, Xt, yt, w_hat, b_hat, w_bar, weight=1.0)
-    _stationarity(rows, p, [(beta_hat, Xt, yt)], mu_p_hat, mu_m_hat)
+    if replica == "optimal":
+        _stationarity(rows, p, [(beta_hat, Xt, yt)], mu_p_hat, mu_m_hat)
+    else:  # its multipliers fixed at 0 and its complementarity dropped: only its rows remain
+        for k in (*beta_hat, *mu_p_hat, *mu_m_hat):
+            v.upper[k] = 0.0
+        states.clear()
     w, b = v.add(p), v.add(1)[0]
     lam = v.add(1, 0.0)[0]
     g = v.add(len(yv), 0.0)
