@@ -1,4 +1,5 @@
 """tune() on real data: Proposition 1, export round trip, time limits, verification, bad input."""
+import dataclasses
 import importlib
 import time
 import warnings
@@ -165,7 +166,9 @@ def test_to_dict_has_no_infinite_numbers(tmp_path):
     d = bilevel.load_dataset("diabetes")
     s = bilevel.split_dataset(d.X, d.y, 20, 20, seed=1)
     res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=0.001)  # the MIP start only
-    assert res.status == "time_limit" and res.best_bound == -np.inf and res.gap == np.inf
+    assert res.status == "time_limit"
+    if np.isfinite(res.best_bound):  # HiGHS can finish its root LP within the millisecond (seen in CI)
+        res = dataclasses.replace(res, best_bound=-np.inf, gap=np.inf)
     out = res.to_dict()
     json.dumps(out, allow_nan=False)
     assert out["best_bound"] is None and out["gap"] is None and out["objective"] == res.objective
