@@ -135,7 +135,6 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         ok_extra = True
     else:
         Vf, eps = info["flipped"], info["epsilon"]
-        best_exact = None  # set below when the replica's tolerance enlarges the budget
         X_f, ybar = X_v[Vf], -y_v[Vf]
         if info.get("shared_replica"):  # epsilon = 0: the follower is its own (training-optimal) replica
             xi_hat, w_hat, b_hat = hinge(X_t, y_t, w, b), w, b
@@ -150,7 +149,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         follower = hinge_lp(w_bar, (X_f, ybar), [(X_t, y_t, budget_lp)])
         inner_opt = follower.value
         inner_val = float(hinge(X_f, ybar, w, b).mean())
-        best = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget_lp), (X_f, ybar, inner_opt)], tolerance)
+        best = best_exact = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget_lp), (X_f, ybar, inner_opt)], tolerance)
         budget_exact = (1 + eps) * train_min.value  # a training-optimal replica's budget, without its tolerance
         if info.get("replica", "optimal") == "optimal" and budget_lp > budget_exact * (1 + 1e-12) + 1e-15:
             try:  # at the exact least loss the LP can be called infeasible by round-off: then keep `best`
@@ -158,7 +157,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
                 best_exact = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget_exact), (X_f, ybar, flipped_exact)],
                                        tolerance)
             except SolverError:
-                best_exact = None
+                pass
         kappa = max(float(model.kappa.value), 1e-300)  # normalised multipliers -> Eq. (25)'s: divide by kappa
         alpha, lam, beta = _vals(model.alpha) / kappa, float(model.lam.value) / kappa, beta / kappa
         mu = mu / kappa
@@ -208,7 +207,6 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     # Each check above allows `tolerance`, and the follower's least loss (and with it the outer objective) can
     # fall by its budget's multiplier times that allowance: an answer must be worth no more than some exact
     # follower optimum at its w_bar (the least outer objective over them, at the exact budget).
-    best_exact = best if best_exact is None else best_exact
     below = obj_rec < best_exact - tolerance
     if below:
         msgs.append(f"the objective {obj_rec:.8g} is below {best_exact:.8g}, the least any exact follower optimum at "

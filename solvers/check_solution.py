@@ -42,6 +42,7 @@ import numpy as np
 from bilevel import hinge, hinge_lp, verify_model
 from bilevel.errors import InputError, SolverError
 from bilevel.library import InstanceSpec, build_instance, read_instance_arrays, read_manifest, read_name_map
+from bilevel.validation import check_positive
 
 from .common import read_solution_file
 
@@ -141,13 +142,6 @@ def _finite(value, what: str) -> float:
     return number
 
 
-def _positive(value, what: str) -> float:
-    number = _finite(value, what)
-    if number <= 0:
-        raise InputError(f"{what} must be > 0, got {value!r}")
-    return number
-
-
 def _row(manifest, instance_id: str) -> dict:
     rows = read_manifest(manifest)
     for r in rows:
@@ -177,8 +171,8 @@ def check_solution(
     finite number > 0, a solution that is neither a path nor a dict, an unreadable solution file, a value
     (or claimed objective) that is not a finite number, one variable given two different values (e.g. under
     its short MPS name and its readable name), or a solution that names no variable of the instance."""
-    tolerance = _positive(tolerance, "tolerance")
-    feasibility_tolerance = _positive(feasibility_tolerance, "feasibility_tolerance")
+    tolerance = check_positive(tolerance, "tolerance")
+    feasibility_tolerance = check_positive(feasibility_tolerance, "feasibility_tolerance")
     manifest = Path(manifest)
     row = _row(manifest, instance_id)
     spec = InstanceSpec.from_row(row)

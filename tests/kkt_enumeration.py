@@ -65,22 +65,31 @@ def _hinge_rows(rows: _Rows, X, y, w, b, h):
         rows.le(terms, -1.0)
 
 
-def _lp_svm_kkt(v: _Vars, rows: _Rows, states: list, X, y, w, b, w_bar, weight_var=None, weight=1.0):
-    """KKT system of ``min weight * mean_i xi_i s.t. xi_i >= 1 - y_i (x_i^T w - b), xi >= 0, |w| <= w_bar``
-    with multipliers ``beta`` (hinge rows) and ``mu+``, ``mu-`` (box). ``weight`` is a number or, with
-    ``weight_var``, the column of a variable weight (``lambda``). Appends the complementarity disjunctions
-    (lists of alternatives, each a list of equalities) to ``states`` and returns the loss columns ``xi``."""
-    n, p = len(y), len(w)
-    xi, beta = v.add(n, 0.0), v.add(n, 0.0)
-    mu_p, mu_m = v.add(p, 0.0), v.add(p, 0.0)
+def _primal(v: _Vars, rows: _Rows, X, y, w, b, w_bar=None):
+    """Loss columns ``xi`` with ``xi_i >= 1 - y_i (x_i^T w - b)``, ``xi >= 0`` and, given ``w_bar``, the box
+    ``-w_bar <= w <= w_bar``; returns ``xi``."""
+    xi = v.add(len(y), 0.0)
     _hinge_rows(rows, X, y, w, b, xi)
-    for j in range(p):  # -w_bar <= w <= w_bar
+    for j in range(len(w) if w_bar is not None else 0):
         rows.le({int(w[j]): 1.0, int(w_bar[j]): -1.0}, 0.0)
         rows.le({int(w[j]): -1.0, int(w_bar[j]): -1.0}, 0.0)
+    return xi
+
+
+def _lp_svm_kkt(v: _Vars, rows: _Rows, states: list, X, y, w, b, w_bar, weight_var=None, box=True):
+    """KKT system of ``min weight * mean_i xi_i s.t. xi_i >= 1 - y_i (x_i^T w - b), xi >= 0, |w| <= w_bar``
+    with multipliers ``beta`` (hinge rows) and ``mu+``, ``mu-`` (box). ``weight`` is 1, or with
+    ``weight_var`` the column of a variable weight (``lambda``). ``box=False``: the box and its multipliers
+    belong to another block of the same ``(w, b)`` (``mu+``, ``mu-`` returned as None). Appends the
+    complementarity disjunctions (lists of alternatives, each a list of equalities) to ``states`` and returns
+    ``(xi, beta, mu+, mu-)``."""
+    n, p = len(y), len(w)
+    xi = _primal(v, rows, X, y, w, b, w_bar if box else None)
+    beta = v.add(n, 0.0)
 
     def cap(i):  # beta_i <= weight / n, the multiplier of xi_i >= 0 being weight/n - beta_i >= 0
         return ({int(beta[i]): 1.0, int(weight_var): -1.0 / n}, 0.0) if weight_var is not None \
-            else ({int(beta[i]): 1.0}, weight / n)
+            else ({int(beta[i]): 1.0}, 1.0 / n)
 
     for i in range(n):
         rows.le(*cap(i))
@@ -92,6 +101,9 @@ def _lp_svm_kkt(v: _Vars, rows: _Rows, states: list, X, y, w, b, w_bar, weight_v
         inside_terms[int(xi[i])] = inside_terms.get(int(xi[i]), 0.0) + 1.0
         inside = [cap(i), (inside_terms, 1.0)]
         states.append([outside, on, inside])
+    if not box:
+        return xi, beta, None, None
+    mu_p, mu_m = v.add(p, 0.0), v.add(p, 0.0)
     for j in range(p):
         states.append([[({int(mu_p[j]): 1.0}, 0.0), ({int(mu_m[j]): 1.0}, 0.0)],
                        [({int(w[j]): 1.0, int(w_bar[j]): -1.0}, 0.0), ({int(mu_m[j]): 1.0}, 0.0)],
@@ -99,7 +111,7 @@ def _lp_svm_kkt(v: _Vars, rows: _Rows, states: list, X, y, w, b, w_bar, weight_v
     return xi, beta, mu_p, mu_m
 
 
-def _stationarity(rows: _Rows, p, blocks, mu_p, mu_m, b_free=True):
+def _stationarity(rows: _Rows, p, blocks, mu_p, mu_m):
     """``-sum beta_i y_i x_i + mu+ - mu- = 0`` (w) and ``sum beta_i y_i = 0`` (b), over the multiplier
     blocks ``[(beta, X, y), ...]``."""
     for j in range(p):
@@ -164,7 +176,7 @@ def _optimistic_system(Xt, yt, Xv, yv, w_bar_bounds):
     w, b = v.add(p), v.add(1)[0]
     g = v.add(len(yv), 0.0)
     _hinge_rows(rows, Xv, yv, w, b, g)
-    _, beta, mu_p, mu_m = _lp_svm_kkt(v, rows, states, Xt, yt, w, b, w_bar, weight=1.0)
+    _, beta, mu_p, mu_m = _lp_svm_kkt(v, rows, states, Xt, yt, w, b, w_bar)
     _stationarity(rows, p, [(beta, Xt, yt)], mu_p, mu_m)
     return v, rows, states, dict(w_bar=w_bar, w=w, b=b, g=g)
 
@@ -215,32 +227,26 @@ def pessimistic_optimum(Xt, yt, Xv, yv, flipped, epsilon, w_bar_bounds=(0.0, 1.0
     v, rows, states = _Vars(), _Rows(), []
     w_bar = _w_bar_block(v, p, w_bar_bounds)
     w_hat, b_hat = v.add(p), v.add(1)[0]
-    xi_hat, beta_hat, mu_p_hat, mu_m_hat = _lp_svm_kkt(v, rows, states, Xt, yt, w_hat, b_hat, w_bar, weight=1.0)
     if replica == "optimal":
+        xi_hat, beta_hat, mu_p_hat, mu_m_hat = _lp_svm_kkt(v, rows, states, Xt, yt, w_hat, b_hat, w_bar)
         _stationarity(rows, p, [(beta_hat, Xt, yt)], mu_p_hat, mu_m_hat)
-    else:  # its multipliers fixed at 0 and its complementarity dropped: only its rows remain
-        for k in (*beta_hat, *mu_p_hat, *mu_m_hat):
-            v.upper[k] = 0.0
-        states.clear()
+    else:  # only feasible: its rows without its KKT system
+        xi_hat = _primal(v, rows, Xt, yt, w_hat, b_hat, w_bar)
     w, b = v.add(p), v.add(1)[0]
     lam = v.add(1, 0.0)[0]
     g = v.add(len(yv), 0.0)
     _hinge_rows(rows, Xv, yv, w, b, g)
     # The follower: flipped-label hinge (objective weight 1) and training hinge (weight lambda) ...
-    flip_states, train_states = [], []
-    _, alpha, mu_p, mu_m = _lp_svm_kkt(v, rows, flip_states, Xf, yf, w, b, w_bar, weight=1.0)
-    xi, beta, mu_p2, mu_m2 = _lp_svm_kkt(v, rows, train_states, Xt, yt, w, b, w_bar, weight_var=lam)
-    # ... share one box: the second block's box multipliers are fixed at 0 and its box disjunctions dropped.
-    for j in range(p):
-        v.upper[mu_p2[j]] = v.upper[mu_m2[j]] = 0.0
-    train_states = train_states[:nt]
+    # share one box, whose multipliers come with the first block.
+    _, alpha, mu_p, mu_m = _lp_svm_kkt(v, rows, states, Xf, yf, w, b, w_bar)
+    xi, beta, _, _ = _lp_svm_kkt(v, rows, states, Xt, yt, w, b, w_bar, weight_var=lam, box=False)
     _stationarity(rows, p, [(alpha, Xf, yf), (beta, Xt, yt)], mu_p, mu_m)
     # The budget: mean xi <= (1 + epsilon) mean xi_hat, with lambda (budget - mean xi) = 0.
     budget = {int(k): 1.0 / nt for k in xi}
     for k in xi_hat:
         budget[int(k)] = budget.get(int(k), 0.0) - (1 + epsilon) / nt
     rows.le(budget, 0.0)
-    states += flip_states + train_states + [[[({int(lam): 1.0}, 0.0)], [(budget, 0.0)]]]
+    states.append([[({int(lam): 1.0}, 0.0)], [(budget, 0.0)]])
     c = np.zeros(v.n)
     c[g] = 1.0 / len(yv)
     value, x, count = _search(c, v, rows, states)
