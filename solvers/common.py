@@ -127,7 +127,9 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     ``name value (obj:c)``); CBC ``-solution`` output (``Optimal - objective value x`` then
     ``index name value reduced_cost``, infeasible rows marked ``**``); Gurobi ``.sol``
     (``# Objective value = x`` then ``name value``); HiGHS ``writeSolution`` files (only the primal column
-    values, ``# Columns n`` after ``# Primal solution values``; ``Objective x``); and any other ``name value``
+    values, ``# Columns n`` after ``# Primal solution values``; ``Objective x``), and their "pretty" style (a
+    ``Columns`` table of ``Index [Status] Lower Upper Primal [Dual] Type Name``; values rounded to 6 significant
+    digits); and any other ``name value``
     lines. ``#`` lines are comments. Solvers omit zero values; callers decide what an absent variable means.
 
     A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
@@ -145,6 +147,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
         raise InputError(f"{str(path)!r} says {first.split(' - ')[0]!r}: it holds no solution")
     if any(line.strip() == "# Primal solution values" for line in lines):
         return _read_highs_solution(path, lines)
+    if first == "Columns":
+        return _read_highs_pretty(path, lines)
     values, objective = {}, None
     for raw in lines:
         line = raw.strip()
@@ -207,6 +211,35 @@ def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
                 _store(values, tokens[0], tokens[1], path)
         elif line.startswith("Objective") and len(line.split()) == 2 and _NUMBER.match(line.split()[1]):
             objective = _claimed_objective(path, line.split()[1])
+    if not values:
+        raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
+    return values, objective
+
+
+def _read_highs_pretty(path: Path, lines: list) -> tuple[dict, float | None]:
+    """The primal column values and objective of a HiGHS "pretty" solution file (``writeSolution(file, 1)``,
+    ``--write_solution_style 1``): a ``Columns`` table ``Index [Status] Lower Upper Primal [Dual] Type Name``,
+    a ``Rows`` table, ``Model status: ...`` and ``Objective value: x``. Its values have 6 significant digits.
+    InputError when a column has no primal value (HiGHS had no solution to write, e.g. an infeasible model)."""
+    k = next(k for k, line in enumerate(lines) if line.strip() == "Columns") + 1
+    header = lines[k].split() if k < len(lines) else []
+    if header[:1] != ["Index"] or "Primal" not in header or header[-1:] != ["Name"]:
+        raise InputError(f"{str(path)!r} starts with 'Columns' but not with a HiGHS column table: not a solution file")
+    status = next((line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("model status:")), "?")
+    values, objective = {}, None
+    for raw in lines[k + 1:]:
+        tokens = raw.split()
+        if not tokens or not tokens[0].isdigit():
+            break  # "Rows": the column values are done
+        numbers = [t for t in tokens[1:-2] if _NUMBER.match(t)]  # Lower, Upper, Primal[, Dual]; no Status
+        if len(numbers) < 3:
+            raise InputError(f"{str(path)!r} is a HiGHS solution file without primal values (model status: "
+                             f"{status}): it holds no solution")
+        _store(values, tokens[-1], numbers[2], path)
+    for raw in lines:
+        m = re.match(r"\s*objective value:\s*(\S+)\s*$", raw, re.IGNORECASE)
+        if m and _NUMBER.match(m.group(1)):
+            objective = _claimed_objective(path, m.group(1))
     if not values:
         raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
     return values, objective

@@ -405,6 +405,50 @@ def test_read_solution_file_reads_only_the_primal_values_of_a_highs_solution(tmp
     assert values == pytest.approx({"x0": 2.73, "x1": 1.73}) and objective == pytest.approx(1.73)
 
 
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_read_solution_file_reads_highs_pretty_style_like_its_raw_style(tmp_path, fmt):
+    """HiGHS's "pretty" style (writeSolution(file, 1)) is a table with an empty Status and Dual column for a
+    MIP; read, it gives the raw style's values of the same solve to its 6 significant digits, and the checker
+    trusts it."""
+    import highspy
+
+    row = ROWS["cancer-pes-e0.2-n10-s0"]
+    h = highspy.Highs()
+    h.silent()
+    h.readModel(str(MODELS / row[fmt]))
+    h.run()
+    raw, pretty = tmp_path / "raw.sol", tmp_path / "pretty.sol"
+    h.writeSolution(str(raw), 0)
+    h.writeSolution(str(pretty), 1)
+    assert pretty.read_text().startswith("Columns")
+    exact, objective = common.read_solution_file(raw)
+    rounded, claimed = common.read_solution_file(pretty)
+    assert rounded.keys() == exact.keys() and len(rounded) == row["columns"]
+    for name, value in exact.items():
+        assert rounded[name] == pytest.approx(value, rel=1e-5, abs=1e-12), name
+    assert claimed == pytest.approx(objective, rel=1e-5, abs=1e-12)
+    rep = check_solution.check_solution(MANIFEST, row["id"], pretty, strict=True)
+    assert rep.trusted, rep.summary()
+
+
+def test_read_solution_file_refuses_a_highs_pretty_file_without_primal_values(tmp_path):
+    import highspy
+
+    h = highspy.Highs()
+    h.silent()
+    h.addVars(1, [0.0], [1.0])
+    h.addRow(2.0, highspy.kHighsInf, 1, [0], [1.0])  # x >= 2 with x <= 1: infeasible
+    h.changeColsIntegrality(1, [0], [highspy.HighsVarType.kInteger])
+    h.run()
+    path = tmp_path / "pretty.sol"
+    h.writeSolution(str(path), 1)
+    with pytest.raises(common.InputError, match="without primal values .*Infeasible"):
+        common.read_solution_file(path)
+    path.write_text("Columns\nnot a table\n")
+    with pytest.raises(common.InputError, match="not a solution file"):
+        common.read_solution_file(path)
+
+
 @pytest.mark.parametrize("first", ["Infeasible - objective value 2.50000000",
                                    "Integer infeasible - objective value 2.5"])
 def test_read_solution_file_refuses_cbc_reports_of_infeasible_models(tmp_path, first):
