@@ -226,12 +226,13 @@ def _read_highs_pretty(path: Path, lines: list) -> tuple[dict, float | None]:
     if header[:1] != ["Index"] or "Primal" not in header or header[-1:] != ["Name"]:
         raise InputError(f"{str(path)!r} starts with 'Columns' but not with a HiGHS column table: not a solution file")
     status = next((line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("model status:")), "?")
+    last = -2 if "Type" in header else -1  # a MIP's table has a Type column before the Name
     values, objective = {}, None
     for raw in lines[k + 1:]:
         tokens = raw.split()
         if not tokens or not tokens[0].isdigit():
             break  # "Rows": the column values are done
-        numbers = [t for t in tokens[1:-2] if _NUMBER.match(t)]  # Lower, Upper, Primal[, Dual]; no Status
+        numbers = [t for t in tokens[1:last] if _NUMBER.match(t)]  # Lower, Upper, Primal[, Dual]; no Status
         if len(numbers) < 3:
             raise InputError(f"{str(path)!r} is a HiGHS solution file without primal values (model status: "
                              f"{status}): it holds no solution")

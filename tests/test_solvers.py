@@ -431,6 +431,33 @@ def test_read_solution_file_reads_highs_pretty_style_like_its_raw_style(tmp_path
     assert rep.trusted, rep.summary()
 
 
+def test_read_solution_file_reads_an_lp_in_highs_pretty_style(tmp_path):
+    """An LP's pretty table has basis statuses and duals, and no Type column."""
+    import highspy
+
+    h = highspy.Highs()
+    h.silent()
+    h.addVars(3, [0.0, 0.0, -2.0], [1.0, 3.0, highspy.kHighsInf])
+    for j, name in enumerate(["x", "y", "z"]):
+        h.passColName(j, name)
+    h.changeColsCost(3, [0, 1, 2], [1.0, 2.0, 0.5])
+    h.addRow(1.5, highspy.kHighsInf, 2, [0, 1], [1.0, 1.0])  # x + y >= 1.5
+    h.addRow(-highspy.kHighsInf, 0.25, 2, [0, 2], [1.0, -1.0])  # x - z <= 0.25
+    h.run()
+    path = tmp_path / "pretty.sol"
+    h.writeSolution(str(path), 1)
+    assert "Type" not in path.read_text() and " BS " in path.read_text()
+    values, objective = common.read_solution_file(path)
+    assert values == pytest.approx(dict(zip("xyz", h.getSolution().col_value)), rel=1e-5)
+    assert objective == pytest.approx(h.getInfo().objective_function_value, rel=1e-5)
+    # HiGHS leaves the Dual column blank when it has no valid duals: the primal values are still read
+    lines = path.read_text().splitlines()
+    end = lines[1].index("Dual") + len("Dual")
+    path.write_text("\n".join(line[:end - 13] + " " * 13 + line[end:] if line[:9].strip().isdigit() else line
+                              for line in lines))
+    assert common.read_solution_file(path)[0] == pytest.approx(values)
+
+
 def test_read_solution_file_refuses_a_highs_pretty_file_without_primal_values(tmp_path):
     import highspy
 
