@@ -3,7 +3,8 @@
 ``solvers.highs`` (highspy), ``solvers.scip`` (PySCIPOpt) and ``solvers.cbc`` (the CBC binary that
 PuLP bundles) each read one ``.mps`` / ``.lp`` file and return a :class:`solvers.common.RunResult`;
 ``python -m solvers.compare`` solves the instances of a manifest and prints a table;
-``python -m solvers.check_solution`` re-verifies a foreign solution with the package's inner-LP checks.
+``python -m solvers.check_solution`` re-verifies a foreign solution (read by :mod:`solvers.solution_files`)
+with the package's inner-LP checks.
 """
 from .common import RUNNERS, RunResult, get_runner
 

@@ -2,8 +2,8 @@
 
 ``python -m solvers.check_solution models/manifest.csv INSTANCE_ID SOLUTION_FILE``
 
-The solution file (CSV ``name,value``, SCIP / Gurobi / HiGHS ``.sol``, CBC ``-solution`` output; see
-:func:`solvers.common.read_solution_file`) may use the short MPS names (``C17``, mapped through the
+The solution file (CSV ``name,value``, SCIP / Gurobi / HiGHS / CPLEX ``.sol``, CBC ``-solution`` output; see
+:func:`solvers.solution_files.read_solution_file`) may use the short MPS names (``C17``, mapped through the
 instance's ``.names.csv``), the LP file's Pyomo labels (``w_bar(3)``) or readable names (``w_bar[3]``).
 Variables the file omits are taken as 0 (SCIP, CBC and Gurobi omit zeros).
 
@@ -44,7 +44,7 @@ from bilevel.errors import InputError, SolverError
 from bilevel.library import InstanceSpec, build_instance, read_instance_arrays, read_manifest, read_name_map
 from bilevel.validation import check_positive
 
-from .common import read_solution_file
+from .solution_files import read_solution_file
 
 _LABEL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\((.*)\)$")
 
@@ -342,7 +342,7 @@ def main(argv=None) -> int:
     )
     p.add_argument("manifest", help="the library manifest (models/manifest.csv)")
     p.add_argument("instance", help="instance id from the manifest, e.g. diabetes-opt-n10-s0")
-    p.add_argument("solution", help="solution file: CSV name,value; SCIP/Gurobi/HiGHS .sol; CBC -solution output")
+    p.add_argument("solution", help="solution file: CSV name,value; SCIP/Gurobi/HiGHS/CPLEX .sol; CBC -solution output")
     p.add_argument("--tol", type=float, default=1e-5, help="tolerance of the bilevel checks (mean hinge units)")
     p.add_argument("--strict", action="store_true",
                    help="also require MILP feasibility of the full vector and bilevel.verify_model")

@@ -1,5 +1,5 @@
-"""The part every runner shares: the result record, the solver registry, solution files, the agreement
-rule against the manifest, and the comparison table.
+"""The part every runner shares: the result record, the solver registry, the agreement rule against the
+manifest, and the comparison table (solution files: :mod:`solvers.solution_files`).
 
 A runner is a module of this package with ``NAME``, ``available() -> bool``, ``version() -> str`` and
 ``solve(path, time_limit=None, mip_gap=None) -> RunResult``; it only translates between one solver's API
@@ -7,11 +7,9 @@ and :class:`RunResult`.
 """
 from __future__ import annotations
 
-import csv
 import importlib
 import importlib.util
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,158 +105,6 @@ def finite_or_none(value) -> float | None:
     except (TypeError, ValueError):
         return None
     return v if math.isfinite(v) and abs(v) < 1e20 else None
-
-
-# ------------------------------------------------------------------------------------ solution files
-
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$", re.IGNORECASE)
-_OBJ_PATTERNS = [
-    re.compile(r"objective\s+value\s*[:=]\s*(\S+)", re.IGNORECASE),  # SCIP "objective value: x", Gurobi
-    re.compile(r"objective\s+value\s+(\S+)", re.IGNORECASE),  # CBC "Optimal - objective value x"
-    re.compile(r"^\s*objective\s*[:=,]?\s*(\S+)\s*$", re.IGNORECASE),  # "objective, x" in a CSV
-]
-
-
-def read_solution_file(path) -> tuple[dict, float | None]:
-    """Read a solution file: returns ``({variable name: value}, claimed objective or None)``.
-
-    Accepted, detected line by line: CSV ``name,value`` (with or without a header row; a row
-    ``objective,<x>`` gives the claimed objective); SCIP ``.sol`` (``objective value: x`` then
-    ``name value (obj:c)``); CBC ``-solution`` output (``Optimal - objective value x`` then
-    ``index name value reduced_cost``, infeasible rows marked ``**``); Gurobi ``.sol``
-    (``# Objective value = x`` then ``name value``); HiGHS ``writeSolution`` files (only the primal column
-    values, ``# Columns n`` after ``# Primal solution values``; ``Objective x``), and their "pretty" style (a
-    ``Columns`` table of ``Index [Status] Lower Upper Primal [Dual] Type Name``; values rounded to 6 significant
-    digits); and any other ``name value``
-    lines. ``#`` lines are comments. Solvers omit zero values; callers decide what an absent variable means.
-
-    A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
-
-    Raises InputError when the file is missing, holds no ``name value`` line, gives a variable or the
-    objective a value that is not finite (``nan``, ``inf``), gives one variable two different values, or is
-    CBC's report of an infeasible or unbounded model (first line ``Infeasible - ...``, ``Integer infeasible -
-    ...``, ``Unbounded - ...``: the values it lists are no solution)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"solution file {str(path)!r} not found")
-    lines = path.read_text(errors="replace").splitlines()
-    first = next((line.strip() for line in lines if line.strip()), "")
-    if re.match(r"(integer )?(infeasible|unbounded)\b", first, re.IGNORECASE):
-        raise InputError(f"{str(path)!r} says {first.split(' - ')[0]!r}: it holds no solution")
-    if any(line.strip() == "# Primal solution values" for line in lines):
-        return _read_highs_solution(path, lines)
-    if first == "Columns":
-        return _read_highs_pretty(path, lines)
-    values, objective = {}, None
-    for raw in lines:
-        line = raw.strip()
-        if not line:
-            continue
-        for pat in _OBJ_PATTERNS:
-            m = pat.search(line)
-            if m and _NUMBER.match(m.group(1).rstrip(",")):
-                objective = _claimed_objective(path, m.group(1).rstrip(","))
-                break
-        else:
-            m = None
-        if m or line.startswith("#") or line.lower().startswith(("solution status", "model status")):
-            continue
-        tokens = [t.strip("\"'") for t in re.split(r"[,\s]+", line.replace("**", " ")) if t.strip("\"'")]
-        if len(tokens) >= 3 and tokens[0].isdigit() and _NUMBER.match(tokens[2]):  # CBC
-            _store(values, tokens[1], tokens[2], path)
-        elif len(tokens) >= 2 and _NUMBER.match(tokens[1]):  # name value [(obj:c)]
-            _store(values, tokens[0], tokens[1], path)
-    if not values:
-        raise InputError(f"{str(path)!r} holds no 'name value' lines: not a solution file")
-    return values, objective
-
-
-def _store(values: dict, name: str, text: str, path: Path) -> None:
-    """``values[name] = float(text)``; InputError for a value that is not finite or a second, different
-    value of the same name."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise InputError(f"{str(path)!r} gives variable {name!r} the value {text!r}: not a finite number")
-    if name in values and values[name] != value:
-        raise InputError(f"{str(path)!r} gives variable {name!r} two values, {values[name]!r} and {value!r}")
-    values[name] = value
-
-
-def _claimed_objective(path: Path, text: str) -> float | None:
-    """The claimed objective ``text`` as a float, None for a solver's infinity (1e20 or more); InputError
-    for ``nan`` or ``inf``."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise InputError(f"{str(path)!r} claims the objective {text!r}: not a finite number")
-    return finite_or_none(value)
-
-
-def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
-    """The primal column values and objective of a HiGHS ``writeSolution`` file (its row values, duals and
-    basis hold ``name value`` lines too and are skipped)."""
-    k = next(k for k, line in enumerate(lines) if line.strip() == "# Primal solution values")
-    values, objective, in_columns = {}, None, False
-    for raw in lines[k + 1:]:
-        line = raw.strip()
-        if line.startswith("# Columns"):
-            in_columns = True
-        elif line.startswith("#"):
-            if in_columns:
-                break  # "# Rows": the column values are done
-        elif in_columns and line:
-            tokens = line.split()
-            if len(tokens) == 2 and _NUMBER.match(tokens[1]):
-                _store(values, tokens[0], tokens[1], path)
-        elif line.startswith("Objective") and len(line.split()) == 2 and _NUMBER.match(line.split()[1]):
-            objective = _claimed_objective(path, line.split()[1])
-    if not values:
-        raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
-    return values, objective
-
-
-def _read_highs_pretty(path: Path, lines: list) -> tuple[dict, float | None]:
-    """The primal column values and objective of a HiGHS "pretty" solution file (``writeSolution(file, 1)``,
-    ``--write_solution_style 1``): a ``Columns`` table ``Index [Status] Lower Upper Primal [Dual] Type Name``,
-    a ``Rows`` table, ``Model status: ...`` and ``Objective value: x``. Its values have 6 significant digits.
-    InputError when a column has no primal value (HiGHS had no solution to write, e.g. an infeasible model)."""
-    k = next(k for k, line in enumerate(lines) if line.strip() == "Columns") + 1
-    header = lines[k].split() if k < len(lines) else []
-    if header[:1] != ["Index"] or "Primal" not in header or header[-1:] != ["Name"]:
-        raise InputError(f"{str(path)!r} starts with 'Columns' but not with a HiGHS column table: not a solution file")
-    status = next((line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("model status:")), "?")
-    last = -2 if "Type" in header else -1  # a MIP's table has a Type column before the Name
-    values, objective = {}, None
-    for raw in lines[k + 1:]:
-        tokens = raw.split()
-        if not tokens or not tokens[0].isdigit():
-            break  # "Rows": the column values are done
-        numbers = [t for t in tokens[1:last] if _NUMBER.match(t)]  # Lower, Upper, Primal[, Dual]; no Status
-        if len(numbers) < 3:
-            raise InputError(f"{str(path)!r} is a HiGHS solution file without primal values (model status: "
-                             f"{status}): it holds no solution")
-        _store(values, tokens[-1], numbers[2], path)
-    for raw in lines:
-        m = re.match(r"\s*objective value:\s*(\S+)\s*$", raw, re.IGNORECASE)
-        if m and _NUMBER.match(m.group(1)):
-            objective = _claimed_objective(path, m.group(1))
-    if not values:
-        raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
-    return values, objective
-
-
-def write_solution_csv(result: RunResult, path) -> Path:
-    """Write a run's incumbent as CSV: ``objective,<x>`` then ``name,value`` rows (17 significant digits).
-    Returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["name", "value"])
-        if result.objective is not None:
-            w.writerow(["objective", repr(float(result.objective))])
-        for name, value in result.solution.items():
-            w.writerow([name, repr(float(value))])
-    return path
 
 
 # ------------------------------------------------------------------------------------------ agreement

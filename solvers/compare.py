@@ -22,7 +22,8 @@ from bilevel.errors import InputError
 from bilevel.library import read_manifest, select_rows
 from bilevel.validation import check_mip_gap
 
-from .common import RunResult, agreement, format_table, get_runner, is_maximisation, write_solution_csv
+from .common import RunResult, agreement, format_table, get_runner, is_maximisation
+from .solution_files import write_solution_csv
 
 
 def compare(

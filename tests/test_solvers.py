@@ -15,7 +15,7 @@ if str(ROOT) not in sys.path:  # solvers/ is a folder of the repository, not par
 
 from bilevel import library  # noqa: E402
 from bilevel.errors import InputError  # noqa: E402
-from solvers import cbc, check_solution, common, compare, highs, scip  # noqa: E402
+from solvers import cbc, check_solution, common, compare, highs, scip, solution_files  # noqa: E402
 
 MODELS = ROOT / "models"
 MANIFEST = MODELS / "manifest.csv"
@@ -380,7 +380,7 @@ def test_agreement_rule_maximisation():
 def test_read_solution_file_formats(tmp_path, text, objective):
     path = tmp_path / "s.sol"
     path.write_text(text)
-    values, obj = common.read_solution_file(path)
+    values, obj = solution_files.read_solution_file(path)
     assert values == {"w_bar(0)": 1.0, "b": -0.5} and obj == objective
 
 
@@ -401,7 +401,7 @@ def test_read_solution_file_reads_only_the_primal_values_of_a_highs_solution(tmp
     h.run()
     path = tmp_path / "highs.sol"
     h.writeSolution(str(path), 0)
-    values, objective = common.read_solution_file(path)
+    values, objective = solution_files.read_solution_file(path)
     assert values == pytest.approx({"x0": 2.73, "x1": 1.73}) and objective == pytest.approx(1.73)
 
 
@@ -421,8 +421,8 @@ def test_read_solution_file_reads_highs_pretty_style_like_its_raw_style(tmp_path
     h.writeSolution(str(raw), 0)
     h.writeSolution(str(pretty), 1)
     assert pretty.read_text().startswith("Columns")
-    exact, objective = common.read_solution_file(raw)
-    rounded, claimed = common.read_solution_file(pretty)
+    exact, objective = solution_files.read_solution_file(raw)
+    rounded, claimed = solution_files.read_solution_file(pretty)
     assert rounded.keys() == exact.keys() and len(rounded) == row["columns"]
     for name, value in exact.items():
         assert rounded[name] == pytest.approx(value, rel=1e-5, abs=1e-12), name
@@ -447,7 +447,7 @@ def test_read_solution_file_reads_an_lp_in_highs_pretty_style(tmp_path):
     path = tmp_path / "pretty.sol"
     h.writeSolution(str(path), 1)
     assert "Type" not in path.read_text() and " BS " in path.read_text()
-    values, objective = common.read_solution_file(path)
+    values, objective = solution_files.read_solution_file(path)
     assert values == pytest.approx(dict(zip("xyz", h.getSolution().col_value)), rel=1e-5)
     assert objective == pytest.approx(h.getInfo().objective_function_value, rel=1e-5)
     # HiGHS leaves the Dual column blank when it has no valid duals: the primal values are still read
@@ -455,7 +455,7 @@ def test_read_solution_file_reads_an_lp_in_highs_pretty_style(tmp_path):
     end = lines[1].index("Dual") + len("Dual")
     path.write_text("\n".join(line[:end - 13] + " " * 13 + line[end:] if line[:9].strip().isdigit() else line
                               for line in lines))
-    assert common.read_solution_file(path)[0] == pytest.approx(values)
+    assert solution_files.read_solution_file(path)[0] == pytest.approx(values)
 
 
 def test_read_solution_file_refuses_a_highs_pretty_file_without_primal_values(tmp_path):
@@ -470,10 +470,78 @@ def test_read_solution_file_refuses_a_highs_pretty_file_without_primal_values(tm
     path = tmp_path / "pretty.sol"
     h.writeSolution(str(path), 1)
     with pytest.raises(common.InputError, match="without primal values .*Infeasible"):
-        common.read_solution_file(path)
+        solution_files.read_solution_file(path)
     path.write_text("Columns\nnot a table\n")
     with pytest.raises(common.InputError, match="not a solution file"):
-        common.read_solution_file(path)
+        solution_files.read_solution_file(path)
+
+
+def _cplex_xml(name_values: dict, objective: float, index: int | None = None, feasible: int = 1) -> str:
+    """A solution in CPLEX's XML .sol layout (as CPLEX 12.x writes it, writeLevel 1)."""
+    sol_index = "" if index is None else f'\n    solutionIndex="{index}"'
+    variables = "\n".join(f'   <variable name="{n}" index="{k}" value="{v!r}"/>'
+                          for k, (n, v) in enumerate(name_values.items()))
+    return f"""<CPLEXSolution version="1.2">
+  <header
+    problemName="model.lp"{sol_index}
+    objectiveValue="{objective!r}"
+    solutionTypeValue="3"
+    solutionTypeString="primal"
+    solutionStatusValue="{101 if feasible else 103}"
+    solutionStatusString="{'integer optimal solution' if feasible else 'integer infeasible'}"
+    solutionMethodString="mip"
+    primalFeasible="{feasible}"
+    writeLevel="1"/>
+  <quality epInt="1.0000000000000001e-05" epRHS="9.9999999999999995e-07"/>
+  <linearConstraints>
+   <constraint name="c_e_x1_" index="0" slack="0"/>
+  </linearConstraints>
+  <variables>
+{variables}
+  </variables>
+ </CPLEXSolution>"""
+
+
+def test_read_solution_file_reads_cplex_xml_and_the_checker_trusts_it(tmp_path):
+    """CPLEX writes XML: a HiGHS optimum of a committed .lp file in that layout is read back exactly and
+    trusted; of a solution pool, the incumbent (solutionIndex -1) is read, wherever it stands."""
+    import highspy
+
+    row = ROWS["diabetes-pes-e0.2-n10-s0"]
+    h = highspy.Highs()
+    h.silent()
+    h.readModel(str(MODELS / row["lp"]))
+    h.run()
+    lp = h.getLp()
+    exact = dict(zip(lp.col_names_, h.getSolution().col_value))
+    objective = h.getInfo().objective_function_value
+    path = tmp_path / "cplex.sol"
+    path.write_text('<?xml version = "1.0" encoding="UTF-8" standalone="yes"?>\n' + _cplex_xml(exact, objective))
+    values, claimed = solution_files.read_solution_file(path)
+    assert values == exact and claimed == objective
+    rep = check_solution.check_solution(MANIFEST, row["id"], path, strict=True)
+    assert rep.trusted, rep.summary()
+    other = {n: 0.0 for n in exact}
+    path.write_text('<?xml version = "1.0" standalone="yes"?>\n<CPLEXSolutions version="1.2">\n'
+                    + _cplex_xml(other, 0.0, index=0) + _cplex_xml(exact, objective, index=-1)
+                    + "\n</CPLEXSolutions>\n")
+    assert solution_files.read_solution_file(path) == (exact, objective)
+
+
+def test_read_solution_file_refuses_cplex_xml_without_a_solution(tmp_path):
+    path = tmp_path / "cplex.sol"
+    path.write_text(_cplex_xml({"x": 1.0}, 1.0, feasible=0))
+    with pytest.raises(common.InputError, match="integer infeasible"):
+        solution_files.read_solution_file(path)
+    path.write_text('<?xml version="1.0"?>\n<CPLEXSolution version="1.2"><variables>')
+    with pytest.raises(common.InputError, match="not well-formed XML"):
+        solution_files.read_solution_file(path)
+    path.write_text('<?xml version="1.0"?>\n<root><variable name="x" value="1"/></root>\n')
+    with pytest.raises(common.InputError, match="no <CPLEXSolution>"):
+        solution_files.read_solution_file(path)
+    path.write_text(_cplex_xml({"x": float("nan")}, 1.0))
+    with pytest.raises(common.InputError, match="not a finite number"):
+        solution_files.read_solution_file(path)
 
 
 @pytest.mark.parametrize("first", ["Infeasible - objective value 2.50000000",
@@ -482,16 +550,16 @@ def test_read_solution_file_refuses_cbc_reports_of_infeasible_models(tmp_path, f
     path = tmp_path / "cbc.sol"
     path.write_text(f"{first}\n**       0 x                    1.5                       0\n      1 y   1   -1\n")
     with pytest.raises(common.InputError, match="no solution"):
-        common.read_solution_file(path)
+        solution_files.read_solution_file(path)
 
 
 def test_read_solution_file_rejects_garbage(tmp_path):
     path = tmp_path / "s.sol"
     path.write_text("no solution here\n")
     with pytest.raises(common.InputError):
-        common.read_solution_file(path)
+        solution_files.read_solution_file(path)
     with pytest.raises(common.InputError):
-        common.read_solution_file(tmp_path / "missing.sol")
+        solution_files.read_solution_file(tmp_path / "missing.sol")
 
 
 # ------------------------------------------------------------------------------------ solution checker
@@ -504,7 +572,7 @@ def highs_answer():
 
 
 def test_checker_trusts_a_real_answer_from_a_file(highs_answer, tmp_path):
-    path = common.write_solution_csv(highs_answer, tmp_path / "s.csv")
+    path = solution_files.write_solution_csv(highs_answer, tmp_path / "s.csv")
     rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, path, strict=True)
     assert rep.trusted, rep.summary()
     assert rep.objective_recomputed == pytest.approx(ROWS[NONTRIVIAL]["highs_objective"], abs=1e-6)
@@ -561,7 +629,7 @@ def test_checker_refuses_values_that_are_not_finite_or_not_one_value(highs_answe
     inf > inf is false), and a file's ``nan`` value was skipped, its variable then taken as 0: both were
     TRUSTED. Each such input is now an InputError naming the value."""
     sol = _readable(highs_answer)
-    good = common.write_solution_csv(highs_answer, tmp_path / "good.csv").read_text()
+    good = solution_files.write_solution_csv(highs_answer, tmp_path / "good.csv").read_text()
     check = check_solution.check_solution
     for claim in (float("nan"), float("inf"), float("-inf")):
         with pytest.raises(InputError, match="claimed objective"):
@@ -621,7 +689,7 @@ def test_checker_rejects_an_answer_that_buys_its_objective_with_the_tolerance():
 
 
 def test_checker_command_line_exit_codes(highs_answer, tmp_path, capsys):
-    good = common.write_solution_csv(highs_answer, tmp_path / "good.csv")
+    good = solution_files.write_solution_csv(highs_answer, tmp_path / "good.csv")
     assert check_solution.main([str(MANIFEST), NONTRIVIAL, str(good)]) == 0
     assert "TRUSTED" in capsys.readouterr().out
     bad = tmp_path / "bad.csv"
