@@ -32,7 +32,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     ``Columns`` table of ``Index [Status] Lower Upper Primal [Dual] Type Name``; values rounded to 6 significant
     digits); CPLEX's XML ``.sol`` (``<CPLEXSolution>``: ``objectiveValue`` in its header, ``<variable name=...
     value=.../>``; of a ``<CPLEXSolutions>`` pool, the incumbent, ``solutionIndex="-1"``, else the first); and
-    any other ``name value`` lines. ``#`` lines are comments. Solvers omit zero values; callers decide what an absent variable means.
+    any other ``name value`` lines. ``#`` lines are comments. Solvers omit zero values; callers decide what an
+    absent variable means.
 
     A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
 
