@@ -16,7 +16,7 @@ from pathlib import Path
 from bilevel.errors import InputError
 
 #: Runner modules by solver name.
-RUNNERS = {"highs": "solvers.highs", "scip": "solvers.scip", "cbc": "solvers.cbc"}
+RUNNERS = {"highs": "solvers.highs", "scip": "solvers.scip", "cbc": "solvers.cbc", "cplex": "solvers.cplex"}
 
 #: Normalised statuses a runner reports.
 STATUSES = ("optimal", "time_limit", "infeasible", "unbounded", "infeasible_or_unbounded", "no_solution", "error",
@@ -48,7 +48,7 @@ class RunResult:
 
 
 def get_runner(name: str):
-    """The runner module of solver ``name`` (``highs``, ``scip``, ``cbc``). Raises InputError for an
+    """The runner module of solver ``name`` (``highs``, ``scip``, ``cbc``, ``cplex``). Raises InputError for an
     unknown name."""
     key = name.lower()
     if key not in RUNNERS:

@@ -115,7 +115,7 @@ def main(argv=None) -> int:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("manifest", help="the library manifest, e.g. models/manifest.csv")
-    p.add_argument("--solver", action="append", default=[], help="highs, scip or cbc (repeatable; default highs)")
+    p.add_argument("--solver", action="append", default=[], help="highs, scip, cbc or cplex (repeatable; default highs)")
     p.add_argument("--format", choices=["mps", "lp", "both"], default="mps", help="which file of each instance")
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve")
     p.add_argument("--mip-gap", type=float, default=1e-6, help="relative MIP gap given to every solver")

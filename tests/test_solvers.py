@@ -15,7 +15,7 @@ if str(ROOT) not in sys.path:  # solvers/ is a folder of the repository, not par
 
 from bilevel import library  # noqa: E402
 from bilevel.errors import InputError  # noqa: E402
-from solvers import cbc, check_solution, common, compare, highs, scip, solution_files  # noqa: E402
+from solvers import cbc, check_solution, common, compare, cplex, highs, scip, solution_files  # noqa: E402
 
 MODELS = ROOT / "models"
 MANIFEST = MODELS / "manifest.csv"
@@ -101,6 +101,77 @@ def test_cbc_reads_mps_and_lp_and_reaches_the_optimum(fmt):
     assert result.solution and all(v != 0 for v in result.solution.values())  # CBC lists nonzeros only
 
 
+# ---------------------------------------------------------------------------------------------- CPLEX
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("instance", SMALL)
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_cplex_reaches_the_optimum_of_every_committed_instance_and_the_checker_trusts_it(instance, fmt, tmp_path):
+    """Every committed instance fits the Community Edition's limits (1000 variables and constraints)."""
+    pytest.importorskip("cplex")
+    row = ROWS[instance]
+    result = cplex.solve(MODELS / row[fmt], time_limit=120, mip_gap=1e-6)
+    _assert_reaches_manifest(result, row)
+    assert len(result.solution) == row["columns"]
+    rep = check_solution.check_solution(MANIFEST, instance, solution_files.write_solution_csv(result, tmp_path / "s.csv"),
+                                        strict=True)
+    assert rep.trusted, rep.summary()
+
+
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_cplex_runner_reads_mps_and_lp_and_its_sol_files_are_trusted(fmt, tmp_path):
+    """The runner reaches the manifest's optimum; CPLEX's own XML .sol of the incumbent, and of its whole
+    solution pool, are read back to CPLEX's values and trusted by the checker."""
+    pytest.importorskip("cplex")
+    import cplex as cplex_api
+
+    row = ROWS["diabetes-pes-e0.2-n10-s0"]
+    result = cplex.solve(MODELS / row[fmt], time_limit=120, mip_gap=1e-6)
+    _assert_reaches_manifest(result, row)
+    assert result.nodes >= 1 and result.solver_seconds > 0
+    c = cplex_api.Cplex()
+    for stream in (c.set_log_stream, c.set_results_stream, c.set_warning_stream, c.set_error_stream):
+        stream(None)
+    c.read(str(MODELS / row[fmt]))
+    c.parameters.mip.tolerances.mipgap.set(1e-6)
+    c.solve()
+    exact = dict(zip(c.variables.get_names(), c.solution.get_values()))
+    incumbent, pool = tmp_path / "incumbent.sol", tmp_path / "pool.sol"
+    c.solution.write(str(incumbent))
+    c.solution.pool.write(str(pool))
+    assert "<CPLEXSolutions" in pool.read_text() and 'solutionIndex="-1"' in pool.read_text()
+    for path in (incumbent, pool):
+        values, claimed = solution_files.read_solution_file(path)
+        assert values == pytest.approx(exact, rel=1e-15, abs=1e-15) and claimed == pytest.approx(
+            c.solution.get_objective_value(), rel=1e-15)
+        rep = check_solution.check_solution(MANIFEST, row["id"], path, strict=True)
+        assert rep.trusted, rep.summary()
+
+
+def test_cplex_runner_reports_a_time_limit_and_a_model_above_its_limits(tmp_path):
+    """A solve stopped at its time limit is reported as such. The Community Edition refuses more than 1000
+    variables (CPLEX error 1016): that is status "error" with CPLEX's message; a full CPLEX solves it (min of
+    the sum of 1001 columns >= 1 each is 1001)."""
+    pytest.importorskip("cplex")
+    import pyomo.environ as pyo
+
+    row = ROWS["diabetes-pes-e0.2-n10-s0"]
+    result = cplex.solve(MODELS / row["mps"], time_limit=0.01)
+    assert result.status in ("time_limit", "optimal")
+    if result.status == "time_limit":
+        assert common.agreement(row, result) in ("consistent", "n/a")
+    m = pyo.ConcreteModel()
+    m.xcol = pyo.Var(range(1001), domain=pyo.Integers, bounds=(1, 5))
+    m.row = pyo.Constraint(expr=sum(m.xcol.values()) >= 0)
+    m.obj = pyo.Objective(expr=sum(m.xcol.values()))
+    result = cplex.solve(_write(m, tmp_path / "big.mps"), time_limit=60)
+    if result.status == "error":
+        assert "1016" in result.message or "limit" in result.message.lower(), result.message
+    else:
+        assert result.status == "optimal" and result.objective == pytest.approx(1001)
+
+
 def test_cbc_output_parser_on_a_time_limit_without_solution():
     out = ("Result - Stopped on time limit\n\nNo feasible solution found\nLower bound:                    0.011\n"
            "Enumerated nodes:               4191\nTime (Wallclock seconds):       6.52\n")
@@ -139,8 +210,7 @@ def test_every_runner_reports_a_maximisation_model_in_its_own_sense(tmp_path, fm
     values negated (it reported -3.5 for the .lp); the runners report the optimum in the file's sense."""
     paths, optimum = _tiny_maximisation(tmp_path)
     assert common.is_maximisation(paths[fmt])
-    runners = [highs, scip] + ([cbc] if cbc.available() else [])
-    for runner in runners:
+    for runner in _runners():
         result = runner.solve(paths[fmt], time_limit=60)
         assert result.status == "optimal", (runner.NAME, result)
         assert result.objective == pytest.approx(optimum) and result.bound == pytest.approx(optimum), runner.NAME
@@ -194,7 +264,7 @@ def test_every_runner_reads_pyomo_mps_files_whose_first_bound_has_no_value(tmp_p
     free_first = _write(f, tmp_path / "free_first.mps")
     free_optimum = min(max(2 * x - 0.5, -3) - x for x in (0, 1))
     assert binary_first.read_text().split("BOUNDS")[1].split()[:3] == ["BV", "BOUND", "x"]
-    runners = [highs] + ([scip] if _scip_major() >= 10 else []) + ([cbc] if cbc.available() else [])
+    runners = [r for r in _runners() if r is not scip or _scip_major() >= 10]
     for runner in runners:
         for path, expected in ((binary_first, optimum), (free_first, free_optimum)):
             result = runner.solve(path, time_limit=60)
@@ -202,7 +272,7 @@ def test_every_runner_reads_pyomo_mps_files_whose_first_bound_has_no_value(tmp_p
 
 
 def _runners():
-    return [highs, scip] + ([cbc] if cbc.available() else [])
+    return [highs, scip] + [r for r in (cbc, cplex) if r.available()]
 
 
 def _scip_major() -> int:

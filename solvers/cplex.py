@@ -1,0 +1,80 @@
+"""CPLEX runner: read an instance file with IBM's ``cplex`` Python package and solve it.
+
+``pip install cplex`` installs the Community Edition, which solves models of at most 1000 variables and
+1000 constraints: the library's committed instances (sizes 5 and 10) fit, larger ones give status ``error``
+with CPLEX's message. A full CPLEX installation's ``cplex`` package lifts the limit.
+"""
+from __future__ import annotations
+
+import time
+
+from .common import RunResult, check_instance_path, finite_or_none, importable
+
+NAME = "cplex"
+
+#: CPLEX solution status codes (``Cplex.solution.status``) -> the runners' statuses. 102 is "optimal within
+#: the relative MIP gap", which the other runners call optimal too; anything else is ``error``.
+_STATUS = {1: "optimal", 101: "optimal", 102: "optimal", 11: "time_limit", 107: "time_limit", 108: "time_limit",
+           3: "infeasible", 103: "infeasible", 2: "unbounded", 118: "unbounded", 4: "infeasible_or_unbounded",
+           119: "infeasible_or_unbounded"}
+
+
+def available() -> bool:
+    """True when ``cplex`` imports."""
+    return importable("cplex")
+
+
+def version() -> str:
+    """CPLEX version string."""
+    import cplex
+
+    return cplex.Cplex().get_version()
+
+
+def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
+    """Read ``path`` (``.mps`` or ``.lp``) with CPLEX and solve it on one thread.
+
+    ``time_limit`` seconds (CPLEX ``timelimit``, wall clock), ``mip_gap`` relative gap (``mip.tolerances.mipgap``;
+    ``None``: CPLEX default 1e-4). Returns a :class:`RunResult` whose solution uses the file's column names;
+    a file CPLEX cannot read, or one above the Community Edition's size limits, gives status ``error`` with
+    CPLEX's message. Raises InputError for a missing file or another suffix; returns status ``unavailable``
+    when the ``cplex`` package is not installed."""
+    path = check_instance_path(path)
+    if not available():
+        return RunResult(NAME, str(path), "unavailable", message="pip install cplex")
+    import cplex
+    from cplex.exceptions import CplexError
+
+    t0 = time.perf_counter()
+    c = cplex.Cplex()
+    for stream in (c.set_log_stream, c.set_results_stream, c.set_warning_stream, c.set_error_stream):
+        stream(None)
+    c.parameters.threads.set(1)
+    if time_limit is not None:
+        c.parameters.timelimit.set(float(time_limit))
+    if mip_gap is not None:
+        c.parameters.mip.tolerances.mipgap.set(float(mip_gap))
+    try:
+        c.read(str(path))
+        start = c.get_time()
+        c.solve()
+    except CplexError as exc:  # unreadable file, or the Community Edition's size limits (error 1016)
+        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=str(exc).strip())
+    solver_seconds = c.get_time() - start
+    seconds = time.perf_counter() - t0
+    code = c.solution.get_status()
+    status = _STATUS.get(code, "error")
+    is_mip = c.get_problem_type() not in (c.problem_type.LP, c.problem_type.QP)
+    result = RunResult(NAME, str(path), status, seconds=seconds, solver_seconds=solver_seconds,
+                       nodes=int(c.solution.progress.get_num_nodes_processed()) if is_mip else 0,
+                       message="" if status != "error" else f"CPLEX status {code}: {c.solution.get_status_string()}")
+    if c.solution.is_primal_feasible():
+        result.objective = finite_or_none(c.solution.get_objective_value())
+        result.solution = dict(zip(c.variables.get_names(), map(float, c.solution.get_values())))
+    if is_mip and status in ("optimal", "time_limit"):
+        result.bound = finite_or_none(c.solution.MIP.get_best_objective())
+    elif status == "optimal":  # an LP's bound is its optimum
+        result.bound = result.objective
+    if status == "time_limit" and result.objective is None:
+        result.message = "no feasible solution found"
+    return result
