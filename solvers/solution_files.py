@@ -144,7 +144,7 @@ def _read_highs_pretty(path: Path, lines: list) -> tuple[dict, float | None]:
                              f"{status}): it holds no solution")
         _store(values, tokens[-1], numbers[2], path)
     for raw in lines:
-        m = re.match(r"\s*objective value:\s*(\S+)\s*$", raw, re.IGNORECASE)
+        m = _OBJ_PATTERNS[0].search(raw)  # "Objective value: x"
         if m and _NUMBER.match(m.group(1)):
             objective = _claimed_objective(path, m.group(1))
     if not values:
