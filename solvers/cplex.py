@@ -31,6 +31,17 @@ def version() -> str:
     return cplex.Cplex().get_version()
 
 
+def silent_cplex():
+    """A new ``cplex.Cplex`` with its log, results, warning and error streams off. Requires the ``cplex``
+    package (ImportError otherwise)."""
+    import cplex
+
+    c = cplex.Cplex()
+    for stream in (c.set_log_stream, c.set_results_stream, c.set_warning_stream, c.set_error_stream):
+        stream(None)
+    return c
+
+
 def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
     """Read ``path`` (``.mps`` or ``.lp``) with CPLEX and solve it on one thread.
 
@@ -42,13 +53,10 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     path = check_instance_path(path)
     if not available():
         return RunResult(NAME, str(path), "unavailable", message="pip install cplex")
-    import cplex
     from cplex.exceptions import CplexError
 
     t0 = time.perf_counter()
-    c = cplex.Cplex()
-    for stream in (c.set_log_stream, c.set_results_stream, c.set_warning_stream, c.set_error_stream):
-        stream(None)
+    c = silent_cplex()
     c.parameters.threads.set(1)
     if time_limit is not None:
         c.parameters.timelimit.set(float(time_limit))
