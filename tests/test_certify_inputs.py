@@ -11,6 +11,7 @@ from bilevel.certify import (
     bentkus_p_value,
     binomial_p_value,
     bonferroni,
+    certify,
     dagger,
     fixed_sequence,
     fixed_sequence_thresholds,
@@ -18,6 +19,7 @@ from bilevel.certify import (
     hoeffding_kl_p_value,
     hoeffding_p_value,
     load_aux_csv,
+    load_losses_csv,
     ltt,
     p_values_from_losses,
     pareto_front,
@@ -206,3 +208,40 @@ def test_load_aux_csv_checks_names_and_n_cal(tmp_path):
     np.testing.assert_array_equal(load_aux_csv(path, ("b", "a"), 4), [[2, 1], [4, 3], [6, 5], [8, 7]])
     with pytest.raises(InputError, match="expected 1 row"):
         load_aux_csv(path, ["a", "b"], 3)
+
+
+# --- found by a review on 2026-11-24 (each failed before the fix) -----------------------------------
+
+
+def test_kl_p_value_a_few_ulps_below_alpha_stays_at_most_1():
+    # the column mean of ten 0.1s is 0.09999999999999999; h1 rounded to about -1e-16 and exp(-n h1) exceeded 1
+    losses = np.zeros((10, 2))
+    losses[:, 0] = 0.1
+    r_hat = losses.mean(axis=0)[0]
+    assert r_hat < 0.1
+    below, at = hoeffding_kl_p_value(r_hat, 10, 0.1), hoeffding_kl_p_value(0.1, 10, 0.1)
+    assert below <= at == 1.0
+    assert hoeffding_kl_p_value(np.nextafter(0.3, 0.0), 2**53, 0.3) <= 1.0
+    result = ltt(losses, 0.1, 0.1, p_value="hoeffding_kl")
+    assert result.p_values[0] == 1.0 and 0 not in result.certified
+
+
+def test_p_values_from_losses_without_a_risk_axis_entry():
+    with pytest.raises(InputError, match="controlled risk"):
+        p_values_from_losses(np.zeros((3, 2, 0)), 0.1)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: certify(LOSSES, 0.3, 0.1, method=["ltt"]), "method"),
+    (lambda: ltt(LOSSES, 0.3, 0.1, procedure=["bh"]), "procedure"),
+])
+def test_a_list_where_a_name_is_expected(call, name):
+    with pytest.raises(InputError, match=name):
+        call()
+
+
+def test_a_csv_field_beyond_the_csv_module_limit(tmp_path):
+    path = tmp_path / "big.csv"
+    path.write_text("x" * 200_000)
+    with pytest.raises(InputError, match="as CSV"):
+        load_losses_csv(path)

@@ -201,8 +201,9 @@ class DaggerResult:
 
     rejected: bool, null rejected. tested: bool, node examined (all parents rejected when its depth
     came). depth: int, DAG depth. threshold: float, the level ``delta_i(R)`` the node was compared
-    with (NaN when not tested; the comparison is ``p <= threshold * (1 + REL_TOL)``, see the module
-    docstring). v, m_eff: effective numbers of leaves and nodes.
+    with (NaN when not tested, 0 when nothing at its depth was rejected, ``R = 0``; the comparison is
+    ``p <= threshold * (1 + REL_TOL)``, see the module docstring). v, m_eff: effective numbers of leaves
+    and nodes.
     """
 
     rejected: np.ndarray

@@ -111,6 +111,8 @@ def _read_header(path: Path) -> list[str]:
         raise InputError(f"file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {path}: {exc}") from None
+    except csv.Error as exc:  # e.g. a field beyond the csv module's size limit: not a loss table
+        raise InputError(f"cannot parse {path} as CSV: {exc}") from None
     if not header:
         raise InputError(f"{path} is empty: expected a header row with one name per candidate")
     names = [h.strip() for h in header]

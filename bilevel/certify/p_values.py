@@ -122,8 +122,9 @@ def hoeffding_p_value(r_hat, n, alpha, *, kl: bool = False):
 
 
 def _h1(a: np.ndarray, b: float) -> np.ndarray:
-    # rel_entr(x, y) = x log(x / y) with the 0 log 0 = 0 convention.
-    return special.rel_entr(a, b) + special.rel_entr(1.0 - a, 1.0 - b)
+    # rel_entr(x, y) = x log(x / y) with the 0 log 0 = 0 convention. The divergence is >= 0; for ``a`` a few
+    # ulps below ``b`` the two terms round to about -1e-16, which would make exp(-n h1) exceed 1.
+    return np.maximum(special.rel_entr(a, b) + special.rel_entr(1.0 - a, 1.0 - b), 0.0)
 
 
 def hoeffding_kl_p_value(r_hat, n, alpha):
@@ -298,8 +299,9 @@ def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.nda
     if arr.ndim != 3:
         raise InputError(f"losses must have shape (n, m) or (n, m, L), got {np.shape(losses)}")
     n, m, n_risks = arr.shape
-    if n == 0 or m == 0:
-        raise InputError(f"losses must have at least one row and one candidate, got shape {np.shape(losses)}")
+    if n == 0 or m == 0 or n_risks == 0:
+        raise InputError(f"losses must have at least one row, one candidate and one controlled risk, got shape "
+                         f"{np.shape(losses)}")
     if not np.all(np.isfinite(arr)):
         raise InputError("losses contain NaN or infinite values")
     if arr.min() < 0.0 or arr.max() > 1.0:

@@ -285,6 +285,8 @@ def ltt(
     aux_items = validate_aux(aux, n_cal, m)
     procs = _procedures_for(control)
     proc = procedure or ("bh" if control == "fdr" else "holm")
+    if not isinstance(proc, str):
+        raise InputError(f"procedure must be a name, one of {sorted(procs)}; got {proc!r}")
     if proc not in procs:
         raise InputError(f"procedure {proc!r} does not control the {control.upper()}; choose one of {sorted(procs)}")
     pv = p_values_from_losses(arr, a, p_value)
@@ -346,7 +348,7 @@ def pareto_testing(
        p-value on ``Z_OPT`` (ties: smaller estimated risk, then smaller index).
     3. On ``Z_MHT``: p-values of the ordered front, then fixed-sequence testing
        (:func:`~bilevel.certify.procedures.fixed_sequence`): FWER (``control="fwer"``, default; level
-       ``delta / max_failures``) or FDR (``control="fdr"``, Eq. (14) of the RG-PT paper).
+       ``delta / min(max_failures, front size)``) or FDR (``control="fdr"``, Eq. (14) of the RG-PT paper).
 
     Parameters are those of :func:`ltt` plus ``opt_fraction`` (share of rows in ``Z_OPT``), ``seed``
     (int, None or numpy Generator), ``split`` (explicit ``(opt_indices, test_indices)``, overrides the
@@ -595,6 +597,6 @@ def certify(losses, alpha, delta, *, method: str = "rgpt", **kwargs) -> Certific
     """
     try:
         fn = _METHODS[method]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable method such as a list
         raise InputError(f"unknown certification method {method!r}; choose one of {sorted(_METHODS)}") from None
     return fn(losses, alpha, delta, **kwargs)
