@@ -147,7 +147,9 @@ def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows, cutoff=None) -> tu
     ``{(w, b): |w| <= w_bar_ub, (1/|T|) sum_i max(0, 1 - y_i f(x_i)) <= budget}``, intersected, given
     ``cutoff = (X_val (|V|, p), y_val (|V|,), U)``, with ``(1/|V|) sum_k max(0, 1 - y_k f(x_k)) <= U`` (item 10).
     Returns two (k,) arrays, widened by ``1e-6 (1 + |value|)`` against LP round-off. Raises
-    InfeasibleCutoff (a ValueError) when the set is empty, SolverError if an LP fails otherwise.
+    InfeasibleCutoff (a ValueError) when the set is empty even with ``budget`` and ``U`` raised by
+    ``1e-6 (1 + |value|)`` (the retry is only made when the exact set is empty), SolverError if an LP fails
+    otherwise.
 
     One ``highspy`` LP is loaded once and re-solved with a new cost vector per row (the simplex starts
     from the previous optimal basis). A whole request is cached: the pessimistic builder's replica asks for
@@ -157,7 +159,6 @@ def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows, cutoff=None) -> tu
     X_train, y_train = np.asarray(X_train, float), np.asarray(y_train, float)
     w_bar_ub = np.asarray(w_bar_ub, float)
     X_rows = np.ascontiguousarray(X_rows, dtype=float)
-    n, p = X_train.shape
     if cutoff is not None:
         cutoff = (np.asarray(cutoff[0], float), np.asarray(cutoff[1], float), float(cutoff[2]))
     extra = () if cutoff is None else cutoff[:2]
@@ -168,8 +169,30 @@ def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows, cutoff=None) -> tu
         _RANGE_CACHE.move_to_end(key)
         lo, hi = _RANGE_CACHE[key]
         return lo.copy(), hi.copy()
+    try:
+        out = _solve_ranges(X_train, y_train, w_bar_ub, float(budget), X_rows, cutoff)
+    except InfeasibleCutoff:
+        # The budget is an LP value too (v*(w_bar_lb), or (1 + epsilon) times it): with w_bar_lb = w_bar_ub and
+        # v* near 0 it can sit a round-off below the least loss this LP reaches (diabetes 8/8 split 0 at one
+        # box: v* = 4.930e-8 from one LP, 4.943e-8 from a tighter one). Retry once with both limits relaxed by
+        # the output pad below; a larger budget or cutoff only widens the ranges, so they stay valid.
+        def relax(v):
+            return v + 1e-6 * (1.0 + abs(v))
+        loose = None if cutoff is None else (cutoff[0], cutoff[1], relax(cutoff[2]))
+        out = _solve_ranges(X_train, y_train, w_bar_ub, relax(float(budget)), X_rows, loose)
+    pad = 1e-6 * (1.0 + np.abs(out))
+    lo, hi = out[0] - pad[0], out[1] + pad[1]
+    _RANGE_CACHE[key] = (lo, hi)
+    if len(_RANGE_CACHE) > _RANGE_CACHE_SIZE:
+        _RANGE_CACHE.popitem(last=False)
+    return lo.copy(), hi.copy()
+
+
+def _solve_ranges(X_train, y_train, w_bar_ub, budget: float, X_rows, cutoff) -> np.ndarray:
+    """The (2, k) least and largest ``x^T w - b`` of :func:`margin_ranges`, unpadded; raises InfeasibleCutoff."""
+    p = X_train.shape[1]
     out = np.empty((2, len(X_rows)))
-    h = _range_lp(X_train, y_train, w_bar_ub, float(budget), cutoff)
+    h = _range_lp(X_train, y_train, w_bar_ub, budget, cutoff)
     cols = np.arange(p + 1, dtype=np.int32)
     for k, x in enumerate(X_rows):
         h.changeColsCost(p + 1, cols, np.r_[x, -1.0])
@@ -182,12 +205,7 @@ def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows, cutoff=None) -> tu
             if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
                 raise SolverError(f"bound-tightening LP failed: {h.modelStatusToString(h.getModelStatus())}")
             out[side, k] = h.getInfo().objective_function_value
-    pad = 1e-6 * (1.0 + np.abs(out))
-    lo, hi = out[0] - pad[0], out[1] + pad[1]
-    _RANGE_CACHE[key] = (lo, hi)
-    if len(_RANGE_CACHE) > _RANGE_CACHE_SIZE:
-        _RANGE_CACHE.popitem(last=False)
-    return lo.copy(), hi.copy()
+    return out
 
 
 def _tightened(X_train, y_train, w_bar_ub, budget, X_rows, labels, cutoff=None):

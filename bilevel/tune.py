@@ -528,7 +528,8 @@ def tune(
     Raises
     ------
     InputError for bad input (shapes, NaN, one class in the training set (a validation set may hold one
-    class), epsilon < 0, infeasible bounds, features so large that ``||x||_1 * w_bar_ub`` exceeds 1e12, unknown
+    class), epsilon < 0 or above 1e6, infeasible bounds, ``w_bar_ub`` above 1e4 or ``||x||_1 * w_bar_ub`` above
+    1e5 (:func:`bilevel.validation.check_scale`), unknown
     mode, flip or clock, a ``tolerance``, ``time_limit``, ``lambda_bound`` or ``max_lambda_bound`` that is not a
     positive number, ``lambda_growth <= 1``, ``highs_options`` that are not a mapping, an ``optimistic`` result
     of other data or bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution (an

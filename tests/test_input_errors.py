@@ -201,3 +201,36 @@ def test_a_false_infeasible_from_highs_presolve_names_the_way_to_confirm():
     res = bilevel.tune(Xt, yt, Xv, yv)
     assert res.verified and res.objective == pytest.approx(4 / 3)
     assert res.status == "optimal" and res.best_bound == pytest.approx(4 / 3)
+
+
+# --- found by a review on 2026-11-24 (each failed before the fix) -----------------------------------
+
+
+@pytest.mark.parametrize("kw, match", [
+    # epsilon = 1e11 on diabetes 8/8 split 2 gave 0.843 as optimal and verified where 0.4353 is reachable
+    (dict(mode="pessimistic", epsilon=1e7), "at most 1e"),
+    (dict(mode="pessimistic", epsilon=10**400), "too large"),
+    (dict(w_bar_bounds=(0, 2e4)), "w_bar_ub reaches"),
+])
+def test_tune_refuses_numbers_beyond_highs_range(kw, match):
+    _raises(bilevel.tune, X, Y, XV, YV, match=match, **kw)
+
+
+def test_the_scale_limit_is_on_the_product_of_features_and_box():
+    # ||x||_1 = 2 * 1e3 = 2e3 for the row [1e3, 1e3]; with w_bar_ub 100 that is 2e5 > 1e5
+    _raises(bilevel.tune, X * 1e3, Y, XV, YV, w_bar_bounds=(0, 100), match="features times w_bar_ub")
+    assert bilevel.tune(X * 1e3, Y, XV, YV, w_bar_bounds=(0, 10)).verified
+
+
+def test_a_fixed_box_whose_least_training_loss_is_a_round_off_above_zero():
+    # At this box of diabetes 8/8 split 0 the least training loss is about 4.94e-8; one LP put it 1.3e-10 lower,
+    # and the bound-tightening LP under that budget was infeasible: a raw InfeasibleCutoff from deep inside
+    from oracles import optimistic_value
+
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 8, 8, seed=0)
+    wb = np.array([0.02357763, 0.33913322, 0.43933813, 0.60777115, 0.7065128, 0.08054718, 1.0])
+    assert 0 < hinge_lp(wb, (s.X_train, s.y_train)).value < 1e-7
+    r = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, w_bar_bounds=(wb, wb))
+    assert r.optimal and r.verified
+    assert r.objective == pytest.approx(optimistic_value(wb, s.X_train, s.y_train, s.X_val, s.y_val), abs=1e-6)
