@@ -225,7 +225,13 @@ def split_dataset(
     if standardize:  # fitted on the rows the tuner may see: neither test nor calibration rows
         fit = np.setdiff1d(pool, cal_idx)
         mean = X[fit].mean(axis=0)
-        scale = X[fit].std(axis=0)
+        with np.errstate(over="ignore"):
+            scale = X[fit].std(axis=0)
+        # std squares the values: a column of size 1e160 gave an infinite scale, so its standardised values were
+        # all 0 (the feature silently dropped). Such columns are measured in units of their largest |value|.
+        huge = ~np.isfinite(scale)
+        big = np.abs(X[fit][:, huge]).max(axis=0)
+        scale[huge] = (X[fit][:, huge] / big).std(axis=0) * big
         scale[scale == 0] = 1.0
     else:
         mean, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])

@@ -271,6 +271,10 @@ def bradley_terry(
         return np.zeros(1) if return_log else np.ones(1)
     if c > 0:
         w = w + c * (1.0 - np.eye(m))
+    if w.max() > 1e150:
+        # Eq. (12) times a constant has the same maximiser; counts near the float limit overflowed w + w^T
+        # (1e308 + 1e308) and the iteration failed with a misleading message
+        w = w / w.max()
     if not _strongly_connected(w):
         raise InputError(
             "Bradley-Terry: no finite maximum-likelihood scores exist, because the comparison graph is not "
@@ -411,15 +415,25 @@ def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     raise SolverError("non-negative Lasso QP: " + "; ".join(failures))
 
 
+def _norm(a: np.ndarray, axis=None) -> np.ndarray | float:
+    """Euclidean norm(s) of ``a`` (along ``axis``) that neither overflow nor underflow for entries of any finite
+    size: ``np.linalg.norm`` squares the entries, so 1e155 gave inf and 1e-170 gave 0. Each vector is divided by
+    its largest absolute entry first."""
+    big = np.max(np.abs(a), axis=axis, initial=0.0)
+    safe = np.where(big > 0.0, big, 1.0)
+    scaled = a / (safe if axis is None else np.expand_dims(safe, axis))
+    return big * np.linalg.norm(scaled, axis=axis)
+
+
 def _scaled_problem(x: np.ndarray, v: np.ndarray, tau: float):
     """Eq. (13) in scaled variables: with the column norms ``c_j = ||x_j||`` and ``sigma = ||v|| > 0``,
     ``beta_j = sigma b_j / c_j`` turns ``||v - x beta||^2 + tau sum(beta)`` into ``sigma^2 (||v / sigma -
     sum_j b_j x_j / c_j||^2 + sum_j tau / (sigma c_j) b_j)``: unit-norm columns, a unit-norm target and
     the per-column penalties ``tau / (sigma c_j)``. Zero columns are dropped (their ``beta_j = 0`` is
     optimal). Returns ``(xs, vs, penalty, unscale)``; ``unscale(b)`` gives ``beta`` (k,)."""
-    norms = np.linalg.norm(x, axis=0)
+    norms = _norm(x, axis=0)
     used = norms > 0.0
-    sigma = float(np.linalg.norm(v))
+    sigma = float(_norm(v))
     factor = sigma / norms[used]
 
     def unscale(b: np.ndarray) -> np.ndarray:
@@ -529,14 +543,25 @@ def _kkt_residual(x: np.ndarray, v: np.ndarray, tau, beta: np.ndarray) -> tuple[
 
 
 def _nn_lad_lp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
-    n, k = x.shape
-    # variables: beta (k), u (n), w (n) with X beta + u - w = y, all >= 0; min tau*sum(beta) + sum(u + w)
-    cost = np.concatenate([np.full(k, tau), np.ones(2 * n)])
-    a_eq = np.hstack([x, np.eye(n), -np.eye(n)])
-    res = optimize.linprog(cost, A_eq=a_eq, b_eq=v, bounds=(0, None), method="highs")
+    """``min ||v - x beta||_1 + tau sum(beta)`` over ``beta >= 0`` (``x`` (n, k), ``v`` (n,)) as an LP for HiGHS.
+
+    It is solved in the units of :func:`_scaled_problem`: with ``beta_j = sigma b_j / c_j`` (``c_j = ||x_j||``,
+    ``sigma = ||v||``) the objective is ``sigma (||v / sigma - sum_j b_j x_j / c_j||_1 + sum_j (tau / c_j) b_j)``,
+    so HiGHS's absolute tolerances mean the same whatever the units (unscaled, entries of 1e-10 fell below
+    HiGHS's matrix tolerance and ``beta = 0`` came back for an exact fit)."""
+    if not np.any(v):
+        return np.zeros(x.shape[1])  # beta = 0 fits exactly at no penalty
+    xs, vs, _, unscale = _scaled_problem(x, v, tau)
+    norms = _norm(x, axis=0)
+    penalty = tau / norms[norms > 0.0]  # the columns _scaled_problem keeps
+    n, k = xs.shape
+    # variables: b (k), u (n), w (n) with xs b + u - w = vs, all >= 0; min penalty^T b + sum(u + w)
+    cost = np.concatenate([penalty, np.ones(2 * n)])
+    a_eq = np.hstack([xs, np.eye(n), -np.eye(n)])
+    res = optimize.linprog(cost, A_eq=a_eq, b_eq=vs, bounds=(0, None), method="highs")
     if res.status != 0:
         raise SolverError(f"HiGHS did not solve the non-negative absolute-error Lasso LP: {res.message}")
-    return np.asarray(res.x[:k], dtype=float)
+    return unscale(np.asarray(res.x[:k], dtype=float))
 
 
 def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
@@ -590,6 +615,6 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
     else:
         raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
     with np.errstate(divide="ignore", invalid="ignore"):  # zero columns have beta_j = 0 already
-        unit = np.linalg.norm(v) / np.linalg.norm(x, axis=0)  # the size of beta_j that fits y with column j
+        unit = _norm(v) / _norm(x, axis=0)  # the size of beta_j that fits y with column j
     beta[beta < 1e-12 * unit] = 0.0
     return beta

@@ -112,3 +112,15 @@ def test_split_too_large():
     d = bilevel.load_dataset("cancer")
     with pytest.raises(InputError, match="exceeds"):
         bilevel.split_dataset(d.X, d.y, 200, 100, seed=0)
+
+
+def test_standardising_a_column_of_huge_values():
+    # X.std overflowed for a column of size 1e160: scale inf, and the column's standardised values all 0.
+    # Standardising is invariant to the units of a column, so the split must equal that of the column / 1e160.
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.random(60), rng.random(60)]
+    y = np.where(np.arange(60) % 2, 1.0, -1.0)
+    big = bilevel.split_dataset(X * [1e160, 1.0], y, 5, 5, seed=3)
+    ref = bilevel.split_dataset(X, y, 5, 5, seed=3)
+    np.testing.assert_allclose(big.X_train, ref.X_train, rtol=1e-12)
+    np.testing.assert_allclose(big.scale / [1e160, 1.0], ref.scale, rtol=1e-12)

@@ -435,3 +435,46 @@ def test_rg_pt_end_to_end_with_a_small_scale_lasso():
 def test_bad_arguments_raise_input_error_naming_them(call, name):
     with pytest.raises(InputError, match=name):
         call()
+
+
+def test_absolute_loss_is_scale_invariant_and_matches_linprog():
+    """Bug: the LAD LP went to HiGHS unscaled, and entries of 1e-10 fell below HiGHS's matrix tolerance:
+    beta = 0 came back for an exact fit. In units scaled by s, beta(s X, s y, s tau) = beta(X, y, tau), and at
+    unit scale the objective matches scipy's linprog on the plain LP."""
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(11)
+    for trial in range(12):
+        n, k = int(rng.integers(2, 15)), int(rng.integers(1, 6))
+        X, y = rng.random((n, k)), rng.random(n)
+        tau = float(rng.choice([0.0, 0.1, 1.0]))
+        res = linprog(np.r_[np.full(k, tau), np.ones(2 * n)], A_eq=np.hstack([X, np.eye(n), -np.eye(n)]), b_eq=y,
+                      bounds=(0, None), method="highs")
+
+        def objective(b, s=1.0):
+            return np.abs(s * y - s * X @ b).sum() + s * tau * b.sum()
+
+        beta = nonnegative_lasso(X, y, tau, loss="absolute")
+        assert objective(beta) == pytest.approx(res.fun, abs=1e-9)
+        for s in (1e-10, 1e10):
+            scaled = nonnegative_lasso(s * X, s * y, s * tau, loss="absolute")
+            assert objective(scaled) == pytest.approx(res.fun, abs=1e-8), (trial, s)
+    np.testing.assert_allclose(nonnegative_lasso([[1e-10], [2e-10], [3e-10]], [1.0, 2.0, 3.0], 0.0, loss="absolute"),
+                               [1e10], rtol=1e-9)
+
+
+@pytest.mark.parametrize("loss", ["squared", "absolute"])
+def test_nonnegative_lasso_at_the_ends_of_the_float_range(loss):
+    # np.linalg.norm squares the entries: 1e155 gave norms of inf (beta NaN or 0) and 1e-170 a norm of 0
+    for x, y in [(1.0, 1e155), (1e155, 1.0), (1.0, 1e-170), (1e-170, 1.0)]:
+        np.testing.assert_allclose(nonnegative_lasso([[x], [2 * x]], [y, 2 * y], 0.0, loss=loss), [y / x], rtol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["newton", "mm"])
+def test_bradley_terry_with_counts_near_the_float_limit(method):
+    # Eq. (12) times a constant has the same maximiser; w + w^T overflowed at 1e308 and the fit raised SolverError
+    wins = np.array([[0, 3, 1], [2, 0, 5], [4, 1, 0]], dtype=float)
+    np.testing.assert_allclose(bradley_terry(wins * 1e300, method=method), bradley_terry(wins, method=method),
+                               rtol=1e-8)
+    np.testing.assert_allclose(bradley_terry([[0, 1e308, 1], [1e308, 0, 1], [1, 1, 0]], method=method),
+                               np.full(3, 1 / 3), rtol=1e-8)
