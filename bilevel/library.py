@@ -602,7 +602,8 @@ def write_manifest(rows, path) -> Path:
 def read_manifest(path) -> list[dict]:
     """Read a manifest CSV into dicts with typed values: ints for sizes and counts, floats for
     parameters and HiGHS numbers, bools for ``committed``/``verified``/``lambda_at_bound``, ``None`` for
-    empty cells, strings otherwise. Raises InputError for a missing file or missing columns."""
+    empty cells, strings otherwise. Raises InputError for a missing file, missing columns or a size, count or
+    number cell that does not parse."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"manifest {str(path)!r} not found")
@@ -612,15 +613,18 @@ def read_manifest(path) -> list[dict]:
         if missing:
             raise InputError(f"{str(path)!r} is not an instance manifest (missing columns {missing})")
         rows = []
-        for raw in reader:
+        for line, raw in enumerate(reader, start=2):
             row = {}
             for k, v in raw.items():
                 if v is None or v == "":
                     row[k] = None
-                elif k in _INT_COLUMNS:
-                    row[k] = int(v)
-                elif k in _FLOAT_COLUMNS:
-                    row[k] = float(v)
+                elif k in _INT_COLUMNS or k in _FLOAT_COLUMNS:
+                    try:
+                        row[k] = int(v) if k in _INT_COLUMNS else float(v)
+                    except ValueError:
+                        kind = "an integer" if k in _INT_COLUMNS else "a number"
+                        raise InputError(f"{str(path)!r}, line {line}: column {k!r} must hold {kind}, "
+                                         f"got {v!r}") from None
                 elif k in _BOOL_COLUMNS:
                     row[k] = v.strip().lower() == "true"
                 else:

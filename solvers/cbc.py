@@ -11,10 +11,16 @@ seen with a first bound line ``BV BOUND x``, written for a model whose first col
 Statuses: CBC's "infeasible or unbounded" verdicts (pre-processing, presolve, an unbounded linear
 relaxation of a MILP) are ``infeasible_or_unbounded``; a file without integer columns, which CBC hands to
 Clp without a "Result" line, is read from Clp's lines; after "Postprocessing changed objective" (Cgl0014I)
-the objective is the returned solution's (the solution file's header), not the preprocessed model's.
+the objective is the returned solution's (the solution file's header), not the preprocessed model's. The bound
+is CBC's printed "Lower bound" ("Upper bound" when maximising): after "Optimal solution found (within gap
+tolerance)" it lies below the objective; only a proof of optimality without one makes the objective the bound.
+CBC 2.10 misreads some valid files and solves another model (HiGHS's LP section headers ``bin``/``gen``/``semi``
+read as columns, a ranged LP row ``r: 1.5 <= x + y <= 3.5``): its reader's diagnostics (:data:`_MISREAD`) make
+the run an ``error``.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -63,6 +69,17 @@ def version() -> str:
     return m.group(1) if m else "unknown"
 
 
+#: Longest watchdog wait in seconds: ``subprocess`` waits with ``poll()``, whose timeout is an int of milliseconds
+#: (at most about 2.1e6 s); a time limit that would need longer runs without the watchdog.
+_MAX_WAIT = 2e6
+
+#: CoinLpIO's and CoinMpsIO's diagnostics of a file CBC 2.10 reads as another model and then solves: "### ..."
+#: lines (e.g. "Variable bin does not appear in objective function or constraints", HiGHS's LP section headers
+#: ``bin``, ``gen``, ``semi`` read as column names; "Invalid column names" for a ranged row ``r: 1.5 <= x + y <=
+#: 3.5``), the notice "Now using default column names." that follows invalid names, and "** duplicate name x"
+#: (an MPS column whose entries are not consecutive becomes two columns of that name).
+_MISREAD = re.compile(r"^(###.*|Now using default (column|row) names.*|\*\* duplicate name.*)$", re.MULTILINE)
+
 _RESULT = [
     ("abandoned", "error"),  # "Run abandoned" after input errors (CBC 2.10 appends "Optimal solution found")
     ("Optimal solution found", "optimal"),
@@ -77,18 +94,21 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     -sec``), ``mip_gap`` relative gap (``-ratioGap``; ``None``: CBC default). The objective is CBC's full
     precision "best objective" when printed, else its 8-decimal summary; the solution file lists nonzero
     columns only (8 significant digits); objective and bound are in the file's sense (a maximisation
-    model's are negated back from CBC's minimisation sense). Returns a :class:`RunResult`; status ``unavailable`` without a
-    CBC binary, ``error`` when CBC fails or cannot read the file. Raises InputError for a missing file or
-    another suffix."""
+    model's are negated back from CBC's minimisation sense). Returns a :class:`RunResult`; status ``unavailable``
+    without a CBC binary, ``error`` when CBC fails, cannot read the file or misreads it. An infinite
+    ``time_limit`` means none. Raises InputError for a missing file or another suffix."""
     path = check_instance_path(path)
     maximise = is_maximisation(path)
     exe = binary()
     if exe is None:
         return RunResult(NAME, str(path), "unavailable", message="pip install pulp (bundles CBC)")
+    limited = time_limit is not None and math.isfinite(float(time_limit))  # inf: no limit ("-sec inf" is refused)
     with tempfile.TemporaryDirectory() as tmp:
-        options = (["-sec", f"{float(time_limit):g}"] if time_limit is not None else []) + \
+        options = (["-sec", f"{float(time_limit):g}"] if limited else []) + \
                   (["-ratioGap", f"{float(mip_gap):g}"] if mip_gap is not None else []) + (["-max"] if maximise else [])
-        timeout = None if time_limit is None else 3 * float(time_limit) + 60
+        timeout = 3 * float(time_limit) + 60 if limited else None
+        if timeout is not None and timeout > _MAX_WAIT:
+            timeout = None  # longer than subprocess can wait (OverflowError): CBC's own -sec stops it
         run = _run(exe, path, options, timeout, Path(tmp))
         if isinstance(run, RunResult):
             return run
@@ -145,6 +165,7 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     infeasible = re.search(r"^.*problem (is )?(primal )?infeasible.*$", out, re.IGNORECASE | re.MULTILINE)
     read_error = re.search(r"^(No match for .*|.*errors on input.*)$", out, re.MULTILINE)
     lp_optimal = re.search(r"^Optimal - objective value", out, re.MULTILINE)  # Clp, a file without integers
+    misread = [d.group(1).strip() for d in _MISREAD.finditer(out)]
     if m:
         text = m.group(1)
         status = next((s for key, s in _RESULT if key.lower() in text.lower()), "error")
@@ -159,6 +180,8 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
         status = "optimal"
     else:
         message = read_error.group(1) if read_error else (out.strip().splitlines() or ["no output"])[-1]
+    if misread and status != "error":  # CBC solved another model than the file's: its answer is no answer
+        status, message = "error", "CBC misread the file: " + "; ".join(misread)
     no_solution = "No feasible solution found" in out or "no integer solution" in solution_text
     result = RunResult(NAME, path, status, seconds=seconds, message=message.strip()[:200])
     if not no_solution and status in ("optimal", "time_limit"):
@@ -183,12 +206,14 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
                 result.solution[tok[1]] = float(tok[2])
     bound = re.search(r"^Upper bound:\s*(\S+)" if maximise else r"^Lower bound:\s*(\S+)", out, re.MULTILINE)
     possible = re.findall(r"best possible ([-+0-9.eE]+)", out)
-    if status == "optimal":
-        result.bound = result.objective
-    elif bound:
-        result.bound = finite_or_none(bound.group(1))
-    elif possible:
-        result.bound = _times(sign, finite_or_none(possible[-1].rstrip(",)")))
+    gap_stop = m is not None and "gap" in m.group(1).lower()  # "Optimal solution found (within gap tolerance)"
+    if status in ("optimal", "time_limit"):  # a failed run (a misread file's included) proves no bound
+        if bound:  # CBC's summary (model's sense); below the objective when CBC stopped on the gap tolerance
+            result.bound = finite_or_none(bound.group(1))
+        elif status == "optimal" and not gap_stop:  # proved optimal without printing a bound: the optimum is one
+            result.bound = result.objective
+        elif possible:
+            result.bound = _times(sign, finite_or_none(possible[-1].rstrip(",)")))
     nodes = re.search(r"^Enumerated nodes:\s*(\d+)", out, re.MULTILINE)
     result.nodes = int(nodes.group(1)) if nodes else None
     wall = re.search(r"^Time \(Wallclock seconds\):\s*(\S+)", out, re.MULTILINE)

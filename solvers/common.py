@@ -69,17 +69,27 @@ def check_instance_path(path) -> Path:
 def is_maximisation(path) -> bool:
     """Whether the instance file at ``path`` (``.mps`` or ``.lp``) maximises its objective: an MPS
     ``OBJSENSE`` section (or line) whose entry starts with ``MAX``, read up to the ``ROWS`` section, or an
-    LP file whose first line that is not a comment (``\\``) starts with ``max`` (max, maximize, maximise,
-    maximum). The package's own models all minimise; CBC 2.10 ignores ``OBJSENSE`` in MPS files (it
-    minimises a maximisation model) and prints its search's objective values in minimisation sense, so
-    :mod:`solvers.cbc` needs this. Raises InputError as :func:`check_instance_path`."""
+    LP file whose first text that is not a comment (``\\`` to the end of the line, or a ``\\* ... *\\`` block,
+    which may span lines) starts with ``max`` (max, maximize, maximise, maximum). The package's own models all
+    minimise; CBC 2.10 ignores ``OBJSENSE`` in MPS files (it minimises a maximisation model) and prints its
+    search's objective values in minimisation sense, so :mod:`solvers.cbc` needs this. Raises InputError as
+    :func:`check_instance_path`."""
     path = check_instance_path(path)
     with path.open(errors="replace") as fh:
         if path.suffix.lower() == ".lp":
+            in_block = False  # inside a \* ... *\ comment, which may span lines
             for line in fh:
                 text = line.strip()
-                if text and not text.startswith("\\"):
-                    return text.lower().startswith("max")
+                while text:
+                    if in_block:
+                        end = text.find("*\\")
+                        in_block, text = end < 0, "" if end < 0 else text[end + 2:].lstrip()
+                    elif text.startswith("\\*"):
+                        in_block, text = True, text[2:]
+                    elif text.startswith("\\"):
+                        text = ""
+                    else:
+                        return text.lower().startswith("max")
             return False
         expect_sense = False
         for line in fh:
@@ -115,6 +125,9 @@ def close(a: float, b: float, rtol: float, atol: float) -> bool:
     return abs(a - b) <= atol + rtol * max(abs(a), abs(b))
 
 
+_EITHER = {"unbounded_or_infeasible": "infeasible_or_unbounded"}  # bilevel.solve's name for HiGHS's status
+
+
 def agreement(row: dict, result: RunResult, rtol: float = 1e-4, atol: float = 1e-6,
               maximise: bool = False) -> str:
     """Compare a run with the manifest row's HiGHS result (objective ``highs_objective``, bound
@@ -127,16 +140,32 @@ def agreement(row: dict, result: RunResult, rtol: float = 1e-4, atol: float = 1e
     ``consistent`` at least one side is not optimal and the intervals [bound, objective] overlap;
     ``closes``   the manifest instance is open (HiGHS not optimal) and this solver proved an optimum
                  inside HiGHS's [bound, incumbent] interval;
-    ``DISAGREE`` the answers contradict each other (different optima, or one side's objective below the
-                 other's proven bound);
+    ``DISAGREE`` the answers contradict each other (different optima, one side's objective below the
+                 other's proven bound, or a feasible point or optimum where the other side proved the model
+                 infeasible or unbounded);
     ``n/a``      nothing to compare (no manifest result, or the run failed).
+
+    Proofs without an optimum: both sides infeasible (or unbounded) is ``agree``, and so is an
+    "infeasible or unbounded" on either side against an infeasible, unbounded or "infeasible or unbounded"
+    on the other; a run stopped without a proof against such a manifest status is ``consistent``, unless it
+    found a feasible point where HiGHS proved infeasibility.
     """
     if result.status in ("error", "unavailable", "missing"):
         return "n/a"
     m_status, m_obj, m_bound = row.get("highs_status"), row.get("highs_objective"), row.get("highs_best_bound")
     if m_status is None:
         return "n/a"
-    if result.status in ("infeasible", "unbounded", "infeasible_or_unbounded"):
+    no_optimum = ("infeasible", "unbounded", "infeasible_or_unbounded")
+    m_status = _EITHER.get(m_status, m_status)
+    if m_status in no_optimum:
+        if result.status in no_optimum:
+            same = m_status == result.status or "infeasible_or_unbounded" in (m_status, result.status)
+            return "agree" if same else "DISAGREE"
+        # an optimum contradicts either proof; a feasible point contradicts a proof of infeasibility
+        if result.status == "optimal" or (m_status == "infeasible" and result.objective is not None):
+            return "DISAGREE"
+        return "consistent"
+    if result.status in no_optimum:
         return "DISAGREE" if m_obj is not None else "n/a"
     s_obj, s_bound = result.objective, result.bound
     if maximise:  # the same rule on the negated objective: max f = -min(-f)

@@ -15,15 +15,82 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
+import os
 import sys
 from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.library import read_manifest, select_rows
-from bilevel.validation import check_mip_gap
+from bilevel.validation import check_mip_gap, check_writable_folder
 
 from .common import RunResult, agreement, format_table, get_runner, is_maximisation
 from .solution_files import write_solution_csv
+
+
+#: Largest time limit accepted, in seconds: SCIP's largest ``limits/time`` (CPLEX takes up to 1e75, HiGHS and
+#: CBC any finite one). No solve lasts that long; it only keeps every runner working.
+MAX_TIME_LIMIT = 1e20
+
+
+def check_time_limit(value, name: str = "time_limit") -> float | None:
+    """``value`` (seconds) as a float, or ``None`` for none; InputError naming ``name`` unless it is a finite
+    number > 0 and at most :data:`MAX_TIME_LIMIT` (SCIP refuses more; for no limit pass ``None``)."""
+    if value is None:
+        return None
+    try:
+        limit = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a number of seconds; got {value!r}") from None
+    if not (math.isfinite(limit) and 0 < limit <= MAX_TIME_LIMIT):
+        raise InputError(f"{name} must be a finite number of seconds > 0 and at most {MAX_TIME_LIMIT:g} (SCIP's "
+                         f"largest); got {value!r}")
+    return limit
+
+
+def check_writable_file(path, what: str) -> Path:
+    """``path`` as a Path after creating its folder if needed and checking that it can be written, so that a
+    command fails before its solves rather than after; InputError naming ``what`` (e.g. ``"--csv"``) when it is
+    a folder, its folder cannot be created or written to, or it exists read-only."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a folder, not a file")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise InputError(f"{what} {str(path)!r}: {str(path.parent)!r} is a file, not a folder")
+    check_writable_folder(path.parent, what)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(f"{what}: cannot write to {str(path)!r}")
+    return path
+
+
+def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | None = None) -> list[dict]:
+    """The rows of the manifest at ``manifest`` to run: those whose id matches a pattern (all when
+    ``patterns`` is empty) and, with ``max_size``, whose ``max(n_train, n_val)`` is at most that. Raises
+    InputError when the manifest is missing, is not a manifest, lacks a column of a format in ``formats``
+    (``mps``, ``lp``) or, with ``max_size``, ``n_train`` or ``n_val``, when a row lacks its id, or when a
+    selected row has an empty cell there (``read_manifest`` reads an empty cell as ``None``)."""
+    manifest = Path(manifest)
+    for fmt in formats:
+        if fmt not in ("mps", "lp"):
+            raise InputError(f"format must be mps or lp; got {fmt!r}")
+    rows = read_manifest(manifest)
+    columns = set().union(*(r.keys() for r in rows))
+    needed = list(formats) + (["n_train", "n_val"] if max_size is not None else [])
+    for column in needed:
+        if rows and column not in columns:
+            what = f"the .{column} file of each instance" if column in formats else "the size limit"
+            raise InputError(f"{str(manifest)!r} has no column {column!r}, which {what} needs")
+    for k, row in enumerate(rows):
+        if row.get("id") is None:
+            raise InputError(f"{str(manifest)!r}: the row on line {k + 2} has no id")
+    chosen = select_rows(rows, patterns)
+    for row in chosen:
+        for column in needed:
+            if row.get(column) is None:
+                what = f"the .{column} file" if column in formats else "the size limit"
+                raise InputError(f"{str(manifest)!r}: instance {row['id']!r} has an empty {column!r} cell, which "
+                                 f"{what} needs")
+    return select_rows(chosen, (), max_size)
 
 
 def compare(
@@ -47,14 +114,15 @@ def compare(
 
     Instances whose file is absent get status ``missing``; unavailable solvers ``unavailable``.
     ``solutions_dir``: write each incumbent there as ``<id>.<format>.<solver>.csv``. ``log`` receives
-    each finished record. Raises InputError for a bad manifest, solver name or format."""
+    each finished record. Raises InputError, before any solve, for a bad manifest (see :func:`select_instances`),
+    solver name, format or time limit (:func:`check_time_limit`), or a ``solutions_dir`` that cannot be written."""
     manifest = Path(manifest)
-    rows = select_rows(read_manifest(manifest), patterns, max_size)
+    rows = select_instances(manifest, formats, patterns, max_size)
     if not rows:
         raise InputError(f"no instance of {str(manifest)!r} matches the selection")
-    for fmt in formats:
-        if fmt not in ("mps", "lp"):
-            raise InputError(f"format must be mps or lp; got {fmt!r}")
+    time_limit = check_time_limit(time_limit)
+    if solutions_dir is not None:
+        check_writable_folder(solutions_dir, "the solutions folder")
     runners = [get_runner(s) for s in solvers]
     records = []
     for row in rows:
@@ -117,23 +185,28 @@ def main(argv=None) -> int:
     p.add_argument("manifest", help="the library manifest, e.g. models/manifest.csv")
     p.add_argument("--solver", action="append", default=[], help="highs, scip, cbc or cplex (repeatable; default highs)")
     p.add_argument("--format", choices=["mps", "lp", "both"], default="mps", help="which file of each instance")
-    p.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve")
+    p.add_argument("--time-limit", type=float, default=60.0,
+                   help=f"seconds per solve: finite, > 0 and at most {MAX_TIME_LIMIT:g} (SCIP's largest)")
     p.add_argument("--mip-gap", type=float, default=1e-6, help="relative MIP gap given to every solver")
     p.add_argument("--only", action="append", default=[], metavar="PATTERN", help="instance id pattern (repeatable)")
     p.add_argument("--max-size", type=int, default=None, help="only instances with |T|, |V| up to this")
     p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of objective agreement")
     p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance of objective agreement")
-    p.add_argument("--solutions", default=None, metavar="DIR", help="write every incumbent as CSV into DIR")
+    p.add_argument("--solutions", default=None, metavar="DIR",
+                   help="write every incumbent as CSV into the folder DIR (created if needed)")
     p.add_argument("--check", action="store_true", help="re-verify every incumbent (solvers.check_solution)")
-    p.add_argument("--csv", default=None, help="also write the records as CSV")
+    p.add_argument("--csv", default=None, help="also write the records as CSV (its folder is created if needed)")
     args = p.parse_args(argv)
     formats = ("mps", "lp") if args.format == "both" else (args.format,)
     try:
-        if args.time_limit is not None and not args.time_limit > 0:
-            raise InputError(f"--time-limit must be positive; got {args.time_limit}")
+        check_time_limit(args.time_limit, "--time-limit")
         check_mip_gap(args.mip_gap, "--mip-gap")
         if not (args.rtol >= 0 and args.atol >= 0):
             raise InputError(f"--rtol and --atol must be >= 0; got {args.rtol} and {args.atol}")
+        if args.solutions is not None:
+            check_writable_folder(args.solutions, "--solutions")
+        if args.csv is not None:  # before the solves, not after them
+            check_writable_file(args.csv, "--csv")
         records = compare(args.manifest, args.solver or ["highs"], formats, args.time_limit, args.mip_gap,
                           args.only, args.max_size, args.rtol, args.atol, args.solutions, args.check,
                           log=lambda r: print(f"  {r['instance']} {r['format']} {r['solver']}: {r['status']} "

@@ -6,6 +6,7 @@ with CPLEX's message. A full CPLEX installation's ``cplex`` package lifts the li
 """
 from __future__ import annotations
 
+import io
 import time
 
 from .common import RunResult, check_instance_path, finite_or_none, importable
@@ -42,14 +43,22 @@ def silent_cplex():
     return c
 
 
+def read_warnings(text: str) -> str:
+    """CPLEX's warnings while reading a file (``text``, its warning stream) as one line. CPLEX reads a truncated
+    file without an error: it only warns ("Unfinished constraint is discarded.", "'End' missing.", "'ENDATA'
+    missing.") and solves the part it read, so any reading warning makes the run an ``error``."""
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())[:200]
+
+
 def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
     """Read ``path`` (``.mps`` or ``.lp``) with CPLEX and solve it on one thread.
 
     ``time_limit`` seconds (CPLEX ``timelimit``, wall clock), ``mip_gap`` relative gap (``mip.tolerances.mipgap``;
     ``None``: CPLEX default 1e-4). Returns a :class:`RunResult` whose solution uses the file's column names;
-    a file CPLEX cannot read, or one above the Community Edition's size limits, gives status ``error`` with
-    CPLEX's message. Raises InputError for a missing file or another suffix; returns status ``unavailable``
-    when the ``cplex`` package is not installed."""
+    a file CPLEX cannot read or reads with a warning (a truncated file: see :func:`read_warnings`), one above
+    the Community Edition's size limits, or a parameter CPLEX refuses (a time limit above 1e75) gives status
+    ``error`` with CPLEX's message. Raises InputError for a missing file or another suffix; returns status
+    ``unavailable`` when the ``cplex`` package is not installed."""
     path = check_instance_path(path)
     if not available():
         return RunResult(NAME, str(path), "unavailable", message="pip install cplex")
@@ -58,15 +67,21 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     t0 = time.perf_counter()
     c = silent_cplex()
     c.parameters.threads.set(1)
-    if time_limit is not None:
-        c.parameters.timelimit.set(float(time_limit))
-    if mip_gap is not None:
-        c.parameters.mip.tolerances.mipgap.set(float(mip_gap))
     try:
+        if time_limit is not None:
+            c.parameters.timelimit.set(float(time_limit))  # CPLEX error 1015 above 1e75 (inf included)
+        if mip_gap is not None:
+            c.parameters.mip.tolerances.mipgap.set(float(mip_gap))
+        warnings = io.StringIO()
+        c.set_warning_stream(warnings)
         c.read(str(path))
+        c.set_warning_stream(None)
+        if warnings.getvalue().strip():  # see read_warnings
+            return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
+                             message="CPLEX read the file with warnings: " + read_warnings(warnings.getvalue()))
         start = c.get_time()
         c.solve()
-    except CplexError as exc:  # unreadable file, or the Community Edition's size limits (error 1016)
+    except CplexError as exc:  # unreadable file, the Community Edition's size limits (error 1016), a bad parameter
         return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=str(exc).strip())
     solver_seconds = c.get_time() - start
     seconds = time.perf_counter() - t0

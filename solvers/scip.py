@@ -25,7 +25,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
 
     ``time_limit`` seconds (SCIP ``limits/time``, wall clock), ``mip_gap`` relative gap (``limits/gap``;
     ``None``: SCIP default 0). Returns a :class:`RunResult` (solution with the file's column names); a
-    file SCIP cannot read gives status ``error``. Raises InputError for a missing file or another suffix;
+    file SCIP cannot read, or one from which it reads no variable (an empty file, text that is no model), gives
+    status ``error``. Raises InputError for a missing file or another suffix;
     returns status ``unavailable`` when PySCIPOpt is not installed."""
     path = check_instance_path(path)
     if not available():
@@ -39,6 +40,9 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         m.readProblem(str(path))
     except Exception as exc:  # SCIP raises a generic exception for a reading error
         return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=str(exc))
+    if m.getNVars() == 0:  # SCIP reads an empty file, or text without an LP section, as an empty model
+        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
+                         message="SCIP read no variable from the file: not an LP or MPS model")
     if time_limit is not None:
         m.setParam("limits/time", float(time_limit))
     if mip_gap is not None:

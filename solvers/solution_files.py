@@ -39,15 +39,17 @@ def read_solution_file(path) -> tuple[dict, float | None]:
 
     Raises InputError when the file is missing, holds no ``name value`` line, gives a variable or the
     objective a value that is not finite (``nan``, ``inf``), gives one variable two different values, or is
-    CBC's report of an infeasible or unbounded model (first line ``Infeasible - ...``, ``Integer infeasible -
-    ...``, ``Unbounded - ...``: the values it lists are no solution), or a CPLEX solution whose header says
+    CBC's report of an infeasible or unbounded model or of a run stopped without an integer point (first line
+    ``Infeasible - ...``, ``Integer infeasible - ...``, ``Unbounded - ...``, ``Stopped on time (no integer
+    solution - continuous used) - ...``: the values it lists are no solution), or a CPLEX solution whose header says
     ``primalFeasible="0"``, or XML that is not a CPLEX solution."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"solution file {str(path)!r} not found")
     lines = path.read_text(errors="replace").splitlines()
     first = next((line.strip() for line in lines if line.strip()), "")
-    if re.match(r"(integer )?(infeasible|unbounded)\b", first, re.IGNORECASE):
+    if re.match(r"(integer )?(infeasible|unbounded)\b", first, re.IGNORECASE) or "no integer solution" in first:
+        # the second: CBC stopped before any integer point and wrote the linear relaxation's values
         raise InputError(f"{str(path)!r} says {first.split(' - ')[0]!r}: it holds no solution")
     if any(line.strip() == "# Primal solution values" for line in lines):
         return _read_highs_solution(path, lines)
@@ -60,8 +62,9 @@ def read_solution_file(path) -> tuple[dict, float | None]:
         line = raw.strip()
         if not line:
             continue
+        plain = line.replace('"', "").replace("'", "")  # a CSV writer may quote every field: "objective","0.5"
         for pat in _OBJ_PATTERNS:
-            m = pat.search(line)
+            m = pat.search(plain)
             if m and _NUMBER.match(m.group(1).rstrip(",")):
                 objective = _claimed_objective(path, m.group(1).rstrip(","))
                 break

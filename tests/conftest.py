@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/oracles.py, tests/highs_seed.py
+# solvers/ and experiments/ are folders of the repository, not part of the installed package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import highs_seed  # noqa: E402
 

@@ -3,20 +3,16 @@ manifest optimum; the agreement rule; solution-file parsing; the solution checke
 and rejects doctored ones; the compare command."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bilevel import library
+from bilevel.errors import InputError
+from solvers import cbc, check_solution, common, compare, cplex, highs, scip, solution_files
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # solvers/ is a folder of the repository, not part of the installed package
-    sys.path.insert(0, str(ROOT))
-
-from bilevel import library  # noqa: E402
-from bilevel.errors import InputError  # noqa: E402
-from solvers import cbc, check_solution, common, compare, cplex, highs, scip, solution_files  # noqa: E402
-
 MODELS = ROOT / "models"
 MANIFEST = MODELS / "manifest.csv"
 ROWS = {r["id"]: r for r in library.read_manifest(MANIFEST)}
@@ -220,6 +216,9 @@ def test_objective_sense_is_read_from_either_file_format(tmp_path):
         "d.mps": ("NAME x\nROWS\n N obj\nCOLUMNS\n    OBJSENSE MAX\n", False),  # a column named OBJSENSE
         "e.lp": ("\\* max in a comment *\\\n\nminimize\nobj: x\nend\n", False),
         "f.lp": ("\\ comment\nMaximize\n obj: x\nend\n", True),
+        # a block comment over two lines: its second line was taken for the sense line
+        "g.lp": ("\\* A maximisation model\n   with a comment over two lines *\\\nmaximize\n obj: x\nend\n", True),
+        "h.lp": ("\\* first line\n maximize in a comment *\\ minimize\n obj: x\nend\n", False),
     }
     for name, (text, expected) in cases.items():
         (tmp_path / name).write_text(text)
@@ -411,6 +410,25 @@ def test_agreement_rule():
     assert common.agreement(none_, _res("optimal", 0.45, 0.45)) == "closes"
     assert common.agreement(opt, _res("infeasible", None, None)) == "DISAGREE"
     assert common.agreement(opt, _res("unavailable", None, None)) == "n/a"
+
+
+def test_agreement_rule_when_the_manifest_proves_no_optimum():
+    # a proven infeasibility against another solver's optimum was "closes", and infeasible against infeasible "n/a"
+    infeasible = {"highs_status": "infeasible", "highs_objective": None, "highs_best_bound": None}
+    unbounded = {"highs_status": "unbounded", "highs_objective": None, "highs_best_bound": None}
+    either = {"highs_status": "unbounded_or_infeasible", "highs_objective": None, "highs_best_bound": None}
+    assert common.agreement(infeasible, _res("optimal", 4 / 3, 4 / 3)) == "DISAGREE"
+    assert common.agreement(infeasible, _res("time_limit", 2.0, 1.0)) == "DISAGREE"  # a feasible point
+    assert common.agreement(infeasible, _res("time_limit", None, 1.0)) == "consistent"
+    assert common.agreement(infeasible, _res("infeasible", None, None)) == "agree"
+    assert common.agreement(infeasible, _res("infeasible_or_unbounded", None, None)) == "agree"
+    assert common.agreement(infeasible, _res("unbounded", None, None)) == "DISAGREE"
+    assert common.agreement(unbounded, _res("optimal", 1.0, 1.0)) == "DISAGREE"
+    assert common.agreement(unbounded, _res("time_limit", 2.0, None)) == "consistent"
+    assert common.agreement(unbounded, _res("unbounded", None, None)) == "agree"
+    assert common.agreement(either, _res("optimal", 1.0, 1.0)) == "DISAGREE"  # bilevel.solve's name for the status
+    for status in ("infeasible", "unbounded", "infeasible_or_unbounded"):
+        assert common.agreement(either, _res(status, None, None)) == "agree"
 
 
 def test_agreement_rule_maximisation():
@@ -611,7 +629,9 @@ def test_read_solution_file_refuses_cplex_xml_without_a_solution(tmp_path):
 
 
 @pytest.mark.parametrize("first", ["Infeasible - objective value 2.50000000",
-                                   "Integer infeasible - objective value 2.5"])
+                                   "Integer infeasible - objective value 2.5",
+                                   # the linear relaxation's values of a run without an integer point
+                                   "Stopped on time (no integer solution - continuous used) - objective value 0.0"])
 def test_read_solution_file_refuses_cbc_reports_of_infeasible_models(tmp_path, first):
     path = tmp_path / "cbc.sol"
     path.write_text(f"{first}\n**       0 x                    1.5                       0\n      1 y   1   -1\n")
@@ -644,6 +664,32 @@ def test_checker_trusts_a_real_answer_from_a_file(highs_answer, tmp_path):
     assert rep.objective_recomputed == pytest.approx(ROWS[NONTRIVIAL]["highs_objective"], abs=1e-6)
     assert rep.inner_gap <= 1e-5 and rep.milp_violation <= 1e-6 and rep.verify_model_ok
     assert rep.n_given == ROWS[NONTRIVIAL]["columns"] and rep.unknown == []
+
+
+def test_checker_reads_a_csv_whose_fields_are_all_quoted(highs_answer, tmp_path):
+    # the objective row "objective","0.01" was read as a variable named objective: a wrong claim went unchecked
+    import csv
+
+    rows = list(csv.reader(solution_files.write_solution_csv(highs_answer, tmp_path / "s.csv").open()))
+    assert rows[1][0] == "objective"
+    for claim, trusted in ((rows[1][1], True), ("0.01", False)):
+        rows[1][1] = claim
+        with (tmp_path / "q.csv").open("w", newline="") as fh:
+            csv.writer(fh, quoting=csv.QUOTE_ALL).writerows(rows)
+        rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, tmp_path / "q.csv", strict=True)
+        assert rep.trusted is trusted and rep.objective_claimed == pytest.approx(float(claim)), rep.summary()
+        assert rep.unknown == []
+
+
+@pytest.mark.parametrize("text", ["", "this is not an LP file\n"])
+def test_scip_runner_calls_a_file_without_a_model_an_error(tmp_path, text):
+    # SCIP read these as an empty model and the runner reported optimal, objective 0
+    pytest.importorskip("pyscipopt")
+    path = tmp_path / "junk.lp"
+    path.write_text(text)
+    result = scip.solve(path)
+    assert result.status == "error" and "no variable" in result.message, result
+    assert highs.solve(path).status == "error"  # as the HiGHS runner says
 
 
 def test_checker_maps_lp_names_and_scip_sol_files(tmp_path):
@@ -817,3 +863,17 @@ def test_compare_bad_input_exit_2(capsys):
     for flags in (["--mip-gap", "-1"], ["--mip-gap", "5"], ["--rtol", "-1"], ["--atol", "-0.1"]):
         assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", *flags]) == 2, flags
         assert flags[0] in capsys.readouterr().err
+
+
+def test_a_manifest_cell_that_does_not_parse_is_an_input_error(tmp_path, capsys):
+    # read_manifest raised a plain ValueError from int("five"), a traceback in compare and check_solution
+    text = MANIFEST.read_text().splitlines()
+    header = text[0].split(",")
+    cells = text[1].split(",")
+    cells[header.index("n_train")] = "five"
+    bad = tmp_path / "manifest.csv"
+    bad.write_text("\n".join([text[0], ",".join(cells)]) + "\n")
+    with pytest.raises(InputError, match="'n_train' must hold an integer, got 'five'"):
+        library.read_manifest(bad)
+    assert compare.main([str(bad)]) == 2
+    assert "n_train" in capsys.readouterr().err

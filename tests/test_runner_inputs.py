@@ -1,0 +1,270 @@
+"""The runners in solvers/ on files they misread, and compare on bad input: CPLEX and CBC must not call a
+file they read wrongly "optimal" (a truncated file, a HiGHS-written LP file, an LP row CBC cannot parse),
+CBC's bound after stopping on the gap tolerance is its printed lower bound, and the compare command refuses
+bad input (a manifest without a needed column or cell, a time limit that is not finite, an output path that
+cannot be written) with exit code 2 before any solve."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from bilevel import library
+from bilevel.errors import InputError
+from solvers import cbc, common, compare, cplex, highs
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = ROOT / "models"
+MANIFEST = MODELS / "manifest.csv"
+ROWS = {r["id"]: r for r in library.read_manifest(MANIFEST)}
+
+#: A covering problem with 12 general integers (the reviewer's generator, ``gen.py 12 8 2``): optimum 92, LP
+#: relaxation 87.494. With a relative gap of 0.2 CBC stops at 99 and prints "Lower bound: 87.494".
+G2_LP = """minimize
+ obj: 6 x0 + 7 x1 + 7 x2 + 16 x3 + 10 x4 + 28 x5 + 30 x6 + 26 x7 + 14 x8 + 13 x9 + 24 x10 + 11 x11
+subject to
+ c0: 1 x9 + 1 x0 + 6 x11 + 8 x2 + 6 x6 + 7 x5 + 7 x3 + 9 x4 + 3 x8 + 9 x7 + 3 x1 + 4 x10 >= 34
+ c1: 6 x0 + 6 x2 + 8 x5 + 3 x10 + 7 x8 + 8 x4 + 9 x6 + 4 x7 + 8 x1 + 5 x3 + 8 x9 + 9 x11 >= 52
+ c2: 3 x5 + 5 x10 + 8 x7 + 5 x9 + 5 x11 + 9 x4 + 9 x8 + 9 x6 + 9 x3 + 7 x1 + 5 x0 + 4 x2 >= 51
+ c3: 4 x8 + 2 x5 + 9 x9 + 3 x1 + 5 x10 + 4 x7 + 4 x0 + 1 x11 + 7 x6 + 1 x3 + 1 x2 + 6 x4 >= 43
+ c4: 3 x2 + 3 x3 + 9 x0 + 1 x1 + 7 x8 + 1 x9 + 4 x6 + 3 x5 + 1 x4 + 1 x7 + 6 x11 + 2 x10 >= 38
+ c5: 4 x5 + 2 x7 + 6 x0 + 2 x4 + 1 x10 + 8 x8 + 3 x6 + 9 x9 + 7 x2 + 8 x1 + 9 x11 + 6 x3 >= 29
+ c6: 3 x5 + 3 x4 + 2 x10 + 8 x6 + 4 x0 + 9 x11 + 1 x9 + 4 x1 + 4 x7 + 8 x8 + 2 x3 + 5 x2 >= 25
+ c7: 7 x9 + 3 x3 + 2 x11 + 9 x5 + 2 x4 + 4 x8 + 2 x10 + 2 x2 + 1 x0 + 3 x6 + 4 x7 + 2 x1 >= 33
+bounds
+""" + "".join(f" 0 <= x{j} <= 3\n" for j in range(12)) + "general\n " + " ".join(f"x{j}" for j in range(12)) + "\nend\n"
+
+
+def _needs_cbc():
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+
+
+# ---------------------------------------------------------------------------------------------- CPLEX
+
+
+def _truncated_files(tmp_path) -> dict:
+    """The committed cancer-opt-n5-s0.lp cut after 4000 bytes (no ``End``; the last row unfinished), and
+    diabetes-opt-n10-s0.mps cut 5 lines after ``BOUNDS`` (no ``ENDATA``; its bounds lost)."""
+    lp = tmp_path / "cut.lp"
+    lp.write_bytes((MODELS / ROWS["cancer-opt-n5-s0"]["lp"]).read_bytes()[:4000])
+    lines = (MODELS / ROWS["diabetes-opt-n10-s0"]["mps"]).read_text().splitlines(keepends=True)
+    k = next(k for k, line in enumerate(lines) if line.startswith("BOUNDS"))
+    mps = tmp_path / "cut.mps"
+    mps.write_text("".join(lines[:k + 6]))
+    return {"lp": lp, "mps": mps}
+
+
+def test_cplex_calls_a_truncated_file_an_error(tmp_path):
+    """CPLEX reads a truncated file with warnings only ("Unfinished constraint is discarded.", "'End'
+    missing.", "'ENDATA' missing.") and solves the part it read: the runner reported "optimal" 0 for the cut
+    .lp and 0.3486 for the cut .mps (whose full file's optimum is 0.0426). The complete files still solve."""
+    pytest.importorskip("cplex")
+    files = _truncated_files(tmp_path)
+    for fmt, words in (("lp", "'End' missing"), ("mps", "'ENDATA' missing")):
+        result = cplex.solve(files[fmt], time_limit=60)
+        assert result.status == "error" and result.objective is None, (fmt, result)
+        assert words in result.message and "warning" in result.message.lower(), result.message
+        row = ROWS["diabetes-opt-n10-s0"]
+        full = cplex.solve(MODELS / row[fmt], time_limit=60, mip_gap=1e-6)
+        assert full.status == "optimal" and full.objective == pytest.approx(row["highs_objective"], rel=1e-4)
+
+
+def test_cplex_runner_reports_a_time_limit_it_refuses_as_an_error():
+    """CPLEX refuses a time limit above 1e75 (error 1015): the runner raised CplexError instead of returning."""
+    pytest.importorskip("cplex")
+    result = cplex.solve(MODELS / ROWS["cancer-opt-n5-s0"]["mps"], time_limit=float("inf"))
+    assert result.status == "error" and "1015" in result.message
+
+
+# ------------------------------------------------------------------------------------------------ CBC
+
+
+def test_cbc_bound_after_stopping_on_the_gap_is_its_lower_bound(tmp_path):
+    """With a relative gap of 0.2 CBC stops at 99 ("Optimal solution found (within gap tolerance)", "Lower
+    bound: 87.494"); the runner reported the bound 99, above the optimum 92 (HiGHS with gap 0). A proven bound
+    must not pass the optimum: at most 92, as HiGHS's at the same gap (at least -92 for the same problem
+    written as maximisation, whose objective and bound CBC prints negated)."""
+    _needs_cbc()
+    path = tmp_path / "g2.lp"
+    path.write_text(G2_LP)
+    exact = highs.solve(path, mip_gap=0)
+    assert exact.status == "optimal" and exact.objective == pytest.approx(92)
+    oracle = highs.solve(path, mip_gap=0.2)
+    assert oracle.bound <= exact.objective + 1e-6
+    result = cbc.solve(path, mip_gap=0.2, time_limit=60)
+    assert result.status == "optimal" and result.objective >= exact.objective - 1e-6, result
+    assert result.bound == pytest.approx(87.494) and result.bound <= exact.objective + 1e-6, result
+    maximise = tmp_path / "g2max.lp"  # max -f: the same problem, bound and objective negated
+    first, objective, rest = G2_LP.split("\n", 2)
+    maximise.write_text("maximize\n" + objective.replace(" + ", " - ").replace("obj: ", "obj: -") + "\n" + rest)
+    assert common.is_maximisation(maximise)
+    assert highs.solve(maximise, mip_gap=0).objective == pytest.approx(-92)
+    result = cbc.solve(maximise, mip_gap=0.2, time_limit=60)
+    assert result.status == "optimal" and result.objective <= -92 + 1e-6, result
+    assert result.bound == pytest.approx(-87.494) and result.bound >= -92 - 1e-6, result
+
+
+def test_cbc_output_parser_takes_the_printed_bound_of_a_gap_stop():
+    """Output of CBC 2.10.3 on the problem above (minimisation; "Upper bound" for a maximisation model); a
+    gap stop without a printed bound proves none, a proof of optimality without one proves the objective."""
+    out = ("Cbc0011I Exiting as integer gap of 11.506006 less than 1e-10 or 20%\n"
+           "Cbc0001I Search completed - best objective 99, took 0 iterations and 0 nodes (0.00 seconds)\n"
+           "Result - Optimal solution found (within gap tolerance)\n\nObjective value:                99.00000000\n"
+           "Lower bound:                    87.494\nGap:                            0.13\n")
+    r = cbc.parse_output(out, "Optimal - objective value 99.00000000\n      0 x0       3       6\n")
+    assert (r.status, r.objective, r.bound) == ("optimal", 99.0, 87.494)
+    maximised = out.replace("Objective value:                99", "Objective value:                -99").replace(
+        "Lower bound:                    87.494", "Upper bound:                    -87.494")
+    r = cbc.parse_output(maximised, "", maximise=True)
+    assert (r.status, r.objective, r.bound) == ("optimal", -99.0, -87.494)
+    r = cbc.parse_output(out.replace("Lower bound:                    87.494\n", ""), "")
+    assert (r.status, r.objective, r.bound) == ("optimal", 99.0, None)
+
+
+#: min 2x + 3y + z, x + y + z >= 1.5, x in {0, ..., 4} (general), y in [0, 4], z binary: optimum 2.5 (x = 0,
+#: y = 0.5, z = 1). HiGHS writes its LP file with the section headers "bin", "gen" and "semi".
+HEADERS_LP = """minimize
+ obj: 2 x + 3 y + z
+subject to
+ c1: x + y + z >= 1.5
+bounds
+ 0 <= x <= 4
+ 0 <= y <= 4
+binary
+ z
+general
+ x
+end
+"""
+
+
+def test_cbc_calls_a_file_it_misreads_an_error(tmp_path):
+    """CBC 2.10 reads HiGHS's "bin"/"gen" headers as column names ("### CoinLpIO::readLp(): Variable bin does
+    not appear in objective function or constraints") and solved the relaxation: the runner reported optimal 2
+    where HiGHS reads 2.5. A row "r1: 1.5 <= x + y <= 3.5" makes it print invalid names and "Now using default
+    column names." and solve another model (optimal -7.5; HiGHS, SCIP and CPLEX refuse the row). An MPS
+    column whose entries are not consecutive ("** duplicate name x") became two columns (optimal 0)."""
+    _needs_cbc()
+    import highspy
+
+    from bilevel.highs_run import silent_highs
+
+    source, written = tmp_path / "source.lp", tmp_path / "highs_written.lp"
+    source.write_text(HEADERS_LP)
+    h = silent_highs()
+    assert h.readModel(str(source)) == highspy.HighsStatus.kOk
+    h.writeModel(str(written))
+    text = written.read_text()
+    assert "\nbin\n" in text and "\ngen\n" in text
+    assert highs.solve(written).objective == pytest.approx(2.5)
+    result = cbc.solve(written, time_limit=60)
+    assert result.status == "error" and result.objective is None and result.bound is None, result
+    assert "Variable bin does not appear" in result.message
+    ranged = tmp_path / "ranged.lp"
+    ranged.write_text("minimize\n obj: 2 x + y\nsubject to\n r1: 1.5 <= x + y <= 3.5\n r2: -10 <= x <= 10\n"
+                      "bounds\n -3 <= x <= 5\n -1.5 <= y <= 5\ngeneral\n x\nend\n")
+    result = cbc.solve(ranged, time_limit=60)
+    assert result.status == "error" and result.objective is None and "Invalid" in result.message, result
+    duplicate = tmp_path / "duplicate.mps"
+    duplicate.write_text("NAME          DUP\nROWS\n N  obj\n G  c1\nCOLUMNS\n    x         obj       1            c1"
+                         "        1\n    y         obj       2            c1        1\n    x         c1        1\n"
+                         "RHS\n    RHS       c1        4\nBOUNDS\n UP BND       x         3\nENDATA\n")
+    result = cbc.solve(duplicate, time_limit=60)
+    assert result.status == "error" and "duplicate name x" in result.message, result
+    out = ("### CoinLpIO::is_invalid_name(): Name <= contains illegal character '<'\nNow using default column names.\n"
+           "Result - Optimal solution found\n\nObjective value:                -7.50000000\n")
+    r = cbc.parse_output(out, "Optimal - objective value -7.50000000\n      0 x0      -3       2\n")
+    assert r.status == "error" and r.objective is None and r.solution == {} and "illegal character" in r.message
+
+
+def test_cbc_runner_takes_any_finite_time_limit_and_inf_as_none():
+    """A time limit of 1e9 s made the runner's watchdog (3 T + 60 s) too long for subprocess (OverflowError);
+    CBC refuses "-sec inf"."""
+    _needs_cbc()
+    path = MODELS / ROWS["cancer-opt-n5-s0"]["mps"]
+    for limit in (1e9, 1e30, float("inf")):
+        result = cbc.solve(path, time_limit=limit)
+        assert result.status == "optimal" and result.objective == pytest.approx(0.0, abs=1e-9), (limit, result)
+
+
+# --------------------------------------------------------------------------------------------- compare
+
+
+def _manifest(tmp_path, drop=(), **cells) -> Path:
+    """A manifest of cancer-opt-n5-s0 with absolute file paths, without the columns in ``drop`` and with
+    ``cells`` replaced."""
+    with open(MANIFEST, newline="") as fh:
+        reader = csv.DictReader(fh)
+        columns = [c for c in reader.fieldnames if c not in drop]
+        row = next(r for r in reader if r["id"] == "cancer-opt-n5-s0")
+    for fmt in ("mps", "lp", "names"):
+        row[fmt] = str(MODELS / row[fmt])
+    row.update(cells)
+    path = tmp_path / "manifest.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, columns, extrasaction="ignore", lineterminator="\n")
+        w.writeheader()
+        w.writerow(row)
+    return path
+
+
+@pytest.fixture
+def no_solve(monkeypatch):
+    """Make any HiGHS solve fail the test: bad input must be refused before the first solve."""
+    def solve(*args, **kwargs):
+        raise AssertionError("compare solved before refusing its input")
+
+    monkeypatch.setattr(highs, "solve", solve)
+
+
+def test_compare_refuses_a_manifest_without_a_needed_column_or_cell(tmp_path, capsys, no_solve):
+    """KeyError 'lp' (--format lp or both without an lp column), KeyError 'n_train' (--max-size without it),
+    TypeError (an empty mps cell) were tracebacks."""
+    cases = [((["lp"], {}), ["--format", "lp"], "'lp'"),
+             ((["lp"], {}), ["--format", "both"], "'lp'"),
+             ((["n_train"], {}), ["--max-size", "10"], "'n_train'"),
+             (((), {"n_val": ""}), ["--max-size", "10"], "'n_val'"),
+             (((), {"mps": ""}), [], "'mps'"),
+             (((), {"lp": ""}), ["--format", "both"], "'lp'")]
+    for (drop, cells), flags, word in cases:
+        path = _manifest(tmp_path, drop, **cells)
+        assert compare.main([str(path), *flags]) == 2, (drop, cells, flags)
+        err = capsys.readouterr().err
+        assert err.startswith("compare: error: ") and word in err and len(err.strip().splitlines()) == 1, err
+    with pytest.raises(InputError, match="'lp'"):
+        compare.compare(_manifest(tmp_path, ["lp"]), formats=("lp",))
+
+
+def test_compare_refuses_a_time_limit_that_is_not_finite_and_positive(tmp_path, capsys, no_solve):
+    """--time-limit inf or 1e30: SCIP raised ValueError, CPLEX error 1015, CBC OverflowError; HiGHS ran
+    without a limit. The largest accepted is SCIP's 1e20."""
+    for value in ("inf", "1e30", "1.1e20", "nan", "0", "-1"):
+        assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", "--time-limit", value]) == 2, value
+        assert "--time-limit" in capsys.readouterr().err
+    with pytest.raises(InputError, match="time_limit"):
+        compare.compare(MANIFEST, patterns=["cancer-opt-n5-s0"], time_limit=float("inf"))
+    assert compare.check_time_limit(1e20) == 1e20 and compare.check_time_limit(None) is None
+
+
+def test_compare_refuses_output_paths_it_cannot_write_before_solving(tmp_path, capsys, no_solve):
+    """--solutions naming a file (FileExistsError after the first solve) and --csv in a folder that cannot be
+    made (only after all solves) are refused first."""
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a folder")
+    for flags in (["--solutions", str(a_file)], ["--csv", str(a_file / "out.csv")], ["--csv", str(tmp_path)]):
+        assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", *flags]) == 2, flags
+        err = capsys.readouterr().err
+        assert flags[0] in err and len(err.strip().splitlines()) == 1, err
+    with pytest.raises(InputError, match="a_file"):
+        compare.compare(MANIFEST, patterns=["cancer-opt-n5-s0"], solutions_dir=a_file)
+
+
+def test_compare_writes_csv_and_solutions_into_new_folders(tmp_path, capsys):
+    """A --csv or --solutions path in a folder that does not exist yet: the folder is made, as for the other
+    commands' output folders."""
+    out, folder = tmp_path / "new" / "out.csv", tmp_path / "sols"
+    flags = ["--csv", str(out), "--solutions", str(folder)]
+    assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", *flags]) == 0
+    assert "cancer-opt-n5-s0" in out.read_text() and (folder / "cancer-opt-n5-s0.mps.highs.csv").is_file()
