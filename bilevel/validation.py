@@ -136,8 +136,7 @@ def check_epsilon(epsilon) -> float:
         raise InputError(f"epsilon must be finite and >= 0 (relative suboptimality of the training loss); got {epsilon}")
     if eps > MAX_EPSILON:
         raise InputError(f"epsilon must be at most {MAX_EPSILON:g}, got {epsilon}: beyond it the budget row's "
-                         "coefficient 1 + epsilon puts the MILP outside HiGHS's numerical range (a larger epsilon "
-                         "would not change the follower's set much anyway)")
+                         "coefficient 1 + epsilon puts the MILP outside HiGHS's numerical range")
     return eps
 
 

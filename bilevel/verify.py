@@ -91,6 +91,21 @@ def _best_tie(w_bar, outer, constraints, tolerance: float) -> float:
         return hinge_lp(w_bar, outer, [*others, (X_c, y_c, value + tolerance)]).value
 
 
+def _follower_at(w_bar, outer, train, budget: float, tolerance: float):
+    """``(hinge_lp(w_bar, outer, [(*train, budget')]), budget')``: the follower's LP under the training-loss
+    budget, with ``budget' = budget`` unless the LP solver calls that set empty, then ``budget`` plus a round-off
+    slack (``_FACE_SLACK``), then plus ``tolerance``. A budget at the least training loss itself (a replica
+    below it by round-off is lifted there) can be called infeasible: a solution whose box lay 1e-8 inside the
+    returned ``w_bar`` raised SolverError here instead of being verified."""
+    slacks = (0.0, _FACE_SLACK * max(1.0, abs(budget)), tolerance)
+    for k, slack in enumerate(slacks):
+        try:
+            return hinge_lp(w_bar, outer, [(*train, budget + slack)]), budget + slack
+        except SolverError:
+            if k == len(slacks) - 1:
+                raise
+
+
 def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verification:
     """Verify the solution loaded in a model built by :func:`bilevel.build_optimistic_model` or
     :func:`bilevel.build_pessimistic_model` (uses ``model.bilevel_info``). ``tolerance`` is absolute, in
@@ -146,7 +161,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         if budget < train_min.value - tolerance:
             msgs.append(f"the epsilon budget {budget:.6g} is below the least training loss {train_min.value:.6g}")
         budget_lp = max(budget, train_min.value)  # guards the LP against round-off below the minimum
-        follower = hinge_lp(w_bar, (X_f, ybar), [(X_t, y_t, budget_lp)])
+        follower, budget_lp = _follower_at(w_bar, (X_f, ybar), (X_t, y_t), budget_lp, tolerance)
         inner_opt = follower.value
         inner_val = float(hinge(X_f, ybar, w, b).mean())
         best = best_exact = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget_lp), (X_f, ybar, inner_opt)], tolerance)

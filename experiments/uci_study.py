@@ -200,8 +200,9 @@ def check_config(cfg: StudyConfig) -> None:
 # ---------------------------------------------------------------------------------------------- tasks
 
 def split_seed(seed: int, dataset: str, run: int, study: str = "limited") -> int:
-    """The split seed of run ``run`` of ``dataset``: a deterministic function of the study seed (32-bit)."""
-    ss = np.random.SeedSequence([int(seed) & 0xFFFFFFFF, zlib.crc32(dataset.encode()), zlib.crc32(study.encode()), run])
+    """The split seed (32-bit) of run ``run`` of ``dataset``: a deterministic function of the study seed, any
+    integer >= 0 (it used to be taken modulo 2**32, so seeds 0 and 2**32 gave the same study)."""
+    ss = np.random.SeedSequence([int(seed), zlib.crc32(dataset.encode()), zlib.crc32(study.encode()), run])
     return int(ss.generate_state(1)[0])
 
 
@@ -210,13 +211,26 @@ def appendix_flip(dataset: str, n_val: int, n_train: int) -> str:
     flips the points inside the optimistic margin or misclassified (``"margin"``) when ``|T| > 20`` and
     ``|V| > 15``, all validation points otherwise (so ``"all"`` everywhere on the grid {5, .., 20}). Other
     data sets: ``"all"``."""
-    if Path(dataset).stem == "diabetes" and n_train > 20 and n_val > 15:
+    if builtin_name(dataset) == "diabetes" and n_train > 20 and n_val > 15:
         return "margin"
     return "all"
 
 
+def builtin_name(data) -> str | None:
+    """``data`` when it names a built-in data set (``bilevel.datasets.BUILTIN``), else ``None``: a user's file
+    called ``cancer.csv`` is not the paper's cancer data (no Table A1 row, no Appendix A flip rule)."""
+    return str(data) if str(data) in bilevel.datasets.BUILTIN else None
+
+
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(str(text)).stem if os.sep in str(text) else str(text))
+    """The name of data set ``text`` in run ids and file names: a built-in name as is; a file as its stem and 8
+    hex digits of a hash of its absolute path, so that ``a/x.csv`` and ``b/x.csv`` (once both ``x``, the second
+    overwriting the first's records, and a resumed study reusing them for the other) and a file ``cancer.csv``
+    get names of their own."""
+    if builtin_name(text):
+        return str(text)
+    digest = hashlib.sha1(str(Path(str(text)).resolve()).encode()).hexdigest()[:8]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{Path(str(text)).stem}-{digest}")
 
 
 def build_tasks(cfg: StudyConfig) -> list[dict]:
@@ -404,8 +418,9 @@ def _perturbed_unit(task: dict, cfg: dict) -> list[dict]:
     X_v, n_val_attacked, common = split.X_val, 0, {"flip": flip, "n_test": len(split.y_test)}
     if rho_val > 0:
         clean = _solve("optimistic", X_t, y_t, split.X_val, y_v, cfg)
-        if isinstance(clean, str):
-            return [{**common, "opt_status": f"clean optimistic: {clean}"}]
+        if isinstance(clean, str):  # no attack without it: one row per rho_test, so the summary counts the unit
+            failed = {**common, "opt_status": f"clean optimistic: {clean}", "pes_status": "not_run (no clean optimistic)"}
+            return [{**failed, "rho_test": float(rho_test)} for rho_test in cfg["rho_tests"]]
         mask = attack_mod.margin_mask(split.X_val, clean.w, clean.b)
         X_v = attack_mod.max_confidence_attack(split.X_val, y_v, sur_w, sur_b, rho_val, mask)
         n_val_attacked = int(mask.sum())
@@ -678,7 +693,7 @@ def summarize_limited(df):
 
     out = []
     for (data, v, t), g in df.groupby(["dataset", "n_val", "n_train"], sort=True):
-        paper = PAPER_TABLE_A1.get((Path(str(data)).stem, int(v), int(t)))
+        paper = PAPER_TABLE_A1.get((builtin_name(data), int(v), int(t)))
         tie = (f"{g['tie_acc_min'].mean():.3f} – {g['tie_acc_max'].mean():.3f}"
                if "tie_acc_min" in g and g["tie_acc_min"].notna().any() else "n/a")
         out.append({
@@ -703,7 +718,7 @@ def summarize_perturbed(df):
 
     out = []
     for (data, rv, eps, rt), g in df.groupby(["dataset", "rho_val", "epsilon", "rho_test"], sort=True):
-        paper = PAPER_TABLES_A2_A3.get((Path(str(data)).stem, float(rv), float(rt))) if abs(eps - 0.2) < 1e-12 else None
+        paper = PAPER_TABLES_A2_A3.get((builtin_name(data), float(rv), float(rt))) if abs(eps - 0.2) < 1e-12 else None
         out.append({
             "data": data, "ρ val": rv, "ε": eps, "ρ test": rt, "runs": len(g),
             "pessimistic": _ms(g.get("pes_acc_test", pd.Series(dtype=float))),
@@ -776,7 +791,7 @@ def _plot_limited(df, data: str, path: Path) -> None:
                 continue
             m, s = g[col].mean().reindex(ts), g[col].std(ddof=1).reindex(ts).fillna(0.0)
             ax.errorbar(ts + dx, m.values, yerr=s.values, fmt="o-", color=color, ms=4, capsize=3, label=label)
-        paper = [(t, PAPER_TABLE_A1.get((Path(str(data)).stem, int(v), int(t)))) for t in ts]
+        paper = [(t, PAPER_TABLE_A1.get((builtin_name(data), int(v), int(t)))) for t in ts]
         if any(p for _, p in paper):
             px = [t for t, p in paper if p]
             ax.plot(np.array(px) - 0.15, [p[0] for _, p in paper if p], "x", color="gray", label="paper pessimistic")

@@ -23,6 +23,17 @@ def test_candidates_grid_and_their_errors():
         milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, epsilons=(), w_bar_ubs=(1.0,))
 
 
+def test_candidate_names_are_distinct():
+    # 0.1 and 0.1000001 were both pes_e0.1_ub1 (names to 6 digits), and the report keyed test errors by name
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 5, 5, n_cal=20, seed=0)
+    cands = milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, epsilons=(0.1, 0.1000001), w_bar_ubs=(1.0,))
+    assert [c.name for c in cands] == ["opt_ub1", "pes_e0.1_ub1", "pes_e0.1000001_ub1"]
+    for grid in (dict(epsilons=(0.1, 0.1), w_bar_ubs=(1.0,)), dict(epsilons=(0.1,), w_bar_ubs=(1, 1.0))):
+        with pytest.raises(InputError, match="twice"):
+            milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, **grid)
+
+
 def test_certify_cli_data_route(capsys):
     code = main(["--data", "cancer", "--n-train", "8", "--n-val", "8", "--n-cal", "150", "--epsilons", "0",
                  "--w-bar-ubs", "1", "--alpha", "0.2", "--delta", "0.1", "--method", "ltt"])

@@ -112,6 +112,33 @@ def test_same_seed_same_results_and_nested_splits():
     assert len(ids) == len(set(ids)) == 2 * (16 * 10 + 2 * 4 * 5)
 
 
+def test_data_sets_get_names_of_their_own_and_seeds_are_not_taken_mod_2_32(tmp_path):
+    # a/x.csv and b/x.csv were both 'x': one overwrote the other's records, and a resumed study reused them;
+    # a file cancer.csv was the built-in cancer (its run ids, Table A1 row and flip rule)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.csv").write_text("f,label\n1,0\n2,1\n")
+    names = {us._slug(str(tmp_path / f / "x.csv")) for f in ("a", "b")} | {us._slug("cancer")}
+    assert len(names) == 3 and "cancer" in names
+    assert us._slug(str(tmp_path / "a" / "x.csv")).startswith("x-")
+    assert us._slug(str(tmp_path / "cancer.csv")) != "cancer" and us.builtin_name(str(tmp_path / "cancer.csv")) is None
+    assert us.appendix_flip(str(tmp_path / "diabetes.csv"), 16, 21) == "all"
+    assert us.split_seed(0, "cancer", 0) != us.split_seed(2**32, "cancer", 0)
+
+
+def test_a_perturbed_unit_without_a_clean_optimistic_solution_is_counted(monkeypatch):
+    # it returned one row without rho_test, which the summary's groupby dropped: the unit was in no column
+    cfg = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=5,
+                         perturbed_n_val=5, epsilons=(0.2,), rho_vals=(0.3,), rho_tests=(0.0, 0.5), time_limit=20.0)
+    (task,) = us.build_tasks(cfg)
+    monkeypatch.setattr(us, "_solve", lambda *a, **k: "no_solution")
+    rec = us.run_unit(task)
+    assert rec["error"] is None and [r["rho_test"] for r in rec["rows"]] == [0.0, 0.5]
+    summary = us.summarize_perturbed(pd.DataFrame([{**r, "run_id": task["run_id"], "dataset": "cancer",
+                                                    "rho_val": 0.3, "epsilon": 0.2} for r in rec["rows"]]))
+    assert summary["runs"].tolist() == [1, 1] and summary["non-optimal (opt/pes)"].tolist() == ["1/1", "1/1"]
+
+
 def test_appendix_flip_rule():
     assert us.appendix_flip("cancer", 20, 20) == "all"
     assert us.appendix_flip("diabetes", 20, 20) == "all"

@@ -58,3 +58,22 @@ def test_an_answer_that_buys_its_objective_with_the_tolerances_is_not_verified()
     _load(model, w_bar, best.w, best.b, (replica.w, replica.b), *T, *F, *V)
     ver = bilevel.verify_model(model, tolerance=tol)
     assert ver.verified, ver.messages
+
+
+def test_verify_reports_instead_of_raising_when_the_follower_budget_sits_at_the_least_loss():
+    # With the box shrunk by 1e-8 the least training loss becomes about 1e-8, above the replica's budget 0; the
+    # follower's LP at that least loss was called infeasible and verify_model raised SolverError
+    import warnings
+
+    d = bilevel.load_dataset("cancer")
+    sp = bilevel.split_dataset(d.X, d.y, 6, 5, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        o = bilevel.tune(sp.X_train, sp.y_train, sp.X_val, sp.y_val, "optimistic")
+        r = bilevel.tune(sp.X_train, sp.y_train, sp.X_val, sp.y_val, "pessimistic", optimistic=o, epsilon=0.3)
+    assert bilevel.verify_model(r.model).verified
+    for shrink in (1e-8, 1e-6):
+        for j in r.model.w_bar:
+            r.model.w_bar[j].set_value(r.w_bar[j] - shrink, skip_validation=True)
+        report = bilevel.verify_model(r.model)  # a report, verified or not, never an exception
+        assert report.verified or report.messages

@@ -35,24 +35,30 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
     each ``(epsilon, w_bar_ub)`` of the pessimistic bilevel tuning paper, with ``w_bar`` in
     ``[0, w_bar_ub]^p``. Returns ``len(w_bar_ubs) * (1 + len(epsilons))`` candidates.
 
-    Shapes as in :func:`bilevel.tune`. Raises InputError for an empty grid, ``epsilon < 0`` or
-    ``w_bar_ub <= 0``; SolverError when a MILP fails."""
+    Candidates are named ``opt_ub<w_bar_ub>`` and ``pes_e<epsilon>_ub<w_bar_ub>``, the numbers to 15 significant
+    digits (so 0.1 and 0.1000001 get distinct names).
+
+    Shapes as in :func:`bilevel.tune`. Raises InputError for an empty grid, a value given twice, ``epsilon < 0``
+    or ``w_bar_ub <= 0``; SolverError when a MILP fails."""
     epsilons, ubs = [float(e) for e in epsilons], [float(u) for u in w_bar_ubs]
     if not epsilons or not ubs:
         raise InputError("the candidate grid is empty: give at least one epsilon and one w_bar_ub")
     if min(ubs) <= 0:
         raise InputError(f"every w_bar_ub must be > 0; got {ubs}")
+    for name, values in (("epsilon", epsilons), ("w_bar_ub", ubs)):
+        if len(set(values)) < len(values):  # two candidates of one name: their losses and test errors mixed up
+            raise InputError(f"an {name} is given twice: {values}")
     out = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # unverified candidates are recorded, not hidden
         for ub in ubs:
             opt = tune(X_train, y_train, X_val, y_val, "optimistic", w_bar_bounds=(0.0, ub), time_limit=time_limit)
-            out.append(Candidate(f"opt_ub{ub:g}", "optimistic", 0.0, ub, opt.w_bar, opt.w, opt.b, opt.status,
+            out.append(Candidate(f"opt_ub{ub:.15g}", "optimistic", 0.0, ub, opt.w_bar, opt.w, opt.b, opt.status,
                                  opt.verified))
             for eps in epsilons:
                 pes = tune(X_train, y_train, X_val, y_val, "pessimistic", epsilon=eps, w_bar_bounds=(0.0, ub),
                            flip=flip, optimistic=opt, time_limit=time_limit)
-                out.append(Candidate(f"pes_e{eps:g}_ub{ub:g}", "pessimistic", eps, ub, pes.w_bar, pes.w, pes.b,
+                out.append(Candidate(f"pes_e{eps:.15g}_ub{ub:.15g}", "pessimistic", eps, ub, pes.w_bar, pes.w, pes.b,
                                      pes.status, pes.verified))
     return out
 
