@@ -225,3 +225,17 @@ def test_study_runs_from_another_working_directory(tmp_path, monkeypatch):
     proc = subprocess.run([sys.executable, "-c", "from bilevel.study_cli import load_study_module as f; "
                            "print(f().__file__)"], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert proc.returncode == 0 and Path(proc.stdout.strip()) == ROOT / "experiments" / "uci_study.py"
+
+
+def test_summaries_count_unverified_solutions(tmp_path):
+    # a solution that failed verify_model was averaged without a trace in the tables
+    rows = [dict(run_id=f"r{k}", dataset="cancer", n_val=5, n_train=5, opt_status="optimal", pes_status="optimal",
+                 opt_acc_test=0.9, pes_acc_test=0.8, opt_verified=k != 1, pes_verified=k == 0) for k in range(3)]
+    rows.append(dict(run_id="r3", dataset="cancer", n_val=5, n_train=5, opt_status="no_solution",
+                     pes_status="not_run", opt_verified=None, pes_verified=None))
+    df = pd.DataFrame(rows)
+    path = tmp_path / "runs.csv"
+    df.to_csv(path, index=False)
+    for frame in (df, pd.read_csv(path)):  # as built, and as read back from the runs CSV
+        summary = us.summarize_limited(frame)
+        assert summary["unverified (opt/pes)"].tolist() == ["1/2"] and summary["runs"].tolist() == [4]
