@@ -118,6 +118,8 @@ def _config(args, mod):
     datasets = None
     if args.data:
         datasets = tuple(d.strip() for item in args.data for d in item.split(",") if d.strip())
+        if not datasets:  # "--data ," ran the default data sets
+            raise InputError(f"--data names no data set: {', '.join(map(repr, args.data))}")
     over = {}
     if datasets:
         over["datasets"] = datasets

@@ -186,6 +186,7 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
 
 @pytest.mark.parametrize("args,match", [
     (["--data", "nope"], "neither a built-in name"),
+    (["--data", ","], "names no data set"),  # ran the default data sets
     (["--runs", "0"], "runs must be"),
     (["--rho-test", "-0.1"], "rho_tests"),
     (["--tie-criteria", "median"], "unknown tie criteria"),
