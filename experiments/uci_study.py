@@ -224,12 +224,13 @@ def builtin_name(data) -> str | None:
 
 def _slug(text: str) -> str:
     """The name of data set ``text`` in run ids and file names: a built-in name as is; a file as its stem and 8
-    hex digits of a hash of its absolute path, so that ``a/x.csv`` and ``b/x.csv`` (once both ``x``, the second
+    hex digits of a hash of the path as given, so that ``a/x.csv`` and ``b/x.csv`` (once both ``x``, the second
     overwriting the first's records, and a resumed study reusing them for the other) and a file ``cancer.csv``
-    get names of their own."""
+    get names of their own. The path as given, like :func:`split_seed`: ``x.csv`` and ``./x.csv`` get other
+    splits, so they must not share records."""
     if builtin_name(text):
         return str(text)
-    digest = hashlib.sha1(str(Path(str(text)).resolve()).encode()).hexdigest()[:8]
+    digest = hashlib.sha1(str(text).encode()).hexdigest()[:8]
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{Path(str(text)).stem}-{digest}")
 
 
