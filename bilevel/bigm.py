@@ -176,16 +176,19 @@ def margin_ranges(X_train, y_train, w_bar_ub, budget, X_rows, cutoff=None) -> tu
         # v* near 0 it can sit a round-off below the least loss this LP reaches (diabetes 8/8 split 0 at one
         # box: v* = 4.930e-8 from one LP, 4.943e-8 from a tighter one). Retry once with both limits relaxed by
         # the output pad below; a larger budget or cutoff only widens the ranges, so they stay valid.
-        def relax(v):
-            return v + 1e-6 * (1.0 + abs(v))
-        loose = None if cutoff is None else (cutoff[0], cutoff[1], relax(cutoff[2]))
-        out = _solve_ranges(X_train, y_train, w_bar_ub, relax(float(budget)), X_rows, loose)
-    pad = 1e-6 * (1.0 + np.abs(out))
+        loose = None if cutoff is None else (cutoff[0], cutoff[1], cutoff[2] + _round_off_pad(cutoff[2]))
+        out = _solve_ranges(X_train, y_train, w_bar_ub, float(budget) + _round_off_pad(float(budget)), X_rows, loose)
+    pad = _round_off_pad(out)
     lo, hi = out[0] - pad[0], out[1] + pad[1]
     _RANGE_CACHE[key] = (lo, hi)
     if len(_RANGE_CACHE) > _RANGE_CACHE_SIZE:
         _RANGE_CACHE.popitem(last=False)
     return lo.copy(), hi.copy()
+
+
+def _round_off_pad(value):
+    """``1e-6 (1 + |value|)``: the LP round-off :func:`margin_ranges` allows for (elementwise on arrays)."""
+    return 1e-6 * (1.0 + np.abs(value))
 
 
 def _solve_ranges(X_train, y_train, w_bar_ub, budget: float, X_rows, cutoff) -> np.ndarray:

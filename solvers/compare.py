@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import os
 import sys
 from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.library import read_manifest, select_rows
-from bilevel.validation import check_mip_gap, check_writable_folder
+from bilevel.validation import check_mip_gap, check_positive, check_writable_folder
 
 from .common import RunResult, agreement, format_table, get_runner, is_maximisation
 from .solution_files import write_solution_csv
@@ -38,13 +37,9 @@ def check_time_limit(value, name: str = "time_limit") -> float | None:
     number > 0 and at most :data:`MAX_TIME_LIMIT` (SCIP refuses more; for no limit pass ``None``)."""
     if value is None:
         return None
-    try:
-        limit = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be a number of seconds; got {value!r}") from None
-    if not (math.isfinite(limit) and 0 < limit <= MAX_TIME_LIMIT):
-        raise InputError(f"{name} must be a finite number of seconds > 0 and at most {MAX_TIME_LIMIT:g} (SCIP's "
-                         f"largest); got {value!r}")
+    limit = check_positive(value, name)
+    if limit > MAX_TIME_LIMIT:
+        raise InputError(f"{name} must be at most {MAX_TIME_LIMIT:g} seconds (SCIP's largest); got {value!r}")
     return limit
 
 
@@ -55,9 +50,7 @@ def check_writable_file(path, what: str) -> Path:
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{what} {str(path)!r} is a folder, not a file")
-    if path.parent.exists() and not path.parent.is_dir():
-        raise InputError(f"{what} {str(path)!r}: {str(path.parent)!r} is a file, not a folder")
-    check_writable_folder(path.parent, what)
+    check_writable_folder(path.parent, what)  # refuses a parent that is a file
     if path.exists() and not os.access(path, os.W_OK):
         raise InputError(f"{what}: cannot write to {str(path)!r}")
     return path
