@@ -135,6 +135,8 @@ def _config(args, mod):
             raise InputError(f"--perturbed-size takes T or T,V; got {size}")
         over["perturbed_n_train"], over["perturbed_n_val"] = size[0], size[-1]
     over["tie_criteria"] = tuple(c.strip() for c in args.tie_criteria.split(",") if c.strip())
+    if not over["tie_criteria"]:  # "--tie-criteria ," ran without the tie spread, as if asked to
+        raise InputError(f"--tie-criteria names no criterion: {args.tie_criteria!r}")
     over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock)
     try:
         return mod.StudyConfig.quick(**over) if args.quick else mod.StudyConfig(**over)

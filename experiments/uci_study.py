@@ -224,13 +224,20 @@ def builtin_name(data) -> str | None:
 
 def _slug(text: str) -> str:
     """The name of data set ``text`` in run ids and file names: a built-in name as is; a file as its stem and 8
-    hex digits of a hash of the path as given, so that ``a/x.csv`` and ``b/x.csv`` (once both ``x``, the second
-    overwriting the first's records, and a resumed study reusing them for the other) and a file ``cancer.csv``
-    get names of their own. The path as given, like :func:`split_seed`: ``x.csv`` and ``./x.csv`` get other
-    splits, so they must not share records."""
+    hex digits of a hash of the path as given and of the file's bytes, so that ``a/x.csv`` and ``b/x.csv`` (once
+    both ``x``, the second overwriting the first's records, and a resumed study reusing them for the other), a
+    file ``cancer.csv``, and a file edited since a study's runs were computed (whose old records a resume used
+    to report as the new data's) get names of their own. The path as given, like :func:`split_seed`: ``x.csv``
+    and ``./x.csv`` get other splits, so they must not share records. A file that cannot be read is named by
+    its path alone (loading it fails with its own message)."""
     if builtin_name(text):
         return str(text)
-    digest = hashlib.sha1(str(text).encode()).hexdigest()[:8]
+    h = hashlib.sha1(str(text).encode())
+    try:
+        h.update(b"\0" + Path(str(text)).read_bytes())
+    except OSError:
+        pass
+    digest = h.hexdigest()[:8]
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{Path(str(text)).stem}-{digest}")
 
 
@@ -241,12 +248,13 @@ def build_tasks(cfg: StudyConfig) -> list[dict]:
     conf = cfg.to_dict()
     tasks = []
     for data in cfg.datasets:
+        slug = _slug(data)
         if "limited" in cfg.studies:
             for n_val in cfg.val_sizes:
                 for n_train in cfg.train_sizes:
                     for run in range(cfg.runs):
                         tasks.append(dict(
-                            run_id=f"limited__{_slug(data)}__V{n_val}_T{n_train}__run{run}", study="limited",
+                            run_id=f"limited__{slug}__V{n_val}_T{n_train}__run{run}", study="limited",
                             dataset=data, n_val=n_val, n_train=n_train, run=run,
                             split_seed=split_seed(cfg.seed, data, run), cost=n_val * n_train, config=conf,
                         ))
@@ -256,7 +264,7 @@ def build_tasks(cfg: StudyConfig) -> list[dict]:
                 for eps in cfg.epsilons:
                     for run in range(cfg.perturbed_runs):
                         tasks.append(dict(
-                            run_id=f"perturbed__{_slug(data)}__V{n_val}_T{n_train}__rhoval{rho_val:g}__eps{eps:g}"
+                            run_id=f"perturbed__{slug}__V{n_val}_T{n_train}__rhoval{rho_val:g}__eps{eps:g}"
                                    f"__run{run}",
                             study="perturbed", dataset=data, n_val=n_val, n_train=n_train, rho_val=float(rho_val),
                             epsilon=float(eps), run=run, split_seed=split_seed(cfg.seed, data, run, "perturbed"),

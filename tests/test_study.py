@@ -123,6 +123,10 @@ def test_data_sets_get_names_of_their_own_and_seeds_are_not_taken_mod_2_32(tmp_p
     assert us._slug(str(tmp_path / "a" / "x.csv")).startswith("x-")
     assert us._slug(str(tmp_path / "cancer.csv")) != "cancer" and us.builtin_name(str(tmp_path / "cancer.csv")) is None
     assert us.appendix_flip(str(tmp_path / "diabetes.csv"), 16, 21) == "all"
+    # an edited file gets a name of its own: a resume used to report the old contents' records as the new ones'
+    before = us._slug(str(tmp_path / "a" / "x.csv"))
+    (tmp_path / "a" / "x.csv").write_text("f,label\n1,1\n2,0\n")
+    assert us._slug(str(tmp_path / "a" / "x.csv")) not in (before, us._slug(str(tmp_path / "b" / "x.csv")))
     assert us.split_seed(0, "cancer", 0) != us.split_seed(2**32, "cancer", 0)
 
 
@@ -190,6 +194,7 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
     (["--runs", "0"], "runs must be"),
     (["--rho-test", "-0.1"], "rho_tests"),
     (["--tie-criteria", "median"], "unknown tie criteria"),
+    (["--tie-criteria", ","], "names no criterion"),  # ran without the tie spread
     (["--jobs", "0"], "--jobs"),
     (["--time-limit", "0"], "time limit"),
     (["--study", "limited", "--train-sizes", "1000"], "exceeds"),  # before any run, not as failed runs
@@ -240,3 +245,16 @@ def test_summaries_count_unverified_solutions(tmp_path):
     for frame in (df, pd.read_csv(path)):  # as built, and as read back from the runs CSV
         summary = us.summarize_limited(frame)
         assert summary["unverified (opt/pes)"].tolist() == ["1/2"] and summary["runs"].tolist() == [4]
+
+
+def test_a_resume_after_the_data_file_changed_recomputes_its_runs(tmp_path):
+    # the run ids hashed the file's path only: a resumed study reused the old contents' runs for the new file
+    data = bilevel.load_dataset("cancer")
+    path = tmp_path / "d.csv"
+    pd.DataFrame(np.column_stack([data.X, data.y])).to_csv(path, index=False)
+    cfg = _tiny(datasets=(str(path),), runs=1)
+    first = us.run_study(cfg, tmp_path / "o", jobs=1, progress=False)
+    pd.DataFrame(np.column_stack([data.X, -data.y])).to_csv(path, index=False)  # the labels swapped
+    again = us.run_study(cfg, tmp_path / "o", jobs=1, progress=False)
+    assert (first.n_computed, again.n_computed, again.n_reused) == (1, 1, 0)
+    assert len(pd.read_csv(tmp_path / "o" / "limited_runs.csv")) == 1
