@@ -16,7 +16,7 @@ is CBC's printed "Lower bound" ("Upper bound" when maximising): after "Optimal s
 tolerance)" it lies below the objective; only a proof of optimality without one makes the objective the bound.
 CBC 2.10 misreads some valid files and solves another model (HiGHS's LP section headers ``bin``/``gen``/``semi``
 read as columns, a ranged LP row ``r: 1.5 <= x + y <= 3.5``): its reader's diagnostics (:data:`_MISREAD`) make
-the run an ``error``.
+the run an ``error``, except its notice of a variable that appears only in the bounds (not a section keyword).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .common import RunResult, check_instance_path, finite_or_none, is_maximisation
+from .common import RunResult, check_instance_path, finite_or_none, is_maximisation, lp_objective_constant
 
 NAME = "cbc"
 
@@ -80,6 +80,13 @@ _MAX_WAIT = 2e6
 #: (an MPS column whose entries are not consecutive becomes two columns of that name).
 _MISREAD = re.compile(r"^(###.*|Now using default (column|row) names.*|\*\* duplicate name.*)$", re.MULTILINE)
 
+#: "### ... Variable NAME does not appear in objective function or constraints" is a misread only when NAME is
+#: an LP-format section keyword read as a column name (HiGHS writes ``bin``, ``gen``, ``semi``); any other NAME
+#: is a valid file's variable that only has bounds, which CBC solves right (and finds infeasible bounds of).
+_UNUSED_VARIABLE = re.compile(r"Variable (\S+) does not appear in objective function or constraints")
+_LP_KEYWORDS = frozenset("bin bins binary binaries gen gens general generals int ints integer integers semi semis "
+                         "semi-continuous sos sos1 sos2 free bound bounds end".split())
+
 _RESULT = [
     ("abandoned", "error"),  # "Run abandoned" after input errors (CBC 2.10 appends "Optimal solution found")
     ("Optimal solution found", "optimal"),
@@ -95,13 +102,18 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     precision "best objective" when printed, else its 8-decimal summary; the solution file lists nonzero
     columns only (8 significant digits); objective and bound are in the file's sense (a maximisation
     model's are negated back from CBC's minimisation sense). Returns a :class:`RunResult`; status ``unavailable``
-    without a CBC binary, ``error`` when CBC fails, cannot read the file or misreads it. An infinite
+    without a CBC binary, ``error`` when CBC fails, cannot read the file or misreads it, and for an LP file whose
+    objective has a constant term (:func:`solvers.common.lp_objective_constant`), which CBC 2.10 drops. An infinite
     ``time_limit`` means none. Raises InputError for a missing file or another suffix."""
     path = check_instance_path(path)
     maximise = is_maximisation(path)
     exe = binary()
     if exe is None:
         return RunResult(NAME, str(path), "unavailable", message="pip install pulp (bundles CBC)")
+    constant = lp_objective_constant(path)
+    if constant != 0:  # CBC 2.10 drops it without a word and reports another objective
+        return RunResult(NAME, str(path), "error", message=f"the LP objective has a constant term ({constant:g}), which "
+                         "CBC 2.10 drops; give CBC the .mps file, or write the constant as a variable fixed to 1")
     limited = time_limit is not None and math.isfinite(float(time_limit))  # inf: no limit ("-sec inf" is refused)
     with tempfile.TemporaryDirectory() as tmp:
         options = (["-sec", f"{float(time_limit):g}"] if limited else []) + \
@@ -152,6 +164,12 @@ def _free_mps_copy(path: Path, copy: Path) -> Path:
     return copy
 
 
+def _is_misread(line: str) -> bool:
+    """Whether one of CBC's reader diagnostics (:data:`_MISREAD`) means it read the file as another model."""
+    unused = _UNUSED_VARIABLE.search(line)
+    return unused is None or unused.group(1).lower() in _LP_KEYWORDS
+
+
 def parse_output(out: str, solution_text: str, path: str = "", seconds: float | None = None,
                  maximise: bool = False) -> RunResult:
     """Turn CBC's printed output ``out`` and its ``-solution`` file text into a :class:`RunResult`.
@@ -165,7 +183,7 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     infeasible = re.search(r"^.*problem (is )?(primal )?infeasible.*$", out, re.IGNORECASE | re.MULTILINE)
     read_error = re.search(r"^(No match for .*|.*errors on input.*)$", out, re.MULTILINE)
     lp_optimal = re.search(r"^Optimal - objective value", out, re.MULTILINE)  # Clp, a file without integers
-    misread = [d.group(1).strip() for d in _MISREAD.finditer(out)]
+    misread = [d.group(1).strip() for d in _MISREAD.finditer(out) if _is_misread(d.group(1))]
     if m:
         text = m.group(1)
         status = next((s for key, s in _RESULT if key.lower() in text.lower()), "error")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +67,87 @@ def check_instance_path(path) -> Path:
     return path
 
 
+def _lp_lines(fh):
+    """The lines of an LP file without their comments (``\\`` to the end of the line, or a ``\\* ... *\\``
+    block, which may span lines), stripped."""
+    in_block = False  # inside a \* ... *\ comment
+    for line in fh:
+        text, kept = line.strip(), []
+        while text:
+            if in_block:
+                end = text.find("*\\")
+                in_block, text = end < 0, "" if end < 0 else text[end + 2:].lstrip()
+            elif (start := text.find("\\")) < 0:
+                kept.append(text)
+                text = ""
+            else:
+                kept.append(text[:start])
+                in_block, text = text.startswith("\\*", start), text[start + 2:] if text.startswith("\\*", start) else ""
+        yield " ".join(k.strip() for k in kept if k.strip())
+
+
+#: Where an LP file's objective ends: its constraint (or a later) section's keyword at the start of a line.
+_LP_AFTER_OBJECTIVE = re.compile(r"^(subject\s+to|such\s+that|st|s\.t\.|bounds?|general|generals|gen|integers?|"
+                                 r"binary|binaries|bin|semi-continuous|semis?|sos|end)(\s|:|$)", re.IGNORECASE)
+_LP_SENSE = re.compile(r"^(minimize|maximize|minimum|maximum|min|max)(\s+|$)", re.IGNORECASE)
+_LP_TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<op>[-+])|(?P<sym>[\[\]/^*])"
+                       r"|(?P<name>[^\s+\-\[\]/^*:<>=]+)|(?P<colon>:))")
+
+
+def lp_sense_error(path) -> str | None:
+    """For an LP file whose first text that is not a comment is not an objective sense (``minimize``,
+    ``minimum``, ``min``, ``maximize``, ``maximum``, ``max``, any case), a message saying so; else ``None``
+    (and for an MPS file). HiGHS 1.15 and SCIP 10 read ``minimise obj: 2 x + 3 y ...`` as a model with the
+    objective 0 and report it optimal; CPLEX and CBC refuse it. Raises InputError as :func:`check_instance_path`."""
+    path = check_instance_path(path)
+    if path.suffix.lower() != ".lp":
+        return None
+    with path.open(errors="replace") as fh:
+        first = next((text for text in _lp_lines(fh) if text), "")
+    if _LP_SENSE.match(first):
+        return None
+    return f"the LP file does not start with an objective sense (minimize, maximize, ...): it starts {first[:40]!r}"
+
+
+def lp_objective_constant(path) -> float:
+    """The constant term of the objective of the LP file at ``path`` (0.0 when it has none, or for an MPS
+    file): the sum of the numbers, with their signs, that multiply no variable outside ``[ ... ]``
+    (``obj: 2 x + 3 y + 5`` gives 5; a label ``obj:`` is skipped). CBC 2.10 drops such a constant without a
+    diagnostic, so :mod:`solvers.cbc` refuses such files. Raises InputError as :func:`check_instance_path`."""
+    path = check_instance_path(path)
+    if path.suffix.lower() != ".lp":
+        return 0.0
+    parts = []
+    with path.open(errors="replace") as fh:
+        for text in _lp_lines(fh):
+            if not parts:
+                if text:
+                    sense = _LP_SENSE.match(text)
+                    if sense is None:
+                        return 0.0
+                    parts.append(text[sense.end():])
+            elif _LP_AFTER_OBJECTIVE.match(text):
+                break
+            else:
+                parts.append(text)
+    text = " ".join(parts)
+    label = re.match(r"\s*[^\s:+\-\[\]]+\s*:", text)
+    tokens = [(m.lastgroup, m.group(m.lastgroup)) for m in _LP_TOKEN.finditer(text[label.end() if label else 0:])]
+    constant, sign, depth = 0.0, 1.0, 0
+    for i, (kind, value) in enumerate(tokens):
+        if kind == "sym":
+            depth += {"[": 1, "]": -1}.get(value, 0)
+        if kind == "op":
+            sign = -sign if value == "-" else sign
+            continue
+        after = tokens[i + 1][0] if i + 1 < len(tokens) else None
+        before = tokens[i - 1][1] if i else None
+        if kind == "num" and depth == 0 and before not in ("/", "^") and after not in ("name", "sym"):
+            constant += sign * float(value)
+        sign = 1.0
+    return constant
+
+
 def is_maximisation(path) -> bool:
     """Whether the instance file at ``path`` (``.mps`` or ``.lp``) maximises its objective: an MPS
     ``OBJSENSE`` section (or line) whose entry starts with ``MAX``, read up to the ``ROWS`` section, or an
@@ -77,20 +159,7 @@ def is_maximisation(path) -> bool:
     path = check_instance_path(path)
     with path.open(errors="replace") as fh:
         if path.suffix.lower() == ".lp":
-            in_block = False  # inside a \* ... *\ comment, which may span lines
-            for line in fh:
-                text = line.strip()
-                while text:
-                    if in_block:
-                        end = text.find("*\\")
-                        in_block, text = end < 0, "" if end < 0 else text[end + 2:].lstrip()
-                    elif text.startswith("\\*"):
-                        in_block, text = True, text[2:]
-                    elif text.startswith("\\"):
-                        text = ""
-                    else:
-                        return text.lower().startswith("max")
-            return False
+            return next((text.lower().startswith("max") for text in _lp_lines(fh) if text), False)
         expect_sense = False
         for line in fh:
             tokens = line.split()

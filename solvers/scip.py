@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, finite_or_none, importable
+from .common import RunResult, check_instance_path, lp_sense_error, finite_or_none, importable
 
 NAME = "scip"
 
@@ -25,12 +25,15 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
 
     ``time_limit`` seconds (SCIP ``limits/time``, wall clock), ``mip_gap`` relative gap (``limits/gap``;
     ``None``: SCIP default 0). Returns a :class:`RunResult` (solution with the file's column names); a
-    file SCIP cannot read, or one from which it reads no variable (an empty file, text that is no model), gives
+    file SCIP cannot read, or one from which it reads no variable (an empty file, text that is no model), or an
+    LP file that does not start with an objective sense (:func:`solvers.common.lp_sense_error`) gives
     status ``error``. Raises InputError for a missing file or another suffix;
     returns status ``unavailable`` when PySCIPOpt is not installed."""
     path = check_instance_path(path)
     if not available():
         return RunResult(NAME, str(path), "unavailable", message="pip install pyscipopt")
+    if (problem := lp_sense_error(path)) is not None:  # SCIP reads such a file with the objective 0
+        return RunResult(NAME, str(path), "error", message=problem)
     import pyscipopt
 
     t0 = time.perf_counter()

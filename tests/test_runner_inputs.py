@@ -12,7 +12,7 @@ import pytest
 
 from bilevel import library
 from bilevel.errors import InputError
-from solvers import cbc, common, compare, cplex, highs
+from solvers import cbc, common, compare, cplex, highs, scip
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "models"
@@ -177,6 +177,79 @@ def test_cbc_calls_a_file_it_misreads_an_error(tmp_path):
            "Result - Optimal solution found\n\nObjective value:                -7.50000000\n")
     r = cbc.parse_output(out, "Optimal - objective value -7.50000000\n      0 x0      -3       2\n")
     assert r.status == "error" and r.objective is None and r.solution == {} and "illegal character" in r.message
+
+
+def test_cbc_solves_a_valid_file_whose_variable_has_bounds_only(tmp_path):
+    """CBC prints the same "### ... Variable z does not appear in objective function or constraints" for a valid
+    file's variable that appears only in the bounds as for a misread "bin" header: such a file was an error.
+    HiGHS is the oracle, on the same file; crossed bounds on that variable make both call it infeasible."""
+    _needs_cbc()
+    text = "minimize\n obj: x + 2 y\nsubject to\n c1: x + y >= 1.5\nbounds\n 0 <= x <= 1\n 0 <= y <= 4\n {}\nend\n"
+    for bounds, status in (("1 <= z <= 2", "optimal"), ("3 <= z <= 2", "infeasible")):
+        path = tmp_path / "unused.lp"
+        path.write_text(text.format(bounds))
+        expect = highs.solve(path)
+        result = cbc.solve(path, time_limit=60)
+        assert expect.status == status, expect
+        assert result.status == status, result
+        if status == "optimal":
+            assert result.objective == pytest.approx(expect.objective) == pytest.approx(2.0)
+
+
+OBJECTIVES = [  # objective sections of LP files, some with constant terms
+    "minimize\n obj: 2 x + 3 y + 5",
+    "minimize\n obj: 2 x + 3 y",
+    "min\nobjective:\n+2 x\n+3 y\n-4.5\n",
+    "maximize\n obj: - 3 + 2 x + 3 y \\ + 7 is a comment\n + 1.5e-1",
+    "\\* a comment + 9 *\\\nminimize\n obj: 2 x + 3 y \\* + 9 *\\\n - 1.25E+1",
+    "minimize\n obj: 2 x + 3 y + [ 2 x ^ 2 + 4 x * y ] / 2 + .5",
+    "minimize\n 2 x + 3 y + 0",
+    "Minimize\n obj: 2e1 x + 3 y - 2 + 2",
+]
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+def test_lp_objective_constant_is_the_offset_highs_reads(tmp_path, objective):
+    import highspy
+
+    from bilevel.highs_run import silent_highs
+    from solvers.common import lp_objective_constant
+
+    path = tmp_path / "c.lp"
+    path.write_text(objective + "\nsubject to\n c1: x + y >= 1\nbounds\n 0 <= x <= 4\n 0 <= y <= 4\nend\n")
+    h = silent_highs()
+    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+    assert lp_objective_constant(path) == pytest.approx(h.getLp().offset_, abs=1e-12)
+
+
+def test_cbc_refuses_an_lp_objective_with_a_constant(tmp_path):
+    """CBC 2.10 drops the constant of ``obj: 2 x + 3 y + 5`` and reported optimal 2 where the optimum is 7."""
+    _needs_cbc()
+    path = tmp_path / "k.lp"
+    body = "\nsubject to\n c1: x + y >= 1\nbounds\n 0 <= x <= 4\n 0 <= y <= 4\ngeneral\n x\nend\n"
+    path.write_text("minimize\n obj: 2 x + 3 y + 5" + body)
+    assert highs.solve(path).objective == pytest.approx(7.0)
+    result = cbc.solve(path, time_limit=60)
+    assert result.status == "error" and result.objective is None and "constant term (5)" in result.message, result
+    path.write_text("minimize\n obj: 2 x + 3 y" + body)
+    assert cbc.solve(path, time_limit=60).objective == pytest.approx(2.0)
+
+
+def test_an_lp_file_without_an_objective_sense_is_an_error_for_every_runner(tmp_path):
+    """HiGHS 1.15 and SCIP 10 read "minimise" (not an LP keyword) as a model with the objective 0 and reported
+    optimal 0; CPLEX ("Max or Min missing") and CBC refuse the file. With "minimize" all give 2."""
+    body = " obj: 2 x + 3 y\nsubject to\n c1: x + y >= 1\nbounds\n 0 <= x <= 4\n 0 <= y <= 4\nend\n"
+    for sense, expect in (("minimise", None), ("\\ a comment\nMinimize", 2.0)):
+        path = tmp_path / "s.lp"
+        path.write_text(f"{sense}\n{body}")
+        for runner in (highs, scip, cplex, cbc):
+            result = runner.solve(path, time_limit=60)
+            if result.status == "unavailable":
+                continue
+            if expect is None:
+                assert result.status == "error" and result.objective is None, result
+            else:
+                assert result.status == "optimal" and result.objective == pytest.approx(expect), result
 
 
 def test_cbc_runner_takes_any_finite_time_limit_and_inf_as_none():
