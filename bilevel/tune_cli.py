@@ -14,7 +14,7 @@ from .errors import InputError
 from .export import write_model
 from .help_format import DefaultsHelpFormatter
 from .tune import TuneResult, tune
-from .validation import CLOCKS, check_epsilon, check_writable_folder
+from .validation import CLOCKS, check_epsilon, check_writable_file, check_writable_folder
 
 
 def add_parser(sub) -> None:
@@ -96,15 +96,12 @@ def _test_accuracy(r: TuneResult, split) -> float | None:
 
 def _check_outputs(args) -> Path:
     """Check the output paths before any solve (creating their folders); return the JSON path. Raises
-    InputError for a JSON path that is a folder, or an export or JSON folder that is a file or cannot be
-    written to."""
+    InputError for a JSON path that is a folder or a read-only file, or an export or JSON folder that is a file
+    or cannot be written to."""
     json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
-    if json_path.is_dir():
-        raise InputError(f"the JSON result path {str(json_path)!r} is a folder; give a file name")
     if args.export:
         check_writable_folder(args.export, "--export")
-    check_writable_folder(json_path.parent, "the JSON result file's folder")
-    return json_path
+    return check_writable_file(json_path, "the JSON result file")
 
 
 def _report(name: str, r: TuneResult, split) -> list[str]:

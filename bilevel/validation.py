@@ -2,6 +2,7 @@
 :class:`bilevel.errors.InputError` (a ``ValueError``) whose message names the problem."""
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -241,6 +242,19 @@ def check_writable_folder(folder, what: str) -> Path:
     except OSError as exc:
         raise InputError(f"{what}: cannot write into the folder {str(folder)!r}: {exc.strerror or exc}") from None
     return folder
+
+
+def check_writable_file(path, what: str) -> Path:
+    """``path`` as a Path after creating its folder if needed and checking that it can be written, so that a
+    command fails before its solves rather than after; InputError naming ``what`` (e.g. ``"--csv"``) when it is
+    a folder, its folder cannot be created or written to, or it exists read-only."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a folder, not a file")
+    check_writable_folder(path.parent, what)  # refuses a parent that is a file
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(f"{what}: cannot write to {str(path)!r}")
+    return path
 
 
 def check_hyperplane(w, b, p: int) -> tuple[np.ndarray, float]:

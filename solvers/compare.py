@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import sys
 from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.library import read_manifest, select_rows
-from bilevel.validation import check_mip_gap, check_positive, check_writable_folder
+from bilevel.validation import check_mip_gap, check_positive, check_writable_file, check_writable_folder
 
 from .common import RunResult, agreement, format_table, get_runner, is_maximisation
 from .solution_files import write_solution_csv
@@ -41,19 +40,6 @@ def check_time_limit(value, name: str = "time_limit") -> float | None:
     if limit > MAX_TIME_LIMIT:
         raise InputError(f"{name} must be at most {MAX_TIME_LIMIT:g} seconds (SCIP's largest); got {value!r}")
     return limit
-
-
-def check_writable_file(path, what: str) -> Path:
-    """``path`` as a Path after creating its folder if needed and checking that it can be written, so that a
-    command fails before its solves rather than after; InputError naming ``what`` (e.g. ``"--csv"``) when it is
-    a folder, its folder cannot be created or written to, or it exists read-only."""
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{what} {str(path)!r} is a folder, not a file")
-    check_writable_folder(path.parent, what)  # refuses a parent that is a file
-    if path.exists() and not os.access(path, os.W_OK):
-        raise InputError(f"{what}: cannot write to {str(path)!r}")
-    return path
 
 
 def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | None = None) -> list[dict]:

@@ -3,6 +3,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -84,6 +85,13 @@ def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, 
         code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", *args])
         err = capsys.readouterr().err
         assert code == 2 and match in err and len(err.strip().splitlines()) == 1, err
+    # a JSON file that exists read-only (faked: root may write anyway) failed after the solves
+    import bilevel.validation
+
+    monkeypatch.setattr(bilevel.validation.os, "access", lambda path, mode: Path(path).name != "afile")
+    code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--json", str(tmp_path / "afile")])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot write to" in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_no_test_rows_gives_null_test_accuracy(tmp_path, capsys):
