@@ -32,8 +32,10 @@ from typing import Callable, Iterator
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.core.expr.numvalue import NumericValue
 
 from .errors import InputError
+from .inner import hinge
 from .optimistic import build_optimistic_model
 from .solve import solve_model
 from .tune import LinearClassifier, tuning_options
@@ -102,9 +104,29 @@ def _around_optimum(model: pyo.ConcreteModel, cutoff: float):
         return None
 
 
+def _exact_outer_hinge(model: pyo.ConcreteModel) -> None:
+    """Set each ``g_k`` of the solution loaded in ``model`` to the validation hinge of its ``(w, b)``. With the
+    outer objective deactivated nothing presses ``g_k`` down to the hinge: HiGHS may leave it anywhere up to the
+    tie row's allowance, and the extreme's reported objective (the mean of ``g``) was then above its true
+    validation hinge and failed verification. Lowering ``g_k`` to the hinge keeps every row satisfied (``g``
+    appears only in the rows ``g_k >= hinge``, ``g_k >= 0`` and the tie row ``mean(g) <= F* + tolerance``)."""
+    info = model.bilevel_info
+    w = np.array([model.w[j].value for j in model.w], dtype=float)
+    exact = hinge(info["X_val"], info["y_val"], w, float(model.b.value))
+    for k, value in zip(model.g, exact):
+        var = model.g[k]
+        if var.value is not None:
+            var.set_value(float(min(var.value, max(value, var.lb or 0.0))), skip_validation=True)
+
+
 def _criterion_expr(model: pyo.ConcreteModel, criterion):
     if callable(criterion):
-        return criterion(model)
+        expr = criterion(model)
+        if isinstance(expr, bool) or not isinstance(expr, (int, float, NumericValue)):
+            # None, a string or an indexed component gave a raw Pyomo error (and logged lines) in the Objective
+            raise InputError(f"the criterion must return a linear Pyomo expression (or a number); got "
+                             f"{type(expr).__name__}: {expr!r:.60}")
+        return expr
     if criterion == "sum_w_bar":
         return pyo.quicksum(model.w_bar[j] for j in model.w_bar)
     if criterion == "val_margin":
@@ -185,6 +207,7 @@ def optimistic_tie_range(
         model.tie_criterion.sense = pyo.minimize if sense == "min" else pyo.maximize
         info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
                            options=tuning_options(highs_options))
+        _exact_outer_hinge(model)
         out[sense] = TieSolution(
             sense=sense, criterion_value=float(pyo.value(model.tie_criterion)), w_bar=solution_w_bar(model),
             w=_values(model.w), b=float(model.b.value), objective=float(pyo.value(model.validation_hinge.expr)),

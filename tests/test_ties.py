@@ -83,9 +83,32 @@ def test_callable_criterion():
     assert abs(low.b) <= 0.5 + 1e-6 and abs(high.b) <= 0.5 + 1e-6  # |b| <= min(1 - w_bar, 2 w_bar - 1) <= 1/3
 
 
+def test_extremes_report_their_own_validation_hinge_and_verify_at_a_large_tolerance():
+    """With the outer objective deactivated nothing pressed g_k down to the hinge: at tolerance 0.05 the max
+    extreme reported objective F* + 0.05 = 0.5844 where its (w, b) has validation hinge 0.5606, and failed
+    verification although it is a training optimum (checked here by the independent LP)."""
+    rng = np.random.default_rng(5)
+    X_t, y_t = rng.normal(size=(5, 1)), np.where(rng.random(5) < 0.5, -1.0, 1.0)
+    y_t[:2] = -1.0, 1.0
+    X_v, y_v = rng.normal(size=(5, 1)), np.where(rng.random(5) < 0.5, -1.0, 1.0)
+    y_v[:2] = -1.0, 1.0
+    X_t, X_v = X_t + 0.5 * y_t[:, None], X_v + 0.5 * y_v[:, None]
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic", threads=1)
+    for criterion in CRITERIA:
+        for sol in optimistic_tie_range(opt, criterion, tolerance=0.05, threads=1):
+            assert sol.objective == pytest.approx(bilevel.hinge(X_v, y_v, sol.w, sol.b).mean(), abs=1e-7)
+            assert sol.objective <= opt.objective + 0.05 + 1e-6
+            least = bilevel.hinge_lp(sol.w_bar, (X_t, y_t)).value
+            assert bilevel.hinge(X_t, y_t, sol.w, sol.b).mean() <= least + 1e-6
+            assert sol.verification.verified, (criterion, sol.sense, sol.verification.messages)
+
+
 def test_bad_input():
     X_t, y_t, X_v, y_v = _tiny()
     opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
+    for criterion in (lambda m: None, lambda m: "w_bar", lambda m: m.w_bar):  # raw Pyomo errors
+        with pytest.raises(bilevel.InputError, match="must return a linear Pyomo expression"):
+            optimistic_tie_range(opt, criterion)
     with pytest.raises(bilevel.InputError, match="criterion"):
         optimistic_tie_range(opt, "nope")
     with pytest.raises(bilevel.InputError, match="tolerance"):
