@@ -602,12 +602,19 @@ def write_manifest(rows, path) -> Path:
 def read_manifest(path) -> list[dict]:
     """Read a manifest CSV into dicts with typed values: ints for sizes and counts, floats for
     parameters and HiGHS numbers, bools for ``committed``/``verified``/``lambda_at_bound``, ``None`` for
-    empty cells, strings otherwise. Raises InputError for a missing file, missing columns or a size, count or
-    number cell that does not parse."""
+    empty cells, strings otherwise. Raises InputError for a missing file, a file that is not UTF-8 CSV text,
+    missing columns or a size, count or number cell that does not parse."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"manifest {str(path)!r} not found")
-    with open(path, newline="") as fh:
+    try:
+        return _read_manifest_rows(path)
+    except (UnicodeDecodeError, csv.Error) as exc:  # raw tracebacks from the csv module and the decoder
+        raise InputError(f"{str(path)!r} is not a readable CSV manifest (UTF-8 text): {exc}") from None
+
+
+def _read_manifest_rows(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in ("id", "data", "mode", "mps") if c not in (reader.fieldnames or [])]
         if missing:

@@ -310,6 +310,22 @@ def test_compare_refuses_a_manifest_without_a_needed_column_or_cell(tmp_path, ca
         compare.compare(_manifest(tmp_path, ["lp"]), formats=("lp",))
 
 
+def test_a_manifest_that_is_not_utf8_csv_is_refused(tmp_path, capsys, no_solve):
+    """read_manifest let UnicodeDecodeError through: export-library and compare ended with a traceback."""
+    from bilevel.cli import main
+
+    bad = tmp_path / "out" / "manifest.csv"
+    bad.parent.mkdir()
+    bad.write_bytes(b"id,data,mode,mps\n\xff\xfe\n")
+    with pytest.raises(InputError, match="not a readable CSV manifest"):
+        library.read_manifest(bad)
+    assert compare.main([str(bad)]) == 2
+    assert "not a readable CSV manifest" in capsys.readouterr().err
+    code = main(["export-library", "--out", str(bad.parent), "--sizes", "5", "--data", "cancer", "--no-solve"])
+    err = capsys.readouterr().err
+    assert code == 2 and "not a readable CSV manifest" in err and len(err.strip().splitlines()) == 1, err
+
+
 def test_compare_refuses_a_time_limit_that_is_not_finite_and_positive(tmp_path, capsys, no_solve):
     """--time-limit inf or 1e30: SCIP raised ValueError, CPLEX error 1015, CBC OverflowError; HiGHS ran
     without a limit. The largest accepted is SCIP's 1e20."""
