@@ -117,3 +117,18 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
         hinge_duals=np.split(rows[: n_h], cuts[:-1]), budget_duals=rows[n_h:],
         mu_plus=-np.asarray(res.upper.marginals[:p]), mu_minus=np.asarray(res.lower.marginals[:p]),
     )
+
+
+def relaxed_hinge_lp(w_bar, outer, constraints, slacks, solve=hinge_lp):
+    """``(solve(w_bar, outer, constraints'), value + s)``, where ``constraints'`` is ``constraints`` (as for
+    :func:`hinge_lp`) with the limit ``value`` of the last one raised by the first slack ``s`` of ``slacks``
+    (absolute, mean-hinge units, increasing) whose set the LP solver does not call empty. A limit at a least
+    loss itself can be called infeasible by round-off. ``solve``: :func:`hinge_lp` or
+    :func:`bilevel.hinge_highs.hinge_lp_highs`. Raises the last slack's SolverError when every one fails."""
+    *others, (X_c, y_c, value) = constraints
+    for k, slack in enumerate(slacks):
+        try:
+            return solve(w_bar, outer, [*others, (X_c, y_c, value + slack)]), value + slack
+        except SolverError:
+            if k == len(slacks) - 1:
+                raise

@@ -18,7 +18,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from .errors import InputError, SolverError
-from .inner import hinge, hinge_lp
+from .inner import hinge, hinge_lp, relaxed_hinge_lp
 from .validation import check_bilevel_model, check_positive
 
 
@@ -78,19 +78,6 @@ def solution_w_bar(model: pyo.ConcreteModel) -> np.ndarray:
 _FACE_SLACK = 1e-9  # relative slack on the follower's optimal value that defines its optimal face
 
 
-def _relaxed_lp(w_bar, outer, constraints, slacks):
-    """``(hinge_lp(w_bar, outer, constraints'), value + s)``, where ``constraints'`` is ``constraints`` (as for
-    :func:`bilevel.inner.hinge_lp`) with the limit ``value`` of the last one raised by the first slack ``s`` of
-    ``slacks`` whose set the LP solver does not call empty; the last slack's SolverError otherwise."""
-    *others, (X_c, y_c, value) = constraints
-    for k, slack in enumerate(slacks):
-        try:
-            return hinge_lp(w_bar, outer, [*others, (X_c, y_c, value + slack)]), value + slack
-        except SolverError:
-            if k == len(slacks) - 1:
-                raise
-
-
 def _best_tie(w_bar, outer, constraints, tolerance: float) -> float:
     """Least outer mean hinge over the follower's optimal face at ``w_bar``: ``constraints`` as for
     :func:`bilevel.inner.hinge_lp`, the last one the follower's objective at its optimal value, which gets
@@ -98,7 +85,7 @@ def _best_tie(w_bar, outer, constraints, tolerance: float) -> float:
     suboptimal followers, whose outer objective can lie lower by more than ``tolerance`` (a false "better
     tie"). Falls back to that slack if the LP solver finds the face empty."""
     value = constraints[-1][2]
-    return _relaxed_lp(w_bar, outer, constraints, (_FACE_SLACK * max(1.0, abs(value)), tolerance))[0].value
+    return relaxed_hinge_lp(w_bar, outer, constraints, (_FACE_SLACK * max(1.0, abs(value)), tolerance))[0].value
 
 
 def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verification:
@@ -158,7 +145,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         budget_lp = max(budget, train_min.value)  # guards the LP against round-off below the minimum
         # A budget at the least training loss itself can be called infeasible (a box 1e-8 inside the returned
         # w_bar raised SolverError here): then it gets a round-off slack, then the tolerance.
-        follower, budget_lp = _relaxed_lp(w_bar, (X_f, ybar), [(X_t, y_t, budget_lp)],
+        follower, budget_lp = relaxed_hinge_lp(w_bar, (X_f, ybar), [(X_t, y_t, budget_lp)],
                                           (0.0, _FACE_SLACK * max(1.0, abs(budget_lp)), tolerance))
         inner_opt = follower.value
         inner_val = float(hinge(X_f, ybar, w, b).mean())

@@ -146,3 +146,28 @@ def test_start_computed_before_the_build_fits_the_plain_and_the_cutoff_model(eps
         var.set_value(value, skip_validation=True)
     assert all(v.value is not None for v in around.component_data_objects(pyo.Var))
     assert _max_violation(around) <= 1e-6
+
+
+def test_a_box_whose_follower_lp_round_off_calls_infeasible_still_starts_the_solve(monkeypatch):
+    """At this box HiGHS called the follower LP under the budget v* + 1e-9 infeasible: kkt_start, and with it the
+    pessimistic tune after a time-limited optimistic one (which stops at this start's box), raised SolverError.
+    The LP now gets a round-off slack; a box whose LPs still fail gives no start, as in the box search."""
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 13, 6, seed=8)
+    box = np.array([1.0, 1.0, 1.0, 0.39247512695338355, 1.0, 0.24671928665029413, 0.24551067217155298])
+    model = bilevel.build_pessimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, [0, 2, 3, 5], 0.0, (0, 1), 1e4)
+    start = kkt_start(model, w_bar=box)
+    assert start is not None
+    _load(model, start)
+    assert _max_violation(model) <= 1e-5  # the slack's trace in the duals (HiGHS checks a start itself)
+    # Any LP failure at one box: that box is skipped and the other candidate starts the solve.
+    import bilevel.warmstart as warmstart
+
+    real = warmstart.hinge_lp
+    monkeypatch.setattr(warmstart, "hinge_lp", lambda w_bar, *a, **k: (_ for _ in ()).throw(bilevel.SolverError(
+        "infeasible")) if np.array_equal(w_bar, box) else real(w_bar, *a, **k))
+    with pytest.raises(bilevel.SolverError):
+        start_at(model, box)
+    other = np.ones(len(box))
+    assert _objective(kkt_start(model, w_bar=box, candidates=[other])) == pytest.approx(_objective(kkt_start(model, w_bar=other)))
+    assert kkt_start(model, w_bar=box) is None
