@@ -208,7 +208,8 @@ def solve_model(
     Raises
     ------
     InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``, ``clock``, an option HiGHS rejects
-    or one of :data:`UNSAFE_OPTIONS`;
+    (or whose name is not a string), one of :data:`UNSAFE_OPTIONS`, or a ``mip_start`` that is not
+    ``(variable, number)`` pairs or a mapping;
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError; a plain SolverError when a
     re-solve reports it after the first run returned values that satisfy the model) or unbounded, fails, does
     not run it, or returns values that miss its reported objective without a start to blame (or that violate
@@ -218,6 +219,9 @@ def solve_model(
     if options is not None and not isinstance(options, Mapping):
         raise InputError(f"options must be a mapping of HiGHS option names to values; got {options!r}")
     opts = dict(options or {})
+    bad_keys = [key for key in opts if not isinstance(key, str)]
+    if bad_keys:  # highspy raised a raw TypeError
+        raise InputError(f"HiGHS option names must be strings; got {bad_keys[0]!r}")
     for key, (allowed, why) in UNSAFE_OPTIONS.items():
         if key in opts and opts[key] != allowed:
             raise InputError(f"HiGHS option {key}={opts[key]!r} is refused: {why}")
@@ -433,13 +437,19 @@ def _match_scheduler(opts: dict) -> None:
 
 def _start_vector(cm: CompiledModel, mip_start) -> list:
     """A full column vector for ``Highs.setSolution`` from ``(VarData, value)`` pairs or a ComponentMap;
-    columns not given get 0 clipped to their bounds."""
+    columns not given (or given ``None``) get 0 clipped to their bounds. Raises InputError for anything else
+    (a number, pairs whose value is not a number)."""
     pos = {id(v): j for j, v in enumerate(cm.columns)}
     values = np.full(len(cm.columns), np.nan)
-    for var, val in (mip_start.items() if hasattr(mip_start, "items") else mip_start):
-        j = pos.get(id(var))
-        if j is not None:
-            values[j] = val
+    try:
+        pairs = list(mip_start.items() if hasattr(mip_start, "items") else mip_start)
+        for var, val in pairs:
+            j = pos.get(id(var))
+            if j is not None and val is not None:  # None: not given, like a column left out
+                values[j] = float(val)
+    except (TypeError, ValueError):  # raw tracebacks: 'int' object is not iterable, unpacking, float('x')
+        raise InputError("mip_start must be (variable, value) pairs or a mapping of variables to numbers; got "
+                         f"{mip_start!r:.80}") from None
     if np.isnan(values).any():
         lo, up = np.asarray(cm.lp.col_lower_), np.asarray(cm.lp.col_upper_)
         values = np.where(np.isnan(values), np.clip(0.0, lo, up), values)

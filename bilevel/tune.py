@@ -60,7 +60,8 @@ class TuneResult(LinearClassifier):
     ``build_seconds``, the build's LPs: least training loss and bound tightening, items 9-10 of
     :mod:`bilevel.bigm`; the rest is Pyomo),
     ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
-    ``nodes``; ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
+    ``nodes`` (branch-and-bound nodes of the final solve, like ``solve_seconds``: a cutoff restart or a lambda
+    retry starts counting anew); ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
     ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
     ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried),
     ``lambda_max`` (the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every follower

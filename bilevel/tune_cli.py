@@ -115,7 +115,7 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
         f"  status      : {r.status}   objective (mean val. hinge) {r.objective:.6f}   best bound {r.best_bound:.6f}"
         f"   gap {r.gap:.2e}",
         f"  time        : solve {r.total_seconds:.2f} s, MIP start {r.start_seconds:.2f} s, build {r.build_seconds:.2f} s "
-        f"(its LPs {r.build_lp_seconds:.2f} s), {r.nodes} nodes",
+        f"(its LPs {r.build_lp_seconds:.2f} s), {r.nodes} nodes in the final solve",
         f"  w_bar       : {_fmt(r.w_bar)}",
         f"  accuracy    : validation {r.accuracy(split.X_val, split.y_val):.3f}   test "
         + ("- (no test rows)" if test is None else f"{test:.3f}"),

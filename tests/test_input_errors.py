@@ -35,6 +35,7 @@ def _raises(fn, *args, match, **kw):
     (dict(tolerance=-1), "tolerance"),
     (dict(tolerance=float("nan")), "tolerance"),
     (dict(highs_options="abc"), "highs_options"),
+    (dict(highs_options={1: 2}), "option names must be strings"),  # highspy's raw TypeError
     (dict(epsilon=True), "epsilon"),
     (dict(w_bar_bounds=(False, True)), "booleans"),
     (dict(race=True), "race"),
@@ -100,6 +101,9 @@ def test_solve_model_refuses_nan_coefficients_and_bad_options():
     _raises(bilevel.solve_model, m, options="abc", match="options")
     _raises(bilevel.solve_model, m, time_limit="1 s", match="time_limit")
     _raises(bilevel.solve_model, m, race=np.int64(0), match="race")
+    _raises(bilevel.solve_model, m, options={1: 2}, match="option names must be strings")  # raw TypeErrors
+    for start in (5, [m.x], [(m.x, "a")]):
+        _raises(bilevel.solve_model, m, mip_start=start, match="mip_start")
     assert bilevel.solve_model(m, race=np.int64(1), time_limit=float("inf")).objective == 0.0
 
 
