@@ -442,8 +442,7 @@ def _start_vector(cm: CompiledModel, mip_start) -> list:
     pos = {id(v): j for j, v in enumerate(cm.columns)}
     values = np.full(len(cm.columns), np.nan)
     try:
-        pairs = list(mip_start.items() if hasattr(mip_start, "items") else mip_start)
-        for var, val in pairs:
+        for var, val in (mip_start.items() if hasattr(mip_start, "items") else mip_start):
             j = pos.get(id(var))
             if j is not None and val is not None:  # None: not given, like a column left out
                 values[j] = float(val)

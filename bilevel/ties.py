@@ -111,12 +111,10 @@ def _exact_outer_hinge(model: pyo.ConcreteModel) -> None:
     validation hinge and failed verification. Lowering ``g_k`` to the hinge keeps every row satisfied (``g``
     appears only in the rows ``g_k >= hinge``, ``g_k >= 0`` and the tie row ``mean(g) <= F* + tolerance``)."""
     info = model.bilevel_info
-    w = np.array([model.w[j].value for j in model.w], dtype=float)
-    exact = hinge(info["X_val"], info["y_val"], w, float(model.b.value))
+    exact = hinge(info["X_val"], info["y_val"], _values(model.w), float(model.b.value))
     for k, value in zip(model.g, exact):
-        var = model.g[k]
-        if var.value is not None:
-            var.set_value(float(min(var.value, max(value, var.lb or 0.0))), skip_validation=True)
+        if model.g[k].value is not None:
+            model.g[k].set_value(float(min(model.g[k].value, value)), skip_validation=True)
 
 
 def _criterion_expr(model: pyo.ConcreteModel, criterion):

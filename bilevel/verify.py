@@ -146,7 +146,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         # A budget at the least training loss itself can be called infeasible (a box 1e-8 inside the returned
         # w_bar raised SolverError here): then it gets a round-off slack, then the tolerance.
         follower, budget_lp = relaxed_hinge_lp(w_bar, (X_f, ybar), [(X_t, y_t, budget_lp)],
-                                          (0.0, _FACE_SLACK * max(1.0, abs(budget_lp)), tolerance))
+                                               (0.0, _FACE_SLACK * max(1.0, abs(budget_lp)), tolerance))
         inner_opt = follower.value
         inner_val = float(hinge(X_f, ybar, w, b).mean())
         best = best_exact = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget_lp), (X_f, ybar, inner_opt)], tolerance)

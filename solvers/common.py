@@ -80,9 +80,10 @@ def _lp_lines(fh):
             elif (start := text.find("\\")) < 0:
                 kept.append(text)
                 text = ""
-            else:
+            else:  # a comment starts: to the end of the line, or a block that goes on after its "*\\"
                 kept.append(text[:start])
-                in_block, text = text.startswith("\\*", start), text[start + 2:] if text.startswith("\\*", start) else ""
+                in_block = text.startswith("\\*", start)
+                text = text[start + 2:] if in_block else ""
         yield " ".join(k.strip() for k in kept if k.strip())
 
 
