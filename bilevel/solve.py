@@ -39,6 +39,10 @@ _STATUS = {
 
 
 #: HiGHS options refused by :func:`solve_model`, with the only value allowed (HiGHS's default) and why.
+MAX_CONCURRENCY = 256
+"""Largest ``threads`` and ``race`` accepted: more runs than cores only share them, and HiGHS's scheduler
+raises ``std::bad_alloc`` (or aborts the process under a memory limit) at 10**5 threads."""
+
 UNSAFE_OPTIONS = {
     "mip_lifting_for_probing": (-1, "HiGHS 1.15.1 declares feasible tuning MILPs infeasible with it (35 of the "
                                     "35 small ones of experiments/option_safety.py) and, given a MIP start, stops "
@@ -157,19 +161,19 @@ def solve_model(
     mip_gap : relative MIP gap at which HiGHS stops (HiGHS default 1e-4; ``None`` keeps it). A solve that
         stops at a larger ``mip_gap`` with its gap above HiGHS's default tolerances (relative 1e-4, absolute
         1e-6) has status ``"gap_limit"``, not ``"optimal"`` (HiGHS reports both as optimal).
-    threads : HiGHS threads, a non-negative int (``None`` or 0: HiGHS's default, half the cores). HiGHS
-        1.15 searches a MILP's tree in parallel only with ``threads >= 2`` and the option
-        ``parallel="on"`` (``options={"parallel": "on"}``). All solves of a process share HiGHS's global
-        scheduler; a solve with a different ``threads`` re-creates it first (do not run two solves with
-        different ``threads`` at the same time).
+    threads : HiGHS threads, an int in [0, :data:`MAX_CONCURRENCY`] (``None`` or 0: HiGHS's default, half the
+        cores; ``options={"threads": ...}`` is checked alike). HiGHS 1.15 searches a MILP's tree in parallel
+        only with ``threads >= 2`` and the option ``parallel="on"`` (``options={"parallel": "on"}``). All
+        solves of a process share HiGHS's global scheduler; a solve with a different ``threads`` re-creates
+        it first (do not run two solves with different ``threads`` at the same time).
     mip_start : optional feasible assignment handed to HiGHS as a MIP start: a sequence of
         ``(VarData, value)`` pairs or a Pyomo ``ComponentMap`` (variables not given get 0 clipped to their
         bounds).
     options : further HiGHS options by name, e.g. ``{"presolve": "on"}``. Those in :data:`UNSAFE_OPTIONS`
         are refused at any value but HiGHS's default (they give wrong answers on these MILPs).
-    race : number of HiGHS runs started concurrently on the same MILP, in threads, with random seeds
-        ``random_seed + k`` (``k = 0..race-1``; HiGHS's run time on the tuning MILPs varies several-fold
-        with the seed alone). The first run to finish stops the others; the result is that run's, with
+    race : number of HiGHS runs (1 to :data:`MAX_CONCURRENCY`) started concurrently on the same MILP, in
+        threads, with random seeds ``random_seed + k`` (``k = 0..race-1``; HiGHS's run time on the tuning
+        MILPs varies several-fold with the seed alone). The first run to finish stops the others; the result is that run's, with
         the best dual bound of all runs (each is valid). ``nodes`` and ``seconds`` are the winner's. This
         is how a MILP uses more than one core besides HiGHS's own parallel search (``threads``), and on
         these MILPs the faster of the two (README, *Performance*); 1 (default) is one plain run. LPs are
@@ -231,10 +235,10 @@ def solve_model(
     if mip_gap is not None:
         opts["mip_rel_gap"] = check_mip_gap(mip_gap)
     if threads is not None:
-        if isinstance(threads, bool) or not (isinstance(threads, (int, np.integer)) and threads >= 0):
-            raise InputError(f"threads must be a non-negative integer (0: HiGHS's choice); got {threads!r}")
-        opts["threads"] = int(threads)
-    race = check_count(race, "race (concurrent HiGHS runs)", 1)
+        opts["threads"] = threads
+    if "threads" in opts:  # std::bad_alloc, or an abort, from HiGHS's scheduler at 10**5 threads
+        opts["threads"] = check_count(opts["threads"], "threads (0: HiGHS's choice)", 0, MAX_CONCURRENCY)
+    race = check_count(race, "race (concurrent HiGHS runs)", 1, MAX_CONCURRENCY)
     check_clock(clock)
     _match_scheduler(opts)
     start = _start_vector(cm, mip_start) if mip_start else None

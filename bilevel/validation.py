@@ -165,13 +165,15 @@ def check_positive(value, name: str, *, allow_zero: bool = False, allow_inf: boo
     return v
 
 
-def check_count(value, name: str, minimum: int = 0) -> int:
+def check_count(value, name: str, minimum: int = 0, maximum: int | None = None) -> int:
     """Return ``value`` as an int after checking it is an integer (a Python or numpy int, not a bool, not a
-    float) of at least ``minimum``; raise InputError naming ``name`` otherwise."""
+    float) of at least ``minimum`` and, when ``maximum`` is given, at most ``maximum``; raise InputError naming
+    ``name`` otherwise."""
+    span = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InputError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    if value < minimum:
-        raise InputError(f"{name} must be an integer >= {minimum}; got {value}")
+        raise InputError(f"{name} must be an integer {span}; got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        raise InputError(f"{name} must be an integer {span}; got {value}")
     return int(value)
 
 

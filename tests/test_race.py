@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import bilevel
+import bilevel.solve as solve
 from bilevel.errors import InputError
 from oracles import grid, optimistic_value, pessimistic_value, tiny_instance
 
@@ -42,10 +43,12 @@ def test_raced_solve_at_the_time_limit_reports_time_limit_and_a_valid_bound():
     assert info.gap > 0
 
 
-def test_race_must_be_a_positive_integer():
+@pytest.mark.parametrize("race", [0, solve.MAX_CONCURRENCY + 1, 10**20])
+def test_race_must_be_a_positive_integer_up_to_the_cap(race):
+    """10**20 passed the check and ended in MemoryError while the runs were created."""
     Xt, yt, Xv, yv = tiny_instance(0, 6, 5)
-    with pytest.raises(InputError, match="race"):
-        bilevel.tune(Xt, yt, Xv, yv, race=0)
+    with pytest.raises(InputError, match=r"race .*\[1, 256\]"):
+        bilevel.tune(Xt, yt, Xv, yv, race=race)
 
 
 def test_threads_after_runs_with_the_default_thread_count_still_solve():
@@ -64,8 +67,6 @@ def test_threads_after_runs_with_the_default_thread_count_still_solve():
 
 def test_a_run_highs_refuses_raises_instead_of_returning_the_start(monkeypatch):
     """With the scheduler left as it is, HiGHS refuses a run whose thread count differs from it."""
-    import bilevel.solve as solve
-
     Xt, yt, Xv, yv = tiny_instance(2, 8, 6)
     bilevel.tune(Xt, yt, Xv, yv, threads=1)  # the scheduler now has one thread
     monkeypatch.setattr(solve, "_match_scheduler", lambda opts: None)
@@ -73,8 +74,11 @@ def test_a_run_highs_refuses_raises_instead_of_returning_the_start(monkeypatch):
         bilevel.tune(Xt, yt, Xv, yv, threads=2)
 
 
-@pytest.mark.parametrize("threads", [-1, 1.5, "2", True])
-def test_threads_must_be_a_non_negative_integer(threads):
+@pytest.mark.parametrize("threads", [-1, 1.5, "2", True, solve.MAX_CONCURRENCY + 1, 10**5])
+def test_threads_must_be_a_non_negative_integer_up_to_the_cap(threads):
+    """10**5 threads ended in std::bad_alloc from HiGHS's scheduler (an abort under a memory limit)."""
     Xt, yt, Xv, yv = tiny_instance(0, 6, 5)
     with pytest.raises(InputError, match="threads"):
         bilevel.tune(Xt, yt, Xv, yv, threads=threads)
+    with pytest.raises(InputError, match="threads"):  # the same value given as a HiGHS option
+        bilevel.tune(Xt, yt, Xv, yv, highs_options={"threads": threads})
