@@ -19,6 +19,10 @@ from .errors import InputError
 from .validation import as_float_array, as_number, check_seed
 
 #: Built-in data sets: name -> (file inside ``bilevel/data``, label column, value mapped to +1).
+HUGE_FEATURE = 1e150
+"""A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this is
+standardised in units of that value (:func:`split_dataset`); squares of such values overflow."""
+
 BUILTIN = {
     "cancer": ("cancer.csv", "class", "malignant"),
     "diabetes": ("diabetes.csv", "diabetes", "Yes"),
@@ -38,7 +42,9 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
 
     Parameters
     ----------
-    name_or_path : a built-in name or the path of a CSV file with a header row.
+    name_or_path : a built-in name or the path of an uncompressed UTF-8 CSV file with a header row (the
+        name's ending does not matter: a plain CSV named ``data.zip`` is read as a CSV, a gzip, zip, bzip2,
+        xz or zstd file is refused).
     label : the label column of a CSV file (default: its last column). A built-in set has its own label column
         (``BUILTIN``); ``label`` may only name that one.
     positive : the label value mapped to +1 (default: the larger of the two values in sorted order; for a
@@ -50,8 +56,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
 
     Raises
     ------
-    InputError (a ``ValueError``) when the file is missing or not a CSV table (data rows with more fields
-    than the header names included), the label column is missing (or, for a built-in set, not its own),
+    InputError (a ``ValueError``) when the file is missing or not an uncompressed CSV table (data rows with
+    more fields than the header names, or a column name used twice, included), the label column is missing (or, for a built-in set, not its own),
     ``positive`` is not one of the labels,
     the labels do not take exactly two values, or a feature is not numeric or not finite.
     """
@@ -71,20 +77,42 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         )
     if path.is_dir():
         raise InputError(f"data path {key!r} is a directory, not a CSV file")
+    packed = _compression_of(path)
+    if packed:
+        raise InputError(f"{key!r} is a {packed} file; load_dataset reads uncompressed CSV files only "
+                         "(decompress it first)")
     try:
+        # compression=None: pandas guesses a compression from the name (.zip, .gz, .xz, .tar, ...), and a plain
+        # CSV so named gave raw BadZipFile / LZMAError / ReadError tracebacks.
+        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, compression=None)
         with warnings.catch_warnings():  # surplus fields: pandas would drop them, or make an index of them
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(path, index_col=False)
+            frame = pd.read_csv(path, index_col=False, compression=None)
     except pd.errors.ParserWarning:
         raise InputError(f"{key!r}: data rows have more fields than the header has column names") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(f"{key!r} is not a readable CSV file: {exc}".splitlines()[0]) from None
+    names = [str(v) for v in header.iloc[0] if str(v)]  # empty names become "Unnamed: k", all distinct
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:  # pandas renames the second "y" to "y.1": a copy of the label could become a feature
+        raise InputError(f"{key!r} has repeated column names in its header: {repeated}")
     if frame.shape[1] < 2:
         raise InputError(f"{key!r} is not a CSV table with features and a label column (found {frame.shape[1]} column)")
     label_col = frame.columns[-1] if label is None else label
     if label_col not in frame.columns:
         raise InputError(f"label column {label_col!r} not found in {key!r}; columns are {list(frame.columns)}")
     return _frame_to_dataset(frame, label_col, positive, source=key)
+
+
+_MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"PK\x05\x06": "zip", b"BZh": "bzip2",
+          b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
+
+
+def _compression_of(path: Path) -> str | None:
+    """The compression format whose magic number ``path`` starts with, or None."""
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    return next((name for magic, name in _MAGIC.items() if head.startswith(magic)), None)
 
 
 def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str) -> Dataset:
@@ -224,18 +252,21 @@ def split_dataset(
             raise InputError(f"the {name} set has one class only; use a larger size")
     if standardize:  # fitted on the rows the tuner may see: neither test nor calibration rows
         fit = np.setdiff1d(pool, cal_idx)
-        mean = X[fit].mean(axis=0)
-        with np.errstate(over="ignore"):
-            scale = X[fit].std(axis=0)
-        # std squares the values: a column of size 1e160 gave an infinite scale, so its standardised values were
-        # all 0 (the feature silently dropped). Such columns are measured in units of their largest |value|.
-        huge = ~np.isfinite(scale)
-        big = np.abs(X[fit][:, huge]).max(axis=0)
-        scale[huge] = (X[fit][:, huge] / big).std(axis=0) * big
-        scale[scale == 0] = 1.0
+        # Columns whose largest |value| exceeds HUGE_FEATURE are standardised in units of that value: std
+        # squares the values (a column of size 1e160 had an infinite scale, so its standardised values were
+        # all 0, the feature silently dropped), and a sum of values near 1e308 overflows the mean (a finite
+        # column of 1e307-2e307 became -inf). The other columns keep the plain formula, bit for bit.
+        big = np.abs(X[fit]).max(axis=0)
+        huge = big > HUGE_FEATURE
+        units = np.where(huge, big, 1.0)
+        U = X / units
+        mean_u, scale_u = U[fit].mean(axis=0), U[fit].std(axis=0)
+        scale_u[scale_u == 0] = 1.0 / units[scale_u == 0]  # a constant feature keeps scale 1
+        Z = (U - mean_u) / scale_u
+        mean, scale = mean_u * units, scale_u * units
     else:
         mean, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
-    Z = (X - mean) / scale
+        Z = X.copy()
     return Split(
         Z[train_idx], y[train_idx], Z[val_idx], y[val_idx], Z[test_idx], y[test_idx], Z[cal_idx], y[cal_idx],
         train_idx, val_idx, test_idx, cal_idx, mean, scale,

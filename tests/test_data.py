@@ -1,4 +1,6 @@
 """Built-in data sets, CSV loading and the stratified split."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -49,6 +51,53 @@ def test_bad_csv(tmp_path, text, label, match):
     path.write_text(text)
     with pytest.raises(InputError, match=match):
         bilevel.load_dataset(path, label=label)
+
+
+@pytest.mark.parametrize("header", ["x,y,y", "y,x,y", "a,a,cls", "1,1,y"])
+def test_a_repeated_column_name_is_refused(tmp_path, header):
+    """pandas renamed the second "y" to "y.1", so a copy of the label became a feature (or the label)."""
+    path = tmp_path / "dup.csv"
+    path.write_text(header + "\n1,0,0\n2,1,1\n3,1,1\n4,0,0\n")
+    with pytest.raises(InputError, match="repeated column names"):
+        bilevel.load_dataset(path)
+    with pytest.raises(InputError, match="repeated column names"):
+        bilevel.load_dataset(path, label=header.split(",")[-1])
+
+
+def test_empty_column_names_and_a_byte_order_mark_still_load(tmp_path):
+    path = tmp_path / "ok.csv"
+    path.write_bytes("\ufeffa,,,y\n1,2,3,0\n4,5,6,1\n".encode("utf-8"))
+    d = bilevel.load_dataset(path)
+    assert d.feature_names == ["a", "Unnamed: 1", "Unnamed: 2"] and d.y.tolist() == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("name", ["d.zip", "d.csv.gz", "d.csv.xz", "d.tar", "d.csv.bz2", "d.csv.zst"])
+def test_a_plain_csv_reads_the_same_whatever_its_name(tmp_path, name):
+    """pandas guessed a compression from the name: raw BadZipFile, LZMAError, ReadError, ImportError."""
+    text = "a,b,y\n1,2,0\n3,4,1\n5,6,1\n"
+    (tmp_path / "d.csv").write_text(text)
+    (tmp_path / name).write_text(text)
+    ref, d = bilevel.load_dataset(tmp_path / "d.csv"), bilevel.load_dataset(tmp_path / name)
+    assert d.feature_names == ref.feature_names and d.X.tolist() == ref.X.tolist() and d.y.tolist() == ref.y.tolist()
+
+
+@pytest.mark.parametrize("kind", ["gzip", "bzip2", "xz", "zip"])
+def test_a_compressed_file_is_refused(tmp_path, kind):
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    data = b"a,b,y\n1,2,0\n3,4,1\n5,6,1\n"
+    path = tmp_path / "d.csv"
+    if kind == "zip":
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("a.csv", data)
+            z.writestr("b.csv", data)
+    else:
+        path.write_bytes({"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}[kind](data))
+    with pytest.raises(InputError, match=f"is a {kind} file.*decompress"):
+        bilevel.load_dataset(path)
 
 
 def test_missing_file_and_binary_file(tmp_path):
@@ -114,13 +163,26 @@ def test_split_too_large():
         bilevel.split_dataset(d.X, d.y, 200, 100, seed=0)
 
 
-def test_standardising_a_column_of_huge_values():
-    # X.std overflowed for a column of size 1e160: scale inf, and the column's standardised values all 0.
-    # Standardising is invariant to the units of a column, so the split must equal that of the column / 1e160.
+@pytest.mark.parametrize("unit, offset", [(1e160, 0.0), (1e307, 1.0), (1e307, -0.5)])
+def test_standardising_a_column_of_huge_values(unit, offset):
+    # X.std overflowed for a column of size 1e160: scale inf, and the column's standardised values all 0; the
+    # mean overflowed for finite values of 1e307-2e307 (sum above 1.8e308): every standardised value -inf.
+    # Standardising is invariant to the units of a column, so the split must equal that of the column / unit.
     rng = np.random.default_rng(0)
-    X = np.c_[rng.random(60), rng.random(60)]
+    X = np.c_[rng.random(60) + offset, rng.random(60)]
     y = np.where(np.arange(60) % 2, 1.0, -1.0)
-    big = bilevel.split_dataset(X * [1e160, 1.0], y, 5, 5, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow on the way
+        big = bilevel.split_dataset(X * [unit, 1.0], y, 5, 5, seed=3)
     ref = bilevel.split_dataset(X, y, 5, 5, seed=3)
-    np.testing.assert_allclose(big.X_train, ref.X_train, rtol=1e-12)
-    np.testing.assert_allclose(big.scale / [1e160, 1.0], ref.scale, rtol=1e-12)
+    for part in ("X_train", "X_val", "X_test"):
+        np.testing.assert_allclose(getattr(big, part), getattr(ref, part), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(big.scale / [unit, 1.0], ref.scale, rtol=1e-12)
+    np.testing.assert_allclose(big.mean / [unit, 1.0], ref.mean, rtol=1e-12)
+
+
+def test_a_constant_huge_column_keeps_scale_1():
+    X = np.c_[np.full(30, 3e200), np.arange(30.0)]
+    y = np.where(np.arange(30) % 2, 1.0, -1.0)
+    split = bilevel.split_dataset(X, y, 4, 4, seed=0)
+    assert split.scale[0] == 1.0 and np.all(split.X_train[:, 0] == 0.0)
