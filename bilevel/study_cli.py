@@ -179,7 +179,7 @@ def run(args) -> int:
             raise InputError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
     tasks = mod.build_tasks(cfg)
     print(f"study       : {', '.join(cfg.studies)} on {', '.join(cfg.datasets)}: {len(tasks)} runs, seed {cfg.seed}, "
-          f"time limit {cfg.time_limit} s per solve, "
+          f"time limit {mod.limit_text(cfg.time_limit)}, "
           + (f"Dask scheduler {scheduler}" if scheduler else f"{args.jobs if args.jobs > 0 else os.cpu_count()} local jobs"))
     res = mod.run_study(cfg, args.out, jobs=None if args.jobs == -1 else args.jobs, scheduler=scheduler,
                         progress=not args.no_progress)

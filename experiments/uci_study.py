@@ -149,6 +149,8 @@ class StudyConfig:
         return replace(base, **overrides)
 
     def __post_init__(self):
+        if self.time_limit is not None and self.time_limit == math.inf:  # no limit: one spelling, valid JSON
+            object.__setattr__(self, "time_limit", None)
         check_config(self)
 
     def result_hash(self) -> str:
@@ -185,6 +187,11 @@ def check_config(cfg: StudyConfig) -> None:
         vals = getattr(cfg, name)
         if not vals or any(not (math.isfinite(v) and v >= 0) for v in vals):
             raise InputError(f"{name} must be a non-empty list of finite numbers >= 0; got {list(vals)}")
+    for name in ("datasets", "val_sizes", "train_sizes", "epsilons", "rho_tests", "rho_vals", "tie_criteria"):
+        vals = list(getattr(cfg, name))  # a repeated value computed its units again and counted them twice
+        repeated = sorted({str(v) for v in vals if vals.count(v) > 1})
+        if repeated:
+            raise InputError(f"{name} lists {', '.join(repeated)} more than once")
     if cfg.time_limit is not None and not cfg.time_limit > 0:
         raise InputError(f"time limit must be positive seconds; got {cfg.time_limit}")
     if cfg.threads is not None and cfg.threads < 1:
@@ -241,6 +248,19 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{Path(str(text)).stem}-{digest}")
 
 
+def limit_text(time_limit: float | None) -> str:
+    """``"60 s per solve"``, or ``"none"`` for ``time_limit=None`` (it printed "None s per solve")."""
+    return "none" if time_limit is None else f"{time_limit:g} s per solve"
+
+
+def _id_number(x: float) -> str:
+    """``x`` in a run id: ``f"{x:g}"`` where that reads back as ``x`` (the ids of earlier studies), else the
+    shortest exact form (``:g`` kept six digits: 0.5000001 and 0.5 shared one id, so a resume reused one's
+    unit for the other)."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
+
+
 def build_tasks(cfg: StudyConfig) -> list[dict]:
     """The work units of the study: the limited-data study first, then the perturbed one, each largest
     first (for load balance; an interrupted study has its main table first). Each task is a plain dict with
@@ -264,8 +284,8 @@ def build_tasks(cfg: StudyConfig) -> list[dict]:
                 for eps in cfg.epsilons:
                     for run in range(cfg.perturbed_runs):
                         tasks.append(dict(
-                            run_id=f"perturbed__{slug}__V{n_val}_T{n_train}__rhoval{rho_val:g}__eps{eps:g}"
-                                   f"__run{run}",
+                            run_id=f"perturbed__{slug}__V{n_val}_T{n_train}__rhoval{_id_number(rho_val)}"
+                                   f"__eps{_id_number(eps)}__run{run}",
                             study="perturbed", dataset=data, n_val=n_val, n_train=n_train, rho_val=float(rho_val),
                             epsilon=float(eps), run=run, split_seed=split_seed(cfg.seed, data, run, "perturbed"),
                             cost=n_val * n_train * (1 + eps), config=conf,
@@ -770,7 +790,7 @@ LIMITED_NOTE = (
     "uniform box w_bar = c in [0.05, 1] selected the same way. *paper*: Table A1 of Ustun, Xu, Zeng, Qian, "
     "*Hyperparameter Tuning Through Pessimistic Bilevel Optimization* (CPLEX; their diabetes data is the "
     "768 x 8 table, ours the 532 x 7 complete-case table). *non-optimal*: solves that stopped at the time "
-    "limit ({time_limit} s per solve) or found no solution; a time-limited solve counts with its incumbent, a "
+    "limit ({time_limit}) or found no solution; a time-limited solve counts with its incumbent, a "
     "run without any solution is left out of that column's mean. *unverified*: solutions that failed the "
     "package's verification (bilevel.verify_model); they are still in the mean."
 )
@@ -784,8 +804,8 @@ PERTURBED_NOTE = (
     "loss <= (1 + ε) times the least (Eq. (A1), Appendix B.1), which is what the paper's optimistic "
     "columns report; *optimistic (returned)*: the MILP's own model (independent of ε). *paper*: Tables A2 "
     "(ρ val = 0) and A3 (ρ val = 0.3), ε = 0.2, of Ustun et al. (their |T|, |V| are not stated). *non-optimal*: "
-    "units whose optimistic / pessimistic solve stopped at the time limit ({time_limit} s per solve; the incumbent "
-    "counts) or found no solution (left out of the mean). *unverified*: units whose solution failed the "
+    "units whose optimistic / pessimistic solve stopped at the time limit ({time_limit}; the incumbent counts) "
+    "or found no solution (left out of the mean). *unverified*: units whose solution failed the "
     "package's verification (still in the mean)."
 )
 
@@ -880,12 +900,12 @@ def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:
             continue
         if study == "limited":
             summ = summarize_limited(ok)
-            note = LIMITED_NOTE.format(criteria=", ".join(cfg.tie_criteria), time_limit=cfg.time_limit)
+            note = LIMITED_NOTE.format(criteria=", ".join(cfg.tie_criteria), time_limit=limit_text(cfg.time_limit))
             title = "Limited-data study (Section 5.1.1, Table A1)"
         else:
             summ = summarize_perturbed(ok)
             note = PERTURBED_NOTE.format(n_train=cfg.perturbed_n_train, n_val=cfg.perturbed_n_val,
-                                         time_limit=cfg.time_limit)
+                                         time_limit=limit_text(cfg.time_limit))
             title = "Perturbed-data study (Section 5.1.2, Tables A2-A3)"
         md = out / f"{study}_summary.md"
         md.write_text(f"# {title}\n\n{note}\n\n{_markdown(summ)}\n")

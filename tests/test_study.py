@@ -198,6 +198,14 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
     (["--jobs", "0"], "--jobs"),
     (["--time-limit", "0"], "time limit"),
     (["--study", "limited", "--train-sizes", "1000"], "exceeds"),  # before any run, not as failed runs
+    # repeated grid values computed the same unit again and counted it twice ("4 runs" for one record)
+    (["--data", "cancer,cancer"], "datasets lists cancer more than once"),
+    (["--val-sizes", "3,3"], "val_sizes lists 3 more than once"),
+    (["--train-sizes", "5,6,5"], "train_sizes lists 5 more than once"),
+    (["--epsilons", "0,0.2,0.20"], "epsilons lists 0.2 more than once"),
+    (["--rho-val", "0.3,0.3"], "rho_vals lists 0.3 more than once"),
+    (["--rho-test", "0,0"], "rho_tests lists 0.0 more than once"),
+    (["--tie-criteria", "sum_w_bar,sum_w_bar"], "tie_criteria lists sum_w_bar more than once"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, match, capsys):
     code = main(["study", "--quick", "--out", str(tmp_path / "x"), "--no-progress", *args])
@@ -258,3 +266,25 @@ def test_a_resume_after_the_data_file_changed_recomputes_its_runs(tmp_path):
     again = us.run_study(cfg, tmp_path / "o", jobs=1, progress=False)
     assert (first.n_computed, again.n_computed, again.n_reused) == (1, 1, 0)
     assert len(pd.read_csv(tmp_path / "o" / "limited_runs.csv")) == 1
+
+
+def test_close_grid_values_get_run_ids_of_their_own():
+    """The ids kept six digits (``:g``): rho_val 0.5000001 and 0.5 shared one id, so a resume with one reused
+    the other's unit. Values that ``:g`` writes exactly keep their old ids (earlier studies' units)."""
+    cfg = _tiny(studies=("perturbed",), rho_vals=(0.5, 0.5000001), epsilons=(0.2, 0.2000000001), perturbed_runs=1)
+    tasks = us.build_tasks(cfg)
+    ids = [t["run_id"] for t in tasks]
+    assert len(set(ids)) == len(ids) == 4
+    assert any(i.endswith("__rhoval0.5__eps0.2__run0") for i in ids)
+    parsed = {(t["rho_val"], t["epsilon"]) for t in tasks}
+    assert parsed == {(r, e) for r in cfg.rho_vals for e in cfg.epsilons}
+
+
+def test_an_infinite_time_limit_is_no_limit_and_study_json_stays_json(tmp_path):
+    cfg = _tiny(time_limit=float("inf"), runs=1, val_sizes=(3,), train_sizes=(3,))
+    assert cfg.time_limit is None and cfg.result_hash() == _tiny(time_limit=None).result_hash()
+    us.run_study(cfg, tmp_path / "o", jobs=1, progress=False)
+    meta = json.loads((tmp_path / "o" / "study.json").read_text(), parse_constant=lambda c: pytest.fail(c))
+    assert meta["config"]["time_limit"] is None
+    summary = (tmp_path / "o" / "limited_summary.md").read_text()
+    assert "None s" not in summary and "(none)" in summary
