@@ -165,3 +165,22 @@ def test_the_printed_eq24_replica_reaches_the_exact_optimum(seed, epsilon, p):
     assert _close(res.objective, value), (res.objective, value)
     # Every point of the training-optimal replica's problem is one of this relaxation's.
     assert value <= pessimistic_optimum(Xt, yt, Xv, yv, Vf, epsilon)[0] + 1e-7
+
+
+def test_the_printed_eq24_replica_is_not_capped_below_a_better_follower():
+    """The replica's hinge cap 1 + R_i + B (B from the training points only) capped the follower's budget, and
+    with it its intercept, at b <= 3.05 here, where the leader's best follower tie needs b near 6 (validation
+    points at 5 and 7): the MILP returned 0.7517, "optimal" and verified, against the optimum 0.6364 of a
+    budget of 4 or more. Only the replica is free (w_bar fixed to 1). Closed form: the flipped point (x = 0)
+    has hinge 0 iff b >= 1; then the leader's mean hinge (1 + b + 5 (1 + 5 w - b)_+ + 5 (1 - 7 w + b)_+) / 11
+    is least at w = 1, b = 6: 7/11."""
+    Xt = np.array([[0.01], [-0.01], [0.01], [-0.01]])
+    yt = np.array([1.0, 1.0, -1.0, -1.0])
+    Xv = np.array([[0.0]] + [[5.0]] * 5 + [[7.0]] * 5)
+    yv = np.array([1.0] + [-1.0] * 5 + [1.0] * 5)
+    Vf = np.array([0])
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, Vf, 0.0, w_bar_bounds=(1.0, 1.0), replica="feasible")
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip=Vf, w_bar_bounds=(1.0, 1.0),
+                       replica="feasible", mip_gap=0.0)
+    assert res.optimal and res.verified
+    assert _close(value, 7 / 11) and _close(res.objective, value), (res.objective, value)
