@@ -37,7 +37,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.library import default_test_fraction  # noqa: E402
-from bilevel.solve import NoSolutionError, compile_model  # noqa: E402
+from bilevel.solve import MAX_CONCURRENCY, NoSolutionError, compile_model  # noqa: E402
+from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
 from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.textbook import textbook_optimistic, textbook_pessimistic  # noqa: E402
 
@@ -164,10 +165,32 @@ def _num(r: dict, key: str, spec: str) -> str:
 
 def _speedup_text(r: dict) -> str:
     """The speed-up (b)/(a) of a row: exact when both proved optimality, a lower bound (">=") when only the
-    package did (the textbook solve ran into the limit), "-" when the package did not finish."""
-    if not _is_number(r.get("speedup")) or r["pkg_status"] != "optimal":
+    package did (the textbook solve ran into the limit), an upper bound ("<=") when only the textbook did (the
+    package would need at least the time it ran), "-" when neither did or the textbook did not run."""
+    if not _is_number(r.get("speedup")):
         return "-"
-    return f"{r['speedup']:.1f}x" if r["both_optimal"] else f">={r['speedup']:.1f}x"
+    if r["both_optimal"]:
+        return f"{r['speedup']:.1f}x"
+    if r["pkg_status"] == "optimal":
+        return f">={r['speedup']:.1f}x"
+    return f"<={r['speedup']:.2f}x" if r.get("tb_status") == "optimal" else "-"
+
+
+def objectives_match(r: dict) -> bool | str:
+    """Whether two optimal objectives agree within the gaps HiGHS stopped at (relative, 1e-4 by default) plus
+    1e-5 (an absolute 1e-5 alone called 0.1499307 and 0.1499429 at gap 8.1e-5 a mismatch); ``""`` unless
+    both solves are optimal."""
+    if not r["both_optimal"]:
+        return ""
+    a, b = r["pkg_obj"], r["tb_obj"]
+    return abs(a - b) <= 1e-5 + max(r["pkg_gap"] * abs(a), r["tb_gap"] * abs(b))
+
+
+def _limit_text(rows: list[dict], time_limit: float | None) -> str:
+    """The time limit(s) of ``rows`` (their ``time_limit`` column; ``time_limit`` for rows without it)."""
+    limits = sorted({float(r["time_limit"]) if _is_number(r.get("time_limit")) else time_limit for r in rows}
+                    - {None})
+    return "/".join(f"{t:g}" for t in limits) or "-"
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
@@ -179,7 +202,7 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
         w.writerows(rows)
 
 
-def _markdown(rows: list[dict], time_limit: float) -> tuple[str, float, int]:
+def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, float, int]:
     """The Markdown report of benchmark rows: per-instance table, geometric-mean speed-up over the instances
     both formulations solve to optimality, the largest size proven optimal, the share of build + compile + write in
     the solve time, and whether every package solution verified. Returns (text, geo-mean, #instances)."""
@@ -191,23 +214,26 @@ def _markdown(rows: list[dict], time_limit: float) -> tuple[str, float, int]:
     long = [_overhead(r) for r in rows if _timed(r, 0.1)]
     lines = [
         f"Benchmark run {date.today()} on {platform.machine()} ({platform.processor() or 'cpu'}), "
-        f"time limit {time_limit:g} s per solve, HiGHS via highspy; package MILPs raced over "
+        f"time limit {_limit_text(rows, time_limit)} s per solve, HiGHS via highspy; package MILPs raced over "
         f"{'/'.join(map(str, races))} HiGHS seed(s) (race=1: one plain run, one core)"
         + ("; `bilevel.tune(clock=\"nodes\")`: box search and cutoff restarts after node counts."
            if any(r.get("clock") == "nodes" for r in rows) else "."),
         "",
-        "| data | mode | n | seed | package status | package solve s (incl. start LPs) | build s | compile s | write s "
-        "| (build+compile+write)/solve | nodes "
-        "| verified | textbook status | textbook solve s | textbook gap | speed-up | objectives match |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| data | mode | n | seed | package status | package gap | package solve s (incl. start LPs) | build s "
+        "| compile s | write s | (build+compile+write)/solve | nodes "
+        "| verified | textbook status | textbook solve s | textbook gap | textbook verified | speed-up "
+        "| objectives match |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         bw = _overhead(r) if math.isfinite(r["pkg_build"]) else math.nan
         lines.append(
-            f"| {r['data']} | {r['mode']} | {r['n']} | {r['seed']} | {r['pkg_status']} | {r['pkg_solve']:.2f} | "
-            f"{r['pkg_build']:.3f} | {_num(r, 'pkg_compile', '.3f')} | {r['pkg_write']:.3f} | {bw:.0%} | {r['pkg_nodes']} | {r['pkg_verified']} | "
+            f"| {r['data']} | {r['mode']} | {r['n']} | {r['seed']} | {r['pkg_status']} | {_num(r, 'pkg_gap', '.1e')} | "
+            f"{r['pkg_solve']:.2f} | {r['pkg_build']:.3f} | {_num(r, 'pkg_compile', '.3f')} | {r['pkg_write']:.3f} | "
+            f"{bw:.0%} | {r['pkg_nodes']} | {r['pkg_verified']} | "
             f"{r.get('tb_status') or '-'} | {_num(r, 'tb_solve', '.2f')} | {_num(r, 'tb_gap', '.1e')} | "
-            f"{_speedup_text(r)} | {r['obj_match']} |")
+            f"{'-' if r.get('tb_verified') in (None, '') else r['tb_verified']} | {_speedup_text(r)} | "
+            f"{objectives_match(r)} |")
     lines += ["", "Per group: optimal of the seeds and median solve seconds (package pessimistic times exclude the",
               "optimistic solve that supplies `V_f` and the floor; `pkg_wall` in the CSV includes it).", "",
               "| data | mode | n | package: optimal, median s | textbook: optimal, median s | geo-mean speed-up (both optimal) |",
@@ -229,6 +255,9 @@ def _markdown(rows: list[dict], time_limit: float) -> tuple[str, float, int]:
               f"({sum(x < 0.1 for x in long)} of the {len(long)} with solve time >= 0.1 s).",
               "Build + compile + write summed over each size's instances, as a share of their summed solve time: "
               f"{_size_shares(rows)}.",
+              f"Objectives agree (within the gaps HiGHS stopped at) wherever both are optimal: "
+              f"{all(objectives_match(r) for r in rows if r['both_optimal'])}.",
+              f"All textbook solutions verified: {all(r['tb_verified'] for r in rows if r.get('tb_status') not in (None, '', 'no_solution'))}.",
               f"All package solutions verified: {all(r['pkg_verified'] for r in rows)}."]
     path = [x for x in (_solve_path_share(r) for r in rows if _timed(r)) if math.isfinite(x)]
     if path:
@@ -261,12 +290,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", nargs="+", default=["cancer", "diabetes"])
     ap.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
-    ap.add_argument("--sizes", nargs="+", type=int, default=[10, 20, 50, 100, 200])
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per MILP solve")
+    ap.add_argument("--sizes", nargs="+", type=integer_at_least(2), default=[10, 20, 50, 100, 200])
+    ap.add_argument("--seeds", nargs="+", type=integer_at_least(0), default=[0, 1, 2])
+    ap.add_argument("--time-limit", type=positive_seconds, default=None,
+                    help="seconds per MILP solve (default 600; with --render, only for a bench.csv that does not "
+                    "record its limit)")
     ap.add_argument("--no-textbook-above", type=int, default=10**9,
                     help="skip the textbook formulation for sizes above this (it would only hit the limit)")
-    ap.add_argument("--race", type=int, default=1,
+    ap.add_argument("--race", type=integer_at_least(1), default=1,
                     help="concurrent HiGHS runs per package MILP (bilevel.solve_model's race; the textbook model "
                     "always gets one plain run)")
     ap.add_argument("--clock", choices=CLOCKS, default="seconds",
@@ -274,28 +305,47 @@ def main(argv=None) -> int:
                     "the same in every run, without a time limit hit and with race 1")
     ap.add_argument("--out", default="experiments/results")
     ap.add_argument("--render", action="store_true",
-                    help="only rewrite OUT/bench.md from an existing OUT/bench.csv (--time-limit: the one it used)")
+                    help="only rewrite OUT/bench.md from an existing OUT/bench.csv")
     args = ap.parse_args(argv)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     if args.render:
-        text, geo, n_ok = _markdown(_read_csv(out / "bench.csv"), args.time_limit)
+        if not (out / "bench.csv").is_file():
+            ap.error(f"--render: {out / 'bench.csv'} does not exist")
+        rows = _read_csv(out / "bench.csv")
+        recorded = {r["time_limit"] for r in rows if _is_number(r.get("time_limit"))}
+        if args.time_limit is not None and recorded - {args.time_limit}:
+            ap.error(f"--time-limit {args.time_limit:g} differs from the limit bench.csv records "
+                     f"({', '.join(f'{t:g}' for t in sorted(recorded))})")
+        if args.time_limit is None and any(not _is_number(r.get("time_limit")) for r in rows):
+            ap.error("bench.csv does not record the time limit of every row; pass the one it used as --time-limit")
+        text, geo, n_ok = _markdown(rows, args.time_limit)
         (out / "bench.md").write_text(text)
         print(text)
         return 0
+    if args.race > MAX_CONCURRENCY:
+        ap.error(f"--race must be at most {MAX_CONCURRENCY}")
+    refuse_repeats(ap, args, "data", "modes", "sizes", "seeds")
+    time_limit = 600.0 if args.time_limit is None else args.time_limit
+    try:  # every instance's split before any solve: an unknown data set or too large a size ends the run now
+        for data in args.data:
+            for n in args.sizes:
+                benchmark_split(data, n, args.seeds[0])
+    except bilevel.InputError as exc:
+        ap.error(f"{data}, |T| = |V| = {n}: {exc}")
+    out.mkdir(parents=True, exist_ok=True)
     rows = []
     print(f"{'instance':<26} {'package':>28} {'textbook':>28} {'speed-up':>9}")
     for data in args.data:
         for mode in args.modes:
             for n in args.sizes:
                 for seed in args.seeds:
-                    r = run_instance(data, mode, n, seed, args.time_limit, textbook=n <= args.no_textbook_above,
+                    r = run_instance(data, mode, n, seed, time_limit, textbook=n <= args.no_textbook_above,
                                      race=args.race, clock=args.clock)
-                    r["race"], r["clock"] = args.race, args.clock
+                    r["race"], r["clock"], r["time_limit"] = args.race, args.clock, time_limit
                     both = r["pkg_status"] == "optimal" and r.get("tb_status") == "optimal"
                     r["speedup"] = r["tb_solve"] / max(r["pkg_solve"], 1e-3) if "tb_solve" in r else math.nan
                     r["both_optimal"] = both
-                    r["obj_match"] = abs(r["pkg_obj"] - r.get("tb_obj", math.nan)) <= 1e-5 if both else ""
+                    r["obj_match"] = objectives_match(r)
                     rows.append(r)
                     _write_csv(out / "bench.csv", rows)
                     tb = (f"{r['tb_status'][:8]:>8} {r['tb_solve']:8.2f}s gap {r['tb_gap']:.0e}" if "tb_status" in r
@@ -304,7 +354,7 @@ def main(argv=None) -> int:
                           f"{r['pkg_status'][:8]:>8} {r['pkg_solve']:8.2f}s gap {r['pkg_gap']:.0e} {tb}"
                           f" {_speedup_text(r):>9}", flush=True)
     _write_csv(out / "bench.csv", rows)
-    text, geo, n_ok = _markdown(rows, args.time_limit)
+    text, geo, n_ok = _markdown(rows)
     (out / "bench.md").write_text(text)
     print(f"\ngeometric-mean speed-up (both optimal, {n_ok} instances): {geo:.2f}x")
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.md'}")

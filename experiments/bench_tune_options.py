@@ -54,6 +54,7 @@ from bilevel.tune import HIGHS_OPTIONS  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
 from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.bench_milp import benchmark_split  # noqa: E402
+from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
 
 # (data, mode, |T| = |V|, split seed): bench_small_gc's instances proven in 0.1-25 s.
 INSTANCES = [
@@ -129,14 +130,14 @@ def main(argv=None) -> int:
     ap.add_argument("--clock", choices=CLOCKS, default="seconds",
                     help="the alternative's bilevel.tune(clock=...): what its box search and cutoff restarts wait "
                          "for (the package side keeps seconds)")
-    ap.add_argument("--sizes", type=int, nargs="*", default=None,
+    ap.add_argument("--sizes", type=integer_at_least(2), nargs="*", default=None,
                     help="run every instance of these sizes (both data sets, all modes, seeds 0-2) instead")
     ap.add_argument("--data", nargs="+", choices=("cancer", "diabetes"), default=None,
                     help="keep only the instances of these data sets")
     ap.add_argument("--modes", nargs="+", choices=("opt", "pes0", "pes0.2"), default=None,
                     help="keep only the instances of these modes")
-    ap.add_argument("--random-seeds", type=int, default=2, help="HiGHS random seeds per instance")
-    ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per MILP solve")
+    ap.add_argument("--random-seeds", type=integer_at_least(1), default=2, help="HiGHS random seeds per instance")
+    ap.add_argument("--time-limit", type=positive_seconds, default=30.0, help="seconds per MILP solve")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     if not args.options and args.python is None and args.clock == "seconds":
@@ -150,6 +151,12 @@ def main(argv=None) -> int:
                  and (args.modes is None or i[1] in args.modes)]
     if not instances:
         ap.error("no instance left after --data / --modes")
+    refuse_repeats(ap, args, "sizes", "data", "modes")
+    try:  # every split before any solve: too large a size ends the run now, not after the smaller ones
+        for data, n in dict.fromkeys((i[0], i[2]) for i in instances):
+            benchmark_split(data, n, 0)
+    except bilevel.InputError as exc:
+        ap.error(f"{data}, |T| = |V| = {n}: {exc}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = []

@@ -3,6 +3,8 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from experiments import bench_milp  # noqa: E402
 
@@ -18,8 +20,8 @@ def test_render_of_rows_without_a_textbook_solve(tmp_path):
     path.write_text("\n".join([HEADER, WITH_TEXTBOOK, WITHOUT]) + "\n")
     text, geo, count = bench_milp._markdown(bench_milp._read_csv(path), 5.0)
     row = next(line for line in text.splitlines() if line.startswith("| cancer | opt | 10 | 0 |"))
-    assert row.endswith("| - | - | - | - |  |")  # textbook status, time, gap, speed-up; no objective match
-    assert "| cancer | opt | 5 | 0 |" in text and "| 0.03 | 0.0e+00 | 12.7x | True |" in text
+    assert row.endswith("| - | - | - | - | - |  |")  # textbook status, time, gap, verified, speed-up; no match
+    assert "| cancer | opt | 5 | 0 | optimal | 0.0e+00 |" in text and "| 0.03 | 0.0e+00 | True | 12.7x | True |" in text
     assert count == 1 and abs(geo - 12.7) < 1e-9
 
 
@@ -56,3 +58,90 @@ def test_solve_path_share_leaves_out_the_builds_lps_and_the_export(tmp_path):
     old = tmp_path / "old.csv"
     old.write_text("\n".join([HEADER, WITHOUT]) + "\n")
     assert "Pyomo build + compile" not in bench_milp._markdown(bench_milp._read_csv(old), 5.0)[0]
+
+
+def _row(**changes) -> dict:
+    path_rows = dict(zip(HEADER.split(","), WITH_TEXTBOOK.split(",")))
+    path_rows.update({k: str(v) for k, v in changes.items()})
+    return path_rows
+
+
+def _parsed(tmp_path, *rows: dict) -> list[dict]:
+    path = tmp_path / "bench.csv"
+    keys = list(rows[0])
+    path.write_text("\n".join([",".join(keys)] + [",".join(r[k] for k in keys) for r in rows]) + "\n")
+    return bench_milp._read_csv(path)
+
+
+def test_a_package_time_out_against_an_optimal_textbook_solve_shows_an_upper_bound(tmp_path):
+    """It showed "-", while the opposite case showed ">=": only the package's losses were hidden. The package's
+    gap is in the table too (a time-limited row showed no gap at all)."""
+    (r,) = _parsed(tmp_path, _row(pkg_status="time_limit", pkg_gap=0.27, pkg_solve=120.0, tb_solve=118.4,
+                                  speedup=118.4 / 120.0, both_optimal=False, obj_match=""))
+    assert bench_milp._speedup_text(r) == "<=0.99x"
+    text, _, count = bench_milp._markdown([r], 120.0)
+    assert "| cancer | opt | 5 | 0 | time_limit | 2.7e-01 |" in text and count == 0
+    (r,) = _parsed(tmp_path, _row(tb_status="time_limit", speedup=3.0, both_optimal=False, obj_match=""))
+    assert bench_milp._speedup_text(r) == ">=3.0x"
+
+
+@pytest.mark.parametrize("pkg, tb, tb_gap, match", [
+    (0.1499307, 0.1499429, 8.08e-5, True),   # results/bench_medium_race2, cancer opt 50 seed 1: was False
+    (0.1499307, 0.1499429, 0.0, False),      # the same values without a gap to explain them
+    (0.15, 0.16, 1e-4, False),
+    (0.0, 4e-6, 0.0, True),
+])
+def test_objectives_match_within_the_gaps_highs_stopped_at(tmp_path, pkg, tb, tb_gap, match):
+    (r,) = _parsed(tmp_path, _row(pkg_obj=pkg, tb_obj=tb, tb_gap=tb_gap))
+    assert bench_milp.objectives_match(r) is match
+    text, _, _ = bench_milp._markdown([r], 5.0)
+    assert f"wherever both are optimal: {match}." in text
+
+
+def test_render_takes_the_time_limit_bench_csv_records(tmp_path, capsys):
+    rows = [_row(time_limit=120.0), _row(time_limit=120.0, seed=1)]
+    keys = list(rows[0])
+    (tmp_path / "bench.csv").write_text("\n".join([",".join(keys)] + [",".join(r[k] for k in keys) for r in rows]))
+    assert bench_milp.main(["--render", "--out", str(tmp_path)]) == 0
+    assert "time limit 120 s per solve" in (tmp_path / "bench.md").read_text()
+    with pytest.raises(SystemExit) as exc:  # it printed the default, 600 s, whatever the run used
+        bench_milp.main(["--render", "--out", str(tmp_path), "--time-limit", "600"])
+    assert exc.value.code == 2 and "differs from the limit bench.csv records (120)" in capsys.readouterr().err
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "bench.csv").write_text("\n".join([HEADER, WITH_TEXTBOOK]) + "\n")
+    with pytest.raises(SystemExit):  # an older bench.csv without the column needs --time-limit
+        bench_milp.main(["--render", "--out", str(old)])
+    assert bench_milp.main(["--render", "--out", str(old), "--time-limit", "30"]) == 0
+    assert "time limit 30 s per solve" in (old / "bench.md").read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sizes", "1"], "--sizes: must be an integer >= 2"),
+    (["--sizes", "5", "-5"], "--sizes: must be an integer >= 2"),  # solved size 5, then a traceback
+    (["--sizes", "300"], "diabetes, |T| = |V| = 300: n_train + n_val"),
+    (["--data", "nosuch"], "nosuch, |T| = |V| = 5: data set 'nosuch' is neither"),
+    (["--time-limit", "0"], "--time-limit: must be a finite number of seconds > 0"),
+    (["--time-limit", "nan"], "--time-limit: must be a finite number of seconds > 0"),
+    (["--race", "0"], "--race: must be an integer >= 1"),
+    (["--race", "257"], "--race must be at most 256"),
+    (["--seeds", "-1"], "--seeds: must be an integer >= 0"),
+    (["--seeds", "0", "0"], "--seeds lists 0 more than once"),  # counted as two instances
+    (["--modes", "opt", "opt"], "--modes lists opt more than once"),
+    (["--data", "cancer", "cancer"], "--data lists cancer more than once"),
+])
+def test_bad_arguments_end_the_run_before_any_solve(tmp_path, capsys, args, message):
+    defaults = {"--sizes": ["5"], "--data": ["diabetes"], "--modes": ["opt"], "--seeds": ["0"]}
+    given = {a for a in args if a.startswith("--")}
+    rest = [x for k, v in defaults.items() if k not in given for x in (k, *v)]
+    with pytest.raises(SystemExit) as exc:
+        bench_milp.main([*rest, *args, "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_render_without_a_bench_csv_is_an_error_and_creates_nothing(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        bench_milp.main(["--render", "--out", str(tmp_path / "none")])
+    assert exc.value.code == 2 and "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()

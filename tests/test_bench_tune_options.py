@@ -5,6 +5,8 @@ import math
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from experiments import bench_tune_options  # noqa: E402
 
@@ -94,3 +96,29 @@ def test_each_side_solves_its_own_bound_tightening_lps(tmp_path, monkeypatch):
     assert bench_tune_options.main(["--options", "mip_pscost_minreliable=4", "--random-seeds", "2",
                                     "--time-limit", "20", "--out", str(tmp_path / "out")]) == 0
     assert len(per_solve) == 4 and per_solve[0] > 0 and len(set(per_solve)) == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--random-seeds", "0"], "--random-seeds: must be an integer >= 1"),  # IndexError after all the work
+    (["--time-limit", "0"], "--time-limit: must be a finite number of seconds > 0"),
+    (["--sizes", "-5"], "--sizes: must be an integer >= 2"),
+    (["--sizes", "10", "10"], "--sizes lists 10 more than once"),
+    (["--sizes", "5", "300"], "|T| = |V| = 300: n_train + n_val"),  # before the size-5 instances, not after
+])
+def test_bad_arguments_end_the_run_before_any_solve(tmp_path, capsys, args, message):
+    with pytest.raises(SystemExit) as exc:
+        bench_tune_options.main(["--options", "mip_heuristic_run_rens=true", *args, "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--random-seeds", "0"], "--random-seeds: must be an integer >= 1"),
+    (["--time-limit", "-1"], "--time-limit: must be a finite number of seconds > 0"),
+])
+def test_bench_options_refuses_bad_arguments(tmp_path, capsys, args, message):
+    from experiments import bench_options
+
+    with pytest.raises(SystemExit) as exc:
+        bench_options.main([*args, "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
