@@ -61,12 +61,14 @@ def test_solve_path_share_leaves_out_the_builds_lps_and_the_export(tmp_path):
 
 
 def _row(**changes) -> dict:
-    path_rows = dict(zip(HEADER.split(","), WITH_TEXTBOOK.split(",")))
-    path_rows.update({k: str(v) for k, v in changes.items()})
-    return path_rows
+    """The CSV row WITH_TEXTBOOK as text fields, with ``changes``."""
+    row = dict(zip(HEADER.split(","), WITH_TEXTBOOK.split(",")))
+    row.update({k: str(v) for k, v in changes.items()})
+    return row
 
 
 def _parsed(tmp_path, *rows: dict) -> list[dict]:
+    """Write ``rows`` as ``tmp_path / "bench.csv"`` and read them back as ``--render`` does."""
     path = tmp_path / "bench.csv"
     keys = list(rows[0])
     path.write_text("\n".join([",".join(keys)] + [",".join(r[k] for k in keys) for r in rows]) + "\n")
@@ -99,9 +101,7 @@ def test_objectives_match_within_the_gaps_highs_stopped_at(tmp_path, pkg, tb, tb
 
 
 def test_render_takes_the_time_limit_bench_csv_records(tmp_path, capsys):
-    rows = [_row(time_limit=120.0), _row(time_limit=120.0, seed=1)]
-    keys = list(rows[0])
-    (tmp_path / "bench.csv").write_text("\n".join([",".join(keys)] + [",".join(r[k] for k in keys) for r in rows]))
+    _parsed(tmp_path, _row(time_limit=120.0), _row(time_limit=120.0, seed=1))  # writes tmp_path / "bench.csv"
     assert bench_milp.main(["--render", "--out", str(tmp_path)]) == 0
     assert "time limit 120 s per solve" in (tmp_path / "bench.md").read_text()
     with pytest.raises(SystemExit) as exc:  # it printed the default, 600 s, whatever the run used
