@@ -18,11 +18,11 @@ import pandas as pd
 from .errors import InputError
 from .validation import as_float_array, as_number, check_seed
 
-#: Built-in data sets: name -> (file inside ``bilevel/data``, label column, value mapped to +1).
 HUGE_FEATURE = 1e150
 """A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this is
 standardised in units of that value (:func:`split_dataset`); squares of such values overflow."""
 
+#: Built-in data sets: name -> (file inside ``bilevel/data``, label column, value mapped to +1).
 BUILTIN = {
     "cancer": ("cancer.csv", "class", "malignant"),
     "diabetes": ("diabetes.csv", "diabetes", "Yes"),
@@ -57,9 +57,9 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     Raises
     ------
     InputError (a ``ValueError``) when the file is missing or not an uncompressed CSV table (data rows with
-    more fields than the header names, or a column name used twice, included), the label column is missing (or, for a built-in set, not its own),
-    ``positive`` is not one of the labels,
-    the labels do not take exactly two values, or a feature is not numeric or not finite.
+    more fields than the header names, or a column name used twice, included), the label column is missing
+    (or, for a built-in set, not its own), ``positive`` is not one of the labels, the labels do not take
+    exactly two values, or a feature is not numeric or not finite.
     """
     key = str(name_or_path)
     if key in BUILTIN:

@@ -38,11 +38,11 @@ _STATUS = {
 }
 
 
-#: HiGHS options refused by :func:`solve_model`, with the only value allowed (HiGHS's default) and why.
 MAX_CONCURRENCY = 256
 """Largest ``threads`` and ``race`` accepted: more runs than cores only share them, and HiGHS's scheduler
 raises ``std::bad_alloc`` (or aborts the process under a memory limit) at 10**5 threads."""
 
+#: HiGHS options refused by :func:`solve_model`, with the only value allowed (HiGHS's default) and why.
 UNSAFE_OPTIONS = {
     "mip_lifting_for_probing": (-1, "HiGHS 1.15.1 declares feasible tuning MILPs infeasible with it (35 of the "
                                     "35 small ones of experiments/option_safety.py) and, given a MIP start, stops "
@@ -173,11 +173,11 @@ def solve_model(
         are refused at any value but HiGHS's default (they give wrong answers on these MILPs).
     race : number of HiGHS runs (1 to :data:`MAX_CONCURRENCY`) started concurrently on the same MILP, in
         threads, with random seeds ``random_seed + k`` (``k = 0..race-1``; HiGHS's run time on the tuning
-        MILPs varies several-fold with the seed alone). The first run to finish stops the others; the result is that run's, with
-        the best dual bound of all runs (each is valid). ``nodes`` and ``seconds`` are the winner's. This
-        is how a MILP uses more than one core besides HiGHS's own parallel search (``threads``), and on
-        these MILPs the faster of the two (README, *Performance*); 1 (default) is one plain run. LPs are
-        never raced.
+        MILPs varies several-fold with the seed alone). The first run to finish stops the others; the
+        result is that run's, with the best dual bound of all runs (each is valid). ``nodes`` and
+        ``seconds`` are the winner's. This is how a MILP uses more than one core besides HiGHS's own
+        parallel search (``threads``), and on these MILPs the faster of the two (README, *Performance*); 1
+        (default) is one plain run. LPs are never raced.
     improve : optional primal heuristic, called once, from inside HiGHS's run (its user-solution callback),
         when a MILP is still running after ``improve_after`` (on ``clock``): ``improve(incumbent, dual_bound,
         deadline)`` with HiGHS's current objective values and the ``time.perf_counter()`` value at which the
