@@ -41,7 +41,8 @@ import numpy as np
 
 from bilevel import hinge, hinge_lp, verify_model
 from bilevel.errors import InputError, SolverError
-from bilevel.library import InstanceSpec, build_instance, read_instance_arrays, read_manifest, read_name_map
+from bilevel.library import (InstanceSpec, build_instance, read_instance_arrays, read_manifest, read_name_map,
+                             sha256)
 from bilevel.validation import check_positive
 
 from .solution_files import read_solution_file
@@ -170,7 +171,8 @@ def check_solution(
     Returns a :class:`CheckReport`. Raises InputError for an unknown instance, a tolerance that is not a
     finite number > 0, a solution that is neither a path nor a dict, an unreadable solution file, a value
     (or claimed objective) that is not a finite number, one variable given two different values (e.g. under
-    its short MPS name and its readable name), or a solution that names no variable of the instance."""
+    its short MPS name and its readable name), a solution that names no variable of the instance, or a name
+    map or ``.mps`` file the manifest lists that is missing (the map) or differs from its ``*_sha256``."""
     tolerance = check_positive(tolerance, "tolerance")
     feasibility_tolerance = check_positive(feasibility_tolerance, "feasibility_tolerance")
     manifest = Path(manifest)
@@ -185,7 +187,9 @@ def check_solution(
     else:
         raise InputError(f"the solution must be a file path or a dict of values, not {type(solution).__name__}")
     names_path = manifest.parent / row["names"] if row.get("names") else None
-    short_map = read_name_map(names_path) if names_path is not None and names_path.is_file() else {}
+    if names_path is not None:  # a missing or replaced map made a correct solution look wrong
+        _check_listed_file(names_path, row.get("names_sha256"), instance_id, "name map")
+    short_map = read_name_map(names_path) if names_path is not None else {}
 
     built = build_instance(spec)
     model = built.model
@@ -306,8 +310,20 @@ def check_solution(
     return rep
 
 
+def _check_listed_file(path: Path, checksum: str | None, instance_id: str, what: str) -> None:
+    """InputError when a file the manifest lists for ``instance_id`` is missing, or differs from the manifest's
+    sha256 ``checksum`` (when the manifest gives one)."""
+    if not path.is_file():
+        raise InputError(f"the {what} {str(path)!r} that the manifest lists for {instance_id!r} does not exist")
+    if checksum and sha256(path) != checksum:
+        raise InputError(f"the {what} {str(path)!r} of {instance_id!r} differs from the manifest's sha256 (the file "
+                         "was changed or replaced; re-export the library or restore the file)")
+
+
 def _milp_checks(rep: CheckReport, row, manifest: Path, short_map: dict, readable_values: dict, feas_tol: float) -> None:
     mps = manifest.parent / row["mps"] if row.get("mps") else None
+    if mps is not None and mps.is_file():
+        _check_listed_file(mps, row.get("mps_sha256"), row["id"], ".mps file")
     if mps is None or not mps.is_file() or not short_map:
         rep.notes.append("the instance's .mps or name map is absent: MILP feasibility not checked")
         return

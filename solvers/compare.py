@@ -89,7 +89,8 @@ def compare(
     """Run every solver on every selected instance file and return one record per (instance, format,
     solver): ``instance``, ``format``, ``solver``, ``status``, ``objective``, ``bound``, ``seconds``
     (wall clock), ``solver_seconds``, ``nodes``, ``manifest_status``, ``manifest_objective``,
-    ``manifest_bound``, ``agreement`` and, with ``check``, ``check`` (``trusted`` / ``rejected: ...``).
+    ``manifest_bound``, ``agreement`` and, with ``check``, ``check`` (``trusted`` / ``rejected: ...`` /
+    ``error: ...`` when the check could not run, e.g. a name map the manifest lists is missing).
 
     Instances whose file is absent get status ``missing``; unavailable solvers ``unavailable``.
     ``solutions_dir``: write each incumbent there as ``<id>.<format>.<solver>.csv``. ``log`` receives
@@ -134,8 +135,11 @@ def compare(
                         sol = dict(result.solution)
                         if result.objective is not None:
                             sol["objective"] = result.objective
-                        rep = check_solution(manifest, row["id"], sol_path or sol)
-                        rec["check"] = "trusted" if rep.trusted else "rejected: " + "; ".join(rep.reasons)
+                        try:
+                            rep = check_solution(manifest, row["id"], sol_path or sol)
+                            rec["check"] = "trusted" if rep.trusted else "rejected: " + "; ".join(rep.reasons)
+                        except InputError as exc:  # e.g. a missing name map: this instance only, not the run
+                            rec["check"] = f"error: {exc}"
                 records.append(rec)
                 if log:
                     log(rec)
@@ -196,9 +200,9 @@ def main(argv=None) -> int:
     print(format_table(records))
     if args.csv:
         write_csv(records, args.csv)
-    bad = [r for r in records if r["agreement"] == "DISAGREE" or str(r.get("check", "")).startswith("rejected")]
+    bad = [r for r in records if r["agreement"] == "DISAGREE" or str(r.get("check", "")).startswith(("rejected", "error"))]
     if bad:
-        print(f"\n{len(bad)} disagreement(s) or rejected solution(s)")
+        print(f"\n{len(bad)} disagreement(s), rejected solution(s) or failed check(s)")
         return 1
     return 0
 

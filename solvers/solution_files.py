@@ -68,6 +68,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             if m and _NUMBER.match(m.group(1).rstrip(",")):
                 objective = _claimed_objective(path, m.group(1).rstrip(","))
                 break
+            if m and _malformed(m.group(1).rstrip(",")):  # was dropped: the claim went unchecked
+                raise InputError(f"{str(path)!r} claims the objective {m.group(1)!r}: not a number")
         else:
             m = None
         if m or line.startswith("#") or line.lower().startswith(("solution status", "model status")):
@@ -77,9 +79,18 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             _store(values, tokens[1], tokens[2], path)
         elif len(tokens) >= 2 and _NUMBER.match(tokens[1]):  # name value [(obj:c)]
             _store(values, tokens[0], tokens[1], path)
+        elif _malformed(tokens[2] if len(tokens) >= 3 and tokens[0].isdigit() else tokens[1] if len(tokens) >= 2
+                        else ""):  # "C52 0.18x" was skipped, so C52 counted as 0
+            raise InputError(f"{str(path)!r} has a malformed value in the line {line!r}")
     if not values:
         raise InputError(f"{str(path)!r} holds no 'name value' lines: not a solution file")
     return values, objective
+
+
+def _malformed(text: str) -> bool:
+    """Whether ``text`` starts like a number (a digit, or a sign or point before one) but is not one, e.g. a
+    damaged ``0.18x``."""
+    return bool(re.match(r"^[+-]?\.?\d", text)) and not _NUMBER.match(text)
 
 
 def _store(values: dict, name: str, text: str, path: Path) -> None:
@@ -106,22 +117,28 @@ def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
     """The primal column values and objective of a HiGHS ``writeSolution`` file (its row values, duals and
     basis hold ``name value`` lines too and are skipped)."""
     k = next(k for k, line in enumerate(lines) if line.strip() == "# Primal solution values")
-    values, objective, in_columns = {}, None, False
+    values, objective, in_columns, declared = {}, None, False, None
     for raw in lines[k + 1:]:
         line = raw.strip()
         if line.startswith("# Columns"):
             in_columns = True
+            count = line.split()[2:3]
+            declared = int(count[0]) if count and count[0].isdigit() else None
         elif line.startswith("#"):
             if in_columns:
                 break  # "# Rows": the column values are done
         elif in_columns and line:
             tokens = line.split()
-            if len(tokens) == 2 and _NUMBER.match(tokens[1]):
-                _store(values, tokens[0], tokens[1], path)
+            if len(tokens) != 2 or not _NUMBER.match(tokens[1]):  # was skipped: the column counted as 0
+                raise InputError(f"{str(path)!r} has a malformed column line {line!r}: not 'name value'")
+            _store(values, tokens[0], tokens[1], path)
         elif line.startswith("Objective") and len(line.split()) == 2 and _NUMBER.match(line.split()[1]):
             objective = _claimed_objective(path, line.split()[1])
     if not values:
         raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
+    if declared is not None and len(values) != declared:  # a truncated file: its missing columns counted as 0
+        raise InputError(f"{str(path)!r} declares {declared} columns but gives {len(values)} values: the file is "
+                         "truncated or damaged")
     return values, objective
 
 
@@ -136,10 +153,11 @@ def _read_highs_pretty(path: Path, lines: list) -> tuple[dict, float | None]:
         raise InputError(f"{str(path)!r} starts with 'Columns' but not with a HiGHS column table: not a solution file")
     status = next((line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("model status:")), "?")
     last = -2 if "Type" in header else -1  # a MIP's table has a Type column before the Name
-    values, objective = {}, None
+    values, objective, ended = {}, None, False
     for raw in lines[k + 1:]:
         tokens = raw.split()
         if not tokens or not tokens[0].isdigit():
+            ended = raw.strip() == "Rows"
             break  # "Rows": the column values are done
         numbers = [t for t in tokens[1:last] if _NUMBER.match(t)]  # Lower, Upper, Primal[, Dual]; no Status
         if len(numbers) < 3:
@@ -152,6 +170,9 @@ def _read_highs_pretty(path: Path, lines: list) -> tuple[dict, float | None]:
             objective = _claimed_objective(path, m.group(1))
     if not values:
         raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
+    if not ended:  # the column table runs to the end of the file: cut short, its missing columns counted as 0
+        raise InputError(f"{str(path)!r} ends inside its column table (no 'Rows' table follows): the file is "
+                         "truncated or damaged")
     return values, objective
 
 

@@ -648,6 +648,107 @@ def test_read_solution_file_rejects_garbage(tmp_path):
         solution_files.read_solution_file(tmp_path / "missing.sol")
 
 
+@pytest.fixture(scope="module")
+def highs_files(tmp_path_factory):
+    """The raw and pretty HiGHS solution files of one solve of NONTRIVIAL, as text."""
+    import highspy
+
+    folder = tmp_path_factory.mktemp("highs_files")
+    h = highspy.Highs()
+    h.silent()
+    h.readModel(str(MODELS / ROWS[NONTRIVIAL]["mps"]))
+    h.run()
+    h.writeSolution(str(folder / "raw.sol"), 0)
+    h.writeSolution(str(folder / "pretty.sol"), 1)
+    return (folder / "raw.sol").read_text(), (folder / "pretty.sol").read_text()
+
+
+def test_a_truncated_highs_solution_file_is_refused(highs_files, tmp_path):
+    """Both HiGHS styles list every column; a file cut short was read, its missing columns counted as 0, and
+    the checker trusted (or rejected for a made-up reason) a vector the file does not hold."""
+    raw, pretty = highs_files
+    path = tmp_path / "s.sol"
+    for text in (raw, pretty):
+        path.write_text(text)
+        assert len(solution_files.read_solution_file(path)[0]) == ROWS[NONTRIVIAL]["columns"]
+    lines = raw.splitlines(keepends=True)
+    first = next(k for k, line in enumerate(lines) if line.startswith("# Columns")) + 1
+    path.write_text("".join(lines[:first + 20]))
+    with pytest.raises(InputError, match="declares .* columns but gives 20 values"):
+        solution_files.read_solution_file(path)
+    path.write_text("".join(lines[:first] + ["C3\n"] + lines[first + 1:]))  # a value lost
+    with pytest.raises(InputError, match="malformed column line 'C3'"):
+        solution_files.read_solution_file(path)
+    lines = pretty.splitlines(keepends=True)
+    path.write_text("".join(lines[:25]))
+    with pytest.raises(InputError, match="ends inside its column table"):
+        solution_files.read_solution_file(path)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("solution status: optimal solution found\nobjective value: 0.25\nw_bar(0) 1\nb -0.5x\n", "malformed value"),
+    ("Optimal - objective value 0.25\n      0 w_bar(0)   1   0\n      7 b   -.5e   0\n", "malformed value"),
+    ("solution status: optimal solution found\nobjective value: 0.25x\nw_bar(0) 1\nb -0.5\n", "claims the objective"),
+])
+def test_a_damaged_value_is_refused_not_dropped(tmp_path, text, match):
+    """A value such as 0.18x was skipped (the variable counted as 0) and a damaged objective claim dropped."""
+    path = tmp_path / "s.sol"
+    path.write_text(text)
+    with pytest.raises(InputError, match=match):
+        solution_files.read_solution_file(path)
+
+
+def _library_copy(tmp_path, instance_id: str) -> Path:
+    """A manifest holding ``instance_id`` only, with copies of its files, in ``tmp_path``."""
+    import csv
+    import shutil
+
+    row = ROWS[instance_id]
+    for key in ("mps", "lp", "names"):
+        shutil.copy(MODELS / row[key], tmp_path / row[key])
+    with open(MANIFEST, newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = [r for r in reader if r["id"] == instance_id]
+        fields = reader.fieldnames
+    with open(tmp_path / "manifest.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    return tmp_path / "manifest.csv"
+
+
+def test_a_missing_or_replaced_name_map_or_mps_is_named(highs_answer, tmp_path):
+    """A missing map was read as empty ("the solution names no variable"), another instance's map made a right
+    answer look wrong ("w leaves the box"), and the .mps of the feasibility check was never compared with the
+    manifest's checksum."""
+    manifest = _library_copy(tmp_path, NONTRIVIAL)
+    row = ROWS[NONTRIVIAL]
+    answer = dict(highs_answer.solution, objective=highs_answer.objective)
+    assert check_solution.check_solution(manifest, NONTRIVIAL, answer).trusted
+    names = tmp_path / row["names"]
+    saved = names.read_bytes()
+    names.write_bytes((MODELS / ROWS["cancer-opt-n5-s0"]["names"]).read_bytes())
+    with pytest.raises(InputError, match="name map .* differs from the manifest's sha256"):
+        check_solution.check_solution(manifest, NONTRIVIAL, answer)
+    names.unlink()
+    with pytest.raises(InputError, match="name map .* does not exist"):
+        check_solution.check_solution(manifest, NONTRIVIAL, answer)
+    names.write_bytes(saved)
+    mps = tmp_path / row["mps"]
+    mps.write_text(mps.read_text().replace("RHS", "RHS ", 1))
+    with pytest.raises(InputError, match=r"\.mps file .* differs from the manifest's sha256"):
+        check_solution.check_solution(manifest, NONTRIVIAL, answer)
+
+
+def test_compare_records_a_failed_check_and_goes_on(tmp_path):
+    """A check error (here a missing name map) ended the whole compare run with exit 2 and no table."""
+    manifest = _library_copy(tmp_path, "cancer-opt-n5-s0")
+    (tmp_path / ROWS["cancer-opt-n5-s0"]["names"]).unlink()
+    records = compare.compare(manifest, ["highs"], ["mps"], time_limit=30.0, check=True)
+    assert len(records) == 1 and records[0]["check"].startswith("error: the name map")
+    assert records[0]["status"] == "optimal"
+
+
 # ------------------------------------------------------------------------------------ solution checker
 
 
