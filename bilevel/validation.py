@@ -177,6 +177,14 @@ def check_count(value, name: str, minimum: int = 0, maximum: int | None = None) 
     return int(value)
 
 
+def repeated_values(values) -> list[str]:
+    """The values that occur more than once in the sequence ``values`` (equal as Python values, so 0 and 0.0
+    are one), as sorted strings; ``[]`` when all differ. For grids and lists of options, where a repeated
+    value would run the same work twice and count it twice."""
+    values = list(values)
+    return sorted({str(v) for v in values if values.count(v) > 1})
+
+
 def check_seed(seed, name: str = "seed"):
     """Return ``seed`` for ``numpy.random.default_rng``: ``None``, a ``numpy.random.Generator`` (as is) or an
     integer >= 0; raise InputError naming ``name`` otherwise (a negative number, a float, a bool, a string)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from bilevel.validation import repeated_values
+
 
 def positive_seconds(text: str) -> float:
     """``--time-limit``: a finite number of seconds > 0 (0, negative, ``nan`` and ``inf`` are refused)."""
@@ -35,7 +37,6 @@ def refuse_repeats(ap: argparse.ArgumentParser, args: argparse.Namespace, *names
     """``ap.error`` when one of the list options ``names`` repeats a value: the instance would run twice and
     count twice in the report's totals and means."""
     for name in names:
-        values = getattr(args, name) or []
-        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+        repeated = repeated_values(getattr(args, name) or [])
         if repeated:
             ap.error(f"--{name.replace('_', '-')} lists {', '.join(repeated)} more than once")

@@ -54,6 +54,17 @@ def benchmark_split(data: str, n: int, seed: int):
     return bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
 
 
+def check_splits(ap: argparse.ArgumentParser, pairs, seed: int = 0) -> None:
+    """``ap.error`` (exit 2, one line) when the split (seed ``seed``) of a ``(data, n)`` pair of ``pairs`` cannot
+    be made (an unknown data set, a size too large for it): called before any solve, so a bad size ends the run
+    at once rather than after the instances before it."""
+    for data, n in pairs:
+        try:
+            benchmark_split(data, n, seed)
+        except bilevel.InputError as exc:
+            ap.error(f"{data}, |T| = |V| = {n}: {exc}")
+
+
 def _write_seconds(model) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
@@ -326,12 +337,7 @@ def main(argv=None) -> int:
         ap.error(f"--race must be at most {MAX_CONCURRENCY}")
     refuse_repeats(ap, args, "data", "modes", "sizes", "seeds")
     time_limit = 600.0 if args.time_limit is None else args.time_limit
-    try:  # every instance's split before any solve: an unknown data set or too large a size ends the run now
-        for data in args.data:
-            for n in args.sizes:
-                benchmark_split(data, n, args.seeds[0])
-    except bilevel.InputError as exc:
-        ap.error(f"{data}, |T| = |V| = {n}: {exc}")
+    check_splits(ap, [(data, n) for data in args.data for n in args.sizes], args.seeds[0])
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     print(f"{'instance':<26} {'package':>28} {'textbook':>28} {'speed-up':>9}")

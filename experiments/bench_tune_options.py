@@ -53,7 +53,7 @@ from bilevel import bigm, hinge_highs  # noqa: E402
 from bilevel.tune import HIGHS_OPTIONS  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
 from bilevel.validation import CLOCKS  # noqa: E402
-from experiments.bench_milp import benchmark_split  # noqa: E402
+from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
 from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
 
 # (data, mode, |T| = |V|, split seed): bench_small_gc's instances proven in 0.1-25 s.
@@ -152,11 +152,7 @@ def main(argv=None) -> int:
     if not instances:
         ap.error("no instance left after --data / --modes")
     refuse_repeats(ap, args, "sizes", "data", "modes")
-    try:  # every split before any solve: too large a size ends the run now, not after the smaller ones
-        for data, n in dict.fromkeys((i[0], i[2]) for i in instances):
-            benchmark_split(data, n, 0)
-    except bilevel.InputError as exc:
-        ap.error(f"{data}, |T| = |V| = {n}: {exc}")
+    check_splits(ap, dict.fromkeys((i[0], i[2]) for i in instances))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = []

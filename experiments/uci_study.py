@@ -58,7 +58,7 @@ import numpy as np
 import bilevel
 import bilevel.ties
 from bilevel.errors import InputError, SolverError
-from bilevel.validation import check_clock
+from bilevel.validation import check_clock, repeated_values
 
 from . import attack as attack_mod
 from . import baseline as baseline_mod
@@ -188,8 +188,7 @@ def check_config(cfg: StudyConfig) -> None:
         if not vals or any(not (math.isfinite(v) and v >= 0) for v in vals):
             raise InputError(f"{name} must be a non-empty list of finite numbers >= 0; got {list(vals)}")
     for name in ("datasets", "val_sizes", "train_sizes", "epsilons", "rho_tests", "rho_vals", "tie_criteria"):
-        vals = list(getattr(cfg, name))  # a repeated value computed its units again and counted them twice
-        repeated = sorted({str(v) for v in vals if vals.count(v) > 1})
+        repeated = repeated_values(getattr(cfg, name))  # its units were computed again and counted twice
         if repeated:
             raise InputError(f"{name} lists {', '.join(repeated)} more than once")
     if cfg.time_limit is not None and not cfg.time_limit > 0:
