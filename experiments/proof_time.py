@@ -1,17 +1,22 @@
 """How long HiGHS takes to *prove* a tuning MILP's optimum once it holds it: a bound on what a better primal
 heuristic could still gain.
 
-Solves an instance with ``bilevel.tune``, then re-solves its last MILP (same data, flipped set and ``lambda``
-bound) started at the optimum, once as built without a cutoff and once built around the optimum
-(``objective_cutoff``, item 10 of ``bilevel/bigm.py``: the tightest model the cutoff restarts can reach),
-under ``--random-seeds`` HiGHS seeds with the package's HiGHS options. If these re-solves take as long as the
-tune call, the solve is bound-limited and no incumbent, however early, makes it much faster.
+Solves an instance with ``bilevel.tune`` (optimistic, Eq. (21), or pessimistic with every validation label
+flipped, Eq. (25)), then re-solves its last MILP (same data and, pessimistic, the same flipped set and
+``lambda`` bound) started at the optimum: by default once as built without a cutoff and once built around the
+optimum (``objective_cutoff``, item 10 of ``bilevel/bigm.py``: the tightest model the cutoff restarts can
+reach); ``--cutoffs`` adds models built around other values, e.g. the cutoff a ``tune`` run restarted with,
+which it prints. Each model is solved under ``--random-seeds`` HiGHS seeds with the package's HiGHS options.
+If these re-solves take as long as the tune call, the solve is bound-limited and no incumbent, however
+early, makes it much faster.
 
     python experiments/proof_time.py --data cancer --n 20 --seed 0 --epsilon 0.2
+    python experiments/proof_time.py --mode optimistic --data cancer --n 100 --seed 1 --cutoffs 0.0614
 """
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -20,49 +25,98 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.tune import HIGHS_OPTIONS, padded_cutoff  # noqa: E402
 from bilevel.warmstart import loaded_start, start_by_name  # noqa: E402
-from experiments.bench_milp import benchmark_split  # noqa: E402
+from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
+from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
 
 
-def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int = 2, time_limit: float = 60.0):
-    """The tune result of the pessimistic instance (every validation label flipped) and a list of
-    ``(cutoff or None, HiGHS seed, SolveInfo)`` of the re-solves started at its optimum."""
+def _build(s, mode: str, res, epsilon: float, cutoff):
+    """The MILP of ``res`` (a tune result on split ``s``) rebuilt with ``objective_cutoff=cutoff``."""
+    if mode == "optimistic":
+        return bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, objective_cutoff=cutoff)
+    info = res.model.bilevel_info
+    return bilevel.build_pessimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, info["flipped"], epsilon,
+                                           (info["w_bar_lb"], info["w_bar_ub"]), info["lambda_bound"],
+                                           objective_cutoff=cutoff)
+
+
+def decided_points(model) -> int:
+    """How many training points of the follower the model's cutoff decided (their ``z_beta`` fixed)."""
+    return sum(1 for z in model.z_beta.values() if z.fixed)
+
+
+def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int = 2, time_limit: float = 60.0,
+                mode: str = "pessimistic", cutoffs=(None, "optimum")):
+    """Re-solves of one benchmark instance (``data``, |T| = |V| = ``n``, split ``seed``) started at its optimum.
+
+    ``mode``: ``"optimistic"`` or ``"pessimistic"`` (``epsilon`` >= 0, every validation label flipped; the
+    optimistic solve that defines ``V_f`` runs first). ``cutoffs``: the models to re-solve, each ``None``
+    (built without a cutoff), ``"optimum"`` (built around the tune call's optimum, padded as ``tune`` pads)
+    or a number (mean validation hinge; at least the optimum, else the start is cut off). Returns the tune
+    result and a list of ``(cutoff used, HiGHS seed, decided training points, SolveInfo)``, seed by seed in
+    the order of ``cutoffs``. Raises SystemExit when tune does not prove the instance optimal."""
     s = benchmark_split(data, n, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit)
-        res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=epsilon, flip="all",
-                           optimistic=opt, time_limit=time_limit)
+        res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit)
+        if mode == "pessimistic":
+            res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=epsilon,
+                               flip="all", optimistic=res, time_limit=time_limit)
     if res.status != "optimal":
         raise SystemExit(f"tune did not prove the instance optimal ({res.status}); no optimum to start from")
-    info, pairs = res.model.bilevel_info, loaded_start(res.model)
+    pairs = loaded_start(res.model)
     out = []
     for rs in range(random_seeds):
-        for cutoff in (None, padded_cutoff(res.objective)):
-            m = bilevel.build_pessimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, info["flipped"], epsilon,
-                                                (info["w_bar_lb"], info["w_bar_ub"]), info["lambda_bound"],
-                                                objective_cutoff=cutoff)
+        for cutoff in cutoffs:
+            value = padded_cutoff(res.objective) if cutoff == "optimum" else cutoff
+            m = _build(s, mode, res, epsilon, value)
             solved = bilevel.solve_model(m, mip_start=start_by_name(pairs, m), time_limit=time_limit,
                                          options={**HIGHS_OPTIONS, "random_seed": rs})
-            out.append((cutoff, rs, solved))
+            out.append((value, rs, decided_points(m), solved))
     return res, out
+
+
+def _cutoff(text: str):
+    """``--cutoffs`` entries: ``none``, ``optimum`` or a finite mean hinge value >= 0."""
+    if text in ("none", "optimum"):
+        return None if text == "none" else text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'none', 'optimum' or a number, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"a cutoff must be a finite mean hinge value >= 0, got {text!r}")
+    return value
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", choices=("cancer", "diabetes"), required=True)
-    ap.add_argument("--n", type=int, required=True, help="|T| = |V|")
-    ap.add_argument("--seed", type=int, default=0, help="split seed")
-    ap.add_argument("--epsilon", type=float, default=0.2)
-    ap.add_argument("--random-seeds", type=int, default=2, help="HiGHS random seeds of the re-solves")
-    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--n", type=integer_at_least(2), required=True, help="|T| = |V|")
+    ap.add_argument("--seed", type=integer_at_least(0), default=0, help="split seed")
+    ap.add_argument("--mode", choices=("optimistic", "pessimistic"), default="pessimistic")
+    ap.add_argument("--epsilon", type=float, default=0.2, help="pessimistic only")
+    ap.add_argument("--random-seeds", type=integer_at_least(1), default=2, help="HiGHS random seeds of the re-solves")
+    ap.add_argument("--time-limit", type=positive_seconds, default=60.0)
+    ap.add_argument("--cutoffs", type=_cutoff, nargs="+", default=[None, "optimum"],
+                    help="models to re-solve: 'none' (no cutoff), 'optimum', or a mean hinge value "
+                         "(default: none optimum)")
     args = ap.parse_args(argv)
-    res, out = proof_times(args.data, args.n, args.seed, args.epsilon, args.random_seeds, args.time_limit)
+    refuse_repeats(ap, args, "cutoffs")
+    check_splits(ap, [(args.data, args.n)], args.seed)
+    res, out = proof_times(args.data, args.n, args.seed, args.epsilon, args.random_seeds, args.time_limit,
+                           args.mode, args.cutoffs)
+    restarts = ", ".join(f"{r['cutoff']:.6g}" for r in res.restarts)
     print(f"tune: {res.status} {res.objective:.6f} in {res.total_seconds:.2f} s, {res.nodes} nodes, "
-          f"{len(res.restarts)} cutoff restart(s)")
-    for cutoff, rs, info in out:
-        label = "built around the optimum" if cutoff is not None else "plain model"
-        print(f"started at the optimum, {label}, HiGHS seed {rs}: {info.status} {info.objective:.6f} "
-              f"in {info.seconds:.2f} s, {info.nodes} nodes")
+          f"{len(res.restarts)} cutoff restart(s){' around ' + restarts if restarts else ''}")
+    for cutoff, rs, decided, info in out:
+        if cutoff is None:
+            label = "plain model"
+        elif cutoff == padded_cutoff(res.objective):
+            label = "built around the optimum"
+        else:
+            label = f"built around {cutoff:.6g}"
+        print(f"started at the optimum, {label} ({decided} points decided), HiGHS seed {rs}: {info.status} "
+              f"{info.objective:.6f} in {info.seconds:.2f} s, {info.nodes} nodes")
     return 0
 
 
