@@ -101,6 +101,10 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     label_col = frame.columns[-1] if label is None else label
     if label_col not in frame.columns:
         raise InputError(f"label column {label_col!r} not found in {key!r}; columns are {list(frame.columns)}")
+    if frame[label_col].isna().any():  # pandas reads "NA", "None", "null", "NaN" as missing: class names here
+        raw = pd.read_csv(path, index_col=False, compression=None, dtype=str, keep_default_na=False)[label_col]
+        if (raw != "").all():
+            frame[label_col] = raw
     return _frame_to_dataset(frame, label_col, positive, source=key)
 
 
@@ -261,7 +265,12 @@ def split_dataset(
         units = np.where(huge, big, 1.0)
         U = X / units
         mean_u, scale_u = U[fit].mean(axis=0), U[fit].std(axis=0)
-        scale_u[scale_u == 0] = 1.0 / units[scale_u == 0]  # a constant feature keeps scale 1
+        # A feature constant on the fitting rows keeps scale 1 and its exact value as mean: numpy's mean and
+        # std of seven 0.1's are off by one rounding step (std 1.4e-17, not 0), which scaled the column by
+        # 1e16 and sent a test row of 0.2 to 4.5e14.
+        const = (U[fit] == U[fit][:1]).all(axis=0) | (scale_u == 0)
+        mean_u[const] = U[fit][0, const]
+        scale_u[const] = 1.0 / units[const]
         Z = (U - mean_u) / scale_u
         mean, scale = mean_u * units, scale_u * units
     else:

@@ -23,7 +23,7 @@ def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True,
         raise InputError(f"y_{name} contains NaN or inf; it must contain only the labels -1 and +1")
     other = np.setdiff1d(y, (-1.0, 1.0))
     if other.size:
-        shown = ", ".join(f"{v:g}" for v in other[:5]) + (", ..." if other.size > 5 else "")
+        shown = ", ".join(f"{v!r}" for v in other[:5].tolist()) + (", ..." if other.size > 5 else "")
         raise InputError(f"y_{name} must contain only the labels -1 and +1; it also holds {shown}")
     if both_classes and len(np.unique(y)) < 2:
         raise InputError(f"the {name} set has one class only (label {y[0]:+.0f}); both classes are needed")
@@ -70,11 +70,22 @@ def check_mip_gap(value, name: str = "mip_gap") -> float:
     return gap
 
 
+def is_complex(values) -> bool:
+    """Whether ``values`` (an array or nested sequence) holds complex numbers; False when numpy cannot read it
+    as one array (ragged lists), which the float conversion then refuses."""
+    try:
+        return bool(np.iscomplexobj(values))
+    except (TypeError, ValueError):
+        return False
+
+
 def as_float_array(values, name: str, what: str) -> np.ndarray:
     """``values`` as a float64 array; InputError naming ``name`` when they are not numbers (strings, an
     object array, ragged nested lists)."""
     if isinstance(values, np.ndarray) and values.dtype == object:
         raise InputError(f"{name} must be {what}; got an array of Python objects")
+    if is_complex(values):  # float64 conversion would drop the imaginary parts with a warning only
+        raise InputError(f"{name} must be {what}; got complex numbers")
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):

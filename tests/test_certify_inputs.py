@@ -245,3 +245,10 @@ def test_a_csv_field_beyond_the_csv_module_limit(tmp_path):
     path.write_text("x" * 200_000)
     with pytest.raises(InputError, match="as CSV"):
         load_losses_csv(path)
+
+
+def test_complex_losses_are_refused():
+    # float conversion dropped the imaginary parts with a warning only, and certified the real parts
+    losses = np.zeros((60, 3)) + 0.9j
+    with pytest.raises(InputError, match="complex"):
+        ltt(losses, 0.2, 0.1)

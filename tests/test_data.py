@@ -186,3 +186,18 @@ def test_a_constant_huge_column_keeps_scale_1():
     y = np.where(np.arange(30) % 2, 1.0, -1.0)
     split = bilevel.split_dataset(X, y, 4, 4, seed=0)
     assert split.scale[0] == 1.0 and np.all(split.X_train[:, 0] == 0.0)
+
+
+@pytest.mark.parametrize("value", [0.1, 0.7, 1.1])
+def test_a_column_constant_on_the_fitting_rows_keeps_scale_1_despite_round_off(value):
+    # numpy's std of repeated 0.1's is 1.4e-17, not 0: the column was scaled by 1e16, so its training values
+    # became -1 and a test row of 0.2 became 4.5e14. Compared with the closed form (x - value) / 1.
+    rng = np.random.default_rng(1)
+    y = np.where(np.arange(80) % 2, 1.0, -1.0)
+    X = np.c_[rng.random(80), np.full(80, value)]
+    test_rows = bilevel.split_dataset(X, y, 7, 5, seed=2).test_index
+    X[test_rows[:3], 1] = value + 0.1
+    split = bilevel.split_dataset(X, y, 7, 5, seed=2)
+    assert split.scale[1] == 1.0 and split.mean[1] == value
+    assert np.all(split.X_train[:, 1] == 0.0) and np.all(split.X_val[:, 1] == 0.0)
+    np.testing.assert_allclose(split.X_test[:, 1], X[split.test_index, 1] - value, atol=1e-15)

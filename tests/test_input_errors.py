@@ -240,3 +240,32 @@ def test_a_fixed_box_whose_least_training_loss_is_a_round_off_above_zero():
     # the oracle's training budget v* + 1e-7: at v* + 1e-8 the oracle's own LP is infeasible on older SciPy
     v_star = lp(wb, (s.X_train, s.y_train))
     assert r.objective == pytest.approx(lp(wb, (s.X_val, s.y_val), [(s.X_train, s.y_train, v_star + 1e-7)]), abs=1e-5)
+
+
+def test_complex_numbers_are_refused_not_cut_to_their_real_parts():
+    # np.asarray(..., float64) dropped the imaginary parts with a ComplexWarning only, and tuned the real parts.
+    with pytest.raises(InputError, match="X_train .*complex"):
+        bilevel.tune(X + 5j, Y, X, Y, time_limit=5)
+    with pytest.raises(InputError, match="y_val .*complex"):
+        bilevel.tune(X, Y, X, Y + 3j, time_limit=5)
+    with pytest.raises(InputError, match="complex"):
+        bilevel.split_dataset(np.tile(X, (5, 1)) + 1j, np.tile(Y, 5), 2, 2)
+
+
+def test_a_label_near_1_is_shown_with_all_its_digits():
+    # the message showed 1.0000000000000002 as "1", which reads as a valid label
+    with pytest.raises(InputError, match=r"also holds 1\.0000000000000002"):
+        bilevel.tune(X, np.r_[Y[:-1], 0.1 * 3 / 0.3], X, Y, time_limit=5)
+
+
+@pytest.mark.parametrize("name", ["NA", "None", "null", "NaN"])
+def test_a_class_named_like_a_missing_value_loads(tmp_path, name):
+    # pandas reads "NA" (North America), "None", ... as missing, and the label column was refused as incomplete
+    path = tmp_path / "region.csv"
+    path.write_text(f"a,b,region\n1,2,{name}\n3,4,EU\n5,6,{name}\n7,8,EU\n")
+    data = bilevel.load_dataset(str(path))
+    assert data.X.tolist() == [[1, 2], [3, 4], [5, 6], [7, 8]]
+    assert data.y[0] == data.y[2] == -data.y[1] == -data.y[3]
+    path.write_text("a,b,region\n1,2,EU\n3,4,\n5,6,NA\n")  # an empty field is still missing
+    with pytest.raises(InputError, match="missing values"):
+        bilevel.load_dataset(str(path))

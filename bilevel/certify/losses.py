@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..validation import check_count
+from ..validation import check_count, is_complex
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -47,6 +47,8 @@ def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
     InputError
         Wrong number of dimensions, no row or no candidate, NaN/infinite values, values outside [0, 1].
     """
+    if is_complex(losses):  # float conversion would drop the imaginary parts with a warning only
+        raise InputError(f"{name} must be real numbers; got complex values")
     try:
         arr = np.asarray(losses, dtype=float)
     except (TypeError, ValueError):
