@@ -271,3 +271,27 @@ def test_a_re_solve_that_calls_the_model_infeasible_after_a_feasible_stale_run_i
     with pytest.raises(SolverError, match="after returning values that satisfy it") as err:
         bilevel.solve_model(model, mip_start=start, time_limit=30.0)
     assert not isinstance(err.value, S.InfeasibleModelError)
+
+
+def test_a_presolve_report_of_infeasibility_is_checked_without_presolve():
+    """HiGHS 1.15.1's presolve called this feasible pessimistic model (7 training, 2 validation points, one
+    feature, epsilon 0.05) infeasible when it had no MIP start, and tune raised InfeasibleModelError. The
+    oracle: 1/15, the optimum a grid over w_bar with scipy's linprog gave (a bug hunt's script), and the
+    same model solved with presolve off."""
+    import importlib
+
+    from bilevel.pessimistic import build_pessimistic_model
+    from bilevel.solve import solve_model
+
+    tune = importlib.import_module("bilevel.tune").tune
+    Xt = np.array([[0.0], [-0.1], [0.0], [-0.1], [0.1], [0.1], [-0.2]])
+    yt = np.array([1.0, -1, -1, 1, -1, -1, -1])
+    Xv, yv = np.array([[0.0], [0.1]]), np.array([-1.0, -1])
+    off = solve_model(build_pessimistic_model(Xt, yt, Xv, yv, [0, 1], 0.05, (0.0, 1.0), 1e3),
+                      options={"presolve": "off"})
+    assert off.status == "optimal" and off.objective == pytest.approx(1 / 15, abs=1e-6)
+    plain = solve_model(build_pessimistic_model(Xt, yt, Xv, yv, [0, 1], 0.05, (0.0, 1.0), 1e3))
+    assert plain.status == "optimal" and plain.objective == pytest.approx(1 / 15, abs=1e-6)
+    opt = tune(Xt, yt, Xv, yv, mode="optimistic")
+    result = tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.05, optimistic=opt, warm_start=False)
+    assert result.optimal and result.verified and result.objective == pytest.approx(1 / 15, abs=1e-6)
