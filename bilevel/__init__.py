@@ -7,7 +7,7 @@ from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model, flipped_set
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .ties import TieRange, optimistic_tie_range
-from .tune import TuneResult, tune
+from .tune import HIGHS_OPTIONS, TuneResult, tune
 from .verify import Verification, verify_model
 from .warmstart import kkt_start
 

@@ -168,7 +168,7 @@ def optimistic_tie_range(
     time_limit : seconds per solve (two solves); a solve that stops early keeps the best solution found
         and reports a non-optimal ``status``. threads, mip_gap : HiGHS options (see :func:`bilevel.solve_model`).
     verify_tolerance : tolerance of :func:`bilevel.verify_model` for each extreme.
-    highs_options : HiGHS options by name over :data:`bilevel.tune.HIGHS_OPTIONS`, the options
+    highs_options : HiGHS options by name over :data:`bilevel.HIGHS_OPTIONS`, the options
         :func:`bilevel.tune` solves the optimistic MILP with (cuts at the root only, less strong
         branching, and RENS off: the re-solves start from an optimum, and RENS mostly re-finds it: the 1280
         re-solves of the Table A1 grid took 4.7 min summed instead of 8.5, see the README's *Run time measured

@@ -58,7 +58,7 @@ def add_parser(sub) -> None:
                    "after 2,000 and 4,000 branch-and-bound nodes (the same solution on any machine and under any "
                    "load, without --time-limit and --race)")
     p.add_argument("--highs-option", type=_highs_option, action="append", default=[], metavar="NAME=VALUE",
-                   help="HiGHS option for every MILP solve, over the package's defaults (bilevel.tune.HIGHS_OPTIONS: "
+                   help="HiGHS option for every MILP solve, over the package's defaults (bilevel.HIGHS_OPTIONS: "
                    "HiGHS's defaults except the RENS heuristic off, cuts separated at the root only and "
                    "mip_pscost_minreliable=4); repeatable, "
                    "e.g. --highs-option mip_heuristic_run_rens=true; options known to give wrong answers on these "

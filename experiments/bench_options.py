@@ -7,7 +7,7 @@ because HiGHS's run time on these models varies several-fold with the seed alone
 and option set, the geometric mean solve time over the seeds and how many seeds proved optimality, and
 the geometric mean over all instances *relative to HiGHS's defaults with the MIP start* (``presolve="choose"``,
 ``mip_heuristic_effort=0.05``, RINS and RENS on, ``mip_pscost_minreliable=8``, ``threads=0`` = auto), per mode
-(optimistic, pessimistic) and overall. :data:`bilevel.tune.HIGHS_OPTIONS` (the options ``tune`` uses) was
+(optimistic, pessimistic) and overall. :data:`bilevel.HIGHS_OPTIONS` (the options ``tune`` uses) was
 chosen from this table. Writes ``options.csv`` and ``options.md`` into ``--out``.
 
     python experiments/bench_options.py --time-limit 30 --out experiments/results/bench_options

@@ -2,7 +2,7 @@
 
 :mod:`experiments.bench_options` times option sets on the bare MILPs; this script times what a user runs,
 ``bilevel.tune`` (MIP start, box search, cutoff restarts, lambda escalation), once with the package's
-options (:data:`bilevel.tune.HIGHS_OPTIONS`) and once with ``--options`` on top, on the same instances,
+options (:data:`bilevel.HIGHS_OPTIONS`) and once with ``--options`` on top, on the same instances,
 under ``--random-seeds`` HiGHS seeds, the two settings in turn (the package's first in every pair). Before
 every timed solve the package's LP caches (the bound-tightening ranges of :mod:`bilevel.bigm` and the loaded
 hinge LPs of :mod:`bilevel.hinge_highs`) are emptied, so each side pays for its own LPs: with the caches
@@ -124,7 +124,7 @@ def main(argv=None) -> int:
         return 0
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--options", type=_highs_option, nargs="+", default=[], metavar="NAME=VALUE",
-                    help="the alternative HiGHS options, over bilevel.tune.HIGHS_OPTIONS")
+                    help="the alternative HiGHS options, over bilevel.HIGHS_OPTIONS")
     ap.add_argument("--python", default=None, metavar="PATH",
                     help="interpreter that runs the alternative (e.g. a venv with another HiGHS release)")
     ap.add_argument("--clock", choices=CLOCKS, default="seconds",

@@ -166,7 +166,9 @@ def main(argv=None) -> int:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("manifest", help="the library manifest, e.g. models/manifest.csv")
-    p.add_argument("--solver", action="append", default=[], help="highs, scip, cbc or cplex (repeatable; default highs)")
+    # "%(default).0s" prints nothing and keeps the formatter from adding "(default: [])"
+    p.add_argument("--solver", action="append", default=[],
+                   help="highs, scip, cbc or cplex (repeatable; highs when none is given)%(default).0s")
     p.add_argument("--format", choices=["mps", "lp", "both"], default="mps", help="which file of each instance")
     p.add_argument("--time-limit", type=float, default=60.0,
                    help=f"seconds per solve: finite, > 0 and at most {MAX_TIME_LIMIT:g} (SCIP's largest)")

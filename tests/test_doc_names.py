@@ -1,0 +1,47 @@
+"""Every Python name the documentation writes in backticks (`bilevel.x.y`, `solvers.x`, `experiments.x`) can be
+reached by that name: `bilevel.tune.HIGHS_OPTIONS` could not (bilevel.tune is the function)."""
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ["README.md", "experiments/README.md", "solvers/README.md", "experiments/PERFORMANCE.md"]
+NAME = re.compile(r"`((?:bilevel|solvers|experiments)(?:\.[A-Za-z_]\w*)+)`")
+
+
+def _names() -> list[str]:
+    return sorted({n for doc in DOCS for n in NAME.findall((ROOT / doc).read_text())})
+
+
+def _resolve(name: str):
+    """What the expression ``name`` gives after importing its longest importable module prefix, as in
+    ``import bilevel.tune; bilevel.tune.HIGHS_OPTIONS``: attributes from the top package down."""
+    parts = name.split(".")
+    for k in range(len(parts), 0, -1):
+        try:
+            importlib.import_module(".".join(parts[:k]))
+            break
+        except ImportError:
+            continue
+    obj = importlib.import_module(parts[0])
+    for attr in parts[1:]:
+        obj = getattr(obj, attr)
+    return obj
+
+
+def test_the_docs_name_python_objects():
+    assert len(_names()) >= 10  # the pattern still finds the names
+
+
+@pytest.mark.parametrize("name", _names())
+def test_each_documented_name_resolves(name):
+    _resolve(name)
+
+
+def test_the_resolver_catches_a_name_behind_a_function():
+    with pytest.raises(AttributeError):
+        _resolve("bilevel.tune.TuneResult")  # a name of the module bilevel.tune, behind the function
