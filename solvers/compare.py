@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from bilevel.errors import InputError
-from bilevel.library import read_manifest, select_rows
+from bilevel.library import read_manifest, select_rows, sha256
 from bilevel.validation import check_mip_gap, check_positive, check_writable_file, check_writable_folder
 
 from .common import RunResult, agreement, format_table, get_runner, is_maximisation
@@ -92,7 +92,8 @@ def compare(
     ``manifest_bound``, ``agreement`` and, with ``check``, ``check`` (``trusted`` / ``rejected: ...`` /
     ``error: ...`` when the check could not run, e.g. a name map the manifest lists is missing).
 
-    Instances whose file is absent get status ``missing``; unavailable solvers ``unavailable``.
+    Instances whose file is absent get status ``missing``, whose file differs from the manifest's ``mps_sha256`` /
+    ``lp_sha256`` status ``error`` (not solved); unavailable solvers ``unavailable``.
     ``solutions_dir``: write each incumbent there as ``<id>.<format>.<solver>.csv``. ``log`` receives
     each finished record. Raises InputError, before any solve, for a bad manifest (see :func:`select_instances`),
     solver name, format or time limit (:func:`check_time_limit`), or a ``solutions_dir`` that cannot be written."""
@@ -108,9 +109,14 @@ def compare(
     for row in rows:
         for fmt in formats:
             path = manifest.parent / row[fmt]
+            # a changed file is another model: HiGHS read an .mps cut to 1000 bytes as a 2-column model, optimal 0
+            changed = path.is_file() and row.get(f"{fmt}_sha256") and sha256(path) != row[f"{fmt}_sha256"]
             for runner in runners:
                 if not path.is_file():
                     result = RunResult(runner.NAME, str(path), "missing", message="regenerate with bilevel export-library")
+                elif changed:
+                    result = RunResult(runner.NAME, str(path), "error", message="the file differs from the manifest's "
+                                       "sha256 (changed or cut short): re-export the library or restore the file")
                 elif not runner.available():
                     result = RunResult(runner.NAME, str(path), "unavailable")
                 else:

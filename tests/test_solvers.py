@@ -749,6 +749,18 @@ def test_compare_records_a_failed_check_and_goes_on(tmp_path):
     assert records[0]["status"] == "optimal"
 
 
+
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_compare_does_not_solve_a_file_that_differs_from_the_manifest(tmp_path, fmt):
+    """HiGHS read an .mps cut to 1000 bytes as a 2-column model and compare called it optimal 0, agree."""
+    manifest = _library_copy(tmp_path, "cancer-opt-n5-s0")
+    path = tmp_path / ROWS["cancer-opt-n5-s0"][fmt]
+    path.write_bytes(path.read_bytes()[:1000])
+    records = compare.compare(manifest, ["highs"], [fmt], time_limit=30.0)
+    assert len(records) == 1 and records[0]["status"] == "error" and records[0]["objective"] is None
+    assert "sha256" in records[0]["message"] and records[0]["agreement"] != "agree"
+
+
 # ------------------------------------------------------------------------------------ solution checker
 
 
