@@ -288,17 +288,24 @@ def solve_model(
     info = h.getInfo()
     if status == "infeasible" and kept is not None:  # not InfeasibleModelError: callers act on that one
         raise SolverError("HiGHS reports the model infeasible after returning values that satisfy it (a HiGHS fault)")
+
+    def without_presolve(seconds: float) -> SolveInfo | None:
+        """The model solved again with ``presolve="off"`` in what is left of the time limit after ``seconds``
+        (summed into the result's ``seconds``); None when no time is left."""
+        seconds_left = opts["time_limit"] - seconds if "time_limit" in opts else None
+        if seconds_left is not None and seconds_left <= 0:
+            return None
+        again = solve_model(model, time_limit=seconds_left, mip_gap=mip_gap, threads=threads, mip_start=mip_start,
+                            options={**opts, "presolve": "off"}, race=race, improve=improve,
+                            improve_after=improve_after, interrupt_when=interrupt_when, clock=clock)
+        again.seconds += seconds
+        return again
+
     if status == "infeasible" and opts.get("presolve", "choose") != "off":
         # HiGHS 1.15.1's presolve has called feasible tuning MILPs infeasible (a pessimistic 7/2 model without a
         # MIP start; 1/15 with presolve off): the claim is checked once without presolve, in the time left.
-        seconds = earlier_seconds + float(h.getRunTime())
-        seconds_left = opts["time_limit"] - seconds if "time_limit" in opts else None
-        if seconds_left is None or seconds_left > 0:
-            again = solve_model(model, time_limit=seconds_left, mip_gap=mip_gap, threads=threads,
-                                mip_start=mip_start, options={**opts, "presolve": "off"}, race=race,
-                                improve=improve, improve_after=improve_after, interrupt_when=interrupt_when,
-                                clock=clock)
-            again.seconds += seconds
+        again = without_presolve(earlier_seconds + float(h.getRunTime()))
+        if again is not None:
             return again
     if status == "infeasible":
         raise InfeasibleModelError("HiGHS reports the model infeasible (its presolve has reported feasible tuning MILPs "
@@ -331,13 +338,8 @@ def solve_model(
             # HiGHS 1.15.1's presolve, handed a MIP start, can call a feasible MILP infeasible and still end
             # "optimal" at the start, with no dual bound and no node: nothing is proven. Solve it again
             # without presolve, from the same start, within what is left of the time limit.
-            seconds_left = opts["time_limit"] - seconds if "time_limit" in opts else None
-            if seconds_left is None or seconds_left > 0:
-                again = solve_model(model, time_limit=seconds_left, mip_gap=mip_gap, threads=threads,
-                                    mip_start=mip_start, options={**opts, "presolve": "off"}, race=race,
-                                    improve=improve, improve_after=improve_after, interrupt_when=interrupt_when,
-                                    clock=clock)
-                again.seconds += seconds
+            again = without_presolve(seconds)
+            if again is not None:
                 return again
             status = "time_limit"
         if status == "optimal" and not _proven(objective, bound):  # stopped at a mip_gap above the defaults
