@@ -307,7 +307,9 @@ def solve_model(
         again = without_presolve(earlier_seconds + float(h.getRunTime()))
         if again is not None:
             return again
-    if status == "infeasible":
+    if status == "infeasible" and opts.get("presolve", "choose") == "off":
+        raise InfeasibleModelError("HiGHS reports the model infeasible (with presolve off)")
+    if status == "infeasible":  # no time left to check it without presolve
         raise InfeasibleModelError("HiGHS reports the model infeasible (its presolve has reported feasible tuning MILPs "
                                    "infeasible, e.g. HiGHS issue #3307: options={'presolve': 'off'} confirms)")
     if status in ("unbounded", "unbounded_or_infeasible"):

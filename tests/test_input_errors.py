@@ -183,20 +183,16 @@ def test_cli_reports_an_unwritable_result_file_in_one_line(capsys, tmp_path):
     assert err.startswith("bilevel tune: error:") and "/dev/full" in err and "\n" not in err
 
 
-def test_a_false_infeasible_from_highs_presolve_names_the_way_to_confirm():
+def test_a_false_infeasible_from_highs_presolve_is_solved_again_without_presolve():
     """HiGHS 1.15's presolve calls this optimistic MILP infeasible although every box has a follower optimum
-    (found by a differential run of exported models through SCIP and CBC, which solve it to 4/3). The error
-    says how to confirm; with presolve off the model solves, and tune, which knows the MILP is feasible, gets
-    the verified 4/3."""
+    (found by a differential run of exported models through SCIP and CBC, which solve it to 4/3). solve_model
+    used to raise InfeasibleModelError; it now checks the claim with presolve off and returns 4/3 on every
+    release, and tune, which knows the MILP is feasible, gets the verified 4/3."""
     Xt, yt = np.array([[.87], [.51], [.39], [-.1], [.9]]), np.array([1., -1, 1, 1, 1])
     Xv, yv = np.array([[1.38], [.67], [-.55]]), np.array([1., -1, -1])
     m = bilevel.build_optimistic_model(Xt, yt, Xv, yv)
-    try:
-        info = bilevel.solve_model(m)
-    except bilevel.InfeasibleModelError as exc:  # HiGHS 1.15.1's answer
-        assert "presolve" in str(exc)
-    else:
-        assert info.objective == pytest.approx(4 / 3)
+    info = bilevel.solve_model(m)
+    assert info.status == "optimal" and info.objective == pytest.approx(4 / 3)
     assert bilevel.solve_model(m, options={"presolve": "off"}).objective == pytest.approx(4 / 3)
     # Handed the MIP start, the same presolve ends "optimal" at the start with no dual bound (HiGHS 1.15.1):
     # solve_model then proves it without presolve, so the status is a proof, not "gap_limit" with bound -inf.
@@ -269,3 +265,13 @@ def test_a_class_named_like_a_missing_value_loads(tmp_path, name):
     path.write_text("a,b,region\n1,2,EU\n3,4,\n5,6,NA\n")  # an empty field is still missing
     with pytest.raises(InputError, match="missing values"):
         bilevel.load_dataset(str(path))
+
+
+def test_an_infeasible_milp_still_raises_after_the_check_without_presolve():
+    # the model above with its objective capped below the optimum 4/3 (which SCIP and CBC prove): infeasible
+    Xt, yt = np.array([[.87], [.51], [.39], [-.1], [.9]]), np.array([1., -1, 1, 1, 1])
+    Xv, yv = np.array([[1.38], [.67], [-.55]]), np.array([1., -1, -1])
+    m = bilevel.build_optimistic_model(Xt, yt, Xv, yv)
+    m.cap = pyo.Constraint(expr=m.validation_hinge.expr <= 1.0)
+    with pytest.raises(bilevel.InfeasibleModelError, match="with presolve off"):
+        bilevel.solve_model(m)
