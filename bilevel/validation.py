@@ -23,7 +23,7 @@ def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True,
         raise InputError(f"y_{name} contains NaN or inf; it must contain only the labels -1 and +1")
     other = np.setdiff1d(y, (-1.0, 1.0))
     if other.size:
-        shown = ", ".join(f"{v!r}" for v in other[:5].tolist()) + (", ..." if other.size > 5 else "")
+        shown = ", ".join(f"{v:.17g}" for v in other[:5]) + (", ..." if other.size > 5 else "")
         raise InputError(f"y_{name} must contain only the labels -1 and +1; it also holds {shown}")
     if both_classes and len(np.unique(y)) < 2:
         raise InputError(f"the {name} set has one class only (label {y[0]:+.0f}); both classes are needed")
