@@ -32,7 +32,7 @@ Definitions used here (node = hypothesis, ``parents[i]`` = list of parent indice
     form). On a graph without edges this is exactly Benjamini-Yekutieli, ``beta(x) = x / sum_{k<=V} 1/k``
     as written in App. B of the RG-PT paper; on a chain it coincides with the identity (a chain tests
     one node at a time, so there is no multiplicity to pay for). Its validity is checked, not just
-    assumed: ``tests/test_dagger_dependence.py`` computes the exact worst-case FDR over all joint laws of
+    assumed: ``tests/test_arbitrary_dependence.py`` computes the exact worst-case FDR over all joint laws of
     the p-values (nulls super-uniform, any dependence) by a linear program, for every DAG on up to 4 nodes
     and every set of true nulls, and for sampled 5-node DAGs; it never exceeds ``delta`` (the identity
     reshaping reaches ``delta * (1 + 1/2 + ... + 1/n)`` without edges, the sharp bound of Guo & Rao, 2008).

@@ -12,6 +12,9 @@ same length (``True`` = null rejected = candidate certified).
   the RG-PT paper, any dependence), and DAGGER in :mod:`bilevel.certify.dagger`.
 
 Ties: every comparison is ``p <= threshold``, as in ``statsmodels.stats.multitest.multipletests``.
+
+The claims "any dependence" are checked exactly on small instances: ``tests/test_arbitrary_dependence.py``
+computes the worst-case FWER or FDR over all joint laws of the p-values by a linear program.
 """
 
 from __future__ import annotations
