@@ -177,8 +177,9 @@ def check_config(cfg: StudyConfig) -> None:
         raise InputError("no data set given")
     if cfg.flip not in FLIP_RULES:
         raise InputError(f"flip must be one of {', '.join(FLIP_RULES)}; got {cfg.flip!r}")
-    if cfg.runs < 1 or cfg.perturbed_runs < 1:
-        raise InputError(f"runs must be >= 1; got {cfg.runs} / {cfg.perturbed_runs}")
+    for name, value in (("runs", cfg.runs), ("perturbed_runs", cfg.perturbed_runs)):
+        if value < 1:
+            raise InputError(f"{name} must be >= 1; got {value}")
     if not cfg.val_sizes or not cfg.train_sizes or min(cfg.train_sizes) < 2 or min(cfg.val_sizes) < 1:
         raise InputError("training sizes must be >= 2 and validation sizes >= 1 (and the lists non-empty)")
     if cfg.perturbed_n_train < 2 or cfg.perturbed_n_val < 1:

@@ -191,7 +191,8 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
 @pytest.mark.parametrize("args,match", [
     (["--data", "nope"], "neither a built-in name"),
     (["--data", ","], "names no data set"),  # ran the default data sets
-    (["--runs", "0"], "runs must be"),
+    (["--runs", "0"], "error: runs must be >= 1; got 0\n"),  # said "got 0 / 5" (5: the perturbed runs)
+    (["--perturbed-runs", "0"], "error: perturbed_runs must be >= 1; got 0\n"),
     (["--rho-test", "-0.1"], "rho_tests"),
     (["--tie-criteria", "median"], "unknown tie criteria"),
     (["--tie-criteria", ","], "names no criterion"),  # ran without the tie spread
