@@ -251,9 +251,16 @@ def split_dataset(
     train_idx, rest = _stratified_take(pool, y, n_train, rng)
     val_idx, rest = _stratified_take(rest, y, n_val, rng)
     cal_idx, _ = _stratified_take(rest, y, len(rest) if n_cal is None else n_cal, rng)
-    for name, idx in (("training", train_idx),):
-        if len(np.unique(y[idx])) < 2:
-            raise InputError(f"the {name} set has one class only; use a larger size")
+    if len(np.unique(y[train_idx])) < 2:
+        # The training draw takes a row of each class the pool holds (n_train >= 2), so the pool lacks one: the
+        # stratified test set took every row of a class (at least one row of each class when it has >= 2 rows).
+        missing = 1.0 if (y[pool] == -1.0).all() else -1.0
+        total = int((y == missing).sum())
+        raise InputError(
+            f"the training set has one class only: class {missing:+.0f} has {total} row(s) in all and the "
+            f"stratified test set of {len(test_idx)} rows took {'it' if total == 1 else 'them'} (a larger size "
+            "cannot help: add rows of that class, or hold out fewer test rows, e.g. test_fraction=0)"
+        )
     if standardize:  # fitted on the rows the tuner may see: neither test nor calibration rows
         fit = np.setdiff1d(pool, cal_idx)
         # Columns whose largest |value| exceeds HUGE_FEATURE are standardised in units of that value: std

@@ -163,6 +163,18 @@ def test_split_too_large():
         bilevel.split_dataset(d.X, d.y, 200, 100, seed=0)
 
 
+def test_a_lone_row_of_a_class_taken_by_the_test_set_is_explained():
+    """The stratified test set takes a row of each class, so a class with one row never reaches training;
+    the error used to advise "use a larger size", which cannot help."""
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    y = np.array([1.0] * 9 + [-1.0])
+    for n_train in (3, 4):
+        with pytest.raises(InputError, match=r"class -1 has 1 row\(s\) in all .* test set of 5 rows took it"):
+            bilevel.split_dataset(X, y, n_train, 1, seed=1)
+    split = bilevel.split_dataset(X, y, 3, 2, test_fraction=0.0)  # the advice works
+    assert set(split.y_train) == {-1.0, 1.0}
+
+
 @pytest.mark.parametrize("unit, offset", [(1e160, 0.0), (1e307, 1.0), (1e307, -0.5)])
 def test_standardising_a_column_of_huge_values(unit, offset):
     # X.std overflowed for a column of size 1e160: scale inf, and the column's standardised values all 0; the
