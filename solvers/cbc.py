@@ -29,7 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from .common import RunResult, check_instance_path, finite_or_none, is_maximisation, lp_objective_constant
+from .common import (RunResult, check_instance_path, end_marker_error, finite_or_none, is_maximisation,
+                     lp_objective_constant)
 
 NAME = "cbc"
 
@@ -103,13 +104,16 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     columns only (8 significant digits); objective and bound are in the file's sense (a maximisation
     model's are negated back from CBC's minimisation sense). Returns a :class:`RunResult`; status ``unavailable``
     without a CBC binary, ``error`` when CBC fails, cannot read the file or misreads it, and for an LP file whose
-    objective has a constant term (:func:`solvers.common.lp_objective_constant`), which CBC 2.10 drops. An infinite
-    ``time_limit`` means none. Raises InputError for a missing file or another suffix."""
+    objective has a constant term (:func:`solvers.common.lp_objective_constant`), which CBC 2.10 drops, or a file
+    that does not end with ``ENDATA`` or ``end`` (:func:`solvers.common.end_marker_error`: CBC 2.10 ran on past
+    its 20 s limit for 120 s on an LP file cut short). An infinite ``time_limit`` means none. Raises InputError for a missing file or another suffix."""
     path = check_instance_path(path)
     maximise = is_maximisation(path)
     exe = binary()
     if exe is None:
         return RunResult(NAME, str(path), "unavailable", message="pip install pulp (bundles CBC)")
+    if (problem := end_marker_error(path)) is not None:  # CBC ran past its time limit on an LP file cut short
+        return RunResult(NAME, str(path), "error", message=problem)
     constant = lp_objective_constant(path)
     if constant != 0:  # CBC 2.10 drops it without a word and reports another objective
         return RunResult(NAME, str(path), "error", message=f"the LP objective has a constant term ({constant:g}), which "

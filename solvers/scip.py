@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, lp_sense_error, finite_or_none, importable
+from .common import RunResult, check_instance_path, file_error, finite_or_none, importable
 
 NAME = "scip"
 
@@ -24,15 +24,16 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     """Read ``path`` (``.mps`` fixed or free, or ``.lp``) with SCIP and solve it.
 
     ``time_limit`` seconds (SCIP ``limits/time``, wall clock), ``mip_gap`` relative gap (``limits/gap``;
-    ``None``: SCIP default 0). Returns a :class:`RunResult` (solution with the file's column names); a
-    file SCIP cannot read, or one from which it reads no variable (an empty file, text that is no model), or an
-    LP file that does not start with an objective sense (:func:`solvers.common.lp_sense_error`) gives
-    status ``error``. Raises InputError for a missing file or another suffix;
-    returns status ``unavailable`` when PySCIPOpt is not installed."""
+    ``None``: SCIP default 0). Returns a :class:`RunResult` (solution with the file's column names). Status
+    ``error`` for a file SCIP cannot read, one from which it reads no variable (an empty file, text that is no
+    model), an LP file that does not start with an objective sense (:func:`solvers.common.lp_sense_error`), and
+    a file that does not end with ``ENDATA`` or ``end`` (:func:`solvers.common.end_marker_error`; cut short).
+    Raises InputError for a missing file or another suffix; returns status ``unavailable`` when PySCIPOpt is
+    not installed."""
     path = check_instance_path(path)
     if not available():
         return RunResult(NAME, str(path), "unavailable", message="pip install pyscipopt")
-    if (problem := lp_sense_error(path)) is not None:  # SCIP reads such a file with the objective 0
+    if (problem := file_error(path)) is not None:  # SCIP reads such files as other models
         return RunResult(NAME, str(path), "error", message=problem)
     import pyscipopt
 

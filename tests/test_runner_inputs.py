@@ -252,6 +252,58 @@ def test_an_lp_file_without_an_objective_sense_is_an_error_for_every_runner(tmp_
                 assert result.status == "optimal" and result.objective == pytest.approx(expect), result
 
 
+def _cuts(path: Path, every: int):
+    """The text of ``path`` cut at every ``every``-th line boundary (the last line kept off), and cut at 1000
+    bytes, as ``(where, text)`` pairs."""
+    lines = path.read_text().splitlines(keepends=True)
+    yield "1000 bytes", path.read_text()[:1000]
+    for k in range(1, len(lines) - 1, every):
+        yield f"{k} lines", "".join(lines[:k])
+
+
+@pytest.mark.parametrize("fmt", ["mps", "lp"])
+def test_a_file_cut_short_is_an_error_for_every_runner(tmp_path, fmt):
+    """HiGHS read cancer-opt-n5-s0.mps cut to 1000 bytes as a 2-column model, optimal 0; SCIP read that .lp
+    cut at a line boundary inside its constraints as the part before the cut, optimal 0 on 20 of 63 cuts of
+    cancer-opt-n10-s0.lp, and CBC ran on for 120 s past its 20 s limit on the .lp cut before its last line. Every
+    runner now calls each cut file an error at once (CPLEX through its reading warnings, the others through
+    the end-marker check)."""
+    source = MODELS / ROWS["cancer-opt-n5-s0"][fmt]
+    path = tmp_path / f"cut.{fmt}"
+    answered = []
+    for where, text in _cuts(source, 40):
+        path.write_text(text)
+        assert common.end_marker_error(path) is not None, where
+        for runner in (highs, scip, cplex, cbc):
+            result = runner.solve(path, time_limit=20)
+            if result.status not in ("error", "unavailable") or result.objective is not None:
+                answered.append((runner.NAME, where, result.status, result.objective))
+    assert not answered
+
+
+def test_end_markers_of_complete_files(tmp_path):
+    """Every committed instance file ends right; a closing keyword in any case, followed by blank lines and
+    comments, still counts; a file whose last word is another one does not."""
+    committed = [MODELS / row[fmt] for row in ROWS.values() for fmt in ("mps", "lp") if (MODELS / row[fmt]).exists()]
+    assert len(committed) >= 20
+    for path in committed:
+        assert common.end_marker_error(path) is None, path
+    body = "minimize\n obj: x\nsubject to\n c: x >= 1\n"
+    for text, ok in ((body + "End\n\n\\ trailing comment\n", True), (body + "END", True),
+                     (body + "end \\* a block\n comment *\\\n", True), (body, False), (body + "ending\n", False)):
+        path = tmp_path / "e.lp"
+        path.write_text(text)
+        assert (common.end_marker_error(path) is None) is ok, text
+        if ok and "*" not in text:  # HiGHS 1.15.1 reads no block comment
+            assert highs.solve(path).objective == pytest.approx(1.0)
+    for text, ok in (("NAME x\nROWS\n N obj\nCOLUMNS\n x obj 1\nENDATA\n* comment\n\n", True),
+                     ("NAME x\nROWS\n N obj\nCOLUMNS\n x obj 1\nendata", True),
+                     ("NAME x\nROWS\n N obj\nCOLUMNS\n x obj 1\n", False)):
+        path = tmp_path / "e.mps"
+        path.write_text(text)
+        assert (common.end_marker_error(path) is None) is ok, text
+
+
 def test_cbc_runner_takes_any_finite_time_limit_and_inf_as_none():
     """A time limit of 1e9 s made the runner's watchdog (3 T + 60 s) too long for subprocess (OverflowError);
     CBC refuses "-sec inf"."""
