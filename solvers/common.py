@@ -17,7 +17,8 @@ from pathlib import Path
 from bilevel.errors import InputError
 
 #: Runner modules by solver name.
-RUNNERS = {"highs": "solvers.highs", "scip": "solvers.scip", "cbc": "solvers.cbc", "cplex": "solvers.cplex"}
+RUNNERS = {"highs": "solvers.highs", "scip": "solvers.scip", "cbc": "solvers.cbc", "cplex": "solvers.cplex",
+           "gurobi": "solvers.gurobi", "xpress": "solvers.xpress"}
 
 #: Normalised statuses a runner reports.
 STATUSES = ("optimal", "time_limit", "infeasible", "unbounded", "infeasible_or_unbounded", "no_solution", "error",

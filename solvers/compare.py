@@ -174,7 +174,7 @@ def main(argv=None) -> int:
     p.add_argument("manifest", help="the library manifest, e.g. models/manifest.csv")
     # "%(default).0s" prints nothing and keeps the formatter from adding "(default: [])"
     p.add_argument("--solver", action="append", default=[],
-                   help="highs, scip, cbc or cplex (repeatable; highs when none is given)%(default).0s")
+                   help="highs, scip, cbc, cplex, gurobi or xpress (repeatable; highs when none is given)%(default).0s")
     p.add_argument("--format", choices=["mps", "lp", "both"], default="mps", help="which file of each instance")
     p.add_argument("--time-limit", type=float, default=60.0,
                    help=f"seconds per solve: finite, > 0 and at most {MAX_TIME_LIMIT:g} (SCIP's largest)")

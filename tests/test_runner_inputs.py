@@ -12,7 +12,7 @@ import pytest
 
 from bilevel import library
 from bilevel.errors import InputError
-from solvers import cbc, common, compare, cplex, highs, scip
+from solvers import cbc, common, compare, cplex, gurobi, highs, scip, xpress
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "models"
@@ -242,7 +242,7 @@ def test_an_lp_file_without_an_objective_sense_is_an_error_for_every_runner(tmp_
     for sense, expect in (("minimise", None), ("\\ a comment\nMinimize", 2.0)):
         path = tmp_path / "s.lp"
         path.write_text(f"{sense}\n{body}")
-        for runner in (highs, scip, cplex, cbc):
+        for runner in (highs, scip, cplex, cbc, gurobi, xpress):
             result = runner.solve(path, time_limit=60)
             if result.status == "unavailable":
                 continue
@@ -274,7 +274,7 @@ def test_a_file_cut_short_is_an_error_for_every_runner(tmp_path, fmt):
     for where, text in _cuts(source, 40):
         path.write_text(text)
         assert common.end_marker_error(path) is not None, where
-        for runner in (highs, scip, cplex, cbc):
+        for runner in (highs, scip, cplex, cbc, gurobi, xpress):
             result = runner.solve(path, time_limit=20)
             if result.status not in ("error", "unavailable") or result.objective is not None:
                 answered.append((runner.NAME, where, result.status, result.objective))
