@@ -142,6 +142,17 @@ def file_error(path) -> str | None:
     return lp_sense_error(path) or end_marker_error(path)
 
 
+def refusal(solver: str, path: Path, unavailable: str | None) -> RunResult | None:
+    """What a runner returns before reading ``path`` (already checked by :func:`check_instance_path`): status
+    ``unavailable`` with the reason ``unavailable`` when that is not ``None``, else status ``error`` when
+    :func:`file_error` objects to the file, else ``None`` (go ahead)."""
+    if unavailable is not None:
+        return RunResult(solver, str(path), "unavailable", message=unavailable)
+    if (problem := file_error(path)) is not None:
+        return RunResult(solver, str(path), "error", message=problem)
+    return None
+
+
 def lp_objective_constant(path) -> float:
     """The constant term of the objective of the LP file at ``path`` (0.0 when it has none, or for an MPS
     file): the sum of the numbers, with their signs, that multiply no variable outside ``[ ... ]``

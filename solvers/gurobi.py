@@ -11,7 +11,7 @@ import functools
 import math
 import time
 
-from .common import RunResult, check_instance_path, file_error, finite_or_none, importable
+from .common import RunResult, check_instance_path, finite_or_none, importable, refusal
 
 NAME = "gurobi"
 
@@ -70,10 +70,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     ``unavailable`` without gurobipy or a usable license. Raises InputError for a missing file or another
     suffix."""
     path = check_instance_path(path)
-    if (problem := _license_problem()) is not None:
-        return RunResult(NAME, str(path), "unavailable", message=problem)
-    if (problem := file_error(path)) is not None:
-        return RunResult(NAME, str(path), "error", message=problem)
+    if (refused := refusal(NAME, path, _license_problem())) is not None:
+        return refused
     import gurobipy
     from gurobipy import GRB
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, file_error, finite_or_none, importable
+from .common import RunResult, check_instance_path, finite_or_none, importable, refusal
 
 NAME = "scip"
 
@@ -31,10 +31,9 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     Raises InputError for a missing file or another suffix; returns status ``unavailable`` when PySCIPOpt is
     not installed."""
     path = check_instance_path(path)
-    if not available():
-        return RunResult(NAME, str(path), "unavailable", message="pip install pyscipopt")
-    if (problem := file_error(path)) is not None:  # SCIP reads such files as other models
-        return RunResult(NAME, str(path), "error", message=problem)
+    # SCIP reads the files file_error objects to as other models
+    if (refused := refusal(NAME, path, None if available() else "pip install pyscipopt")) is not None:
+        return refused
     import pyscipopt
 
     t0 = time.perf_counter()

@@ -15,7 +15,7 @@ import os
 import time
 import warnings
 
-from .common import RunResult, check_instance_path, file_error, finite_or_none, importable
+from .common import RunResult, check_instance_path, finite_or_none, importable, refusal
 
 NAME = "xpress"
 
@@ -80,10 +80,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     outcome other than optimal, a time-limit stop, infeasible or unbounded; status ``unavailable`` without the
     ``xpress`` package or a license. Raises InputError for a missing file or another suffix."""
     path = check_instance_path(path)
-    if (problem := _license_problem()) is not None:
-        return RunResult(NAME, str(path), "unavailable", message=problem)
-    if (problem := file_error(path)) is not None:
-        return RunResult(NAME, str(path), "error", message=problem)
+    if (refused := refusal(NAME, path, _license_problem())) is not None:
+        return refused
     import xpress
 
     t0 = time.perf_counter()
