@@ -20,7 +20,6 @@ the run an ``error``, except its notice of a variable that appears only in the b
 """
 from __future__ import annotations
 
-import math
 import os
 import re
 import shutil
@@ -29,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .common import (RunResult, check_instance_path, end_marker_error, finite_or_none, is_maximisation,
+from .common import (RunResult, check_instance_path, check_limits, end_marker_error, finite_or_none, is_maximisation,
                      lp_objective_constant)
 
 NAME = "cbc"
@@ -106,8 +105,10 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     without a CBC binary, ``error`` when CBC fails, cannot read the file or misreads it, and for an LP file whose
     objective has a constant term (:func:`solvers.common.lp_objective_constant`), which CBC 2.10 drops, or a file
     that does not end with ``ENDATA`` or ``end`` (:func:`solvers.common.end_marker_error`: CBC 2.10 ran on past
-    its 20 s limit for 120 s on an LP file cut short). An infinite ``time_limit`` means none. Raises InputError for a missing file or another suffix."""
+    its 20 s limit for 120 s on an LP file cut short). An infinite ``time_limit`` means none.
+    Raises InputError for a missing file, another suffix or a bad limit (:func:`solvers.common.check_limits`)."""
     path = check_instance_path(path)
+    time_limit, mip_gap = check_limits(time_limit, mip_gap)
     maximise = is_maximisation(path)
     exe = binary()
     if exe is None:
@@ -118,7 +119,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     if constant != 0:  # CBC 2.10 drops it without a word and reports another objective
         return RunResult(NAME, str(path), "error", message=f"the LP objective has a constant term ({constant:g}), which "
                          "CBC 2.10 drops; give CBC the .mps file, or write the constant as a variable fixed to 1")
-    limited = time_limit is not None and math.isfinite(float(time_limit))  # inf: no limit ("-sec inf" is refused)
+    limited = time_limit is not None  # check_limits made inf None: CBC refuses "-sec inf"
     with tempfile.TemporaryDirectory() as tmp:
         options = (["-sec", f"{float(time_limit):g}"] if limited else []) + \
                   (["-ratioGap", f"{float(mip_gap):g}"] if mip_gap is not None else []) + (["-max"] if maximise else [])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bilevel.errors import InputError
+from bilevel.validation import as_number
 
 #: Runner modules by solver name.
 RUNNERS = {"highs": "solvers.highs", "scip": "solvers.scip", "cbc": "solvers.cbc", "cplex": "solvers.cplex",
@@ -134,6 +135,34 @@ def end_marker_error(path) -> str | None:
     if last.lower() == marker.lower():
         return None
     return f"the file does not end with {marker} (cut short?): its last line is {last[:40]!r}"
+
+
+#: Largest time limit handed to a solver, in seconds: SCIP's largest ``limits/time`` (CPLEX takes up to 1e75,
+#: HiGHS and CBC any finite one). No solve lasts that long: :func:`check_limits` reads a longer one as none.
+MAX_TIME_LIMIT = 1e20
+
+
+def check_limits(time_limit, mip_gap) -> tuple[float | None, float | None]:
+    """The limits every runner's ``solve`` takes, checked before the solver sees them: ``time_limit`` in
+    seconds (``None``, ``inf`` or anything above :data:`MAX_TIME_LIMIT`: no limit, returned as ``None``; 0 stops
+    at once), ``mip_gap`` a relative gap (``None``: the solver's default). Returns both as floats or ``None``.
+
+    Raises InputError for a NaN or negative ``time_limit`` and a NaN, negative or infinite ``mip_gap``, or a
+    value that is not a number. Before this check the runners disagreed on such values: HiGHS ignored a
+    negative time limit and solved to "optimal", CBC stopped at once, SCIP raised its own ValueError after
+    printing to stderr, Gurobi and Xpress read a NaN gap as none, and CPLEX called ``inf`` an error."""
+    limit = gap = None
+    if time_limit is not None:
+        limit = as_number(time_limit, "time_limit")
+        if not limit >= 0:
+            raise InputError(f"time_limit must be >= 0 seconds (None or inf: no limit); got {time_limit!r}")
+        if limit > MAX_TIME_LIMIT:
+            limit = None
+    if mip_gap is not None:
+        gap = as_number(mip_gap, "mip_gap")
+        if not 0 <= gap < math.inf:
+            raise InputError(f"mip_gap must be a finite number >= 0 (None: the solver's default); got {mip_gap!r}")
+    return limit, gap
 
 
 def file_error(path) -> str | None:

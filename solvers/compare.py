@@ -22,13 +22,8 @@ from bilevel.errors import InputError
 from bilevel.library import read_manifest, select_rows, sha256
 from bilevel.validation import check_mip_gap, check_positive, check_writable_file, check_writable_folder
 
-from .common import RunResult, agreement, format_table, get_runner, is_maximisation
+from .common import MAX_TIME_LIMIT, RunResult, agreement, format_table, get_runner, is_maximisation
 from .solution_files import write_solution_csv
-
-
-#: Largest time limit accepted, in seconds: SCIP's largest ``limits/time`` (CPLEX takes up to 1e75, HiGHS and
-#: CBC any finite one). No solve lasts that long; it only keeps every runner working.
-MAX_TIME_LIMIT = 1e20
 
 
 def check_time_limit(value, name: str = "time_limit") -> float | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import time
 
-from .common import RunResult, check_instance_path, finite_or_none, importable
+from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable
 
 NAME = "cplex"
 
@@ -53,13 +53,15 @@ def read_warnings(text: str) -> str:
 def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
     """Read ``path`` (``.mps`` or ``.lp``) with CPLEX and solve it on one thread.
 
-    ``time_limit`` seconds (CPLEX ``timelimit``, wall clock), ``mip_gap`` relative gap (``mip.tolerances.mipgap``;
+    ``time_limit`` seconds (CPLEX ``timelimit``, wall clock; ``None`` or ``inf``: none), ``mip_gap`` relative gap (``mip.tolerances.mipgap``;
     ``None``: CPLEX default 1e-4). Returns a :class:`RunResult` whose solution uses the file's column names;
     a file CPLEX cannot read or reads with a warning (a truncated file: see :func:`read_warnings`), one above
-    the Community Edition's size limits, or a parameter CPLEX refuses (a time limit above 1e75) gives status
-    ``error`` with CPLEX's message. Raises InputError for a missing file or another suffix; returns status
+    the Community Edition's size limits, or a parameter CPLEX refuses gives status ``error`` with CPLEX's
+    message. Raises InputError for a missing file, another suffix or a bad limit
+    (:func:`solvers.common.check_limits`); returns status
     ``unavailable`` when the ``cplex`` package is not installed."""
     path = check_instance_path(path)
+    time_limit, mip_gap = check_limits(time_limit, mip_gap)
     if not available():
         return RunResult(NAME, str(path), "unavailable", message="pip install cplex")
     from cplex.exceptions import CplexError
@@ -69,7 +71,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     c.parameters.threads.set(1)
     try:
         if time_limit is not None:
-            c.parameters.timelimit.set(float(time_limit))  # CPLEX error 1015 above 1e75 (inf included)
+            c.parameters.timelimit.set(float(time_limit))  # at most 1e20: CPLEX refuses above 1e75
         if mip_gap is not None:
             c.parameters.mip.tolerances.mipgap.set(float(mip_gap))
         warnings = io.StringIO()

@@ -8,10 +8,9 @@ a standard place) lifts the limit; without any usable license the runner reports
 from __future__ import annotations
 
 import functools
-import math
 import time
 
-from .common import RunResult, check_instance_path, finite_or_none, importable, refusal
+from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, refusal
 
 NAME = "gurobi"
 
@@ -67,9 +66,10 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     does not start with an objective sense or a file without its closing ``ENDATA`` / ``end``
     (:func:`solvers.common.file_error`), a file Gurobi cannot read, a model above the license's size limits,
     or a Gurobi status other than optimal, time limit, infeasible, unbounded or infeasible-or-unbounded; status
-    ``unavailable`` without gurobipy or a usable license. Raises InputError for a missing file or another
-    suffix."""
+    ``unavailable`` without gurobipy or a usable license. Raises InputError for a missing file, another
+    suffix or a bad limit (:func:`solvers.common.check_limits`)."""
     path = check_instance_path(path)
+    time_limit, mip_gap = check_limits(time_limit, mip_gap)
     if (refused := refusal(NAME, path, _license_problem())) is not None:
         return refused
     import gurobipy
@@ -81,7 +81,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         env = silent_env()
         model = gurobipy.read(str(path), env)
         model.setParam("Threads", 1)
-        if time_limit is not None and math.isfinite(float(time_limit)):
+        if time_limit is not None:
             model.setParam("TimeLimit", float(time_limit))
         if mip_gap is not None:
             model.setParam("MIPGap", float(mip_gap))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, file_error, finite_or_none, importable
+from .common import RunResult, check_instance_path, check_limits, file_error, finite_or_none, importable
 
 NAME = "highs"
 
@@ -23,9 +23,10 @@ def version() -> str:
 def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
     """Read ``path`` (``.mps`` fixed or free, or ``.lp``) with HiGHS and solve it.
 
-    ``time_limit`` seconds (HiGHS run time), ``mip_gap`` relative MIP gap (``None``: HiGHS default 1e-4).
+    ``time_limit`` seconds (HiGHS run time; ``None`` or ``inf``: none), ``mip_gap`` relative MIP gap (``None``:
+    HiGHS default 1e-4), both checked by :func:`solvers.common.check_limits`.
     Returns a :class:`RunResult` whose solution uses the file's column names. Raises InputError for a
-    missing file or another suffix; a file HiGHS cannot read, or an LP file that does not start with an
+    missing file, another suffix or a bad limit; a file HiGHS cannot read, or an LP file that does not start with an
     objective sense (:func:`solvers.common.lp_sense_error`) or any file that does not end with ``ENDATA`` or
     ``end`` (:func:`solvers.common.end_marker_error`; a file cut short), gives status ``error``."""
     import highspy
@@ -33,6 +34,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     from bilevel.highs_run import silent_highs
 
     path = check_instance_path(path)
+    time_limit, mip_gap = check_limits(time_limit, mip_gap)
     if (problem := file_error(path)) is not None:  # HiGHS reads such files as other models
         return RunResult(NAME, str(path), "error", message=problem)
     t0 = time.perf_counter()

@@ -3,6 +3,7 @@ the HiGHS runner and hand-solved models. Each runner's tests are skipped without
 license (pip's gurobipy carries a size-limited license, pip's xpress FICO's Community license)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -53,10 +54,19 @@ def _lp_file(tmp_path, text, name="m.lp"):
 
 @pytest.mark.parametrize("instance", SMALL)
 def test_runner_reaches_the_optimum_of_every_committed_instance_and_the_checker_trusts_it(runner, instance, tmp_path):
-    """Both formats of the 12 committed instances (all within the licenses' sizes): the manifest's HiGHS optimum, every column in the solution, and the package's own verification trusts it."""
+    """Both formats of the 12 committed instances (all within the licenses' sizes): the manifest's HiGHS
+    optimum, every column in the solution under the file's own name (the short MPS names of <id>.names.csv,
+    the LP file's labels), and the package's own verification trusts it."""
     row = ROWS[instance]
+    short = {line.split(",")[1] for line in (MODELS / row["names"]).read_text().splitlines()[1:]
+             if line.startswith("col,")}
     for fmt in ("mps", "lp"):
-        result = runner.solve(MODELS / row[fmt], time_limit=120, mip_gap=1e-6)
+        path = MODELS / row[fmt]
+        result = runner.solve(path, time_limit=120, mip_gap=1e-6)
+        if fmt == "mps":
+            assert set(result.solution) == short
+        else:
+            assert set(result.solution) <= set(re.findall(r"[^\s:+\-<>=]+", path.read_text()))
         assert result.status == "optimal", (instance, fmt, result)
         assert result.objective == pytest.approx(row["highs_objective"], rel=1e-4, abs=1e-6)
         assert result.bound == pytest.approx(row["highs_objective"], rel=1e-4, abs=1e-6)

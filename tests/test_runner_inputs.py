@@ -71,11 +71,26 @@ def test_cplex_calls_a_truncated_file_an_error(tmp_path):
         assert full.status == "optimal" and full.objective == pytest.approx(row["highs_objective"], rel=1e-4)
 
 
-def test_cplex_runner_reports_a_time_limit_it_refuses_as_an_error():
-    """CPLEX refuses a time limit above 1e75 (error 1015): the runner raised CplexError instead of returning."""
-    pytest.importorskip("cplex")
-    result = cplex.solve(MODELS / ROWS["cancer-opt-n5-s0"]["mps"], time_limit=float("inf"))
-    assert result.status == "error" and "1015" in result.message
+@pytest.mark.parametrize("runner", [highs, scip, cbc, cplex, gurobi, xpress], ids=lambda r: r.NAME)
+def test_every_runner_refuses_bad_limits_and_reads_inf_as_no_limit(runner):
+    """A NaN or negative time limit and a NaN, negative or infinite gap are InputErrors before the solver sees
+    them (common.check_limits). Before, HiGHS ignored -1 s and solved to "optimal", CBC stopped at once, SCIP
+    raised after printing to stderr, Gurobi and Xpress read a NaN gap as none. A time limit of inf or above
+    1e20 s is none: CPLEX called inf an error (its 1015) and SCIP raised on it."""
+    path = MODELS / ROWS["diabetes-opt-n10-s0"]["mps"]  # optimum 0.0426 (not 0, which a stopped solve can show)
+    for time_limit, mip_gap, name in ((float("nan"), None, "time_limit"), (-1.0, None, "time_limit"),
+                                      ("soon", None, "time_limit"), (None, float("nan"), "mip_gap"),
+                                      (None, -0.5, "mip_gap"), (None, float("inf"), "mip_gap")):
+        with pytest.raises(InputError, match=name):
+            runner.solve(path, time_limit=time_limit, mip_gap=mip_gap)
+    if not runner.available():
+        pytest.skip(f"{runner.NAME} is not available")
+    optimum = float(ROWS["diabetes-opt-n10-s0"]["highs_objective"])
+    for limit in (float("inf"), 1e30):
+        result = runner.solve(path, time_limit=limit, mip_gap=1e-6)
+        assert result.status == "optimal" and result.objective == pytest.approx(optimum, rel=1e-4, abs=1e-6), result
+    assert common.check_limits(0, 0) == (0.0, 0.0) and common.check_limits(None, None) == (None, None)
+    assert common.check_limits(1e20, 2) == (1e20, 2.0) and common.check_limits(1e21, None) == (None, None)
 
 
 # ------------------------------------------------------------------------------------------------ CBC
