@@ -43,6 +43,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 import os
 import platform
 import re
@@ -159,12 +160,27 @@ class StudyConfig:
         keys = ("seed", "time_limit", "threads", "flip", "tie_criteria", "tie_tolerance", "w_bar_ub", "rho_tests")
         if self.clock != "seconds":  # (absent otherwise, so the units of studies run before it existed are reused)
             keys += ("clock",)
-        blob = json.dumps({k: getattr(self, k) for k in keys}, sort_keys=True, default=list)
+        settings = {k: getattr(self, k) for k in keys}
+        # One setting, one hash: json wrote 20 and 20.0 as "20" and "20.0", so a study run with time_limit=20
+        # (or rho_tests=(0, 0.3)) was refused on resume by ``--time-limit 20`` as "computed with other settings".
+        # Floats are written as before, so the units of earlier studies are still reused.
+        for k in ("time_limit", "tie_tolerance", "w_bar_ub"):
+            settings[k] = _hash_number(settings[k])
+        settings["rho_tests"] = [_hash_number(v) for v in self.rho_tests]
+        blob = json.dumps(settings, sort_keys=True, default=list)
         blob += json.dumps([baseline_mod.SVC_C_GRID, baseline_mod.BOX_GRID])
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
     def to_dict(self) -> dict:
         return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in fields(self)}
+
+
+def _hash_number(value):
+    """``float(value)`` for a real number (not a bool), else ``value`` (``None``) unchanged: the form of a
+    numeric setting in :meth:`StudyConfig.result_hash`, so that 20 and 20.0 are one setting."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    return value
 
 
 def check_config(cfg: StudyConfig) -> None:

@@ -289,3 +289,15 @@ def test_an_infinite_time_limit_is_no_limit_and_study_json_stays_json(tmp_path):
     assert meta["config"]["time_limit"] is None
     summary = (tmp_path / "o" / "limited_summary.md").read_text()
     assert "None s" not in summary and "(none)" in summary
+
+
+def test_a_setting_written_as_an_int_is_the_same_setting(tmp_path):
+    # json wrote time_limit=20 as "20" and 20.0 as "20.0": a study run from Python with time_limit=20 was refused
+    # on resume by `bilevel study --time-limit 20` (20.0) as "computed with other settings"
+    as_int = _tiny(runs=1, time_limit=20, rho_tests=(0, 0.5), w_bar_ub=1)
+    as_float = _tiny(runs=1, time_limit=20.0, rho_tests=(0.0, 0.5), w_bar_ub=1.0)
+    assert as_int.result_hash() == as_float.result_hash()
+    assert _tiny(time_limit=21.0).result_hash() != as_float.result_hash() != _tiny(runs=1, seed=1).result_hash()
+    first = us.run_study(as_int, tmp_path / "o", jobs=1, progress=False)
+    again = us.run_study(as_float, tmp_path / "o", jobs=1, progress=False)
+    assert (first.n_computed, again.n_computed, again.n_reused, again.n_errors) == (1, 0, 1, 0)
