@@ -301,3 +301,24 @@ def test_a_setting_written_as_an_int_is_the_same_setting(tmp_path):
     first = us.run_study(as_int, tmp_path / "o", jobs=1, progress=False)
     again = us.run_study(as_float, tmp_path / "o", jobs=1, progress=False)
     assert (first.n_computed, again.n_computed, again.n_reused, again.n_errors) == (1, 0, 1, 0)
+
+
+def test_without_an_optimistic_hyperplane_no_model_is_scored_as_attacked(monkeypatch):
+    # no optimistic solution, so no margin and no attacked test point: the baselines' rows at rho_test > 0 gave
+    # their clean test accuracy as their accuracy under that attack, and it went into the baselines' means
+    from experiments import baseline
+
+    cfg = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=5,
+                         perturbed_n_val=5, epsilons=(0.2,), rho_vals=(0.0,), rho_tests=(0.0, 0.5), time_limit=20.0)
+    (task,) = us.build_tasks(cfg)
+    monkeypatch.setattr(us, "_solve", lambda *a, **k: "no_solution")
+    rec = us.run_unit(task)
+    assert rec["error"] is None and [r["rho_test"] for r in rec["rows"]] == [0.0, 0.5]
+    clean, attacked = rec["rows"]
+    data = bilevel.load_dataset("cancer")
+    split = bilevel.split_dataset(data.X, data.y, 5, 5, seed=task["split_seed"])
+    svc = baseline.linear_svc_grid(split.X_train, split.y_train, split.X_val, split.y_val, seed=task["split_seed"])
+    assert clean["svc_acc_test"] == np.mean(np.where(split.X_test @ svc["w"] - svc["b"] >= 0, 1, -1) == split.y_test)
+    assert all(attacked[f"{m}_acc_test"] is None for m in ("opt", "opt_eval", "pes", "svc", "box"))
+    summary = us.summarize_perturbed(pd.DataFrame([{**r, "run_id": task["run_id"]} for r in rec["rows"]]))
+    assert summary["LinearSVC grid"].tolist()[1] == "n/a" and summary["runs"].tolist() == [1, 1]
