@@ -20,6 +20,7 @@ from collections import OrderedDict
 import highspy
 import numpy as np
 
+from .errors import InputError, SolverError
 from .highs_run import load_model, run_checked, silent_highs
 from .inner import HingeLP
 
@@ -38,12 +39,17 @@ def hinge_lp_highs(w_bar, objective, constraints=()) -> HingeLP:
     ``constraints`` a sequence of ``(X, y, rhs)``.
 
     Raises SolverError when HiGHS does not report the LP optimal (e.g. a budget below the block's
-    least hinge loss makes it infeasible).
+    least hinge loss makes it infeasible) or rejects the box or a budget (e.g. NaN), InputError when ``w_bar``
+    is not one number per feature (only these are checked, for speed).
     """
     w_bar = np.asarray(w_bar, dtype=float)
-    p = len(w_bar)
     blocks = [objective, *((c[0], c[1]) for c in constraints)]
     blocks = [(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(y, dtype=float)) for X, y in blocks]
+    if w_bar.ndim != 1 or any(X.ndim != 2 or X.shape[1] != w_bar.size for X, _ in blocks):
+        # a cached LP would change the bounds of the first len(w_bar) columns only and misread the rest
+        raise InputError(f"w_bar must be a 1-D array of one half-width per feature; got shape {w_bar.shape} for "
+                         f"features of shapes {[X.shape for X, _ in blocks]}")
+    p = len(w_bar)
     rhs = np.array([float(c[2]) for c in constraints])
     sizes = [len(block[1]) for block in blocks]
     n_h = sum(sizes)
@@ -64,7 +70,7 @@ def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray, n_h: int) -> highs
     """A ``highspy.Highs`` holding the hinge LP of ``blocks`` (``(X, y)`` pairs: the objective's, then one per
     budget row; ``n_h`` points in all) with the box ``w_bar`` and the budgets ``rhs``, ready to run from
     scratch: this thread's cached object for the same data (bounds changed, solver state cleared), or a new
-    one. Raises SolverError when HiGHS rejects a new model."""
+    one. Raises SolverError when HiGHS rejects a new model, or the new bounds of a cached one."""
     key = hashlib.sha1(b"".join(a.tobytes() + repr(a.shape).encode() for block in blocks for a in block)).digest()
     lps = getattr(_LOCAL, "lps", None)
     if lps is None:
@@ -79,9 +85,14 @@ def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray, n_h: int) -> highs
             lps.popitem(last=False)
         return h
     lps.move_to_end(key)
-    h.changeColsBounds(p, np.arange(p, dtype=np.int32), -w_bar, w_bar)
-    if len(rhs):
-        h.changeRowsBounds(len(rhs), np.arange(n_h, n_h + len(rhs), dtype=np.int32), np.full(len(rhs), -_INF), rhs)
+    # A box or budget HiGHS rejects (NaN, a budget of -inf) leaves the previous call's bounds in place: raise, as
+    # a new object's load does, rather than solve the previous LP again.
+    ok = h.changeColsBounds(p, np.arange(p, dtype=np.int32), -w_bar, w_bar) != highspy.HighsStatus.kError
+    if ok and len(rhs):
+        ok = h.changeRowsBounds(len(rhs), np.arange(n_h, n_h + len(rhs), dtype=np.int32), np.full(len(rhs), -_INF),
+                                rhs) != highspy.HighsStatus.kError
+    if not ok:
+        raise SolverError("hinge LP: HiGHS could not load the model (it rejected the box or a budget)")
     h.clearSolver()
     return h
 

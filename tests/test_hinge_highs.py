@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bilevel import hinge_highs
-from bilevel.errors import SolverError
+from bilevel.errors import InputError, SolverError
 from bilevel.hinge_highs import hinge_lp_highs
 from bilevel.inner import hinge, hinge_lp
 
@@ -137,3 +137,36 @@ def test_each_thread_has_its_own_loaded_lps():
         t.join()
     for k in range(2):
         assert results[k] == pytest.approx(expected, abs=1e-8)
+
+
+@pytest.mark.parametrize("bad", ["nan box", "nan budget", "-inf budget"])
+def test_bounds_highs_rejects_raise_on_a_cached_lp_as_on_a_fresh_one(bad):
+    """A box or budget HiGHS rejects left the cached object's previous bounds in place: the call solved the
+    previous LP again and returned its answer (start_at at a NaN box gave the start of the box before it)."""
+    rng = np.random.default_rng(3)
+    (X, y), (Xc, yc) = _blocks(rng, 2)
+    w_bar, rhs = np.full(4, 0.5), hinge_lp(np.full(4, 0.5), (Xc, yc)).value + 0.1
+    if bad == "nan box":
+        args = (np.array([np.nan, 0.5, 0.5, 0.5]), (X, y), [(Xc, yc, rhs)])
+    else:
+        args = (w_bar, (X, y), [(Xc, yc, np.nan if bad == "nan budget" else -np.inf)])
+    with pytest.raises(SolverError, match="hinge LP"):
+        _fresh(*args)
+    hinge_lp_highs(w_bar, (X, y), [(Xc, yc, rhs)])  # loads and caches the LP of these data
+    with pytest.raises(SolverError, match="hinge LP"):
+        hinge_lp_highs(*args)
+    # the cached object still answers valid calls as scipy does
+    assert hinge_lp_highs(w_bar, (X, y), [(Xc, yc, rhs)]).value == pytest.approx(
+        hinge_lp(w_bar, (X, y), [(Xc, yc, rhs)]).value, abs=1e-8)
+
+
+def test_a_box_of_another_length_is_an_input_error():
+    """A cached LP changed the bounds of the first len(w_bar) columns only and read b from a w column."""
+    rng = np.random.default_rng(4)
+    (X, y), = _blocks(rng, 1)
+    hinge_lp_highs(np.full(4, 0.5), (X, y))
+    for w_bar in (np.full(3, 0.5), np.full(5, 0.5), np.full((4, 1), 0.5)):
+        with pytest.raises(InputError, match="w_bar"):
+            hinge_lp_highs(w_bar, (X, y))
+        with pytest.raises(InputError):
+            hinge_lp(w_bar, (X, y))  # the scipy path refuses it too
