@@ -150,6 +150,9 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
     check_scale([X_t, X_v], ub)
+    # Copies: bilevel_info keeps the data of the model (MIP starts, verification, tune's check of an optimistic
+    # result), which the caller's arrays, changed in place later, would otherwise replace.
+    X_t, y_t, X_v, y_v = (np.array(a) for a in (X_t, y_t, X_v, y_v))
     if objective_cutoff is not None:
         objective_cutoff = check_positive(objective_cutoff, "objective_cutoff (a mean hinge value)", allow_zero=True)
     t_lp = time.perf_counter()

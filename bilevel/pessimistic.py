@@ -319,6 +319,7 @@ def pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon: float = 0
         raise InputError(f"the flipped set V_f must be a non-empty subset of 0..{len(y_v) - 1}")
     if replica not in ("optimal", "feasible"):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
+    X_t, y_t, X_v, y_v = (np.array(a) for a in (X_t, y_t, X_v, y_v))  # copies, as build_optimistic_model's
     return {
         "mode": "pessimistic",
         "X_train": X_t, "y_train": y_t, "X_val": X_v, "y_val": y_v, "w_bar_lb": lb, "w_bar_ub": ub,

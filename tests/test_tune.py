@@ -146,6 +146,25 @@ def test_an_optimistic_result_of_other_bounds_or_data_is_refused():
     assert bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", w_bar_bounds=(0.0, 0.02), optimistic=same).verified
 
 
+def test_an_optimistic_result_whose_data_the_caller_changed_in_place_is_refused():
+    """The models kept the caller's arrays (no copy), so data changed in place after the optimistic solve
+    compared equal to themselves: diabetes 12/10 seed 1 with X scaled by 3 in place, the pessimistic tune
+    kept the old floor 0.3899 and returned it "optimal" and verified, against the optimum 0.3684 on these
+    data (a tune that solves its own optimistic model)."""
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 12, 10, seed=1)
+    Xt, yt, Xv, yv = s.X_train.copy(), s.y_train.copy(), s.X_val.copy(), s.y_val.copy()
+    opt = bilevel.tune(Xt, yt, Xv, yv)
+    Xt *= 3.0
+    with pytest.raises(InputError, match="other data"):
+        bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", flip="all", optimistic=opt)
+    yv[0] = -yv[0]
+    opt = bilevel.tune(Xt, yt, Xv, yv)
+    yv[0] = -yv[0]
+    with pytest.raises(InputError, match="other data"):
+        bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", flip="all", optimistic=opt)
+
+
 def test_a_solve_stopped_at_mip_gap_is_not_called_optimal():
     """HiGHS reports "optimal" when it stops at mip_rel_gap; above its default tolerance that is not a
     proof, so the status is "gap_limit" (diabetes 20/20 seed 1, pessimistic epsilon 0.2: open at 30 s)."""
