@@ -94,13 +94,31 @@ def _test_accuracy(r: TuneResult, split) -> float | None:
     return r.accuracy(split.X_test, split.y_test) if len(split.y_test) else None
 
 
+def _export_paths(args) -> list[Path]:
+    """The model files ``--export`` writes: optimistic.lp/.mps, and pessimistic.lp/.mps unless
+    ``--mode optimistic``; none without ``--export``."""
+    if not args.export:
+        return []
+    names = ["optimistic"] + ([] if args.mode == "optimistic" else ["pessimistic"])
+    return [Path(args.export) / f"{name}{suffix}" for name in names for suffix in (".lp", ".mps")]
+
+
 def _check_outputs(args) -> Path:
     """Check the output paths before any solve (creating their folders); return the JSON path. Raises
     InputError for a JSON path that is a folder or a read-only file, or an export or JSON folder that is a file
-    or cannot be written to."""
+    or cannot be written to, an export file that is a folder or read-only, and a JSON path that is one of the
+    export files or lies inside one (it would overwrite the model, or make it a folder)."""
     json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
     if args.export:
         check_writable_folder(args.export, "--export")
+    exports = _export_paths(args)
+    for path in exports:
+        check_writable_file(path, "--export")
+    target = json_path.resolve()
+    for path in exports:
+        if target == path.resolve() or path.resolve() in target.parents:
+            raise InputError(f"the JSON result file {str(json_path)!r} is, or lies inside, the exported model "
+                             f"{str(path)!r}; choose another --json path")
     return check_writable_file(json_path, "the JSON result file")
 
 

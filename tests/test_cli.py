@@ -155,3 +155,27 @@ def test_help_states_each_default_once(command, capsys):
     assert not re.search(r"\(default: [^)]*\) \(default:", text)
     if command == "tune":
         assert "(default: 20)" in text and "(default: its last column)" in text
+
+
+def test_export_files_are_checked_before_any_solve_and_never_overwritten_by_the_json(tmp_path, capsys, monkeypatch):
+    """An export file that is a folder, or a --json path that is (or lies inside) an export file, failed after
+    the solves (no JSON written), or had the JSON overwrite the model the report listed as exported."""
+    import bilevel.tune_cli as tune_cli
+
+    def no_solve(*a, **k):
+        raise AssertionError("solved before checking the arguments")
+    monkeypatch.setattr(tune_cli, "tune", no_solve)
+    (tmp_path / "a" / "optimistic.lp").mkdir(parents=True)
+    (tmp_path / "c" / "pessimistic.mps").mkdir(parents=True)
+    for args, match in (
+        (["--export", str(tmp_path / "a")], "is a folder"),
+        (["--export", str(tmp_path / "c"), "--mode", "both"], "is a folder"),
+        (["--export", str(tmp_path / "b"), "--json", str(tmp_path / "b" / "optimistic.lp")], "exported model"),
+        (["--export", str(tmp_path / "b"), "--json", str(tmp_path / "b" / "pessimistic.mps"), "--mode", "pessimistic"],
+         "exported model"),
+        (["--export", str(tmp_path / "d"), "--json", str(tmp_path / "d" / "optimistic.mps" / "r.json")], "exported model"),
+    ):
+        code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic", *args])
+        err = capsys.readouterr().err
+        assert code == 2 and match in err and len(err.strip().splitlines()) == 1, (args, err)
+    assert not (tmp_path / "d" / "optimistic.mps").exists()
