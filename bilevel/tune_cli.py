@@ -13,6 +13,7 @@ from .datasets import load_dataset, split_dataset
 from .errors import InputError
 from .export import write_model
 from .help_format import DefaultsHelpFormatter
+from .solve import UNSAFE_OPTIONS
 from .tune import TuneResult, tune
 from .validation import CLOCKS, check_epsilon, check_writable_file, check_writable_folder
 
@@ -62,7 +63,7 @@ def add_parser(sub) -> None:
                    "HiGHS's defaults except the RENS heuristic off, cuts separated at the root only and "
                    "mip_pscost_minreliable=4); repeatable, "
                    "e.g. --highs-option mip_heuristic_run_rens=true; options known to give wrong answers on these "
-                   "MILPs (bilevel.solve.UNSAFE_OPTIONS: mip_lifting_for_probing) are refused")
+                   f"MILPs (bilevel.solve.UNSAFE_OPTIONS: {', '.join(UNSAFE_OPTIONS)}) are refused")
     p.add_argument("--json", default=None, help="JSON result file (default: EXPORT/result.json with --export, "
                    "else bilevel_result.json)")
     p.add_argument("--export", default=None, metavar="DIR", help="write both MILPs as .lp and .mps into DIR")

@@ -179,3 +179,31 @@ def test_export_files_are_checked_before_any_solve_and_never_overwritten_by_the_
         err = capsys.readouterr().err
         assert code == 2 and match in err and len(err.strip().splitlines()) == 1, (args, err)
     assert not (tmp_path / "d" / "optimistic.mps").exists()
+
+
+def test_objective_bound_is_refused_it_made_tune_report_a_false_optimum(capsys):
+    """--highs-option objective_bound=0.1 (below the optimum) made HiGHS report the MIP start optimal: diabetes
+    10/10 split 2, optimistic, was printed 'optimal 0.806188, best bound 0.806188', while its exported model
+    (HiGHS, SCIP) and the run without the option give 0.385700. The option is refused like the other unsafe
+    ones, before any solve; its default (inf) is allowed."""
+    import bilevel.solve as solve_module
+    from bilevel.tune import tuning_options
+    from bilevel.warmstart import kkt_start
+
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 10, 10, seed=2)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    cm = solve_module.compile_model(model)
+    bad = solve_module._configured_highs(cm, {**tuning_options(), "objective_bound": 0.1},
+                                         solve_module._start_vector(cm, kkt_start(model)))
+    bad.run()  # the reason is real: HiGHS itself calls the start optimal, with a bound above the true optimum
+    true = bilevel.solve_model(model)
+    assert true.status == "optimal" and bad.getInfo().mip_dual_bound > true.objective + 0.1
+    code = main(["tune", "--data", "diabetes", "--n-train", "10", "--n-val", "10", "--seed", "2", "--mode",
+                 "optimistic", "--highs-option", "objective_bound=0.1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "objective_bound=0.1 is refused" in err and len(err.strip().splitlines()) == 1, err
+    with pytest.raises(bilevel.InputError, match="objective_bound"):
+        bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, highs_options={"objective_bound": 0.5})
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, highs_options={"objective_bound": float("inf")})
+    assert res.objective == pytest.approx(true.objective, abs=1e-6)
