@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import warnings
 from pathlib import Path
 
@@ -205,7 +206,13 @@ def run(args) -> int:
     except OSError as exc:  # e.g. a full disk: name the file (bilevel.cli prints it in one line)
         raise OSError(exc.errno, exc.strerror, str(json_path)) from None
     print(f"result      : {json_path}")
-    return 0 if all(r.verified for r in results.values()) else 1
+    failed = [name for name, r in results.items() if not r.verified]
+    if failed:  # exit code 1 with its one line on stderr, like a solver or operating-system error
+        first = results[failed[0]].verification.messages
+        print(f"bilevel tune: error: the {' and the '.join(failed)} solution failed verification"
+              + (f": {first[0]}" if first else "") + " (see 'verified' above)", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _json_default(o):

@@ -207,3 +207,24 @@ def test_objective_bound_is_refused_it_made_tune_report_a_false_optimum(capsys):
         bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, highs_options={"objective_bound": 0.5})
     res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, highs_options={"objective_bound": float("inf")})
     assert res.objective == pytest.approx(true.objective, abs=1e-6)
+
+
+def test_a_failed_verification_exits_1_with_one_line_on_stderr(tmp_path, capsys, monkeypatch):
+    """README: an unverified solution exits with code 1, 'also with one line on stderr'; it printed nothing
+    on stderr (only 'verified : NO' among the stdout lines)."""
+    import importlib
+
+    tune_module = importlib.import_module("bilevel.tune")
+    real = tune_module.verify_model
+
+    def failing(model, **kw):
+        ver = real(model, **kw)
+        ver.verified = False
+        ver.messages.append("simulated failure")
+        return ver
+    monkeypatch.setattr(tune_module, "verify_model", failing)
+    code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic",
+                 "--json", str(tmp_path / "r.json")])
+    out, err = capsys.readouterr()
+    assert code == 1 and "verified    : NO" in out and (tmp_path / "r.json").exists()
+    assert len(err.strip().splitlines()) == 1 and "optimistic solution failed verification" in err, err
