@@ -198,7 +198,11 @@ def run(args) -> int:
         models = {name: r.plain_model() for name, r in results.items()}
         if "pessimistic" in results and "optimistic" not in results:
             models["optimistic"] = opt.plain_model()
-        written = [write_model(m, folder / f"{name}{suffix}") for name, m in models.items() for suffix in (".lp", ".mps")]
+        try:
+            written = [write_model(m, folder / f"{name}{suffix}") for name, m in models.items()
+                       for suffix in (".lp", ".mps")]
+        except InputError as exc:  # the paths were checked before the solves: what is left is the system's (a
+            raise OSError(str(exc)) from None  # full disk), exit code 1 like the JSON file's, not bad input
         print(f"exported    : {', '.join(sorted(str(p) for p in written))}")
     json_path.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -228,3 +228,19 @@ def test_a_failed_verification_exits_1_with_one_line_on_stderr(tmp_path, capsys,
     out, err = capsys.readouterr()
     assert code == 1 and "verified    : NO" in out and (tmp_path / "r.json").exists()
     assert len(err.strip().splitlines()) == 1 and "optimistic solution failed verification" in err, err
+
+
+def test_a_full_disk_while_exporting_exits_1_like_any_operating_system_error(tmp_path, capsys, monkeypatch):
+    """README: bad input exits 2, 'an operating-system error (a full disk) exits with code 1'. A full disk while
+    writing the JSON did; while writing the exported models (write_model's InputError) it exited 2."""
+    import errno
+
+    import pyomo.environ as pyo
+
+    def full(self, *a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(pyo.ConcreteModel, "write", full)
+    code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic",
+                 "--export", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 1 and "No space left on device" in err and len(err.strip().splitlines()) == 1, err
