@@ -67,7 +67,8 @@ def add_parser(sub) -> None:
                    f"MILPs (bilevel.solve.UNSAFE_OPTIONS: {', '.join(UNSAFE_OPTIONS)}) are refused")
     p.add_argument("--json", default=None, help="JSON result file (default: EXPORT/result.json with --export, "
                    "else bilevel_result.json)")
-    p.add_argument("--export", default=None, metavar="DIR", help="write both MILPs as .lp and .mps into DIR")
+    p.add_argument("--export", default=None, metavar="DIR", help="write the MILPs as .lp and .mps into DIR: "
+                   "optimistic.lp/.mps, and pessimistic.lp/.mps unless --mode optimistic")
     p.set_defaults(func=run)
 
 

@@ -109,6 +109,13 @@ def test_export_lists_only_the_files_written(tmp_path, capsys):
                  "--export", str(tmp_path)])
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("exported"))
     assert code == 0 and "optimistic.lp" in line and "optimistic.mps" in line and "pessimistic" not in line
+    # and the help says so: it promised "both MILPs" whatever --mode
+    from bilevel.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["tune", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "both MILPs" not in text and "pessimistic.lp/.mps unless --mode optimistic" in text
 
 
 def test_highs_option_values_are_typed():
