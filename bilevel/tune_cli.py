@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .datasets import load_dataset, split_dataset
+from .datasets import BUILTIN, load_dataset, split_dataset
 from .errors import InputError
 from .export import write_model
 from .help_format import DefaultsHelpFormatter
@@ -122,6 +122,12 @@ def _check_outputs(args) -> Path:
         if target == path.resolve() or path.resolve() in target.parents:
             raise InputError(f"the JSON result file {str(json_path)!r} is, or lies inside, the exported model "
                              f"{str(path)!r}; choose another --json path")
+    if args.data not in BUILTIN and Path(args.data).is_file():  # the outputs would overwrite the data read
+        data = Path(args.data).resolve()
+        for what, path in [("the JSON result file", json_path)] + [("--export", p) for p in exports]:
+            if path.resolve() == data:
+                raise InputError(f"{what} {str(path)!r} is the data file --data {args.data!r}; writing it would "
+                                 "overwrite the data")
     return check_writable_file(json_path, "the JSON result file")
 
 

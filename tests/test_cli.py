@@ -251,3 +251,23 @@ def test_a_full_disk_while_exporting_exits_1_like_any_operating_system_error(tmp
                  "--export", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 1 and "No space left on device" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_an_output_path_that_is_the_data_file_is_refused(tmp_path, capsys):
+    """--json (or an export file) naming the --data CSV overwrote the data with the JSON after the solve (exit
+    0; the next run on that file failed: 'not a CSV table ... (found 1 column)')."""
+    path = tmp_path / "d.csv"
+    rows = ["f1,f2,cls"] + [f"{i % 7},{(3 * i) % 5},{'a' if i % 3 else 'b'}" for i in range(40)]
+    path.write_text("\n".join(rows) + "\n")
+    text = path.read_text()
+    code = main(["tune", "--data", str(path), "--n-train", "6", "--n-val", "5", "--mode", "optimistic",
+                 "--json", str(tmp_path / "." / "d.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and "is the data file" in err and len(err.strip().splitlines()) == 1, err
+    assert path.read_text() == text
+    lp = tmp_path / "optimistic.lp"
+    lp.write_text(text)
+    code = main(["tune", "--data", str(lp), "--n-train", "6", "--n-val", "5", "--mode", "optimistic",
+                 "--export", str(tmp_path), "--json", str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "is the data file" in err and lp.read_text() == text, err
