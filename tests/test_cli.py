@@ -271,3 +271,20 @@ def test_an_output_path_that_is_the_data_file_is_refused(tmp_path, capsys):
                  "--export", str(tmp_path), "--json", str(tmp_path / "r.json")])
     err = capsys.readouterr().err
     assert code == 2 and "is the data file" in err and lp.read_text() == text, err
+
+
+def test_small_matrix_value_is_refused_it_made_tune_report_another_models_optimum(capsys):
+    """--highs-option small_matrix_value=1e-4 made HiGHS drop matrix entries of the MILP: diabetes 10/10 split 5,
+    optimistic, was printed 'optimal 0.284194, best bound 0.284194, verified: yes', while its exported model
+    (HiGHS, SCIP) and the run without the option give 0.274229. Refused like the other unsafe options; its
+    default (1e-9) is allowed."""
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 10, 10, seed=5)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    true = bilevel.solve_model(bilevel.build_optimistic_model(*args))
+    code = main(["tune", "--data", "diabetes", "--n-train", "10", "--n-val", "10", "--seed", "5", "--mode",
+                 "optimistic", "--highs-option", "small_matrix_value=1e-4"])
+    err = capsys.readouterr().err
+    assert code == 2 and "small_matrix_value=0.0001 is refused" in err and len(err.strip().splitlines()) == 1, err
+    res = bilevel.tune(*args, highs_options={"small_matrix_value": 1e-9})
+    assert res.objective == pytest.approx(true.objective, abs=1e-6)
