@@ -201,13 +201,11 @@ def run(args) -> int:
         },
     }
     if args.export:
-        folder = Path(args.export)
         models = {name: r.plain_model() for name, r in results.items()}
         if "pessimistic" in results and "optimistic" not in results:
             models["optimistic"] = opt.plain_model()
         try:
-            written = [write_model(m, folder / f"{name}{suffix}") for name, m in models.items()
-                       for suffix in (".lp", ".mps")]
+            written = [write_model(models[path.stem], path) for path in _export_paths(args)]
         except InputError as exc:  # the paths were checked before the solves: what is left is the system's (a
             raise OSError(str(exc)) from None  # full disk), exit code 1 like the JSON file's, not bad input
         print(f"exported    : {', '.join(sorted(str(p) for p in written))}")
