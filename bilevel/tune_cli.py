@@ -15,7 +15,7 @@ from .errors import InputError
 from .export import write_model
 from .help_format import DefaultsHelpFormatter
 from .solve import UNSAFE_OPTIONS
-from .tune import TuneResult, tune
+from .tune import TuneResult, tune, tuning_options
 from .validation import CLOCKS, check_epsilon, check_writable_file, check_writable_folder
 
 
@@ -39,12 +39,18 @@ def add_parser(sub) -> None:
     p.add_argument("--mode", choices=["optimistic", "pessimistic", "both"], default="both",
                    help="which MILP to solve (pessimistic needs the optimistic one for its flipped set, so it "
                    "is always solved too)")
-    p.add_argument("--epsilon", type=float, default=0.0, help="relative training-loss suboptimality (pessimistic)")
-    p.add_argument("--flip", choices=["margin", "all"], default="margin",
-                   help="flipped validation points: inside the optimistic margin or misclassified, or all")
-    p.add_argument("--replica", choices=["optimal", "feasible"], default="optimal",
+    # The pessimistic MILP's options default to None so that giving one with --mode optimistic (where it would
+    # change nothing) is refused; run() fills in PESSIMISTIC_DEFAULTS otherwise.
+    p.add_argument("--epsilon", type=float, default=None,
+                   help="relative training-loss suboptimality of the pessimistic MILP (default: 0.0; refused with "
+                   "--mode optimistic)")
+    p.add_argument("--flip", choices=["margin", "all"], default=None,
+                   help="flipped validation points of the pessimistic MILP: inside the optimistic margin or "
+                   "misclassified, or all (default: margin; refused with --mode optimistic)")
+    p.add_argument("--replica", choices=["optimal", "feasible"], default=None,
                    help="pessimistic replica: a training optimum (budget exactly (1+epsilon) times the least "
-                   "training loss) or only feasible (Eq. 24 as printed)")
+                   "training loss) or only feasible (Eq. 24 as printed) (default: optimal; refused with --mode "
+                   "optimistic)")
     p.add_argument("--w-bar-lb", type=float, default=0.0, help="lower bound of every w_bar_j")
     p.add_argument("--w-bar-ub", type=float, default=1.0, help="upper bound of every w_bar_j")
     p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default: none)")
@@ -70,6 +76,25 @@ def add_parser(sub) -> None:
     p.add_argument("--export", default=None, metavar="DIR", help="write the MILPs as .lp and .mps into DIR: "
                    "optimistic.lp/.mps, and pessimistic.lp/.mps unless --mode optimistic")
     p.set_defaults(func=run)
+
+
+PESSIMISTIC_DEFAULTS = {"epsilon": 0.0, "flip": "margin", "replica": "optimal"}
+
+
+def _check_mode_options(args) -> None:
+    """Refuse (InputError) ``--epsilon``, ``--flip`` or ``--replica`` with ``--mode optimistic``, which solves
+    no pessimistic MILP and would otherwise ignore them silently; else fill in the defaults of those not given
+    (:data:`PESSIMISTIC_DEFAULTS`) and check epsilon (>= 0, finite)."""
+    given = [f"--{name}" for name in PESSIMISTIC_DEFAULTS if getattr(args, name) is not None]
+    if args.mode == "optimistic" and given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise InputError(f"{' and '.join(given)} {verb} only to the pessimistic MILP, and --mode optimistic solves "
+                         "the optimistic one alone; drop it or use --mode pessimistic or both")
+    for name, default in PESSIMISTIC_DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
+    if args.mode != "optimistic":
+        check_epsilon(args.epsilon)
 
 
 def _highs_option(text: str) -> tuple[str, object]:
@@ -111,6 +136,9 @@ def _check_outputs(args) -> Path:
     InputError for a JSON path that is a folder or a read-only file, or an export or JSON folder that is a file
     or cannot be written to, an export file that is a folder or read-only, and a JSON path that is one of the
     export files or lies inside one (it would overwrite the model, or make it a folder)."""
+    for flag, value in (("--json", args.json), ("--export", args.export)):
+        if value is not None and not value.strip():
+            raise InputError(f"{flag} is an empty path; give a file or folder name, or leave {flag} out")
     json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
     if args.export:
         check_writable_folder(args.export, "--export")
@@ -169,9 +197,8 @@ def run(args) -> int:
     with ``--mode pessimistic|both``, the pessimistic one (Eq. (25)), print and write the verified results
     (JSON; ``--export``: the plain models as .lp and .mps); returns 0, or 1 when a solution fails
     verification. Raises InputError for bad options or data, SolverError when HiGHS fails."""
+    _check_mode_options(args)
     json_path = _check_outputs(args)
-    if args.mode != "optimistic":
-        check_epsilon(args.epsilon)
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, args.n_train, args.n_val, test_fraction=args.test_fraction, seed=args.seed)
     kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
@@ -192,7 +219,10 @@ def run(args) -> int:
     out = {
         "data": args.data, "label": args.label, "seed": args.seed, "n_train": args.n_train, "n_val": args.n_val,
         "test_fraction": args.test_fraction, "feature_names": data.feature_names,
-        "w_bar_bounds": [args.w_bar_lb, args.w_bar_ub], "clock": args.clock,
+        "w_bar_bounds": [args.w_bar_lb, args.w_bar_ub], "clock": args.clock, "mode": args.mode,
+        **({} if args.mode == "optimistic" else {name: getattr(args, name) for name in PESSIMISTIC_DEFAULTS}),
+        "time_limit": args.time_limit, "mip_gap": args.mip_gap, "threads": args.threads, "race": args.race,
+        "highs_options": tuning_options(dict(args.highs_option)),  # the package defaults with --highs-option on top
         "results": {
             name: {**r.to_dict(), "accuracy": {
                 "train": r.accuracy(split.X_train, split.y_train), "val": r.accuracy(split.X_val, split.y_val),

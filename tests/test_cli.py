@@ -52,6 +52,25 @@ def test_tune_on_a_user_csv(tmp_path, capsys):
     assert code == 0 and (tmp_path / "r.json").exists()
 
 
+def test_result_json_records_the_settings(tmp_path, capsys):
+    """The JSON result holds what is needed to rerun the solve: mode, the pessimistic options (with their
+    defaults filled in), limits and the HiGHS options used (the package's defaults with --highs-option on top)."""
+    out = tmp_path / "r.json"
+    assert main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "pessimistic", "--flip",
+                 "all", "--mip-gap", "0.001", "--time-limit", "60", "--highs-option", "mip_pscost_minreliable=8",
+                 "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert (result["mode"], result["epsilon"], result["flip"], result["replica"]) == ("pessimistic", 0.0, "all", "optimal")
+    assert (result["mip_gap"], result["time_limit"], result["threads"], result["race"]) == (0.001, 60.0, None, 1)
+    assert result["highs_options"] == {**bilevel.HIGHS_OPTIONS, "mip_pscost_minreliable": 8}
+    assert result["results"]["pessimistic"]["flip_rule"] == "all"
+    assert main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic",
+                 "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["mode"] == "optimistic" and "epsilon" not in result and "flip" not in result
+    assert result["highs_options"] == bilevel.HIGHS_OPTIONS
+
+
 @pytest.mark.parametrize(
     "args,match",
     [
@@ -63,6 +82,13 @@ def test_tune_on_a_user_csv(tmp_path, capsys):
          "HiGHS rejected option no_such_option"),
         (["--data", "cancer", "--n-train", "6", "--n-val", "6", "--highs-option", "mip_lifting_for_probing=1"],
          "mip_lifting_for_probing=1 is refused"),
+        # options of the pessimistic MILP are not silently ignored when only the optimistic one is solved
+        (["--data", "cancer", "--mode", "optimistic", "--epsilon", "0.2"], "--epsilon applies only to the pessimistic"),
+        (["--data", "cancer", "--mode", "optimistic", "--flip", "all", "--replica", "feasible"],
+         "--flip and --replica apply only to the pessimistic"),
+        # an empty output path is not taken for "not given" (the default file name)
+        (["--data", "cancer", "--json", ""], "--json is an empty path"),
+        (["--data", "cancer", "--export", " "], "--export is an empty path"),
     ],
 )
 def test_bad_input_one_line_exit_2(args, match, capsys):
