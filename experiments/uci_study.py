@@ -150,6 +150,13 @@ class StudyConfig:
         return replace(base, **overrides)
 
     def __post_init__(self):
+        for f in fields(self):  # numpy scalars (seed=np.int64(0)) as Python numbers, lists as tuples: the
+            value = getattr(self, f.name)  # hash and JSON files take only those
+            if isinstance(value, (list, tuple)):
+                value = tuple(v.item() if isinstance(v, np.generic) else v for v in value)
+            elif isinstance(value, np.generic):
+                value = value.item()
+            object.__setattr__(self, f.name, value)
         if self.time_limit is not None and self.time_limit == math.inf:  # no limit: one spelling, valid JSON
             object.__setattr__(self, "time_limit", None)
         check_config(self)
@@ -184,8 +191,24 @@ def _hash_number(value):
 
 
 def check_config(cfg: StudyConfig) -> None:
-    """Raise InputError for an unusable configuration (unknown study or flip rule, sizes < 2 / < 1,
+    """Raise InputError for an unusable configuration (a list field given as a string, a count, size or seed
+    that is not an integer, a negative seed, unknown study or flip rule, sizes < 2 / < 1,
     negative budgets or epsilons, runs < 1, a non-positive time limit, an unknown tie criterion)."""
+    for name in ("datasets", "studies", "val_sizes", "train_sizes", "epsilons", "rho_tests", "rho_vals",
+                 "tie_criteria"):
+        if not isinstance(getattr(cfg, name), tuple):  # a str would be read as a list of its characters
+            raise InputError(f"{name} must be a list or tuple; got {getattr(cfg, name)!r}")
+    for name in ("runs", "perturbed_runs", "perturbed_n_train", "perturbed_n_val", "seed", "threads",
+                 "val_sizes", "train_sizes"):
+        values = getattr(cfg, name)
+        for v in values if isinstance(values, tuple) else (values,):
+            if v is None and name == "threads":  # HiGHS's choice
+                continue
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+                what = "integers" if isinstance(values, tuple) else "an integer"
+                raise InputError(f"{name} must be {what}; got {v!r}")
+    if cfg.seed < 0:
+        raise InputError(f"seed must be >= 0; got {cfg.seed}")
     bad = [s for s in cfg.studies if s not in STUDIES]
     if bad or not cfg.studies:
         raise InputError(f"study must be one of {', '.join(STUDIES)} (or both); got {list(cfg.studies)}")

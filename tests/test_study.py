@@ -303,6 +303,22 @@ def test_a_setting_written_as_an_int_is_the_same_setting(tmp_path):
     assert (first.n_computed, again.n_computed, again.n_reused, again.n_errors) == (1, 0, 1, 0)
 
 
+def test_numpy_settings_are_the_same_settings_and_bad_types_are_refused():
+    # StudyConfig(seed=np.int64(0)) raised TypeError from json in result_hash, and np.int64 runs or np.float32
+    # w_bar_ub made the config unwritable to study.json
+    base = _tiny()
+    from_numpy = _tiny(seed=np.int64(0), runs=np.int64(2), threads=np.int64(1), time_limit=np.float64(20.0),
+                       w_bar_ub=np.float32(1.0), val_sizes=[np.int64(5)], train_sizes=np.array([5]).tolist())
+    assert from_numpy == base and from_numpy.result_hash() == base.result_hash()
+    assert json.dumps(from_numpy.to_dict()) == json.dumps(base.to_dict())
+    for kw, match in [(dict(seed=1.5), "seed must be an integer"), (dict(seed=True), "seed must be an integer"),
+                      (dict(seed=-1), "seed must be >= 0"), (dict(runs=2.0), "runs must be an integer"),
+                      (dict(val_sizes=(5.5,)), "val_sizes must be integers"),
+                      (dict(datasets="cancer"), "datasets must be a list or tuple")]:
+        with pytest.raises(bilevel.InputError, match=match):
+            _tiny(**kw)
+
+
 def test_without_an_optimistic_hyperplane_no_model_is_scored_as_attacked(monkeypatch):
     # no optimistic solution, so no margin and no attacked test point: the baselines' rows at rho_test > 0 gave
     # their clean test accuracy as their accuracy under that attack, and it went into the baselines' means
