@@ -208,7 +208,8 @@ def split_dataset(
 ) -> Split:
     """Stratified test / train / validation (/ calibration) split, Section 5.1 of the pessimistic paper.
 
-    ``round(test_fraction * n)`` rows (stratified) form the test set; ``n_train`` then ``n_val`` rows are
+    ``round(test_fraction * n)`` rows (stratified; Python's round, half to even: 224 of the 449 cancer rows,
+    where the paper's Table 1 has 225) form the test set; ``n_train`` then ``n_val`` rows are
     drawn stratified from the rest, then ``n_cal`` calibration rows (``None``: all remaining rows).
     Features are standardised to zero mean and unit variance using the non-test rows that are not
     calibration rows (the training and validation rows and, with ``n_cal = 0``, the unused rest of the

@@ -1,5 +1,6 @@
 """Built-in data sets, CSV loading and the stratified split."""
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,16 @@ def test_builtin_cancer_is_the_papers_449_rows():
     assert (d.y == 1).sum() == 236  # malignant
     assert len(np.unique(np.column_stack([d.X, d.y]), axis=0)) == 449  # no duplicate rows
     assert len(d.feature_names) == 9
+
+
+def test_test_set_sizes_the_readme_states():
+    # README "Data": half of the rows, rounded half to even (224 of cancer's 449, where the paper has 225)
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    assert "the cancer test set has 224 rows" in readme and "Diabetes has 266 of 532" in readme
+    for name, n_test in (("cancer", 224), ("diabetes", 266)):
+        d = bilevel.load_dataset(name)
+        for seed in (0, 5):
+            assert len(bilevel.split_dataset(d.X, d.y, 10, 10, seed=seed).y_test) == n_test
 
 
 def test_builtin_diabetes():
