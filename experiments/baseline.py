@@ -1,8 +1,10 @@
 r"""Baselines a user would otherwise pick: grid search of one regularisation constant, selected on the
 validation set (the same training / validation split the bilevel MILPs see).
 
-- :func:`linear_svc_grid`: scikit-learn's ``LinearSVC`` (hinge loss, ``(1/2)||w||^2 + C sum_i hinge``)
-  over a logarithmic grid of ``C``;
+- :func:`linear_svc_grid`: scikit-learn's ``LinearSVC`` (hinge loss, ``(1/2)(||w||^2 + b^2) + C sum_i hinge``:
+  liblinear fits the intercept as the weight of a constant feature of value ``intercept_scaling = 1``, so it
+  penalises ``b`` like the weights, unlike the textbook SVM and the LP-SVM, whose ``b`` is free) over a
+  logarithmic grid of ``C``;
 - :func:`lp_svm_box_grid`: the package's own LP-SVM (Eq. (20) of the pessimistic bilevel tuning paper,
   ``min mean hinge s.t. -c <= w_j <= c``) with a *uniform* box ``w_bar = c 1`` over a grid of ``c``: the
   bilevel problem restricted to one hyperparameter and solved by enumeration.
