@@ -200,8 +200,11 @@ def queued_start(info: dict, w_bar: np.ndarray):
             for name, q in (("beta", xi_hat + y_t * f_hat - 1), ("xi", xi_hat),
                             ("mu_plus", w_bar - train.w), ("mu_minus", w_bar + train.w)):
                 _binaries(values, f"{name}_hat", [p_hat[name]], q)
-        else:
-            return None
+        else:  # "feasible" (Eq. (24) as printed): the training optimum is one feasible replica, without a KKT system
+            xi_hat = hinge(X_t, y_t, train.w, train.b)
+            _assign(values, "w_hat", train.w)
+            _assign(values, "b_hat", train.b)
+            _assign(values, "xi_hat", xi_hat)
         alpha, beta_f = follower.hinge_duals
         mu = follower.mu_plus - follower.mu_minus
         _assign(values, "kappa", kappa)

@@ -27,7 +27,8 @@ def _max_violation(model) -> float:
 
 
 @pytest.mark.parametrize("data,seed", [("cancer", 0), ("diabetes", 1)])
-@pytest.mark.parametrize("kind", ["optimistic", "pes0", "pes0.2", "pes0.2-margin"])
+@pytest.mark.parametrize("kind", ["optimistic", "pes0", "pes0.2", "pes0.2-margin", "pes0-feasible",
+                                  "pes0.2-feasible"])
 def test_start_is_feasible_and_verified(data, seed, kind):
     d = bilevel.load_dataset(data)
     s = bilevel.split_dataset(d.X, d.y, 12, 10, seed=seed)
@@ -36,7 +37,9 @@ def test_start_is_feasible_and_verified(data, seed, kind):
     else:
         eps = 0.0 if kind == "pes0" else 0.2
         flipped = np.arange(10) if "margin" not in kind else np.array([0, 3, 7])
-        model = bilevel.build_pessimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, flipped, eps, (0, 1), 1e3)
+        replica = "feasible" if "feasible" in kind else "optimal"  # Eq. (24) as printed: no start until 2026-11
+        model = bilevel.build_pessimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, flipped, eps, (0, 1), 1e3,
+                                                replica)
     start = kkt_start(model)
     assert start is not None
     for var, value in start:
