@@ -384,6 +384,7 @@ def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
 
 _QP_ITERATION_LIMIT = 100_000  # HiGHS's active-set QP can cycle on degenerate 0/1 designs; then try the other form
 _QP_REGULARIZATION = 1e-10  # 0 made HiGHS stop at points violating the KKT conditions on some random designs
+_REFINEMENTS = 3  # rounds of iterative refinement after both QP forms missed the KKT conditions (one was enough)
 
 
 def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
@@ -396,22 +397,39 @@ def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     in residual form over a thin QR factor (:func:`_residual_qp`) and, if that run fails or its point
     violates the KKT conditions (:func:`_kkt_residual`), in Gram form (:func:`_gram_qp`). HiGHS 1.15 mis-solved the Gram form on rank-deficient 0/1 designs (non-optimal
     points marked optimal, or "unbounded") and cycled on the residual form of degenerate ones, so neither
-    form alone is enough. Raises SolverError when neither gives a point that meets the KKT conditions."""
+    form alone is enough. When neither point meets the KKT conditions, the best one (``beta = 0`` if both
+    runs failed) is refined: the correction ``beta + s u`` (``s`` its KKT residual) solves the same problem
+    for the residual target ``(v - x beta) / s``, the penalty ``tau / s`` and ``u >= -beta / s``, in which
+    the remaining error is of size 1 again. (With ``tau`` just below ``2 max_j x_j^T v`` the optimum is a
+    small ``beta`` whose gradient terms are ~1e-4 of the data: HiGHS returned ``beta = 0`` as optimal, or
+    "unbounded", for both forms.) Raises SolverError when no round gives a point that meets the KKT
+    conditions."""
     if tau >= 2.0 * float(np.max(x.T @ v)):
         return np.zeros(x.shape[1])
     xs, vs, penalty, unscale = _scaled_problem(x, v, tau)
     failures = []
-    for form in (_residual_qp, _gram_qp):
-        try:
-            beta = form(xs, vs, penalty)
-        except SolverError as exc:
-            failures.append(f"{form.__name__.lstrip('_')}: {exc}")
-            continue
-        residual, tol = _kkt_residual(xs, vs, penalty, beta)
-        if residual <= tol:
-            return unscale(beta)
-        failures.append(f"{form.__name__.lstrip('_')}: KKT conditions violated by {residual:.2e} "
-                        f"(scaled problem, tolerance {tol:.1e})")
+    beta, scale = np.zeros(xs.shape[1]), 1.0
+    for attempt in range(1 + _REFINEMENTS):
+        best = None
+        for form in (_residual_qp, _gram_qp):
+            try:
+                step = form(xs, (vs - xs @ beta) / scale, penalty / scale, -beta / scale)
+            except SolverError as exc:
+                failures.append(f"{form.__name__.lstrip('_')}: {exc}")
+                continue
+            candidate = np.maximum(beta + scale * step, 0.0)
+            residual, tol = _kkt_residual(xs, vs, penalty, candidate)
+            if residual <= tol:
+                return unscale(candidate)
+            failures.append(f"{form.__name__.lstrip('_')}: KKT conditions violated by {residual:.2e} "
+                            f"(scaled problem, tolerance {tol:.1e})")
+            if best is None or residual < best[1]:
+                best = (candidate, residual)
+        if best is not None:
+            beta = best[0]
+        scale = _kkt_residual(xs, vs, penalty, beta)[0]
+        if not scale > 0.0:
+            break
     raise SolverError("non-negative Lasso QP: " + "; ".join(failures))
 
 
@@ -464,10 +482,10 @@ def _run_qp(lp, hess, what: str) -> np.ndarray:
     return np.asarray(h.getSolution().col_value, dtype=float)
 
 
-def _residual_qp(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
-    """``min ||r||^2 + tau^T beta  s.t.  r + R beta = Q^T v,  beta >= 0`` over a thin QR factor
+def _residual_qp(x: np.ndarray, v: np.ndarray, tau, lower=0.0) -> np.ndarray:
+    """``min ||r||^2 + tau^T beta  s.t.  r + R beta = Q^T v,  beta >= lower`` over a thin QR factor
     ``x = Q R``: Eq. (13) minus the constant ``||v||^2 - ||Q^T v||^2``, with ``min(n, k)`` residuals and the
-    Hessian ``2 I`` on ``r``; ``tau`` a number or one penalty per column. Returns ``beta`` (k,)."""
+    Hessian ``2 I`` on ``r``; ``tau`` and ``lower`` numbers or one per column. Returns ``beta`` (k,)."""
     import highspy
 
     k = x.shape[1]
@@ -478,7 +496,7 @@ def _residual_qp(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = k + d, d
     lp.col_cost_ = np.concatenate([np.broadcast_to(tau, (k,)), np.zeros(d)])
-    lp.col_lower_ = np.concatenate([np.zeros(k), np.full(d, -inf)])
+    lp.col_lower_ = np.concatenate([np.broadcast_to(lower, (k,)), np.full(d, -inf)])
     lp.col_upper_ = np.full(k + d, inf)
     lp.row_lower_ = target
     lp.row_upper_ = target.copy()
@@ -495,12 +513,12 @@ def _residual_qp(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
     hess.start_ = np.concatenate([np.zeros(k + 1), np.arange(1, d + 1)]).astype(np.int32)
     hess.index_ = np.arange(k, k + d, dtype=np.int32)
     hess.value_ = np.full(d, 2.0)
-    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (residual form)")[:k], 0.0)
+    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (residual form)")[:k], lower)
 
 
-def _gram_qp(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
-    """``min beta^T (x^T x) beta + (tau - 2 x^T v)^T beta,  beta >= 0``: Eq. (13) minus ``||v||^2``, Hessian
-    ``2 x^T x``; ``tau`` a number or one penalty per column. Returns ``beta`` (k,)."""
+def _gram_qp(x: np.ndarray, v: np.ndarray, tau, lower=0.0) -> np.ndarray:
+    """``min beta^T (x^T x) beta + (tau - 2 x^T v)^T beta,  beta >= lower``: Eq. (13) minus ``||v||^2``, Hessian
+    ``2 x^T x``; ``tau`` and ``lower`` numbers or one per column. Returns ``beta`` (k,)."""
     import highspy
 
     k = x.shape[1]
@@ -508,7 +526,7 @@ def _gram_qp(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = k, 0
     lp.col_cost_ = tau - 2.0 * (x.T @ v)
-    lp.col_lower_ = np.zeros(k)
+    lp.col_lower_ = np.broadcast_to(lower, (k,)).astype(float)
     lp.col_upper_ = np.full(k, highspy.kHighsInf)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = k, 0
@@ -525,7 +543,7 @@ def _gram_qp(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
     hess.start_ = np.searchsorted(cols, np.arange(k + 1)).astype(np.int32)
     hess.index_ = rows.astype(np.int32)
     hess.value_ = values
-    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (Gram form)"), 0.0)
+    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (Gram form)"), lower)
 
 
 def _kkt_residual(x: np.ndarray, v: np.ndarray, tau, beta: np.ndarray) -> tuple[float, float]:

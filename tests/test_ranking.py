@@ -478,3 +478,30 @@ def test_bradley_terry_with_counts_near_the_float_limit(method):
                                rtol=1e-8)
     np.testing.assert_allclose(bradley_terry([[0, 1e308, 1], [1e308, 0, 1], [1, 1, 0]], method=method),
                                np.full(3, 1 / 3), rtol=1e-8)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_nonnegative_lasso_with_tau_just_below_the_zero_threshold():
+    """Bug: for tau just below 2 max_j x_j^T y (the smallest tau with beta = 0) the optimum is a small beta whose
+    gradient terms are ~1e-4 of the data; HiGHS returned beta = 0 as optimal, or "unbounded", for both QP forms,
+    and nonnegative_lasso raised SolverError (one column: (1 - b)^2 + 1.9999 b has b = 5e-5). One column
+    against the closed form max(0, (2 x^T y - tau) / (2 x^T x)), random designs against scikit-learn."""
+    for x, y in [([1.0], [1.0]), ([1.0, 1.0], [1.0, 1.0]), ([1.0, 2.0], [1.0, 1.0])]:
+        x, y = np.array(x), np.array(y)
+        for fraction in (0.9999, 0.99995, 0.99999):
+            tau = 2 * (x @ y) * fraction
+            np.testing.assert_allclose(nonnegative_lasso(x[:, None], y, tau), [(2 * x @ y - tau) / (2 * x @ x)],
+                                       rtol=1e-4)
+    rng = np.random.default_rng(5)
+    for trial in range(20):
+        n, k = int(rng.integers(1, 8)), int(rng.integers(1, 5))
+        X, y = rng.random((n, k)), rng.random(n)
+        tau = 2 * float(np.max(X.T @ y)) * (1 - 10.0 ** -rng.uniform(3, 5))
+        beta = nonnegative_lasso(X, y, tau)
+        ref = Lasso(alpha=tau / (2 * n), positive=True, fit_intercept=False, tol=1e-14,
+                    max_iter=1_000_000).fit(X, y).coef_
+
+        def objective(b):
+            return np.sum((y - X @ b) ** 2) + tau * b.sum()
+
+        assert np.all(beta >= 0) and objective(beta) <= objective(ref) + 1e-9 * (y @ y), trial
