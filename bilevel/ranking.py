@@ -47,7 +47,7 @@ def bradley_terry_log_likelihood(wins, scores) -> float:
     ``wins`` shape (m, m), ``scores`` shape (m,) positive. Raises ``InputError`` on bad input.
     """
     w = _check_wins(wins)
-    s = np.asarray(scores, dtype=float)
+    s = as_float_array(scores, "scores", "a positive vector with one entry per item")
     if s.shape != (w.shape[0],) or np.any(~np.isfinite(s)) or np.any(s <= 0):
         raise InputError("scores must be a positive vector with one entry per item")
     theta = np.log(s)

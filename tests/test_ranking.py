@@ -505,3 +505,13 @@ def test_nonnegative_lasso_with_tau_just_below_the_zero_threshold():
             return np.sum((y - X @ b) ** 2) + tau * b.sum()
 
         assert np.all(beta >= 0) and objective(beta) <= objective(ref) + 1e-9 * (y @ y), trial
+
+
+def test_bradley_terry_log_likelihood_refuses_non_numeric_scores():
+    """Bug: the docstring promises InputError on bad input, but scores holding a string raised numpy's bare
+    ValueError (no name) and complex scores a TypeError."""
+    wins = np.array([[0.0, 2.0], [1.0, 0.0]])
+    for scores in (["a", 1.0], [1 + 1j, 1.0], np.array([1.0, None], dtype=object)):
+        with pytest.raises(InputError, match="scores"):
+            bradley_terry_log_likelihood(wins, scores)
+    assert bradley_terry_log_likelihood(wins, [2, 1]) == pytest.approx(2 * np.log(2 / 3) + np.log(1 / 3))
