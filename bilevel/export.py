@@ -1,6 +1,9 @@
 """Export a model as ``.lp`` or ``.mps`` for other solvers."""
 from __future__ import annotations
 
+import itertools
+import os
+import threading
 from pathlib import Path
 
 import pyomo.environ as pyo
@@ -10,28 +13,42 @@ from .errors import InputError
 from .pause_gc import gc_paused
 
 _FORMATS = (".lp", ".mps")
+_TEMP_NUMBERS = itertools.count()
 
 
 @gc_paused
 def write_model(model: pyo.ConcreteModel, path) -> Path:
     """Write ``model`` to ``path`` as CPLEX LP (``.lp``) or free MPS (``.mps``), chosen by suffix, with
     readable names (Pyomo's symbolic labels, e.g. ``w_bar(3)``, ``cs_beta_p(7)``). Parent folders are
-    created. Returns the path. Raises InputError for another suffix (the suffix's case does not matter), a
-    directory, a parent folder that cannot be created, or a file that cannot be written (no permission, a
-    full disk)."""
+    created. The file is written under a temporary name in the same folder and renamed to ``path`` only
+    when complete, so a failed write leaves no half-written file and an existing ``path`` unchanged.
+    Returns the path. Raises InputError for another suffix (the suffix's case does not matter), a
+    directory, a parent folder that cannot be created, a file that cannot be written (no permission, a
+    full disk), or a model without exactly one active objective."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in _FORMATS:
         raise InputError(f"cannot tell the format of {str(path)!r}: use a .lp or .mps suffix")
     if path.is_dir():
         raise InputError(f"{str(path)!r} is a directory, not a file to write the model to")
+    n_objectives = sum(1 for _ in model.component_data_objects(pyo.Objective, active=True))
+    if n_objectives != 1:  # Pyomo's LP writer failed with an IndexError, its MPS writer with a ValueError
+        raise InputError(f"the model has {n_objectives} active objectives; exactly one can be written to "
+                         f"{str(path)!r}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the folder of {str(path)!r}: {exc}") from None
+    if path.exists() and not os.access(path, os.W_OK):  # the rename below would replace a read-only file
+        raise InputError(f"cannot write {str(path)!r}: permission denied")
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path  # write through a link
+    temp = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}-{next(_TEMP_NUMBERS)}.tmp")
     fmt = guess_format(f"model{suffix}")  # what Pyomo infers from a lower-case suffix: cpxlp or mps
     try:
-        model.write(str(path), format=fmt, io_options={"symbolic_solver_labels": True})
+        model.write(str(temp), format=fmt, io_options={"symbolic_solver_labels": True})
+        os.replace(temp, target)
     except OSError as exc:  # a folder that cannot be written to, a full disk, ...
         raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        temp.unlink(missing_ok=True)
     return path

@@ -163,6 +163,31 @@ def test_write_model_names_a_path_it_cannot_write(optimistic_model, tmp_path):
     assert bilevel.write_model(optimistic_model, tmp_path / "x.mps").stat().st_size > 0
 
 
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_write_model_failure_leaves_the_existing_file_unchanged(optimistic_model, tmp_path, suffix):
+    """Bug: a model without an active objective raised Pyomo's IndexError ('list index out of range', .lp) or
+    ValueError (.mps) after the file was opened, and an earlier good export at that path was replaced by a
+    truncated file (39 / 69 characters). A write that fails midway (two components with the same name in the
+    file: Pyomo's RuntimeError) left a half-written file. Now the objective is checked first (InputError) and
+    the file is written under a temporary name and renamed only when complete."""
+    path = tmp_path / f"model{suffix}"
+    bilevel.write_model(optimistic_model, path)
+    good = path.read_bytes()
+    no_objective = optimistic_model.clone()
+    for obj in no_objective.component_data_objects(pyo.Objective, active=True):
+        obj.deactivate()
+    _raises(bilevel.write_model, no_objective, path, match="active objectives")
+    clash = pyo.ConcreteModel()  # symbolic labels map both indices to x(a_b): Pyomo fails while writing
+    clash.x = pyo.Var(["a_b", "a b"], bounds=(0, 1))
+    clash.c = pyo.Constraint(expr=clash.x["a_b"] + clash.x["a b"] >= 1)
+    clash.o = pyo.Objective(expr=clash.x["a_b"] + 2 * clash.x["a b"])
+    with pytest.raises(RuntimeError):
+        bilevel.write_model(clash, path)
+    with pytest.raises(RuntimeError):
+        bilevel.write_model(clash, tmp_path / f"new{suffix}")
+    assert path.read_bytes() == good and sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
 @pytest.mark.parametrize("argv", [
     ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--seed", "-1"],
     ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--w-bar-ub", "1e12"],
