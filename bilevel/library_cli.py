@@ -58,14 +58,14 @@ def run(args) -> int:
     if args.time_limit is not None and not args.time_limit > 0:
         raise InputError(f"--time-limit must be positive seconds; got {args.time_limit}")
     check_mip_gap(args.mip_gap, "--mip-gap")
-    sizes = list(args.sizes)
+    sizes = list(dict.fromkeys(args.sizes))  # a repeated size (or data set) would write and solve it twice
     if args.max_size is not None:
         sizes = [n for n in sizes if n <= args.max_size]
     if args.only_small:
         sizes = [n for n in sizes if n <= library.SMALL_MAX]
     if not sizes:
         raise InputError("no sizes left to regenerate (check --sizes, --max-size, --only-small)")
-    datasets = [d.strip() for d in args.data.split(",") if d.strip()]
+    datasets = list(dict.fromkeys(d.strip() for d in args.data.split(",") if d.strip()))
     if not datasets:
         raise InputError(f"--data names no data set; got {args.data!r} (built-in: {', '.join(library.DATASETS)})")
     unknown = [d for d in datasets if d not in library.DATASETS]

@@ -301,6 +301,16 @@ def test_export_library_command_writes_files_and_manifest(tmp_path, capsys):
     assert "wrote 1 instances" in capsys.readouterr().out
 
 
+def test_export_library_writes_a_repeated_size_or_data_set_once(tmp_path, capsys):
+    """Bug: --sizes 5,5 --data cancer,cancer wrote (and, without --no-solve, solved) the same instance four
+    times and reported 'wrote 4 instances' for a manifest of one row."""
+    assert main(["export-library", "--out", str(tmp_path), "--sizes", "5,5", "--data", "cancer,cancer",
+                 "--only", "cancer-opt-*", "--no-solve"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("cancer-opt-n5-s0") == 1 and "wrote 1 instances" in out
+    assert [r["id"] for r in library.read_manifest(tmp_path / "manifest.csv")] == ["cancer-opt-n5-s0"]
+
+
 @pytest.mark.parametrize("args,match", [
     (["--time-limit", "-1"], "time-limit"),
     (["--only", "nothing-*"], "no library instance"),
