@@ -81,7 +81,7 @@ def is_complex(values) -> bool:
 
 def as_float_array(values, name: str, what: str) -> np.ndarray:
     """``values`` as a float64 array; InputError naming ``name`` when they are not numbers (strings, an
-    object array, ragged nested lists)."""
+    object array, ragged nested lists) or hold an int too large for a float."""
     if isinstance(values, np.ndarray) and values.dtype == object:
         raise InputError(f"{name} must be {what}; got an array of Python objects")
     if is_complex(values):  # float64 conversion would drop the imaginary parts with a warning only
@@ -90,6 +90,8 @@ def as_float_array(values, name: str, what: str) -> np.ndarray:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be {what}") from None
+    except OverflowError:  # a Python int beyond the float range, e.g. 10**400 (as in as_number)
+        raise InputError(f"{name} holds a number too large for a float") from None
 
 
 def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:

@@ -515,3 +515,14 @@ def test_bradley_terry_log_likelihood_refuses_non_numeric_scores():
         with pytest.raises(InputError, match="scores"):
             bradley_terry_log_likelihood(wins, scores)
     assert bradley_terry_log_likelihood(wins, [2, 1]) == pytest.approx(2 * np.log(2 / 3) + np.log(1 / 3))
+
+
+def test_an_int_too_large_for_a_float_is_an_input_error():
+    """Bug: a Python int beyond the float range in wins, X or y escaped as numpy's OverflowError ('int too large
+    to convert to float'); n_opt=10**400 was already an InputError (as_number)."""
+    for call, name in [(lambda: bradley_terry([[0, 10**400], [1, 0]]), "wins"),
+                       (lambda: nonnegative_lasso([[10**400]], [1.0], 0.1), "X"),
+                       (lambda: nonnegative_lasso([[1.0]], [10**400], 0.1), "y"),
+                       (lambda: rgpt_win_counts([0.1, 0.2], 10, eta=[[0, 10**400], [0, 0]], n_p=1.0), "eta")]:
+        with pytest.raises(InputError, match=name):
+            call()
