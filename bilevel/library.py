@@ -125,6 +125,8 @@ class InstanceSpec:
             raise InputError(f"library instances use the training-optimal replica; got replica={self.replica!r}")
         if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
             raise InputError(f"epsilon must be >= 0; got {self.epsilon}")
+        if self.mode == "optimistic" and self.epsilon != 0:  # Eq. (21) has no epsilon: one instance, one spec
+            raise InputError(f"an optimistic instance has no epsilon; got epsilon={self.epsilon} (use 0)")
 
     @property
     def id(self) -> str:
@@ -540,9 +542,17 @@ def export_library(
     by HiGHS with ``time_limit`` seconds and relative gap ``mip_gap``; without it the HiGHS fields of the
     regenerated rows are left empty. ``log`` receives one progress line per instance.
 
-    Returns the manifest rows written (typed as :func:`read_manifest` returns them)."""
+    Returns the manifest rows written (typed as :func:`read_manifest` returns them). Raises InputError when two
+    different specs have the same :attr:`InstanceSpec.id` (a spec given twice is written once)."""
     out_dir = Path(out_dir)
     specs = library_specs() if specs is None else list(specs)
+    by_id: dict = {}
+    for spec in specs:  # the id names the files and the manifest row: two specs sharing one would overwrite
+        other = by_id.setdefault(spec.id, spec)  # each other (it leaves out lambda_bound, the box, the test
+        if other != spec:  # fraction, and prints epsilon to 6 significant digits)
+            raise InputError(f"two instances share the id {spec.id!r} (their files would overwrite each other): "
+                             f"{other} and {spec}")
+    specs = list(by_id.values())
     manifest = out_dir / "manifest.csv"
     old = {r["id"]: r for r in read_manifest(manifest)} if manifest.exists() else {}
     new = {}

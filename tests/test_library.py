@@ -4,6 +4,7 @@ conventions, the committed instances re-solve from file to the manifest objectiv
 ``bilevel export-library`` command."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -334,6 +335,22 @@ def test_instance_spec_rejects_bad_parameters():
         library.InstanceSpec("cancer", "bilevel", 0.0, 5, 5)
     with pytest.raises(library.InputError):
         library.read_manifest(ROOT / "nope.csv")
+    with pytest.raises(library.InputError, match="optimistic instance has no epsilon"):
+        library.InstanceSpec("cancer", "optimistic", 0.2, 5, 5)  # its id says nothing of epsilon
+
+
+@pytest.mark.parametrize("other", [dict(epsilon=0.2000001), dict(lambda_bound=50.0), dict(w_bar_ub=2.0)])
+def test_two_specs_with_one_id_are_refused_before_anything_is_written(other, tmp_path):
+    # The id names the files and the manifest row but leaves these out (epsilon to 6 digits): the second spec
+    # overwrote the first's files and row, and the manifest listed one of them with the other's files.
+    first = library.InstanceSpec("cancer", "pessimistic", 0.2, 5, 5)
+    second = library.InstanceSpec(**{**dataclasses.asdict(first), **other})
+    assert first.id == second.id and first != second
+    with pytest.raises(library.InputError, match="share the id"):
+        library.export_library(tmp_path, [first, second], solve=False, log=lambda _: None)
+    assert not any(tmp_path.iterdir())
+    rows = library.export_library(tmp_path, [first, first], solve=False, log=lambda _: None)  # twice: once
+    assert [r["id"] for r in rows] == [first.id]
 
 
 # ------------------------------------------------------------------------------------------ lambda_max
