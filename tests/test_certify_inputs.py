@@ -252,3 +252,16 @@ def test_complex_losses_are_refused():
     losses = np.zeros((60, 3)) + 0.9j
     with pytest.raises(InputError, match="complex"):
         ltt(losses, 0.2, 0.1)
+
+
+@pytest.mark.parametrize("suffix", [".zip", ".gz", ".xz", ".bz2", ".tar"])
+def test_a_plain_csv_whose_name_looks_compressed(tmp_path, suffix):
+    # pandas guessed a compression from the name: BadZipFile / LZMAError tracebacks or 'Not a gzipped file',
+    # while the header had been read as plain text
+    path = tmp_path / f"losses{suffix}"
+    path.write_text("a,b\n0,1\n1,0\n")
+    table = load_losses_csv(path)
+    np.testing.assert_array_equal(table.losses, [[0, 1], [1, 0]])
+    aux = tmp_path / f"aux{suffix}"
+    aux.write_text("b,a\n2,1\n")
+    np.testing.assert_array_equal(load_aux_csv(aux, ["a", "b"], 2), [1, 2])

@@ -130,7 +130,10 @@ def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
     import pandas as pd
 
     try:
-        frame = pd.read_csv(path, header=None, skiprows=1, skipinitialspace=True, encoding=_ENCODING)
+        # compression=None: pandas would otherwise guess a compression from the name (.zip, .gz, .xz, .tar, ...)
+        # and a plain CSV so named (its header already read as text) gave BadZipFile / LZMAError tracebacks
+        frame = pd.read_csv(path, header=None, skiprows=1, skipinitialspace=True, encoding=_ENCODING,
+                            compression=None)
     except pd.errors.EmptyDataError:
         raise InputError(f"{path} has a header but no data row") from None
     except (pd.errors.ParserError, ValueError) as exc:
