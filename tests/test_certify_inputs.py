@@ -265,3 +265,14 @@ def test_a_plain_csv_whose_name_looks_compressed(tmp_path, suffix):
     aux = tmp_path / f"aux{suffix}"
     aux.write_text("b,a\n2,1\n")
     np.testing.assert_array_equal(load_aux_csv(aux, ["a", "b"], 2), [1, 2])
+
+
+def test_a_row_with_too_many_fields_is_a_one_line_error(tmp_path, capsys):
+    # pandas's "Error tokenizing data ... saw 3\n" made the CLI print a second, empty line on stderr
+    from bilevel.certify import cli
+
+    path = tmp_path / "losses.csv"
+    path.write_text("a,b\n0,1\n1,0,1\n")
+    assert cli.main(["--losses", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bilevel certify: error: cannot parse") and err.count("\n") == 1, repr(err)

@@ -136,8 +136,8 @@ def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
                             compression=None)
     except pd.errors.EmptyDataError:
         raise InputError(f"{path} has a header but no data row") from None
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise InputError(f"cannot parse {path} as CSV: {exc}") from None
+    except (pd.errors.ParserError, ValueError) as exc:  # pandas's message ends with a newline: one line kept
+        raise InputError(f"cannot parse {path} as CSV: {' '.join(str(exc).split())}") from None
     if frame.shape[0] == 0:
         raise InputError(f"{path} has a header but no data row")
     if frame.shape[1] != len(names):
