@@ -276,3 +276,11 @@ def test_a_row_with_too_many_fields_is_a_one_line_error(tmp_path, capsys):
     assert cli.main(["--losses", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("bilevel certify: error: cannot parse") and err.count("\n") == 1, repr(err)
+
+
+def test_complex_aux_is_refused():
+    # the imaginary parts were dropped with a ComplexWarning only, and the real parts picked the chosen one
+    with pytest.raises(InputError, match="auxiliary objective 0.*complex"):
+        ltt(LOSSES, 0.3, 0.1, aux=np.array([4, 3 + 0j, 2 - 5j, 1]))
+    with pytest.raises(InputError, match="auxiliary objective 1.*complex"):
+        pareto_testing(LOSSES, 0.3, 0.1, aux=[np.ones(4), np.ones(4) * 1j], seed=0)

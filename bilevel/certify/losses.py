@@ -79,7 +79,7 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     Raises
     ------
     InputError
-        A shape other than (m,) or (n_cal, m), NaN or infinite values.
+        A shape other than (m,) or (n_cal, m), NaN or infinite values, complex numbers.
     """
     if aux is None:
         return []
@@ -87,6 +87,8 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     items = list(aux) if several else [aux]
     out = []
     for k, item in enumerate(items):
+        if is_complex(item):  # float conversion would drop the imaginary parts with a warning only
+            raise InputError(f"auxiliary objective {k} must be real numbers; got complex values")
         try:
             arr = np.asarray(item, dtype=float)
         except (TypeError, ValueError):
