@@ -12,6 +12,7 @@ from bilevel.certify import (
     binomial_p_value,
     bonferroni,
     certify,
+    combined_p_value,
     dagger,
     fixed_sequence,
     fixed_sequence_thresholds,
@@ -284,3 +285,15 @@ def test_complex_aux_is_refused():
         ltt(LOSSES, 0.3, 0.1, aux=np.array([4, 3 + 0j, 2 - 5j, 1]))
     with pytest.raises(InputError, match="auxiliary objective 1.*complex"):
         pareto_testing(LOSSES, 0.3, 0.1, aux=[np.ones(4), np.ones(4) * 1j], seed=0)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, float("nan"), 5.0, -0.1])
+def test_alpha_is_checked_with_a_custom_p_value(alpha):
+    # only the built-in p-values checked alpha: a custom one got alpha = 0 or NaN and its p-values were used
+    def custom(r_hat, n, a):
+        return np.zeros_like(r_hat)
+
+    with pytest.raises(InputError, match="alpha"):
+        p_values_from_losses(LOSSES, alpha, custom)
+    with pytest.raises(InputError, match="alpha"):
+        combined_p_value([[0.1, 0.2]], 40, [0.3, alpha], custom)

@@ -234,7 +234,8 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
     Raises
     ------
     InputError
-        Non-numeric input, shapes disagree, ``L == 0``, any check of the single-limit p-value fails, or
+        Non-numeric input, shapes disagree, ``L == 0``, an ``alphas`` entry not in (0, 1) (NaN included, whatever
+        ``method``), any check of the single-limit p-value fails, or
         ``method`` returns values of another shape or outside [0, 1] (NaN included).
     """
     r = as_float_array(r_hats, "r_hats", "an array of empirical risks, shape (..., L)")
@@ -243,6 +244,8 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
         raise InputError("alphas must be a non-empty 1-D array of risk limits")
     if r.ndim == 0 or r.shape[-1] != a.size:
         raise InputError(f"r_hats must have a last axis of length {a.size} (one per risk limit), got shape {r.shape}")
+    for l in range(a.size):  # checked here too: a custom ``method`` need not check its alpha
+        _check_alpha(a[l])
     fn = resolve_p_value_method(method)
     per_limit = [_checked_output(fn(r[..., l], n, a[l]), r.shape[:-1], method) for l in range(a.size)]
     return _as_output(np.max(np.stack(per_limit, axis=-1), axis=-1))
@@ -290,7 +293,7 @@ def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.nda
     ------
     InputError
         Empty, non-numeric, non-finite or out-of-range losses, non-binary losses with ``"binomial"``, shape
-        mismatch between ``losses`` and ``alpha``, a ``method`` returning values of another shape or outside
+        mismatch between ``losses`` and ``alpha``, an ``alpha`` not in (0, 1), a ``method`` returning values of another shape or outside
         [0, 1].
     """
     arr = as_float_array(losses, "losses", "a numeric array of shape (n, m) or (n, m, L)")
