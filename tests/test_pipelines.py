@@ -427,3 +427,31 @@ def test_cli_data_route_calls_the_milp_hook(capsys, monkeypatch):
     assert seen["n_cal"] == 200 and seen["time_limit"] == 5.0
     res = pareto_testing(losses, 0.1, 0.1, aux=cost, seed=0)
     assert "chosen: " + (f"eps={res.chosen}" if res.chosen is not None else "none") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--method", "ltt", "--max-failures", "0"], "--max-failures applies to --method pt"),
+    (["--method", "rgpt", "--max-failures", "2"], "--max-failures applies to --method pt"),
+    (["--method", "pt", "--levels", "3"], "--levels applies to --method rgpt"),
+    (["--method", "ltt", "--tau", "0.3"], "--tau applies to --method rgpt"),
+    (["--method", "pt", "--reshaping", "by"], "--reshaping applies to --method rgpt"),
+    (["--n-cal", "50"], "--n-cal applies to the --data route"),
+    (["--label", "y", "--time-limit", "3"], "--label, --time-limit apply to the --data route"),
+])
+def test_cli_refuses_options_the_method_would_ignore(tmp_path, capsys, argv, match):
+    # they were silently ignored (exit 0), even an invalid --max-failures 0 with --method ltt
+    losses, cost, _ = simulate(14, n=40, m=3)
+    write_csvs(tmp_path, losses, cost)
+    assert cli.main(["--losses", str(tmp_path / "losses.csv"), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert match in err and "\n" not in err, err
+
+
+def test_cli_method_options_still_work(tmp_path, capsys):
+    losses, cost, _ = simulate(15, n=120, m=5)
+    write_csvs(tmp_path, losses, cost)
+    path = str(tmp_path / "losses.csv")
+    assert cli.main(["--losses", path, "--method", "pt", "--max-failures", "2", "--seed", "1"]) == 0
+    res = pareto_testing(losses, 0.1, 0.1, seed=1, max_failures=2)
+    assert "certified: " + (", ".join(f"C={j}" for j in res.certified) or "none") in capsys.readouterr().out
+    assert cli.main(["--losses", path, "--method", "rgpt", "--levels", "2", "--tau", "0.2", "--reshaping", "by"]) == 0

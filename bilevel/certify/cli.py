@@ -84,11 +84,12 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     test.add_argument("--seed", type=int, default=0, help="seed of the optimisation/testing split (default: %(default)s)")
     test.add_argument("--opt-fraction", type=float, default=0.5,
                       help="share of calibration rows used to build the front/order/graph for pt and rgpt (default: %(default)s)")
-    test.add_argument("--max-failures", type=int, default=1, help="pt: failures tolerated before fixed-sequence testing stops (default: %(default)s)")
+    test.add_argument("--max-failures", type=int, default=None,
+                      help="pt: failures tolerated before fixed-sequence testing stops (default: 1)")
     test.add_argument("--levels", type=int, default=None, help="rgpt: number of depth levels D (default: ceil(sqrt(front size)))")
-    test.add_argument("--tau", type=float, default=0.1, help="rgpt: non-negative Lasso penalty, Eq. (13) (default: %(default)s)")
-    test.add_argument("--reshaping", choices=["identity", "by"], default="identity",
-                      help="rgpt: DAGGER reshaping; by = valid under arbitrary dependence (default: %(default)s)")
+    test.add_argument("--tau", type=float, default=None, help="rgpt: non-negative Lasso penalty, Eq. (13) (default: 0.1)")
+    test.add_argument("--reshaping", choices=["identity", "by"], default=None,
+                      help="rgpt: DAGGER reshaping; by = valid under arbitrary dependence (default: identity)")
     parser.set_defaults(func=run)
     return parser
 
@@ -136,6 +137,25 @@ def candidates_from_data(args: argparse.Namespace):
     return losses, aux, list(names)
 
 
+#: Options of one method (or one route), with the methods they apply to: given with another, they are refused
+#: rather than silently ignored. Their defaults are None so that "not given" can be told apart.
+_METHOD_OPTIONS = {"max_failures": ("--max-failures", ("pt",)), "levels": ("--levels", ("rgpt",)),
+                   "tau": ("--tau", ("rgpt",)), "reshaping": ("--reshaping", ("rgpt",))}
+_DATA_OPTIONS = {"label": "--label", "n_train": "--n-train", "n_val": "--n-val", "n_cal": "--n-cal",
+                 "epsilons": "--epsilons", "w_bar_ubs": "--w-bar-ubs", "time_limit": "--time-limit"}
+
+
+def _refuse_unused_options(args: argparse.Namespace) -> None:
+    for dest, (option, methods) in _METHOD_OPTIONS.items():
+        if getattr(args, dest, None) is not None and args.method not in methods:
+            raise InputError(f"{option} applies to --method {' or '.join(methods)} only, not {args.method}")
+    if args.losses is not None:
+        given = [option for dest, option in _DATA_OPTIONS.items() if getattr(args, dest, None) is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to the --data route (the "
+                             "MILP candidates) only, not to --losses")
+
+
 def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
     kwargs: dict = {"control": control, "p_value": _P_VALUES[args.p_value]}
     if args.method == "ltt":
@@ -146,9 +166,10 @@ def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
         raise InputError("--procedure applies to --method ltt only (pt uses fixed-sequence testing, rgpt DAGGER)")
     kwargs.update(opt_fraction=args.opt_fraction, seed=args.seed)
     if args.method == "pt":
-        kwargs["max_failures"] = args.max_failures
+        kwargs["max_failures"] = 1 if args.max_failures is None else args.max_failures
     else:
-        kwargs.update(n_levels=args.levels, tau=args.tau, reshaping=args.reshaping)
+        kwargs.update(n_levels=args.levels, tau=0.1 if args.tau is None else args.tau,
+                      reshaping=args.reshaping or "identity")
     return kwargs
 
 
@@ -157,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
     SolverError, which :func:`bilevel.cli.main` turns into one line on stderr and exit code 2 or 1."""
     if (args.losses is None) == (args.data is None):
         raise InputError("give exactly one of --losses PATH.csv or --data NAME")
+    _refuse_unused_options(args)
     check_open_unit(args.alpha, "--alpha (risk limit)")  # before the MILPs of --data run
     check_open_unit(args.delta, "--delta (FWER/FDR level)")
     if args.data is not None:
