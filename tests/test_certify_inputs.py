@@ -297,3 +297,19 @@ def test_alpha_is_checked_with_a_custom_p_value(alpha):
         p_values_from_losses(LOSSES, alpha, custom)
     with pytest.raises(InputError, match="alpha"):
         combined_p_value([[0.1, 0.2]], 40, [0.3, alpha], custom)
+
+
+@pytest.mark.parametrize("split", [([True], [False]), (np.arange(40) < 20, np.arange(40) >= 20),
+                                   ([0, 1], np.zeros(3, dtype=bool))])
+def test_split_as_boolean_masks_is_refused(split):
+    # the masks were read as the numbers 1 and 0: ([True], [False]) ran with opt row 1 and test row 0, and
+    # full-length masks got 'parts must be disjoint and without repeats'
+    with pytest.raises(InputError, match="boolean masks"):
+        pareto_testing(LOSSES, 0.3, 0.1, split=split)
+    with pytest.raises(InputError, match="boolean masks"):
+        rg_pt(LOSSES, 0.3, 0.1, split=split)
+
+
+def test_split_as_integer_indices_still_works():
+    res = pareto_testing(LOSSES, 0.3, 0.1, split=(np.arange(20), np.arange(20, 40)))
+    np.testing.assert_array_equal(res.test_indices, np.arange(20, 40))

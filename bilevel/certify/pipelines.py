@@ -217,9 +217,12 @@ def _resolve_split(n_cal: int, opt_fraction, seed, split) -> tuple[np.ndarray, n
         return split_calibration(n_cal, opt_fraction, seed)
     check_seed(seed)  # a bad seed is an error even when the explicit split leaves it unused
     try:
+        masks = [np.asarray(s).dtype == bool for s in split]
         opt_f, test_f = (np.asarray(s, dtype=float).ravel() for s in split)
     except (TypeError, ValueError):
         raise InputError("split must be a pair (opt_indices, test_indices) of integer row indices") from None
+    if any(masks):  # as numbers, the mask [True, False] would name rows 1 and 0
+        raise InputError("split takes integer row indices, not boolean masks (np.nonzero(mask)[0] gives them)")
     both_f = np.concatenate([opt_f, test_f])
     if not np.all(np.isfinite(both_f)) or np.any(both_f != np.round(both_f)):
         raise InputError("split: row indices must be integers")
@@ -359,7 +362,7 @@ def pareto_testing(
     Raises
     ------
     InputError
-        As :func:`ltt`, plus a split that leaves a part empty or overlaps, a ``seed`` other than an int >= 0,
+        As :func:`ltt`, plus a split that leaves a part empty, overlaps or is given as boolean masks, a ``seed`` other than an int >= 0,
         ``None`` or a Generator (checked even when ``split`` is given).
     """
     arr, a = _prepare(losses, alpha)
