@@ -362,8 +362,8 @@ def pareto_testing(
     Raises
     ------
     InputError
-        As :func:`ltt`, plus a split that leaves a part empty, overlaps or is given as boolean masks, a ``seed`` other than an int >= 0,
-        ``None`` or a Generator (checked even when ``split`` is given).
+        As :func:`ltt`, plus a split that leaves a part empty, overlaps or is given as boolean masks, a ``seed``
+        other than an int >= 0, ``None`` or a Generator (checked even when ``split`` is given).
     """
     arr, a = _prepare(losses, alpha)
     d = check_delta(delta)
