@@ -293,6 +293,8 @@ def test_method_specific_errors():
         rg_pt(losses, ALPHA, DELTA, control="fwer")
     with pytest.raises(InputError):
         ltt(losses, ALPHA, DELTA, control="fwer", procedure="bh")
+    with pytest.raises(InputError, match="procedure ''"):  # "" ran the default procedure
+        ltt(losses, ALPHA, DELTA, procedure="")
     with pytest.raises(InputError):
         rg_pt(losses, ALPHA, DELTA, seed=0, n_levels=0)
     with pytest.raises(InputError):

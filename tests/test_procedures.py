@@ -109,3 +109,13 @@ def test_bad_max_failures():
     for k in (0, -1, 1.5, True):
         with pytest.raises(InputError):
             fixed_sequence(np.array([0.1]), 0.1, max_failures=k)
+
+
+def test_fdr_must_be_a_bool():
+    # fdr="no" (or "fwer") was truthy: FDR thresholds, which exceed the FWER ones after position k
+    p = np.array([0.01, 0.02, 0.15])  # FDR threshold at position 3: 0.3; FWER: 0.1
+    assert fixed_sequence(p, 0.1, fdr=True).all() and not fixed_sequence(p, 0.1, fdr=False)[2]
+    assert fixed_sequence(p, 0.1, fdr=np.bool_(False)).tolist() == fixed_sequence(p, 0.1).tolist()
+    for bad in ("no", "fwer", 1, None):
+        with pytest.raises(InputError, match="fdr must be True"):
+            fixed_sequence(p, 0.1, fdr=bad)

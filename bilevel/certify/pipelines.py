@@ -287,7 +287,7 @@ def ltt(
     n_cal, m, _ = arr.shape
     aux_items = validate_aux(aux, n_cal, m)
     procs = _procedures_for(control)
-    proc = procedure or ("bh" if control == "fdr" else "holm")
+    proc = ("bh" if control == "fdr" else "holm") if procedure is None else procedure  # "" is no name
     if not isinstance(proc, str):
         raise InputError(f"procedure must be a name, one of {sorted(procs)}; got {proc!r}")
     if proc not in procs:

@@ -140,6 +140,12 @@ def _check_max_failures(max_failures) -> int:
     return int(max_failures)
 
 
+def _check_fdr(fdr) -> bool:
+    if not isinstance(fdr, (bool, np.bool_)):  # a truthy string such as "no" or "fwer" meant FDR
+        raise InputError(f"fdr must be True (FDR, Eq. (14)) or False (FWER), got {fdr!r}")
+    return bool(fdr)
+
+
 def fixed_sequence_thresholds(m: int, delta, *, fdr: bool = False, max_failures: int = 1) -> np.ndarray:
     """Critical values ``delta_i`` of fixed-sequence testing at positions ``i = 1..m``.
 
@@ -155,10 +161,11 @@ def fixed_sequence_thresholds(m: int, delta, *, fdr: bool = False, max_failures:
     ``k`` larger than ``m`` is replaced by ``m`` (the procedure then never stops early either way).
 
     Returns an array of shape (m,). Raises ``InputError`` for bad ``delta``, ``m`` not an integer >= 1
-    (a float, a bool, NaN) or ``max_failures`` not an integer >= 1.
+    (a float, a bool, NaN), ``max_failures`` not an integer >= 1 or ``fdr`` not a bool.
     """
     d = check_delta(delta)
     k = _check_max_failures(max_failures)
+    fdr = _check_fdr(fdr)
     m = check_count(m, "m (number of hypotheses)", 1)
     k = min(k, m)
     if not fdr:
@@ -215,6 +222,6 @@ def fixed_sequence(p_values, delta, fdr: bool = False, max_failures: int = 1) ->
     Raises
     ------
     InputError
-        Bad p-values, ``delta`` or ``max_failures``.
+        Bad p-values, ``delta`` or ``max_failures``, or an ``fdr`` that is not a bool (e.g. a string).
     """
     return fixed_sequence_details(p_values, delta, fdr=fdr, max_failures=max_failures)[0]
