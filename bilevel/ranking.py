@@ -616,7 +616,7 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
     ------
     InputError
         ``X`` or ``y`` not numeric, shapes disagree, ``X`` has no rows, NaN, ``tau`` not a finite number
-        ``>= 0`` (a bool included), unknown ``loss``.
+        ``>= 0`` (a bool included), unknown ``loss``, an optimum beyond the float range.
     SolverError
         HiGHS fails, or (squared loss) its solution violates the KKT conditions of Eq. (13).
     """
@@ -635,4 +635,7 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):  # zero columns have beta_j = 0 already
         unit = _norm(v) / _norm(x, axis=0)  # the size of beta_j that fits y with column j
     beta[beta < 1e-12 * unit] = 0.0
+    if not np.all(np.isfinite(beta)):  # e.g. X = [[1e-300]], y = [1e300]: the optimum 1e600 is no float
+        raise InputError("the non-negative Lasso optimum overflows a float (columns of X tiny against y); "
+                         "rescale X or y")
     return beta

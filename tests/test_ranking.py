@@ -1,6 +1,7 @@
 """Bradley-Terry against choix and closed forms; non-negative Lasso against scikit-learn and scipy."""
 
 import itertools
+import warnings
 
 import choix
 import numpy as np
@@ -526,3 +527,12 @@ def test_an_int_too_large_for_a_float_is_an_input_error():
                        (lambda: rgpt_win_counts([0.1, 0.2], 10, eta=[[0, 10**400], [0, 0]], n_p=1.0), "eta")]:
         with pytest.raises(InputError, match=name):
             call()
+
+
+@pytest.mark.parametrize("loss", ["squared", "absolute"])
+def test_nonnegative_lasso_optimum_beyond_the_float_range_is_an_error(loss):
+    # The optimum 1e600 is no float: beta = inf came back silently
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(InputError, match="overflows a float"):
+            nonnegative_lasso([[1e-300], [1e-300]], [1e300, 1e300], 0.0, loss=loss)
