@@ -55,6 +55,13 @@ UNSAFE_OPTIONS = {
     "small_matrix_value": (1e-9, "HiGHS drops the matrix entries below it, which changes the MILP: the answer it "
                                  "proves optimal is another model's (diabetes 10/10 split 5 at 1e-4: 'optimal' "
                                  "0.284194, verified, true optimum 0.274229)"),
+    "user_objective_scale": (0, "HiGHS 1.15.1 reports the MILP's dual bound in the scaled objective's units, not "
+                                "the model's: at 5 (a factor 2**5) tune gave diabetes 6/6 split 0 (optimistic) "
+                                "best bound 2.70784 above its proven optimum 0.0846201, as 'gap_limit'; at -5 the "
+                                "bound is 2**5 too small"),
+    "user_bound_scale": (0, "HiGHS 1.15.1 reports the MILP's dual bound in the scaled bounds' units, not the "
+                            "model's: at 5 (a factor 2**5) solve_model gave diabetes 6/6 split 0 (optimistic) best "
+                            "bound 2.70784 above its optimum 0.0846201, as 'gap_limit'"),
 }
 
 

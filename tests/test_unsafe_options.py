@@ -77,3 +77,34 @@ def test_without_the_refusal_the_check_without_presolve_still_reaches_the_optimu
     result = bilevel.tune(Xt, yt, Xv, yv, warm_start=False, highs_options={"mip_lifting_for_probing": 1})
     best = min(optimistic_value(w, Xt, yt, Xv, yv) for w in grid(Xt.shape[1]))
     assert result.optimal and result.verified and result.objective <= best + 1e-7
+
+
+@pytest.mark.parametrize("name", ["user_objective_scale", "user_bound_scale"])
+def test_objective_and_bound_scaling_are_refused_and_zero_solves_to_the_optimum(tiny, name):
+    # HiGHS 1.15.1 reports the dual bound in the scaled units (next test): tune printed a best bound 32 times
+    # the optimum as "gap_limit" (diabetes 6/6 split 0, optimistic: 2.70784 against 0.0846201).
+    Xt, yt, Xv, yv, model = tiny
+    for value in (5, -5):
+        with pytest.raises(InputError, match=f"{name}={value} is refused"):
+            bilevel.solve_model(model, options={name: value})
+        with pytest.raises(InputError, match=name):
+            bilevel.tune(Xt, yt, Xv, yv, highs_options={name: value})
+    info = bilevel.solve_model(model, options={name: UNSAFE_OPTIONS[name][0]})
+    assert info.optimal and info.best_bound <= info.objective + 1e-9
+    assert info.objective == pytest.approx(bilevel.solve_model(model).objective, abs=1e-9)
+
+
+@pytest.mark.skipif(highspy.Highs().version() != "1.15.1", reason="the refusal was measured on HiGHS 1.15.1")
+@pytest.mark.parametrize("name", ["user_objective_scale", "user_bound_scale"])
+def test_highs_reports_a_scaled_dual_bound_above_the_optimum(tiny, name):
+    *_, model = tiny
+    cm = compile_model(model)
+    infos = {}
+    for value in (0, 5):
+        h = _configured_highs(cm, {name: value}, None)  # no refusal here
+        h.run()
+        assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+        infos[value] = h.getInfo()
+    optimum = infos[0].objective_function_value
+    assert infos[5].objective_function_value == pytest.approx(optimum, abs=1e-7)
+    assert infos[5].mip_dual_bound == pytest.approx(2 ** 5 * optimum, rel=1e-6)  # an invalid bound: 16.09 > 0.503
