@@ -62,6 +62,9 @@ UNSAFE_OPTIONS = {
     "user_bound_scale": (0, "HiGHS 1.15.1 reports the MILP's dual bound in the scaled bounds' units, not the "
                             "model's: at 5 (a factor 2**5) solve_model gave diabetes 6/6 split 0 (optimistic) best "
                             "bound 2.70784 above its optimum 0.0846201, as 'gap_limit'"),
+    "solve_relaxation": (False, "HiGHS then solves the LP relaxation, ignoring integrality, and reports that "
+                                "'optimal': solve_model called diabetes 6/6 split 0 (optimistic) optimal at 0.0 "
+                                "with best bound 0.0, true optimum 0.0846201 (tune's verification flags the point)"),
 }
 
 

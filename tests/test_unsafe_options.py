@@ -108,3 +108,26 @@ def test_highs_reports_a_scaled_dual_bound_above_the_optimum(tiny, name):
     optimum = infos[0].objective_function_value
     assert infos[5].objective_function_value == pytest.approx(optimum, abs=1e-7)
     assert infos[5].mip_dual_bound == pytest.approx(2 ** 5 * optimum, rel=1e-6)  # an invalid bound: 16.09 > 0.503
+
+
+@pytest.fixture(scope="module")
+def diabetes_6():
+    """diabetes |T| = |V| = 6, split 0 (the benchmark split): its optimistic optimum is 0.0846201."""
+    from bilevel.library import default_test_fraction
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 6, 6, seed=0, test_fraction=default_test_fraction(6, 6))
+    return s.X_train, s.y_train, s.X_val, s.y_val
+
+
+def test_solve_relaxation_is_refused_it_made_solve_model_report_the_lp_relaxation_optimal(diabetes_6, monkeypatch):
+    model = bilevel.build_optimistic_model(*diabetes_6)
+    true = bilevel.solve_model(model)
+    assert true.optimal and true.objective == pytest.approx(0.0846201, abs=1e-6)
+    for call in (lambda: bilevel.solve_model(model, options={"solve_relaxation": True}),
+                 lambda: bilevel.tune(*diabetes_6, highs_options={"solve_relaxation": True})):
+        with pytest.raises(InputError, match="solve_relaxation"):
+            call()
+    assert bilevel.solve_model(model, options={"solve_relaxation": False}).objective == pytest.approx(true.objective)
+    monkeypatch.setattr(solve_module, "UNSAFE_OPTIONS", {})  # what it did: "optimal" at the relaxation's 0
+    relaxed = bilevel.solve_model(model, options={"solve_relaxation": True})
+    assert relaxed.optimal and relaxed.objective < true.objective - 0.08
