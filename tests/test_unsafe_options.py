@@ -131,3 +131,23 @@ def test_solve_relaxation_is_refused_it_made_solve_model_report_the_lp_relaxatio
     monkeypatch.setattr(solve_module, "UNSAFE_OPTIONS", {})  # what it did: "optimal" at the relaxation's 0
     relaxed = bilevel.solve_model(model, options={"solve_relaxation": True})
     assert relaxed.optimal and relaxed.objective < true.objective - 0.08
+
+
+def test_a_loose_mip_feasibility_tolerance_is_refused_it_made_solve_model_report_a_wrong_optimum(monkeypatch):
+    # At 1e-3 HiGHS takes binaries within 1e-3 of 0 or 1 as integral; times a big-M that switches rows off.
+    Xt, yt, Xv, yv = tiny_instance(6)
+    model = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, list(range(len(yv))), 0.0)
+    true = bilevel.solve_model(model)
+    assert true.optimal and true.objective == pytest.approx(0.298788, abs=1e-6)
+    for value in (1e-3, 1e-4, 1e-9):
+        with pytest.raises(InputError, match=f"mip_feasibility_tolerance={value!r} is refused"):
+            bilevel.solve_model(model, options={"mip_feasibility_tolerance": value})
+    with pytest.raises(InputError, match="mip_feasibility_tolerance"):
+        bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", highs_options={"mip_feasibility_tolerance": 1e-3})
+    allowed = UNSAFE_OPTIONS["mip_feasibility_tolerance"][0]
+    assert bilevel.solve_model(model, options={"mip_feasibility_tolerance": allowed}).objective == pytest.approx(
+        true.objective, abs=1e-7)
+    if highspy.Highs().version() == "1.15.1":  # what it did: "optimal" at 0.207959 (a point that violates the model)
+        monkeypatch.setattr(solve_module, "UNSAFE_OPTIONS", {})
+        loose = bilevel.solve_model(model, options={"mip_feasibility_tolerance": 1e-3})
+        assert loose.optimal and loose.objective < true.objective - 0.05
