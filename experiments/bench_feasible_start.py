@@ -26,17 +26,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import importlib  # noqa: E402
+
 import bilevel  # noqa: E402
-import bilevel.tune as tune_mod  # noqa: E402
 import bilevel.warmstart as warmstart  # noqa: E402
+
+tune_mod = importlib.import_module("bilevel.tune")  # the module: ``bilevel.tune`` is also the function tune
 
 
 def _without_feasible_start(real):
-    """``queued_start`` as before 2026-11-29: no start for a pessimistic model with a feasible-only replica."""
+    """``queued_start`` as before 2026-11-29: no start for a pessimistic model with a feasible-only replica, after
+    its LPs (the old code solved them before giving up; their time sets the box search's share of a solve)."""
     def queued_start(info, w_bar):
-        if info["mode"] == "pessimistic" and info.get("replica") == "feasible":
-            return None
-        return real(info, w_bar)
+        start = real(info, w_bar)
+        return None if info["mode"] == "pessimistic" and info.get("replica") == "feasible" else start
     return queued_start
 
 
