@@ -1,6 +1,7 @@
 """HiGHS options that give wrong answers on the tuning MILPs are refused (bilevel.solve.UNSAFE_OPTIONS), and
 the reason is real: with ``mip_lifting_for_probing`` on, HiGHS 1.15.1 calls a feasible tuning MILP infeasible
-(HiGHS issue #3307)."""
+(HiGHS issue #3307); with ``user_objective_scale`` or ``user_bound_scale`` it reports a dual bound above the
+optimum; ``solve_relaxation`` and a loose ``mip_feasibility_tolerance`` made solve_model report wrong optima."""
 import importlib
 
 import highspy
