@@ -59,7 +59,7 @@ import numpy as np
 import bilevel
 import bilevel.ties
 from bilevel.errors import InputError, SolverError
-from bilevel.validation import check_clock, repeated_values
+from bilevel.validation import MAX_EPSILON, MAX_W_BAR_UB, check_clock, check_positive, repeated_values
 
 from . import attack as attack_mod
 from . import baseline as baseline_mod
@@ -193,7 +193,9 @@ def _hash_number(value):
 def check_config(cfg: StudyConfig) -> None:
     """Raise InputError for an unusable configuration (a list field given as a string, a count, size or seed
     that is not an integer, a negative seed, unknown study or flip rule, sizes < 2 / < 1,
-    negative budgets or epsilons, runs < 1, a non-positive time limit, an unknown tie criterion)."""
+    negative budgets or epsilons, epsilons above 1e6, runs < 1, a non-positive time limit, an unknown tie criterion,
+    a tie tolerance that is not a finite number >= 0, a w_bar bound that is not positive or above 1e4: the values
+    every unit would refuse)."""
     for name in ("datasets", "studies", "val_sizes", "train_sizes", "epsilons", "rho_tests", "rho_vals",
                  "tie_criteria"):
         if not isinstance(getattr(cfg, name), tuple):  # a str would be read as a list of its characters
@@ -227,6 +229,9 @@ def check_config(cfg: StudyConfig) -> None:
         vals = getattr(cfg, name)
         if not vals or any(not (math.isfinite(v) and v >= 0) for v in vals):
             raise InputError(f"{name} must be a non-empty list of finite numbers >= 0; got {list(vals)}")
+    too_big = [v for v in cfg.epsilons if v > MAX_EPSILON]  # bilevel.tune refuses them: every unit with one
+    if too_big:  # failed after its optimistic solve, and the study ended with exit 1 instead of an input error
+        raise InputError(f"epsilons must be at most {MAX_EPSILON:g} (bilevel.tune's limit); got {too_big}")
     for name in ("datasets", "val_sizes", "train_sizes", "epsilons", "rho_tests", "rho_vals", "tie_criteria"):
         repeated = repeated_values(getattr(cfg, name))  # its units were computed again and counted twice
         if repeated:
@@ -240,6 +245,9 @@ def check_config(cfg: StudyConfig) -> None:
         raise InputError(f"unknown tie criteria {unknown}; choose from {', '.join(bilevel.ties.CRITERIA)}")
     if not (math.isfinite(cfg.w_bar_ub) and cfg.w_bar_ub > 0):
         raise InputError(f"w_bar upper bound must be positive; got {cfg.w_bar_ub}")
+    if cfg.w_bar_ub > MAX_W_BAR_UB:  # bilevel.tune refuses it (big-M range): every unit would fail
+        raise InputError(f"w_bar upper bound must be at most {MAX_W_BAR_UB:g} (bilevel.tune's limit); got {cfg.w_bar_ub}")
+    check_positive(cfg.tie_tolerance, "tie_tolerance", allow_zero=True)  # optimistic_tie_range's check
     check_clock(cfg.clock)
 
 

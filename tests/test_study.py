@@ -338,3 +338,25 @@ def test_without_an_optimistic_hyperplane_no_model_is_scored_as_attacked(monkeyp
     assert all(attacked[f"{m}_acc_test"] is None for m in ("opt", "opt_eval", "pes", "svc", "box"))
     summary = us.summarize_perturbed(pd.DataFrame([{**r, "run_id": task["run_id"]} for r in rec["rows"]]))
     assert summary["LinearSVC grid"].tolist()[1] == "n/a" and summary["runs"].tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(studies=("perturbed",), epsilons=(0.2, 2e6)), "epsilons must be at most 1e\\+06"),
+    (dict(w_bar_ub=1e5), "w_bar upper bound must be at most 10000"),
+    (dict(tie_tolerance=-1.0), "tie_tolerance must be a finite number >= 0"),
+    (dict(tie_tolerance=float("nan")), "tie_tolerance must be a finite number >= 0"),
+])
+def test_settings_every_unit_would_refuse_are_refused_up_front(kw, match):
+    # bilevel.tune refuses epsilon > 1e6 and w_bar_ub > 1e4, optimistic_tie_range a negative or NaN tolerance: the
+    # config was accepted, every unit failed with that InputError in its record, and `bilevel study` exited 1
+    with pytest.raises(bilevel.InputError, match=match):
+        _tiny(**kw)
+    _tiny(epsilons=(0.0, 1e6), w_bar_ub=1e4, tie_tolerance=0.0)  # the limits themselves are fine
+
+
+def test_cli_refuses_an_epsilon_tune_refuses_before_any_run(tmp_path, capsys):
+    code = main(["study", "--quick", "--study", "perturbed", "--epsilons", "0.2,2e6", "--out", str(tmp_path / "o"),
+                 "--jobs", "1", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "epsilons must be at most" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o" / "runs").exists()
