@@ -360,3 +360,15 @@ def test_cli_refuses_an_epsilon_tune_refuses_before_any_run(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "epsilons must be at most" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o" / "runs").exists()
+
+
+def test_paper_values_are_found_for_grid_values_off_by_round_off():
+    # rho_test 0.30000000000000004 (np.arange(0, 0.7, 0.1)) or 0.09999999999999999 (np.linspace(0, 0.6, 7)) is
+    # the paper's 0.3 / 0.1, as epsilon 0.2 within 1e-12 already was: those cells showed no paper value
+    rows = [dict(run_id=f"r{k}", dataset="cancer", rho_val=rv, epsilon=0.2, rho_test=rt, opt_status="optimal",
+                 pes_status="optimal", pes_acc_test=0.9, opt_acc_test=0.9)
+            for k, (rv, rt) in enumerate([(0.0, 0.30000000000000004), (0.0, 0.09999999999999999),
+                                          (0.30000000000000004, 0.6000000000000001)])]
+    summary = us.summarize_perturbed(pd.DataFrame(rows))
+    got = dict(zip(zip(summary["ρ val"].round(6), summary["ρ test"].round(6)), summary["paper pessimistic"]))
+    assert got == {(0.0, 0.1): "0.933 ± 0.010", (0.0, 0.3): "0.929 ± 0.013", (0.3, 0.6): "0.926 ± 0.012"}
