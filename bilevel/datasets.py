@@ -257,6 +257,8 @@ def split_dataset(
         # stratified test set took every row of a class (at least one row of each class when it has >= 2 rows).
         missing = 1.0 if (y[pool] == -1.0).all() else -1.0
         total = int((y == missing).sum())
+        if total == 0:  # no test set took it: the message below blamed one, and its advice could not help
+            raise InputError(f"y holds the class {-missing:+.0f} only: the training set needs rows of both classes")
         raise InputError(
             f"the training set has one class only: class {missing:+.0f} has {total} row(s) in all and the "
             f"stratified test set of {len(test_idx)} rows took {'it' if total == 1 else 'them'} (a larger size "

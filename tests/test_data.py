@@ -224,3 +224,11 @@ def test_a_column_constant_on_the_fitting_rows_keeps_scale_1_despite_round_off(v
     assert split.scale[1] == 1.0 and split.mean[1] == value
     assert np.all(split.X_train[:, 1] == 0.0) and np.all(split.X_val[:, 1] == 0.0)
     np.testing.assert_allclose(split.X_test[:, 1], X[split.test_index, 1] - value, atol=1e-15)
+
+
+def test_labels_of_one_class_are_named_as_such():
+    # the message said the stratified test set took the missing class's '0 row(s)' and advised test_fraction=0
+    for frac in (0.5, 0.0):
+        with pytest.raises(InputError, match=r"y holds the class -1 only") as info:
+            bilevel.split_dataset(np.arange(20.0).reshape(10, 2), -np.ones(10), 2, 1, test_fraction=frac)
+        assert "test set" not in str(info.value)
