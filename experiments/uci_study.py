@@ -603,9 +603,13 @@ def load_records(out: Path) -> dict:
     for p in sorted((Path(out) / "runs").glob("*.json")):
         try:
             rec = json.loads(p.read_text())
-            recs[rec["run_id"]] = rec
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError):
             continue
+        # valid JSON that is not a unit record ("[]", "null", a dict without its keys) is broken too: "[]" gave a
+        # TypeError traceback, a dict without "rows" a KeyError in the tables
+        if (isinstance(rec, dict) and isinstance(rec.get("run_id"), str) and isinstance(rec.get("study"), str)
+                and isinstance(rec.get("rows"), list)):
+            recs[rec["run_id"]] = rec
     return recs
 
 

@@ -372,3 +372,16 @@ def test_paper_values_are_found_for_grid_values_off_by_round_off():
     summary = us.summarize_perturbed(pd.DataFrame(rows))
     got = dict(zip(zip(summary["ρ val"].round(6), summary["ρ test"].round(6)), summary["paper pessimistic"]))
     assert got == {(0.0, 0.1): "0.933 ± 0.010", (0.0, 0.3): "0.929 ± 0.013", (0.3, 0.6): "0.926 ± 0.012"}
+
+
+def test_run_files_that_are_json_but_not_records_are_ignored(tmp_path):
+    # load_records promises to ignore broken files: '[]' or 'null' raised TypeError (a traceback from `bilevel
+    # study`), and a dict without "rows" or "study" was taken as a record and crashed the tables with a KeyError
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for k, text in enumerate(["[]", "null", "3", '"x"', '{"run_id": 5}', '{"run_id": "a", "config_hash": "h"}',
+                              '{"run_id": "b", "study": "limited", "rows": null}']):
+        (runs / f"bad{k}.json").write_text(text)
+    good = {"run_id": "g", "study": "limited", "config_hash": "h", "error": None, "rows": []}
+    (runs / "good.json").write_text(json.dumps(good))
+    assert us.load_records(tmp_path) == {"g": good}
