@@ -385,3 +385,24 @@ def test_run_files_that_are_json_but_not_records_are_ignored(tmp_path):
     good = {"run_id": "g", "study": "limited", "config_hash": "h", "error": None, "rows": []}
     (runs / "good.json").write_text(json.dumps(good))
     assert us.load_records(tmp_path) == {"g": good}
+
+
+def test_an_unverified_tie_extreme_does_not_widen_the_tie_range(monkeypatch):
+    # tie_acc_min/max are a lower bound on the accuracy spread over optima: an extreme that failed verification need
+    # not be an optimum, yet its accuracy went into them
+    import dataclasses
+
+    real = bilevel.ties.optimistic_tie_range
+
+    def one_unverified(opt, crit, **kw):
+        tr = real(opt, crit, **kw)
+        bad = dataclasses.replace(tr.low.verification, verified=False)
+        low = dataclasses.replace(tr.low, verification=bad, w=-tr.low.w, b=-tr.low.b)  # flipped: accuracy 1 - acc
+        return dataclasses.replace(tr, low=low)
+    monkeypatch.setattr(bilevel.ties, "optimistic_tie_range", one_unverified)
+    cfg = _tiny(runs=1, tie_criteria=("sum_w_bar",))
+    (task,) = us.build_tasks(cfg)
+    (row,) = us.run_unit(task)["rows"]
+    lo, hi = row["tie_sum_w_bar_lo_acc_test"], row["tie_sum_w_bar_hi_acc_test"]
+    assert row["tie_sum_w_bar_lo_verified"] is False and lo < 0.5  # recorded as such ...
+    assert (row["tie_acc_min"], row["tie_acc_max"]) == (min(row["opt_acc_test"], hi), max(row["opt_acc_test"], hi))
