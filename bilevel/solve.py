@@ -194,7 +194,7 @@ def solve_model(
     options : further HiGHS options by name, e.g. ``{"presolve": "on"}``. Those in :data:`UNSAFE_OPTIONS`
         are refused at any value but HiGHS's default (they give wrong answers on these MILPs).
     race : number of HiGHS runs (1 to :data:`MAX_CONCURRENCY`) started concurrently on the same MILP, in
-        threads, with random seeds ``random_seed + k`` (``k = 0..race-1``; HiGHS's run time on the tuning
+        threads, with random seeds ``(random_seed + k) mod 2**31`` (``k = 0..race-1``; HiGHS's run time on the tuning
         MILPs varies several-fold with the seed alone). The first run to finish stops the others; the
         result is that run's, with the best dual bound of all runs (each is valid). ``nodes`` and
         ``seconds`` are the winner's. This is how a MILP uses more than one core besides HiGHS's own
@@ -582,6 +582,9 @@ def _configured_highs(cm: CompiledModel, opts: dict, start, injector: _Injector 
     return h
 
 
+_SEED_RANGE = 2**31  # HiGHS's random_seed lies in [0, 2**31 - 1]
+
+
 def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector | None = None,
           stopper: _Stopper | None = None) -> tuple[highspy.Highs, float]:
     """Run ``race`` HiGHS instances with consecutive random seeds in threads (``Highs.run`` releases the
@@ -589,7 +592,10 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     winner and the tightest dual bound over all runs (minimisation: the largest)."""
     stopper = stopper or _Stopper()
     seed = int(opts.get("random_seed", 0))
-    runs = [_configured_highs(cm, {**opts, "random_seed": seed + k}, start, injector, k, stopper) for k in range(race)]
+    # HiGHS takes seeds 0..2**31 - 1: the racers' seeds wrap there, so that a valid seed near the top is not turned
+    # into a rejected one the user never gave (an invalid seed is left as given, for HiGHS to reject by its value)
+    seeds = [(seed + k) % _SEED_RANGE if 0 <= seed < _SEED_RANGE else seed + k for k in range(race)]
+    runs = [_configured_highs(cm, {**opts, "random_seed": s}, start, injector, k, stopper) for k, s in enumerate(seeds)]
     finished: list[int] = []  # run indices in the order they ended (list.append is atomic)
     interrupted = highspy.HighsModelStatus.kInterrupt
     inconclusive = (highspy.HighsModelStatus.kTimeLimit, interrupted)

@@ -82,3 +82,15 @@ def test_threads_must_be_a_non_negative_integer_up_to_the_cap(threads):
         bilevel.tune(Xt, yt, Xv, yv, threads=threads)
     with pytest.raises(InputError, match="threads"):  # the same value given as a HiGHS option
         bilevel.tune(Xt, yt, Xv, yv, highs_options={"threads": threads})
+
+
+def test_the_racers_seeds_wrap_below_highs_limit():
+    # random_seed 2**31 - 1 is valid, but the second racer's seed + 1 was refused as "random_seed=2147483648", a
+    # value the user never gave; an invalid seed is still refused by its own value
+    Xt, yt, Xv, yv = tiny_instance(0, 6, 4)
+    model = bilevel.build_optimistic_model(Xt, yt, Xv, yv)
+    one = bilevel.solve_model(model)
+    raced = bilevel.solve_model(model, race=2, options={"random_seed": 2**31 - 1})
+    assert raced.status == one.status == "optimal" and raced.objective == pytest.approx(one.objective, abs=1e-9)
+    with pytest.raises(InputError, match="random_seed=-1"):
+        bilevel.solve_model(model, race=2, options={"random_seed": -1})
