@@ -247,7 +247,7 @@ def bradley_terry(
     InputError
         ``wins`` not numeric, not square, empty, negative or non-finite; ``pseudo_count`` not a number or
         ``< 0``; an unknown ``method``; ``tol`` not a finite number ``> 0``; ``max_iter`` not an integer
-        ``>= 1``; or **no finite maximiser exists**. By Ford's (1957) condition a finite
+        ``>= 1``; ``return_log`` not a bool; or **no finite maximiser exists**. By Ford's (1957) condition a finite
         maximiser exists (and is unique up to scale) iff the directed graph with an edge ``i -> j``
         whenever ``wins[i, j] > 0`` is strongly connected: otherwise some group of items never loses to the
         rest, and its scores run off to infinity. The error names the problem and suggests
@@ -267,6 +267,8 @@ def bradley_terry(
     if max_iter is None:
         max_iter = 500 if method == "newton" else 100_000
     max_iter = check_count(max_iter, "max_iter", 1)
+    if not isinstance(return_log, (bool, np.bool_)):  # "no" would be truthy: log-scores returned as scores
+        raise InputError(f"return_log must be True or False, got {return_log!r}")
     if m == 1:
         return np.zeros(1) if return_log else np.ones(1)
     if c > 0:

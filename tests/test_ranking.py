@@ -536,3 +536,11 @@ def test_nonnegative_lasso_optimum_beyond_the_float_range_is_an_error(loss):
         warnings.simplefilter("ignore", RuntimeWarning)
         with pytest.raises(InputError, match="overflows a float"):
             nonnegative_lasso([[1e-300], [1e-300]], [1e300, 1e300], 0.0, loss=loss)
+
+
+def test_return_log_must_be_a_bool():
+    wins = np.array([[0, 3], [1, 0]])
+    assert np.allclose(bradley_terry(wins, return_log=np.bool_(True)), np.log(bradley_terry(wins)))
+    for bad in ("no", 1, None):  # "no" was truthy and returned the log-scores
+        with pytest.raises(InputError, match="return_log must be True or False"):
+            bradley_terry(wins, return_log=bad)
