@@ -534,7 +534,9 @@ def tune(
     mode, flip or clock, a ``tolerance``, ``time_limit``, ``lambda_bound`` or ``max_lambda_bound`` that is not a
     positive number, ``lambda_growth <= 1``, ``highs_options`` that are not a mapping, an ``optimistic`` result
     of other data or bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution (an
-    infeasible optimistic MILP, which always has a bilevel-feasible point, is reported as a HiGHS failure).
+    infeasible optimistic MILP, which always has a bilevel-feasible point, is reported as a HiGHS failure; a
+    pessimistic MILP infeasible at every lambda bound up to ``max_lambda_bound`` raises InfeasibleModelError
+    naming the bounds tried).
     """
     if replica not in ("optimal", "feasible"):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
@@ -627,9 +629,13 @@ def tune(
             model, info, total, restarts = _solve_with_cutoffs(model, pairs, make_search, solve_kw, cutoff_restarts,
                                                                rebuild)
             break
-        except InfeasibleModelError:  # the bound leaves no follower: only a bound too small does that
+        except InfeasibleModelError as exc:  # the bound leaves no follower: only a bound too small does that
             if bound * lambda_growth > max_lambda_bound * (1 + 1e-12):
-                raise
+                raise InfeasibleModelError(
+                    f"the pessimistic MILP is infeasible with every lambda bound tried "
+                    f"({', '.join(f'{b:g}' for b in history)}): the follower optima may all need a larger lambda "
+                    f"(e.g. training features much smaller than the validation features); raise max_lambda_bound "
+                    f"(now {max_lambda_bound:g}) [{exc}]") from None
             infeasible_seconds += time.perf_counter() - t1  # its build and solve (the start is in start_seconds)
             notes.append(f"the MILP with lambda bound {bound:g} is infeasible; re-solved with {bound * lambda_growth:g}")
             bound *= lambda_growth

@@ -255,6 +255,22 @@ def test_a_lambda_bound_that_leaves_the_milp_infeasible_is_enlarged():
     assert small.objective >= default.objective - 1e-6
 
 
+def test_a_milp_infeasible_at_the_largest_lambda_bound_names_the_bound():
+    """Training features about 1e-3, one validation point at 20.9, epsilon = 0, w_bar in [1, 1.5]: every
+    follower needs lambda of about 17424 (the MILP solved with bound 1e5 gives it, optimal and verified, at
+    the exact optimum 0), so with the default max_lambda_bound 1e4 the MILP is infeasible. tune raised HiGHS's
+    bare 'HiGHS reports the model infeasible (with presolve off)'; the error now names the lambda bounds tried
+    and max_lambda_bound, which solves it when raised."""
+    Xt = np.array([[0.00252668873103417], [0.0073303774593349], [0.00066168929715313], [0.00113087291408614]])
+    yt = np.array([-1.0, 1.0, -1.0, -1.0])
+    Xv, yv = np.array([[20.927239329512286]]), np.array([1.0])
+    kw = dict(mode="pessimistic", epsilon=0.0, flip="all", w_bar_bounds=(1.0, 1.5))
+    with pytest.raises(bilevel.InfeasibleModelError, match="max_lambda_bound"):
+        bilevel.tune(Xt, yt, Xv, yv, **kw)
+    res = bilevel.tune(Xt, yt, Xv, yv, **kw, max_lambda_bound=1e5)
+    assert res.optimal and res.verified and res.objective == pytest.approx(0.0, abs=1e-7)
+
+
 def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer, monkeypatch):
     """A solution at the large starting bound that fails verification (ill-conditioning) is not returned:
     the bound is divided by lambda_growth and the model re-solved."""
