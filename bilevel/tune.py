@@ -532,7 +532,9 @@ def tune(
     class), epsilon < 0 or above 1e6, infeasible bounds, ``w_bar_ub`` above 1e4 or ``||x||_1 * w_bar_ub`` above
     1e5 (:func:`bilevel.validation.check_scale`), unknown
     mode, flip or clock, a ``tolerance``, ``time_limit``, ``lambda_bound`` or ``max_lambda_bound`` that is not a
-    positive number, ``lambda_growth <= 1``, ``highs_options`` that are not a mapping, an ``optimistic`` result
+    positive number, ``lambda_bound > max_lambda_bound``, ``warm_start`` or ``cutoff_restarts`` not a bool, a
+    pessimistic setting (``epsilon != 0``, ``flip``, ``replica``, ``lambda_bound``, ``optimistic``) with
+    ``mode="optimistic"``, ``lambda_growth <= 1``, ``highs_options`` that are not a mapping, an ``optimistic`` result
     of other data or bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution (an
     infeasible optimistic MILP, which always has a bilevel-feasible point, is reported as a HiGHS failure; a
     pessimistic MILP infeasible at every lambda bound up to ``max_lambda_bound`` raises InfeasibleModelError
@@ -558,6 +560,19 @@ def tune(
         raise InputError(f"lambda_growth must be > 1 (the factor between the lambda bounds tried); got {lambda_growth}")
     if lambda_bound is not None:
         lambda_bound = check_positive(lambda_bound, "lambda_bound")
+        if lambda_bound > max_lambda_bound:
+            raise InputError(f"lambda_bound {lambda_bound:g} exceeds max_lambda_bound {max_lambda_bound:g}")
+    for name, flag in (("warm_start", warm_start), ("cutoff_restarts", cutoff_restarts)):
+        if not isinstance(flag, (bool, np.bool_)):  # a string such as "no" would be truthy
+            raise InputError(f"{name} must be True or False; got {flag!r}")
+    if mode == "optimistic":  # the pessimistic MILP's settings would be ignored silently
+        given = [name for name, is_set in (
+            ("epsilon", eps != 0.0), ("flip", not (isinstance(flip, str) and flip == "margin")),
+            ("replica", replica != "optimal"), ("lambda_bound", lambda_bound is not None),
+            ("optimistic", optimistic is not None)) if is_set]
+        if given:
+            raise InputError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} to mode='pessimistic'; "
+                             "mode='optimistic' solves Eq. (21) alone")
     run_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
     solve_kw = dict(run_kw, options=tuning_options(highs_options), clock=clock)
 

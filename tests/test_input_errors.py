@@ -47,6 +47,14 @@ def _raises(fn, *args, match, **kw):
     (dict(mode="pessimistic", flip=[0.7, 1.9]), "integer indices"),
     (dict(mode="pessimistic", flip=None), "flip"),
     (dict(mode="pessimistic", flip=np.array([True, False])), "length 4"),
+    # the pessimistic MILP's settings with mode="optimistic" were ignored silently
+    (dict(epsilon=0.2), "epsilon only applies to mode='pessimistic'"),
+    (dict(flip="all", replica="feasible"), "flip, replica only apply to mode='pessimistic'"),
+    (dict(flip=np.array([0, 1])), "flip only applies"),
+    (dict(lambda_bound=10.0), "lambda_bound only applies"),
+    (dict(mode="pessimistic", lambda_bound=1e5), "exceeds max_lambda_bound"),  # it ran at 1e5 above the maximum
+    (dict(warm_start="no"), "warm_start must be True or False"),  # truthy strings
+    (dict(cutoff_restarts="false"), "cutoff_restarts must be True or False"),
 ])
 def test_tune_names_the_bad_argument(kw, match):
     _raises(bilevel.tune, X, Y, XV, YV, match=match, **kw)

@@ -36,7 +36,8 @@ def test_proposition_1_pessimistic_at_least_optimistic(cancer, seed, n, flip):
 @pytest.mark.parametrize("mode", ["optimistic", "pessimistic"])
 def test_export_round_trip(tmp_path, cancer, suffix, mode):
     s = bilevel.split_dataset(cancer.X, cancer.y, 10, 10, seed=1)
-    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode=mode, epsilon=0.2)
+    eps = {"epsilon": 0.2} if mode == "pessimistic" else {}  # refused with mode="optimistic"
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode=mode, **eps)
     path = bilevel.write_model(res.model, tmp_path / f"model{suffix}")
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -370,7 +371,7 @@ def test_highs_options_reach_every_milp_solve_over_the_package_defaults(cancer, 
 
     monkeypatch.setattr(tune_module, "solve_model", recording)
     s = bilevel.split_dataset(cancer.X, cancer.y, 8, 8, seed=1)
-    kw = dict(mode=mode, flip="all")
+    kw = dict(mode=mode, **({"flip": "all"} if mode == "pessimistic" else {}))
     plain = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, **kw)
     assert seen and all(opts == tune_module.HIGHS_OPTIONS for _, opts in seen)
     assert tune_module.HIGHS_OPTIONS["mip_heuristic_run_rens"] is False
