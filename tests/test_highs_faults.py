@@ -295,3 +295,21 @@ def test_a_presolve_report_of_infeasibility_is_checked_without_presolve():
     opt = tune(Xt, yt, Xv, yv, mode="optimistic")
     result = tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.05, optimistic=opt, warm_start=False)
     assert result.optimal and result.verified and result.objective == pytest.approx(1 / 15, abs=1e-6)
+
+
+def test_a_start_returned_unimproved_at_the_root_is_checked_without_presolve():
+    """HiGHS 1.15.1's presolve, given the MIP start of this pessimistic model built around the start's value
+    (1 feature, |T| = 4, |V| = 2, epsilon = 0, w_bar in [0.3, 2]), ended "optimal" at node 0 with the start's
+    0.1636 as its dual bound; tune returned it, verified, as the optimum. Without presolve or without the start
+    HiGHS finds 0.1341 (w_bar = 0.8197). Oracle: the exact enumeration of tests/kkt_enumeration.py (no MILP)."""
+    from kkt_enumeration import pessimistic_optimum
+
+    Xt = np.array([[0.576074354715628], [1.4322122906882058], [1.0389061323619995], [-1.4010806182049642]])
+    yt = np.array([1.0, 1.0, 1.0, -1.0])
+    Xv = np.array([[-1.0738597392299636], [1.872864494040746]])
+    yv = np.array([-1.0, 1.0])
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(2), 0.0, (0.3, 2.0))
+    assert value == pytest.approx(0.1341076458, abs=1e-8)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip="all", w_bar_bounds=(0.3, 2.0))
+    assert res.optimal and res.verified
+    assert res.objective == pytest.approx(value, abs=1e-6)
