@@ -368,13 +368,8 @@ def solve_model(
             if again is not None:
                 return again
             status = "time_limit"
-        elif (status == "optimal" and start is not None and values is not kept and nodes == 0
-              and opts.get("presolve", "choose") != "off"
-              and abs(_objective_of(cm, start) - objective) <= 1e-9 * max(1.0, abs(objective))):
-            # HiGHS 1.15.1's presolve, handed a MIP start, has also ended "optimal" at the start at the root,
-            # with the start's value as its dual bound, where a better point exists (a pessimistic 4/2 model
-            # built around its start: 0.1636 "optimal", 0.1341 without presolve or without the start). A
-            # start returned unimproved at node 0 is checked without presolve, from the same start.
+        elif (status == "optimal" and values is not kept and opts.get("presolve", "choose") != "off"
+              and _start_unimproved_at_root(cm, start, objective, nodes)):
             again = without_presolve(seconds)
             if again is not None:
                 return again
@@ -593,6 +588,15 @@ def _configured_highs(cm: CompiledModel, opts: dict, start, injector: _Injector 
     if stopper is not None:
         h.cbMipInterrupt += stopper.interrupt
     return h
+
+
+def _start_unimproved_at_root(cm: CompiledModel, start, objective: float, nodes: int) -> bool:
+    """Whether a MILP ended at node 0 with its MIP start's objective, which :func:`solve_model` then checks by
+    a solve without presolve: HiGHS 1.15.1's presolve, handed a MIP start, has ended "optimal" at the start at
+    the root with the start's value as its dual bound, where a better point exists (a pessimistic 4/2 model
+    built around its start: 0.1636 "optimal", 0.1341 without presolve or without the start)."""
+    return (start is not None and nodes == 0
+            and abs(_objective_of(cm, start) - objective) <= 1e-9 * max(1.0, abs(objective)))
 
 
 _SEED_RANGE = 2**31  # HiGHS's random_seed lies in [0, 2**31 - 1]

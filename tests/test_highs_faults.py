@@ -95,14 +95,16 @@ def test_plain_highs_returns_the_start_only_on_the_releases_known_for_it():
 @pytest.mark.parametrize("workaround", [True, False])
 def test_the_package_returns_the_optimum_of_the_stale_start_milp(workaround, monkeypatch):
     """:func:`bilevel.solve_model` on the six-column MILP from the feasible start returns the optimum x_0 = 1 on
-    every release. Without the workaround (the stale check switched off) it cannot on 1.16.0: it returns the
-    start, objective 0.18, which its own check of the dual bound marks ``gap_limit``."""
+    every release. Without the workaround (the stale check switched off, and the check of a start returned
+    unimproved at the root, which catches it too) it cannot on 1.16.0: it returns the start, objective 0.18,
+    which its own check of the dual bound marks ``gap_limit``."""
     import pyomo.environ as pyo
     import bilevel.solve as S
     if not workaround:
         if silent_highs().version() not in _STALE_START_RELEASES:
             pytest.skip("the stale-start fault is known on HiGHS 1.16.0 only")
         monkeypatch.setattr(S, "_stale_solution", lambda h, cm: False)
+        monkeypatch.setattr(S, "_start_unimproved_at_root", lambda *a: False)
     m = _stale_start_model()
     info = bilevel.solve_model(m, mip_start=[(m.x[j], v) for j, v in enumerate(_FAULT_START)])
     if workaround:
