@@ -360,16 +360,13 @@ def solve_model(
             if better:
                 bound = min(bound_override, objective) if cm.sense == pyo.minimize else max(bound_override, objective)
                 gap = _relative_gap(objective, bound)
-        if status == "optimal" and not np.isfinite(bound) and opts.get("presolve", "choose") != "off":
+        if status == "optimal" and opts.get("presolve", "choose") != "off" and (
+                not np.isfinite(bound)
+                or (values is not kept and _start_unimproved_at_root(cm, start, objective, nodes))):
             # HiGHS 1.15.1's presolve, handed a MIP start, can call a feasible MILP infeasible and still end
-            # "optimal" at the start, with no dual bound and no node: nothing is proven. Solve it again
+            # "optimal" at the start, with no dual bound and no node: nothing is proven; or end "optimal" at the
+            # start at the root where a better point exists (_start_unimproved_at_root). Solve it again
             # without presolve, from the same start, within what is left of the time limit.
-            again = without_presolve(seconds)
-            if again is not None:
-                return again
-            status = "time_limit"
-        elif (status == "optimal" and values is not kept and opts.get("presolve", "choose") != "off"
-              and _start_unimproved_at_root(cm, start, objective, nodes)):
             again = without_presolve(seconds)
             if again is not None:
                 return again
