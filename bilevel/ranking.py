@@ -16,7 +16,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, logsumexp
 
 from .errors import InputError, SolverError
-from .validation import as_float_array, as_number, check_count, check_positive
+from .validation import as_float_array, as_number, check_count, check_flag, check_positive
 
 __all__ = ["bradley_terry", "bradley_terry_log_likelihood", "rgpt_win_counts", "nonnegative_lasso"]
 
@@ -267,8 +267,7 @@ def bradley_terry(
     if max_iter is None:
         max_iter = 500 if method == "newton" else 100_000
     max_iter = check_count(max_iter, "max_iter", 1)
-    if not isinstance(return_log, (bool, np.bool_)):  # "no" would be truthy: log-scores returned as scores
-        raise InputError(f"return_log must be True or False, got {return_log!r}")
+    return_log = check_flag(return_log, "return_log")  # "no" would be truthy: log-scores returned as scores
     if m == 1:
         return np.zeros(1) if return_log else np.ones(1)
     if c > 0:

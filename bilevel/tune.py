@@ -15,8 +15,8 @@ from .optimistic import build_optimistic_model
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set, pessimistic_info,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
-from .validation import (check_clock, check_epsilon, check_features, check_positive, check_scale, check_w_bar_bounds,
-                         check_xy)
+from .validation import (check_clock, check_epsilon, check_features, check_flag, check_positive, check_scale,
+                         check_w_bar_bounds, check_xy)
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
@@ -562,9 +562,7 @@ def tune(
         lambda_bound = check_positive(lambda_bound, "lambda_bound")
         if lambda_bound > max_lambda_bound:
             raise InputError(f"lambda_bound {lambda_bound:g} exceeds max_lambda_bound {max_lambda_bound:g}")
-    for name, flag in (("warm_start", warm_start), ("cutoff_restarts", cutoff_restarts)):
-        if not isinstance(flag, (bool, np.bool_)):  # a string such as "no" would be truthy
-            raise InputError(f"{name} must be True or False; got {flag!r}")
+    warm_start, cutoff_restarts = check_flag(warm_start, "warm_start"), check_flag(cutoff_restarts, "cutoff_restarts")
     if mode == "optimistic":  # the pessimistic MILP's settings would be ignored silently
         given = [name for name, is_set in (
             ("epsilon", eps != 0.0), ("flip", not (isinstance(flip, str) and flip == "margin")),

@@ -61,6 +61,14 @@ def as_number(value, name: str) -> float:
         raise InputError(f"{name} is too large for a float: {value!r}") from None
 
 
+def check_flag(value, name: str) -> bool:
+    """Return ``value`` as a bool after checking it is ``True`` or ``False`` (a numpy bool included); raise
+    InputError naming ``name`` otherwise: a string such as ``"no"`` or a number would be read as its truth value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
 def check_mip_gap(value, name: str = "mip_gap") -> float:
     """Return the relative MIP gap ``value`` as a float; InputError naming ``name`` unless it lies in
     [0, 1)."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..validation import as_float_array, check_count, check_open_unit
+from ..validation import as_float_array, check_count, check_flag, check_open_unit
 
 __all__ = [
     "bonferroni",
@@ -140,12 +140,6 @@ def _check_max_failures(max_failures) -> int:
     return int(max_failures)
 
 
-def _check_fdr(fdr) -> bool:
-    if not isinstance(fdr, (bool, np.bool_)):  # a truthy string such as "no" or "fwer" meant FDR
-        raise InputError(f"fdr must be True (FDR, Eq. (14)) or False (FWER), got {fdr!r}")
-    return bool(fdr)
-
-
 def fixed_sequence_thresholds(m: int, delta, *, fdr: bool = False, max_failures: int = 1) -> np.ndarray:
     """Critical values ``delta_i`` of fixed-sequence testing at positions ``i = 1..m``.
 
@@ -165,7 +159,7 @@ def fixed_sequence_thresholds(m: int, delta, *, fdr: bool = False, max_failures:
     """
     d = check_delta(delta)
     k = _check_max_failures(max_failures)
-    fdr = _check_fdr(fdr)
+    fdr = check_flag(fdr, "fdr")  # a truthy string such as "no" or "fwer" meant FDR
     m = check_count(m, "m (number of hypotheses)", 1)
     k = min(k, m)
     if not fdr:
