@@ -35,6 +35,7 @@ import csv
 import fnmatch
 import hashlib
 import math
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -598,14 +599,27 @@ def _cell(value) -> str:
 
 def write_manifest(rows, path) -> Path:
     """Write manifest rows (dicts with the keys of :data:`MANIFEST_COLUMNS`; missing keys are empty) as
-    CSV. Floats are written with full precision, booleans as ``true``/``false``. Returns the path."""
+    CSV. Floats are written with full precision, booleans as ``true``/``false``. The CSV is written under a
+    temporary name in the same folder and renamed to ``path`` only when complete, so a write that fails or
+    is interrupted (a bad row, a full disk, Ctrl-C) leaves an existing manifest unchanged. Returns the path.
+    Raises InputError when the folder or the file cannot be written."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(MANIFEST_COLUMNS)
-        for r in rows:
-            w.writerow([_cell(r.get(c, "")) for c in MANIFEST_COLUMNS])
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the folder of {str(path)!r}: {exc}") from None
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temp, "w", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(MANIFEST_COLUMNS)
+            for r in rows:
+                w.writerow([_cell(r.get(c, "")) for c in MANIFEST_COLUMNS])
+        os.replace(temp, path)
+    except OSError as exc:
+        raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        temp.unlink(missing_ok=True)
     return path
 
 

@@ -64,6 +64,34 @@ def test_manifest_checksums_match_the_committed_files():
             assert digest == r[f"{kind}_sha256"], f"{path} does not match its manifest checksum: {REGENERATE}"
 
 
+def test_an_interrupted_manifest_write_leaves_the_old_manifest(tmp_path):
+    # export_library rewrites the manifest after every instance; a write stopped midway (Ctrl-C, a full disk)
+    # used to leave a truncated manifest behind, losing the rows of instances already on disk
+    rows = library.read_manifest(MANIFEST)[:3]
+    path = library.write_manifest(rows, tmp_path / "manifest.csv")
+    before = path.read_bytes()
+
+    def interrupted():
+        yield rows[0]
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        library.write_manifest(interrupted(), path)
+    assert path.read_bytes() == before
+    assert [r["id"] for r in library.read_manifest(path)] == [r["id"] for r in rows]
+    assert [p.name for p in tmp_path.iterdir()] == ["manifest.csv"], "a temporary file was left behind"
+
+
+def test_a_manifest_path_that_cannot_be_written_is_an_input_error(tmp_path):
+    (tmp_path / "a_folder").mkdir()
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(library.InputError, match="cannot write"):  # was a bare IsADirectoryError
+        library.write_manifest([], tmp_path / "a_folder")
+    with pytest.raises(library.InputError, match="cannot create the folder"):  # was a FileExistsError
+        library.write_manifest([], tmp_path / "a_file" / "manifest.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "a_folder"]
+
+
 def test_manifest_sizes_match_what_highs_reads_from_the_files():
     for r in rows():
         for kind in ("mps", "lp"):
