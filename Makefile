@@ -5,9 +5,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 # The HiGHS release .venv gets: the one the README's measurements were made with. pyproject.toml allows a
-# range; `make test HIGHSPY=1.16.0` tests another release, `HIGHSPY=` takes the newest the range allows.
+# range; `make test HIGHSPY=1.16.0` tests another release, `HIGHSPY=` takes the newest the range allows
+# (`--upgrade highspy`: a plain install keeps the release already in .venv, as it satisfies the range).
 HIGHSPY ?= 1.15.1
-HIGHSPY_REQ := $(if $(HIGHSPY),highspy==$(HIGHSPY),)
+HIGHSPY_REQ := $(if $(HIGHSPY),highspy==$(HIGHSPY),--upgrade highspy)
 # The stamp holds the HiGHS release installed; asking for another one reinstalls.
 ifneq ($(shell cat $(STAMP) 2>/dev/null),highspy=$(HIGHSPY))
 .PHONY: $(STAMP)
