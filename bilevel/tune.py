@@ -452,18 +452,19 @@ def tune(
     ``lambda`` any follower optimum can have) is never enlarged: it already keeps every bilevel-feasible
     point.
 
-    **Starting bound.** With epsilon > 0 the search starts at ``lambda_bound = 1e3``. With epsilon = 0 the
-    budget row ``mean(xi) <= v*(w_bar)`` is always tight and has no interior point, so the valid values
-    of ``lambda`` at a solution form a half-line ``[lambda_min, inf)`` (adding any multiple of a training
-    dual solution keeps the KKT system): solutions sit at whatever bound is set, and starting below
-    ``max_lambda_bound`` almost always costs a second solve. So epsilon = 0 starts at
-    ``max_lambda_bound``; if that solution fails verification (``kappa = 1/(1 + lambda)`` tiny, the KKT
-    system ill-conditioned), the bound is divided by ``lambda_growth`` until one verifies (down to 1e3).
-    With epsilon > 0 a first solution that fails verification steps the bound down the same way, down to 1:
-    this happens where the box separates the training set, so that the budget ``(1 + epsilon) v*(w_bar)``
-    is 0 and as degenerate as with epsilon = 0. Each step re-solves the model in hand; when HiGHS finds no
-    solution there (its cutoff row, a value reached at the larger bound, can exclude every point of the
-    smaller one), the model without the cutoff row is solved instead.
+    **Starting bound.** With epsilon > 0, or ``replica="feasible"`` (whose budget, the replica's training loss,
+    need not be tight), the search starts at ``lambda_bound = 1e3``. With epsilon = 0 and ``replica="optimal"``
+    the budget row ``mean(xi) <= v*(w_bar)`` is always tight and has no interior point, so the valid values of
+    ``lambda`` at a solution form a half-line ``[lambda_min, inf)`` (adding any multiple of a training dual
+    solution keeps the KKT system): solutions sit at whatever bound is set, and starting below
+    ``max_lambda_bound`` almost always costs a second solve. So that case starts at ``max_lambda_bound``; if
+    that solution fails verification (``kappa = 1/(1 + lambda)`` tiny, the KKT system ill-conditioned), the
+    bound is divided by ``lambda_growth`` until one verifies (down to 1e3). Otherwise a first solution that
+    fails verification steps the bound down the same way, down to 1: with epsilon > 0 this happens where the box
+    separates the training set, so that the budget ``(1 + epsilon) v*(w_bar)`` is 0 and as degenerate as with
+    epsilon = 0. Each step re-solves the model in hand; when HiGHS finds no solution there (its cutoff row, a
+    value reached at the larger bound, can exclude every point of the smaller one), the model without the cutoff
+    row is solved instead.
 
     Parameters
     ----------
