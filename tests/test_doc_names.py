@@ -45,3 +45,16 @@ def test_each_documented_name_resolves(name):
 def test_the_resolver_catches_a_name_behind_a_function():
     with pytest.raises(AttributeError):
         _resolve("bilevel.tune.TuneResult")  # a name of the module bilevel.tune, behind the function
+
+
+def test_experiments_readme_lists_every_script_and_module():
+    """experiments/README.md names each script with a command line in its list of them (bench_feasible_start
+    was missing) and gives every file of experiments/ a row of its table."""
+    text = (ROOT / "experiments" / "README.md").read_text()
+    listed = set(re.findall(r"`(\w+)`", text.split("run as")[0]))
+    rows = set(re.findall(r"^\| `(\w+)\.py` \|", text, flags=re.M))
+    files = {p.stem: p.read_text() for p in (ROOT / "experiments").glob("*.py") if p.stem != "__init__"}
+    scripts = {name for name, source in files.items() if '__name__ == "__main__"' in source}
+    assert scripts - listed == set(), "scripts missing from the list of scripts with a command line"
+    assert listed - scripts == set(), "listed as scripts, but without a command line"
+    assert set(files) - rows - {"bench_args"} == set(), "files of experiments/ without a row in the table"
