@@ -62,8 +62,9 @@ def add_parser(sub) -> None:
                    help="concurrent HiGHS runs per MILP with different random seeds; the first to finish wins "
                    "(2 uses both cores of a 2-core machine)")
     p.add_argument("--clock", choices=CLOCKS, default="seconds",
-                   help="when the box search and the cutoff restarts start: after 1 s and 2 s of HiGHS time, or "
-                   "after 2,000 and 4,000 branch-and-bound nodes (the same solution on any machine and under any "
+                   help="when the box search and the cutoff restarts start: after 1 s (or three times the search's "
+                   "estimated time, if longer) and 2 s of HiGHS time, or after 2,000 (or 7.5 per expected box "
+                   "evaluation) and 4,000 branch-and-bound nodes (the same solution on any machine and under any "
                    "load, without --time-limit and --race)")
     p.add_argument("--highs-option", type=_highs_option, action="append", default=[], metavar="NAME=VALUE",
                    help="HiGHS option for every MILP solve, over the package's defaults (bilevel.HIGHS_OPTIONS: "
