@@ -103,6 +103,19 @@ def test_extremes_report_their_own_validation_hinge_and_verify_at_a_large_tolera
             assert sol.verification.verified, (criterion, sol.sense, sol.verification.messages)
 
 
+def test_an_extreme_left_below_its_hinge_reports_its_true_validation_hinge():
+    """HiGHS may also leave g_k below the hinge, by its feasibility tolerance: with tolerance 0 the val_margin
+    maximum on this 4/2-point instance reported the optimum F* itself where its (w, b) has validation hinge
+    F* + 2.5e-7 (recomputed here with numpy), hiding that it lies outside the tie set."""
+    X_t, y_t = np.array([[-3.0, 0.0], [0.0, -1.0], [-2.0, 1.0], [1.0, 1.0]]), np.array([-1.0, 1.0, -1.0, 1.0])
+    X_v, y_v = np.array([[-1.0, -2.0], [3.0, -1.0]]), np.array([-1.0, 1.0])
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic", threads=1)
+    for criterion in CRITERIA:
+        for sol in optimistic_tie_range(opt, criterion, tolerance=0.0, threads=1):
+            true = np.maximum(0.0, 1.0 - y_v * (X_v @ sol.w - sol.b)).mean()
+            assert sol.objective == pytest.approx(true, rel=1e-12, abs=1e-12), (criterion, sol.sense)
+
+
 def test_bad_input():
     X_t, y_t, X_v, y_v = _tiny()
     opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
