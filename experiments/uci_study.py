@@ -544,7 +544,8 @@ def _perturbed_unit(task: dict, cfg: dict) -> list[dict]:
 
 def run_unit(task: dict) -> dict:
     """Compute one work unit (see the module docstring) and return a plain, JSON-serialisable record:
-    ``{"run_id", "study", "config_hash", "seconds", "error", "rows": [row dicts]}``. Solver failures and time
+    ``{"run_id", "study", "config_hash", "seconds", "error", "coords", "rows": [row dicts]}`` (``coords``: the
+    unit's data set, sizes, run, split seed and, perturbed, ``rho_val`` and ``epsilon``). Solver failures and time
     limits are recorded in the rows (statuses); any other exception is caught and recorded in ``error``
     (such units are recomputed on resume)."""
     cfg = task["config"]
@@ -561,7 +562,7 @@ def run_unit(task: dict) -> dict:
     out_rows = [_jsonable({**head, **r, "unit_seconds": seconds, "seed": cfg["seed"],
                            "time_limit": cfg["time_limit"], **ver}) for r in rows]
     return {"run_id": task["run_id"], "study": task["study"], "config_hash": StudyConfig(**_tuples(cfg)).result_hash(),
-            "seconds": seconds, "error": error, "rows": out_rows}
+            "seconds": seconds, "error": error, "coords": coords, "rows": out_rows}
 
 
 def _tuples(d: dict) -> dict:
@@ -740,7 +741,9 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
 
 def records_frame(records: dict, study: str):
     """All rows of ``study``'s records as a pandas DataFrame (one row per limited unit; one per
-    perturbed unit and rho_test), sorted by their coordinates; errors become rows with ``error`` set."""
+    perturbed unit and rho_test), sorted by their coordinates; errors become rows with ``error`` set (and the
+    unit's coordinates). A column whose values are all integers where present (sizes, run, seeds, node counts) is a
+    nullable integer column: a missing value (an errored run, a failed solve) made it float, written ``5.0``."""
     import pandas as pd
 
     rows = []
@@ -748,9 +751,15 @@ def records_frame(records: dict, study: str):
         if rec["study"] != study:
             continue
         if rec.get("error") is not None:
-            rows.append({"study": study, "run_id": rec["run_id"], "error": rec["error"].strip().splitlines()[-1]})
+            coords = rec.get("coords") if isinstance(rec.get("coords"), dict) else {}
+            rows.append({"study": study, "run_id": rec["run_id"], **coords,
+                         "error": rec["error"].strip().splitlines()[-1]})
         rows.extend(rec["rows"])
     df = pd.DataFrame(rows)
+    for col in df.columns:
+        present = [r[col] for r in rows if r.get(col) is not None]
+        if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+            df[col] = df[col].astype("Int64")
     keys = [k for k in ("dataset", "n_val", "n_train", "rho_val", "epsilon", "rho_test", "run") if k in df.columns]
     return df.sort_values(keys, kind="stable").reset_index(drop=True) if len(df) and keys else df
 

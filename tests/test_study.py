@@ -406,3 +406,25 @@ def test_an_unverified_tie_extreme_does_not_widen_the_tie_range(monkeypatch):
     lo, hi = row["tie_sum_w_bar_lo_acc_test"], row["tie_sum_w_bar_hi_acc_test"]
     assert row["tie_sum_w_bar_lo_verified"] is False and lo < 0.5  # recorded as such ...
     assert (row["tie_acc_min"], row["tie_acc_max"]) == (min(row["opt_acc_test"], hi), max(row["opt_acc_test"], hi))
+
+
+def test_sizes_stay_integers_once_a_run_errored(tmp_path, monkeypatch):
+    # an errored run's row had no coordinates: NaN made n_val, n_train, run, ... float columns, so the CSV wrote
+    # 5.0 for every size (and the plots' titles |V| = 5.0), and the errored row sorted apart from its cell
+    real = us._baselines
+    bad_seed = us.split_seed(0, "cancer", 1)
+
+    def failing(split, X_v, seed):
+        if seed == bad_seed:
+            raise RuntimeError("boom")
+        return real(split, X_v, seed)
+    monkeypatch.setattr(us, "_baselines", failing)
+    cfg = _tiny(runs=2, train_sizes=(5, 6), time_limit=5.0)
+    res = us.run_study(cfg, tmp_path / "o", jobs=1, progress=False)
+    assert res.n_errors == 2
+    text = pd.read_csv(tmp_path / "o" / "limited_runs.csv", dtype=str, keep_default_na=False)
+    expected = sorted((5, t, r) for t in (5, 6) for r in (0, 1))  # the grid asked for, as integers
+    assert sorted(zip(text["n_val"].map(int), text["n_train"].map(int), text["run"].map(int))) == expected
+    for col in ("n_val", "n_train", "run", "split_seed", "n_test", "opt_nodes"):
+        assert text[col].str.fullmatch(r"\d*").all(), (col, text[col].tolist())
+    assert (text["error"] != "").sum() == 2 and set(text.loc[text["error"] != "", "run"]) == {"1"}
