@@ -185,6 +185,9 @@ def run(args) -> int:
                         progress=not args.no_progress)
     print(f"runs        : {res.n_computed} computed now, {res.n_reused} reused from {Path(args.out) / 'runs'}, "
           f"{res.n_errors} with errors; {res.seconds:.1f} s")
+    if res.n_failed_steps:
+        print(f"failed steps: {res.n_failed_steps} runs with a failed tie re-solve or worst-case LP "
+              "(tie_*_error / opt_eval_error in the runs CSV)")
     for name, path in res.files.items():
         print(f"  {name:<24s}: {path}")
     return 1 if res.n_errors else 0

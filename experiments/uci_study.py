@@ -618,7 +618,8 @@ def load_records(out: Path) -> dict:
 @dataclass
 class StudyResult:
     """What :func:`run_study` did: ``out`` folder, ``files`` written (name -> path), number of units
-    ``n_units`` / ``n_computed`` (this call) / ``n_reused`` (found on disk), ``n_errors``, wall ``seconds``."""
+    ``n_units`` / ``n_computed`` (this call) / ``n_reused`` (found on disk), ``n_errors``, wall ``seconds``,
+    ``n_failed_steps``: units without an error in which a tie re-solve or the worst-case LP failed."""
 
     out: Path
     files: dict
@@ -628,6 +629,12 @@ class StudyResult:
     n_errors: int
     seconds: float
     computed_ids: list = field(default_factory=list)
+    n_failed_steps: int = 0
+
+
+def _record_failed_steps(rec: dict) -> bool:
+    """Whether a row of the unit record ``rec`` has a failed step (a ``*_error`` field set, see :func:`_failed_steps`)."""
+    return any(v is not None for row in rec.get("rows", []) for k, v in row.items() if k.endswith("_error") and k != "error")
 
 
 def _execute(tasks: list[dict], jobs: int | None, scheduler, progress: bool, on_result) -> None:
@@ -728,13 +735,16 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     files = write_outputs(records, out, cfg)
     seconds = time.perf_counter() - t0
     n_err = sum(rec.get("error") is not None for rec in records.values())
+    n_failed_steps = sum(rec.get("error") is None and _record_failed_steps(rec) for rec in records.values())
     meta = {"config": cfg.to_dict(), "config_hash": h, "versions": versions(), "n_units": len(tasks),
-            "n_computed_last_call": len(computed), "n_errors": n_err, "last_call_seconds": seconds,
+            "n_computed_last_call": len(computed), "n_errors": n_err, "n_failed_steps": n_failed_steps,
+            "last_call_seconds": seconds,
             "compute_seconds_all_units": sum(rec.get("seconds", 0.0) for rec in records.values()),
             "files": {k: str(v) for k, v in files.items()}}
     (out / "study.json").write_text(json.dumps(meta, indent=2))
     files["study.json"] = out / "study.json"
-    return StudyResult(out, files, len(tasks), len(computed), len(tasks) - len(todo), n_err, seconds, computed)
+    return StudyResult(out, files, len(tasks), len(computed), len(tasks) - len(todo), n_err, seconds, computed,
+                       n_failed_steps)
 
 
 # ------------------------------------------------------------------------------- tables and plots
@@ -787,10 +797,22 @@ def _unverified(df, prefix) -> int:
     return int((vals.notna() & (vals.astype(str) == "False")).sum())
 
 
+def _failed_steps(df) -> int:
+    """Runs in which a step that does not end the run failed (its ``*_error`` column is set): a tie re-solve
+    (``tie_<criterion>_error``, the tie range is then taken over fewer extremes) or the worst-case LP of Appendix
+    B.1 (``opt_eval_error``, no worst-case accuracy). Whole-run errors (``error``) are not counted."""
+    cols = [c for c in df.columns if c.endswith("_error") and c != "error"]
+    if not cols:
+        return 0
+    d = df.drop_duplicates("run_id")
+    return int(d[cols].notna().any(axis=1).sum())
+
+
 def summarize_limited(df):
     """Per (data set, |V|, |T|): runs, mean ± std test accuracy of pessimistic, optimistic, the optimistic
     tie range (means of the per-run min and max over the returned optimum and the verified tie extremes), the two
-    baselines, the paper's Table A1 values, and the number of non-optimal solves."""
+    baselines, the paper's Table A1 values, the number of non-optimal and unverified solves, and of runs with a
+    failed tie re-solve."""
     import pandas as pd
 
     out = []
@@ -809,6 +831,7 @@ def summarize_limited(df):
             "paper optimistic": f"{paper[2]:.3f} ± {paper[3]:.3f}" if paper else "",
             "non-optimal (opt/pes)": f"{_nonopt(g, 'opt')}/{_nonopt(g, 'pes')}",
             "unverified (opt/pes)": f"{_unverified(g, 'opt')}/{_unverified(g, 'pes')}",
+            "tie re-solve failed": _failed_steps(g),
         })
     return pd.DataFrame(out)
 
@@ -816,7 +839,8 @@ def summarize_limited(df):
 def summarize_perturbed(df):
     """Per (data set, rho_val, epsilon, rho_test): runs and mean ± std test accuracy of pessimistic,
     optimistic as returned, optimistic evaluated in the worst case of Appendix B.1 (the paper's optimistic
-    column), the baselines, the paper's Tables A2/A3 (epsilon = 0.2 only), and non-optimal solves."""
+    column), the baselines, the paper's Tables A2/A3 (epsilon = 0.2 only), non-optimal and unverified solves,
+    and units whose worst-case LP failed."""
     import pandas as pd
 
     out = []
@@ -836,6 +860,7 @@ def summarize_perturbed(df):
             "paper optimistic": f"{paper[2]:.3f} ± {paper[3]:.3f}" if paper else "",
             "non-optimal (opt/pes)": f"{_nonopt(g, 'opt')}/{_nonopt(g, 'pes')}",
             "unverified (opt/pes)": f"{_unverified(g, 'opt')}/{_unverified(g, 'pes')}",
+            "worst-case LP failed": _failed_steps(g),
         })
     return pd.DataFrame(out)
 
@@ -859,7 +884,9 @@ LIMITED_NOTE = (
     "768 x 8 table, ours the 532 x 7 complete-case table). *non-optimal*: solves that stopped at the time "
     "limit ({time_limit}) or found no solution; a time-limited solve counts with its incumbent, a "
     "run without any solution is left out of that column's mean. *unverified*: solutions that failed the "
-    "package's verification (bilevel.verify_model); they are still in the mean."
+    "package's verification (bilevel.verify_model); they are still in the mean. *tie re-solve failed*: runs in "
+    "which a tie re-solve raised a solver error (its message is in the runs CSV, tie_<criterion>_error); their tie "
+    "range is over the other extremes."
 )
 
 PERTURBED_NOTE = (
@@ -873,7 +900,8 @@ PERTURBED_NOTE = (
     "(ρ val = 0) and A3 (ρ val = 0.3), ε = 0.2, of Ustun et al. (their |T|, |V| are not stated). *non-optimal*: "
     "units whose optimistic / pessimistic solve stopped at the time limit ({time_limit}; the incumbent counts) "
     "or found no solution (left out of the mean). *unverified*: units whose solution failed the "
-    "package's verification (still in the mean)."
+    "package's verification (still in the mean). *worst-case LP failed*: units whose Eq. (A1) LP raised a solver "
+    "error (opt_eval_error in the runs CSV; no worst-case accuracy)."
 )
 
 

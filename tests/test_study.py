@@ -428,3 +428,32 @@ def test_sizes_stay_integers_once_a_run_errored(tmp_path, monkeypatch):
     for col in ("n_val", "n_train", "run", "split_seed", "n_test", "opt_nodes"):
         assert text[col].str.fullmatch(r"\d*").all(), (col, text[col].tolist())
     assert (text["error"] != "").sum() == 2 and set(text.loc[text["error"] != "", "run"]) == {"1"}
+
+
+def test_a_failed_tie_re_solve_is_reported_with_the_other_outcomes(tmp_path, monkeypatch, capsys):
+    # a tie re-solve that raised a solver error was only a tie_<criterion>_error cell of the runs CSV: the summary,
+    # study.json and the command's report said nothing, and the tie range was silently over fewer extremes
+    from bilevel.errors import SolverError
+
+    real = bilevel.ties.optimistic_tie_range
+    failed = []
+
+    def fail_val_margin(opt, crit, **kw):
+        if crit == "val_margin":
+            failed.append(crit)
+            raise SolverError("injected failure")
+        return real(opt, crit, **kw)
+    monkeypatch.setattr(bilevel.ties, "optimistic_tie_range", fail_val_margin)
+    out = tmp_path / "o"
+    code = main(["study", "--data", "cancer", "--study", "limited", "--runs", "2", "--val-sizes", "5", "--train-sizes",
+                 "5", "--time-limit", "5", "--jobs", "1", "--out", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    assert code == 0 and len(failed) == 2  # one injected failure per run
+    runs = pd.read_csv(out / "limited_runs.csv")
+    assert runs["tie_val_margin_error"].eq("injected failure").sum() == len(failed)
+    assert json.loads((out / "study.json").read_text())["n_failed_steps"] == len(failed)
+    summary = (out / "limited_summary.md").read_text()
+    header, _, row = summary.strip().splitlines()[-3:]
+    cells = dict(zip([c.strip() for c in header.strip("|").split(" | ")], [c.strip() for c in row.strip("|").split(" | ")]))
+    assert cells["tie re-solve failed"] == str(len(failed))
+    assert f"failed steps: {len(failed)} runs" in printed
