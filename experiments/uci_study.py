@@ -511,7 +511,7 @@ def _perturbed_unit(task: dict, cfg: dict) -> list[dict]:
         common.update({k: v for k, v in _tune_fields("pes", pes, split, X_v).items() if k != "pes_acc_test"})
         if not isinstance(pes, str):
             models["pes"] = (pes.w, pes.b)
-            common["pes_n_flipped"] = len(pes.flipped)
+            common.update(pes_n_flipped=len(pes.flipped), pes_flip_rule=pes.flip_rule)
         # Appendix B.1, Eq. (A1): the worst case of the optimistic w_bar* over epsilon-optimal training models.
         Vf, _ = bilevel.flipped_set(X_v, y_v, opt.w, opt.b, flip)
         theta = bilevel.hinge_lp(opt.w_bar, (X_t, y_t)).value

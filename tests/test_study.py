@@ -457,3 +457,20 @@ def test_a_failed_tie_re_solve_is_reported_with_the_other_outcomes(tmp_path, mon
     cells = dict(zip([c.strip() for c in header.strip("|").split(" | ")], [c.strip() for c in row.strip("|").split(" | ")]))
     assert cells["tie re-solve failed"] == str(len(failed))
     assert f"failed steps: {len(failed)} runs" in printed
+
+
+def test_perturbed_rows_record_the_flip_rule_the_pessimistic_solve_used():
+    # the limited study's rows had pes_flip_rule, the perturbed ones only pes_n_flipped: under flip="margin" a
+    # V_f that comes out empty flips every point instead, and the perturbed CSV did not say which rule was used
+    cfg = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=6,
+                         perturbed_n_val=6, epsilons=(0.2,), rho_vals=(0.0,), rho_tests=(0.0,), time_limit=5.0,
+                         flip="margin", clock="nodes")
+    (task,) = us.build_tasks(cfg)
+    (row,) = us.run_unit(task)["rows"]
+    data = bilevel.load_dataset("cancer")
+    split = bilevel.split_dataset(data.X, data.y, 6, 6, seed=task["split_seed"])
+    opt = bilevel.tune(split.X_train, split.y_train, split.X_val, split.y_val, "optimistic", w_bar_bounds=(0.0, 1.0),
+                       time_limit=5.0, threads=1, clock="nodes")
+    inside = int(np.sum(split.y_val * (split.X_val @ opt.w - opt.b) < 1 - 1e-9))  # the margin rule, by hand
+    expected = ("margin", inside) if inside else ("all (V_f empty under margin)", 6)
+    assert (row["pes_flip_rule"], row["pes_n_flipped"]) == expected
