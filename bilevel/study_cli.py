@@ -99,6 +99,9 @@ def add_parser(sub) -> None:
                    help="flipped validation points of the pessimistic MILP: Appendix A's rule, margin, or all")
     p.add_argument("--tie-criteria", default="sum_w_bar,val_margin",
                    help="secondary criteria for the optimistic tie spread (comma list of sum_w_bar, val_margin)")
+    p.add_argument("--label", default=None, metavar="TEXT",
+                   help="free text naming this study run, stored in study.json and heading the summaries (it does "
+                   "not change the settings checked on resume)")
     p.add_argument("--seed", type=int, default=0, help="seed of all random splits (the whole study is reproducible)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default 60; quick 20)")
     p.add_argument("--threads", type=int, default=1, help="HiGHS threads per solve")
@@ -137,7 +140,7 @@ def _config(args, mod):
     over["tie_criteria"] = tuple(c.strip() for c in args.tie_criteria.split(",") if c.strip())
     if not over["tie_criteria"]:  # "--tie-criteria ," ran without the tie spread, as if asked to
         raise InputError(f"--tie-criteria names no criterion: {args.tie_criteria!r}")
-    over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock)
+    over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock, label=args.label)
     try:
         return mod.StudyConfig.quick(**over) if args.quick else mod.StudyConfig(**over)
     except TypeError as exc:
@@ -178,6 +181,8 @@ def run(args) -> int:
         except ImportError:
             raise InputError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
     tasks = mod.build_tasks(cfg)
+    if cfg.label is not None:
+        print(f"label       : {cfg.label}")
     print(f"study       : {', '.join(cfg.studies)} on {', '.join(cfg.datasets)}: {len(tasks)} runs, seed {cfg.seed}, "
           f"time limit {mod.limit_text(cfg.time_limit)}, "
           + (f"Dask scheduler {scheduler}" if scheduler else f"{args.jobs if args.jobs > 0 else os.cpu_count()} local jobs"))

@@ -117,7 +117,8 @@ class StudyConfig:
     ``"margin"`` or ``"all"``; ``tie_criteria``: secondary criteria of
     :func:`bilevel.ties.optimistic_tie_range`; ``w_bar_ub``: upper bound of every ``w_bar_j`` (lower 0);
     ``clock``: :func:`bilevel.tune`'s ``clock`` (``"nodes"``: the same solutions on every machine for the
-    solves that end before ``time_limit``)."""
+    solves that end before ``time_limit``); ``label``: free text naming the study run in ``study.json`` and the
+    summaries' headings (``None``: none; not part of :meth:`result_hash`, so a resume may rename a study)."""
 
     datasets: tuple = ("cancer", "diabetes")
     studies: tuple = STUDIES
@@ -138,6 +139,7 @@ class StudyConfig:
     tie_tolerance: float = 1e-6
     w_bar_ub: float = 1.0
     clock: str = "seconds"
+    label: str | None = None
 
     @classmethod
     def quick(cls, **overrides) -> "StudyConfig":
@@ -249,6 +251,11 @@ def check_config(cfg: StudyConfig) -> None:
         raise InputError(f"w_bar upper bound must be at most {MAX_W_BAR_UB:g} (bilevel.tune's limit); got {cfg.w_bar_ub}")
     check_positive(cfg.tie_tolerance, "tie_tolerance", allow_zero=True)  # optimistic_tie_range's check
     check_clock(cfg.clock)
+    if cfg.label is not None:  # one line of text: it heads the Markdown summaries
+        if not isinstance(cfg.label, str):
+            raise InputError(f"label must be a string; got {cfg.label!r}")
+        if not cfg.label.strip() or any(not c.isprintable() for c in cfg.label):
+            raise InputError(f"label must be one line of printable text; got {cfg.label!r}")
 
 
 # ---------------------------------------------------------------------------------------------- tasks
@@ -736,7 +743,7 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     seconds = time.perf_counter() - t0
     n_err = sum(rec.get("error") is not None for rec in records.values())
     n_failed_steps = sum(rec.get("error") is None and _record_failed_steps(rec) for rec in records.values())
-    meta = {"config": cfg.to_dict(), "config_hash": h, "versions": versions(), "n_units": len(tasks),
+    meta = {"label": cfg.label, "config": cfg.to_dict(), "config_hash": h, "versions": versions(), "n_units": len(tasks),
             "n_computed_last_call": len(computed), "n_errors": n_err, "n_failed_steps": n_failed_steps,
             "last_call_seconds": seconds,
             "compute_seconds_all_units": sum(rec.get("seconds", 0.0) for rec in records.values()),
@@ -1003,6 +1010,8 @@ def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:
                                          time_limit=limit_text(cfg.time_limit))
             title = "Perturbed-data study (Section 5.1.2, Tables A2-A3)"
         md = out / f"{study}_summary.md"
+        if cfg.label is not None:
+            title += f": {cfg.label}"
         md.write_text(f"# {title}\n\n{note}\n\n{_markdown(summ)}\n")
         files[md.name] = md
         for data in sorted(ok["dataset"].unique()):

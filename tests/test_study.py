@@ -474,3 +474,25 @@ def test_perturbed_rows_record_the_flip_rule_the_pessimistic_solve_used():
     inside = int(np.sum(split.y_val * (split.X_val @ opt.w - opt.b) < 1 - 1e-9))  # the margin rule, by hand
     expected = ("margin", inside) if inside else ("all (V_f empty under margin)", 6)
     assert (row["pes_flip_rule"], row["pes_n_flipped"]) == expected
+
+
+def test_a_label_names_the_study_run_without_changing_its_settings(tmp_path, capsys):
+    out = tmp_path / "o"
+    common = ["study", "--data", "cancer", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes",
+              "5", "--tie-criteria", "sum_w_bar", "--time-limit", "5", "--jobs", "1", "--out", str(out), "--no-progress"]
+    assert main([*common, "--label", "first try"]) == 0
+    assert "label       : first try" in capsys.readouterr().out
+    meta = json.loads((out / "study.json").read_text())
+    assert meta["label"] == meta["config"]["label"] == "first try"
+    assert (out / "limited_summary.md").read_text().splitlines()[0].endswith(": first try")
+    before = _mtimes(out)
+    assert main([*common, "--label", "renamed"]) == 0  # the same settings: resumed, nothing recomputed
+    assert "0 computed now" in capsys.readouterr().out and _mtimes(out) == before
+    assert json.loads((out / "study.json").read_text())["label"] == "renamed"
+    assert _tiny(label="x").result_hash() == _tiny().result_hash()
+    for bad in ("two\nlines", " ", "tab\there"):
+        code = main([*common, "--label", bad])
+        err = capsys.readouterr().err
+        assert code == 2 and "label must be one line of printable text" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(bilevel.InputError, match="label must be a string"):
+        _tiny(label=3)
