@@ -998,24 +998,32 @@ def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:
         df.to_csv(path, index=False)
         files[path.name] = path
         ok = df[df["error"].isna()] if "error" in df.columns else df
-        if not len(ok):
-            continue
+        # runs that ended with an error are left out of the table: say how many (the table's "runs" counted only the
+        # others), and write the summary even when every run errored (an earlier call's summary and plots stayed,
+        # contradicting the CSV)
+        n_bad = df.loc[df["error"].notna(), "run_id"].nunique() if "error" in df.columns else 0
+        errors = (f"**{n_bad} of {df['run_id'].nunique()} runs ended with an error** and are left out of the table "
+                  f"(the error column of {path.name}; a resume computes them again).\n\n" if n_bad else "")
         if study == "limited":
-            summ = summarize_limited(ok)
+            summ = summarize_limited(ok) if len(ok) else None
             note = LIMITED_NOTE.format(criteria=", ".join(cfg.tie_criteria), time_limit=limit_text(cfg.time_limit))
             title = "Limited-data study (Section 5.1.1, Table A1)"
         else:
-            summ = summarize_perturbed(ok)
+            summ = summarize_perturbed(ok) if len(ok) else None
             note = PERTURBED_NOTE.format(n_train=cfg.perturbed_n_train, n_val=cfg.perturbed_n_val,
                                          time_limit=limit_text(cfg.time_limit))
             title = "Perturbed-data study (Section 5.1.2, Tables A2-A3)"
         md = out / f"{study}_summary.md"
         if cfg.label is not None:
             title += f": {cfg.label}"
-        md.write_text(f"# {title}\n\n{note}\n\n{_markdown(summ)}\n")
+        table = _markdown(summ) if summ is not None else "No run finished without an error."
+        md.write_text(f"# {title}\n\n{errors}{note}\n\n{table}\n")
         files[md.name] = md
-        for data in sorted(ok["dataset"].unique()):
+        for data in sorted(df["dataset"].dropna().unique()) if "dataset" in df.columns else ():
             png = out / f"{study}_{_slug(data)}.png"
+            if not (ok["dataset"] == data).any():
+                png.unlink(missing_ok=True)  # an earlier call's plot of this data set would contradict the tables
+                continue
             (_plot_limited if study == "limited" else _plot_perturbed)(ok, data, png)
             files[png.name] = png
     return files

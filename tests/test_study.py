@@ -496,3 +496,29 @@ def test_a_label_names_the_study_run_without_changing_its_settings(tmp_path, cap
         assert code == 2 and "label must be one line of printable text" in err and len(err.strip().splitlines()) == 1
     with pytest.raises(bilevel.InputError, match="label must be a string"):
         _tiny(label=3)
+
+
+def test_the_summary_counts_errored_runs_and_is_rewritten_when_all_errored(tmp_path, monkeypatch):
+    # the table's "runs" counted only the runs without an error and nothing said others had failed; a call whose runs
+    # all errored wrote no summary, so an earlier call's summary and plot (other cells) stayed next to its CSV
+    out = tmp_path / "o"
+    us.run_study(_tiny(runs=1, time_limit=5.0), out, jobs=1, progress=False)
+    assert "| cancer | 5 | 5 | 1 |" in (out / "limited_summary.md").read_text() and (out / "limited_cancer.png").exists()
+    real = us._baselines
+    bad_seeds = {us.split_seed(0, "cancer", 1)}
+
+    def failing(split, X_v, seed):
+        if seed in bad_seeds:
+            raise RuntimeError("boom")
+        return real(split, X_v, seed)
+    monkeypatch.setattr(us, "_baselines", failing)
+    us.run_study(_tiny(runs=2, time_limit=5.0), out, jobs=1, progress=False)  # run 1 of 2 fails
+    md = (out / "limited_summary.md").read_text()
+    assert "**1 of 2 runs ended with an error**" in md and "| cancer | 5 | 5 | 1 |" in md
+    bad_seeds.add(us.split_seed(0, "cancer", 0))  # another cell where every run fails
+    res = us.run_study(_tiny(runs=2, val_sizes=(6,), time_limit=5.0), out, jobs=1, progress=False)
+    assert res.n_errors == 2
+    md = (out / "limited_summary.md").read_text()
+    assert "**2 of 2 runs ended with an error**" in md and "| cancer | 5 |" not in md
+    assert not (out / "limited_cancer.png").exists() and "limited_cancer.png" not in res.files
+    assert set(pd.read_csv(out / "limited_runs.csv")["n_val"]) == {6}
