@@ -522,3 +522,21 @@ def test_the_summary_counts_errored_runs_and_is_rewritten_when_all_errored(tmp_p
     assert "**2 of 2 runs ended with an error**" in md and "| cancer | 5 |" not in md
     assert not (out / "limited_cancer.png").exists() and "limited_cancer.png" not in res.files
     assert set(pd.read_csv(out / "limited_runs.csv")["n_val"]) == {6}
+
+
+def test_perturbed_rows_give_the_baselines_validation_accuracy():
+    # the README promises every run's validation accuracy; the limited rows had svc_acc_val / box_acc_val, the
+    # perturbed rows only the selected constants
+    from experiments import baseline
+
+    cfg = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=6,
+                         perturbed_n_val=7, epsilons=(0.2,), rho_vals=(0.0,), rho_tests=(0.0,), time_limit=5.0)
+    (task,) = us.build_tasks(cfg)
+    (row,) = us.run_unit(task)["rows"]
+    data = bilevel.load_dataset("cancer")
+    split = bilevel.split_dataset(data.X, data.y, 6, 7, seed=task["split_seed"])
+    svc = baseline.linear_svc_grid(split.X_train, split.y_train, split.X_val, split.y_val, seed=task["split_seed"])
+    box = baseline.lp_svm_box_grid(split.X_train, split.y_train, split.X_val, split.y_val)
+    for name, fit, const in (("svc", svc, "C"), ("box", box, "c")):
+        correct = np.sum(np.where(split.X_val @ fit["w"] - fit["b"] >= 0, 1, -1) == split.y_val)
+        assert row[f"{name}_{const}"] == fit[const] and row[f"{name}_acc_val"] == correct / 7
