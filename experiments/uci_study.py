@@ -21,7 +21,7 @@ flipping of Appendix A (:func:`appendix_flip`); the tie spread of the optimistic
 ``|V| = perturbed_n_val``; a soft linear SVM (C = 1) is trained on the training set as the attacker's
 surrogate (:func:`experiments.attack.fit_surrogate_svm`). If ``rho_val > 0`` the validation points inside
 the margin of the optimistic hyperplane fitted on the clean data are attacked with budget ``rho_val``
-(second setting of Section 5.1.2). Then the optimistic MILP is solved on the (perturbed) validation set,
+(second setting of Section 5.1.2; that MILP's outcome is in the ``clean_opt_*`` columns). Then the optimistic MILP is solved on the (perturbed) validation set,
 the pessimistic MILP with ``epsilon``, and the *evaluated optimistic model* of Appendix B.1, Eq. (A1):
 at the optimistic ``w_bar*``, the model minimising the flipped-label hinge loss on ``V_f`` among all models
 whose training loss is at most ``(1 + epsilon) theta(w_bar*)`` (an LP, :func:`bilevel.hinge_lp`), which is
@@ -502,6 +502,7 @@ def _perturbed_unit(task: dict, cfg: dict) -> list[dict]:
     X_v, n_val_attacked, common = split.X_val, 0, {"flip": flip, "n_test": len(split.y_test)}
     if rho_val > 0:
         clean = _solve("optimistic", X_t, y_t, split.X_val, y_v, cfg)
+        common.update(_tune_fields("clean_opt", clean, split))  # the attack's hyperplane: status, time, verification
         if isinstance(clean, str):  # no attack without it: one row per rho_test, so the summary counts the unit
             failed = {**common, "opt_status": f"clean optimistic: {clean}", "pes_status": "not_run (no clean optimistic)"}
             return [{**failed, "rho_test": float(rho_test)} for rho_test in cfg["rho_tests"]]

@@ -540,3 +540,22 @@ def test_perturbed_rows_give_the_baselines_validation_accuracy():
     for name, fit, const in (("svc", svc, "C"), ("box", box, "c")):
         correct = np.sum(np.where(split.X_val @ fit["w"] - fit["b"] >= 0, 1, -1) == split.y_val)
         assert row[f"{name}_{const}"] == fit[const] and row[f"{name}_acc_val"] == correct / 7
+
+
+def test_perturbed_rows_record_the_clean_optimistic_solve_of_the_validation_attack():
+    # with rho_val > 0 the validation attack is aimed at the margin of an optimistic MILP solved on clean data: its
+    # status, time, verification and w_bar were in no column (the README: status and verification of every MILP)
+    cfg = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=6,
+                         perturbed_n_val=6, epsilons=(0.2,), rho_vals=(0.3,), rho_tests=(0.0,), time_limit=5.0,
+                         clock="nodes")
+    (task,) = us.build_tasks(cfg)
+    (row,) = us.run_unit(task)["rows"]
+    data = bilevel.load_dataset("cancer")
+    split = bilevel.split_dataset(data.X, data.y, 6, 6, seed=task["split_seed"])
+    clean = bilevel.tune(split.X_train, split.y_train, split.X_val, split.y_val, "optimistic",
+                         w_bar_bounds=(0.0, 1.0), time_limit=5.0, threads=1, clock="nodes")
+    assert row["clean_opt_status"] == clean.status and row["clean_opt_verified"] is bool(clean.verified)
+    assert row["clean_opt_objective"] == pytest.approx(clean.objective, abs=1e-9)
+    assert np.allclose(json.loads(row["clean_opt_w_bar"]), clean.w_bar, atol=1e-6)
+    inside = np.abs(split.X_val @ clean.w - clean.b) < 1  # the points the attack moved: inside that margin
+    assert row["n_val_attacked"] == int(inside.sum())
