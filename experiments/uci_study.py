@@ -163,9 +163,9 @@ class StudyConfig:
             object.__setattr__(self, "time_limit", None)
         check_config(self)
 
-    def result_hash(self) -> str:
-        """Hash of the settings that change a unit's result (not the grid or run counts, which only add or
-        remove units): a finished unit with another hash is not reused."""
+    def result_settings(self) -> dict:
+        """The settings that change a unit's result (not the grid or run counts, which only add or remove
+        units), ``{name: value}`` in the form :meth:`result_hash` hashes (numbers as floats)."""
         keys = ("seed", "time_limit", "threads", "flip", "tie_criteria", "tie_tolerance", "w_bar_ub", "rho_tests")
         if self.clock != "seconds":  # (absent otherwise, so the units of studies run before it existed are reused)
             keys += ("clock",)
@@ -176,7 +176,12 @@ class StudyConfig:
         for k in ("time_limit", "tie_tolerance", "w_bar_ub"):
             settings[k] = _hash_number(settings[k])
         settings["rho_tests"] = [_hash_number(v) for v in self.rho_tests]
-        blob = json.dumps(settings, sort_keys=True, default=list)
+        return settings
+
+    def result_hash(self) -> str:
+        """Hash of :meth:`result_settings` (and the baselines' grids): a finished unit with another hash is not
+        reused."""
+        blob = json.dumps(self.result_settings(), sort_keys=True, default=list)
         blob += json.dumps([baseline_mod.SVC_C_GRID, baseline_mod.BOX_GRID])
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
@@ -727,8 +732,8 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     clash = [rid for rid, rec in existing.items() if rec.get("config_hash") != h]
     if clash:
         raise InputError(
-            f"{out} already holds {len(clash)} finished runs computed with other settings (seed, time limit, flip "
-            f"rule, tie criteria, w_bar bound or rho_test grid differ; e.g. {clash[0]}); use another --out"
+            f"{out} already holds {len(clash)} finished runs computed with other settings "
+            f"({_settings_diff(out, existing[clash[0]].get('config_hash'), cfg)}; e.g. {clash[0]}); use another --out"
         )
     done = {rid for rid, rec in existing.items() if rec.get("error") is None}
     todo = [t for t in tasks if t["run_id"] not in done]
@@ -754,6 +759,28 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     files["study.json"] = out / "study.json"
     return StudyResult(out, files, len(tasks), len(computed), len(tasks) - len(todo), n_err, seconds, computed,
                        n_failed_steps)
+
+
+def _settings_diff(out: Path, old_hash, cfg: StudyConfig) -> str:
+    """Which of :meth:`StudyConfig.result_settings` differ between ``cfg`` and the study whose units have hash
+    ``old_hash``, as ``"threads 1 there, 2 now"``, read from ``OUT/study.json`` when its configuration has that
+    hash; otherwise the list of the settings that count (a refusal named "seed, time limit, flip rule, tie
+    criteria, w_bar bound or rho_test grid" when only ``--threads`` or ``--clock`` had changed)."""
+    generic = ("seed, time limit, threads, clock, flip rule, tie criteria or tolerance, w_bar bound or rho_test "
+               "grid differ")
+    try:
+        conf = json.loads((out / "study.json").read_text())["config"]
+        names = {f.name for f in fields(StudyConfig)}
+        old = StudyConfig(**_tuples({k: v for k, v in conf.items() if k in names}))
+    except Exception:  # noqa: BLE001 - no, an unreadable or older study.json: the generic list
+        return generic
+    if old.result_hash() != old_hash:  # study.json is of another call (one interrupted before writing it)
+        return generic
+    a, b = old.result_settings(), cfg.result_settings()
+    a.setdefault("clock", old.clock)
+    b.setdefault("clock", cfg.clock)
+    diff = [f"{k} {a[k]!r} there, {b[k]!r} now" for k in a if a[k] != b.get(k)]
+    return "; ".join(diff) if diff else generic
 
 
 # ------------------------------------------------------------------------------- tables and plots

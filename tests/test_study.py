@@ -559,3 +559,18 @@ def test_perturbed_rows_record_the_clean_optimistic_solve_of_the_validation_atta
     assert np.allclose(json.loads(row["clean_opt_w_bar"]), clean.w_bar, atol=1e-6)
     inside = np.abs(split.X_val @ clean.w - clean.b) < 1  # the points the attack moved: inside that margin
     assert row["n_val_attacked"] == int(inside.sum())
+
+
+def test_a_refused_resume_names_the_settings_that_differ(tmp_path):
+    # `--threads 2` or `--clock nodes` on a resume was refused as "seed, time limit, flip rule, tie criteria, w_bar
+    # bound or rho_test grid differ": neither setting was in the list, so the message sent the user to the wrong ones
+    out = tmp_path / "o"
+    us.run_study(_tiny(runs=1, time_limit=5.0), out, jobs=1, progress=False)
+    with pytest.raises(bilevel.InputError, match=r"other settings \(threads 1 there, 2 now; e\.g\. limited__"):
+        us.run_study(_tiny(runs=1, time_limit=5.0, threads=2), out, jobs=1, progress=False)
+    with pytest.raises(bilevel.InputError) as err:
+        us.run_study(_tiny(runs=1, time_limit=6, clock="nodes"), out, jobs=1, progress=False)
+    assert "time_limit 5.0 there, 6.0 now; clock 'seconds' there, 'nodes' now" in str(err.value)
+    (out / "study.json").unlink()  # nothing to compare with: every setting that counts is named
+    with pytest.raises(bilevel.InputError, match="threads, clock, flip rule"):
+        us.run_study(_tiny(runs=1, time_limit=5.0, threads=2), out, jobs=1, progress=False)
