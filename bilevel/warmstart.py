@@ -100,6 +100,16 @@ def _best_tie(w_bar, outer, constraints, fallback):
     return lp.w, lp.b
 
 
+def _snapped(w: np.ndarray, w_bar: np.ndarray, mu: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """``w`` (p,) with ``w_j = sign(mu_j) w_bar_j`` where the LP's box dual ``mu`` (p,), ``mu_plus - mu_minus``,
+    is above round-off (``_TOL`` times the largest ``|x_ij|`` of the LP's data ``X``): the bound that
+    complementarity (``mu+_j (w_bar_j - w_j) = 0``, Eq. (21) / Eq. (25)) makes active. The tie LP's slack
+    ``_TIE`` lets ``w_j`` leave that bound by up to ``_TIE / |mu_j|`` (1.6e-5 with features of order 1e-3, a
+    start HiGHS rejected); moving it back changes each margin by about ``_TIE |T|``."""
+    active = np.abs(mu) > _TOL * np.abs(X).max(axis=0, initial=0.0)
+    return np.where(active, np.sign(mu) * w_bar, w)
+
+
 def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: float = -np.inf):
     """A MIP start for a model of :func:`bilevel.build_optimistic_model` or
     :func:`bilevel.build_pessimistic_model`, as a list of ``(VarData, value)`` pairs for
@@ -173,6 +183,7 @@ def queued_start(info: dict, w_bar: np.ndarray):
     train = hinge_lp(w_bar, (X_t, y_t))
     if info["mode"] == "optimistic":
         w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, train.value)], (train.w, train.b))
+        w = _snapped(w, w_bar, train.mu_plus - train.mu_minus, X_t)
         xi, p_side = _training_kkt(values, X_t, y_t, train, "", w, b, own_primal=False)
         q_side = {"beta": xi + y_t * (X_t @ w - b) - 1, "xi": xi, "mu_plus": w_bar - w, "mu_minus": w_bar + w}
         pairs = {name: ([p_side[name]], q) for name, q in q_side.items()}
@@ -189,6 +200,9 @@ def queued_start(info: dict, w_bar: np.ndarray):
         kappa = 1.0 / (1.0 + lam)
         w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget), (X_f, ybar, follower.value)],
                          (follower.w, follower.b))
+        w = _snapped(w, w_bar, follower.mu_plus - follower.mu_minus, np.vstack([X_f, X_t]))
+        if info.get("shared_replica"):  # the training duals share the follower's binaries: their bounds too
+            w = _snapped(w, w_bar, train.mu_plus - train.mu_minus, X_t)
         xi = hinge(X_t, y_t, w, b)
         shared = {}  # p-sides of the training duals that share the follower's binaries (epsilon = 0)
         if info.get("shared_replica"):

@@ -195,3 +195,36 @@ def test_start_after_the_caller_changes_its_arrays_in_place_fits_the_model(kind)
     _load(model, start)
     assert _max_violation(model) <= 1e-6
     assert bilevel.verify_model(model).verified
+
+
+def _tiny_feature_instance(seed):
+    rng = np.random.default_rng(seed)
+    X_t, X_v = rng.normal(size=(10, 4)) * 1e-3, rng.normal(size=(8, 4)) * 1e-3
+    y_t = np.where(rng.random(10) < 0.5, -1.0, 1.0)
+    y_t[:2] = 1.0, -1.0
+    return X_t, y_t, X_v, np.where(rng.random(8) < 0.5, -1.0, 1.0)
+
+
+@pytest.mark.parametrize("kind,seed", [("optimistic", 6), ("optimistic", 9), ("pes0", 19), ("pes0.2", 10)])
+def test_start_keeps_w_on_its_active_bounds_with_tiny_features(kind, seed):
+    """Features of order 1e-3 make the box duals mu_j small (6e-6), and the tie LP's training-loss slack of
+    1e-10 let w_j leave the bound its mu_j makes active by 1e-10 / mu_j: the start broke cs_mu_* by up to
+    3.4e-5, above HiGHS's feasibility tolerance 1e-6, and HiGHS rejected it (its repair LP found no point).
+    Oracle: the Pyomo rows at the loaded start; the box complementarity rows hold to 1e-9, every row to 1e-6."""
+    X_t, y_t, X_v, y_v = _tiny_feature_instance(seed)
+    if kind == "optimistic":
+        model = bilevel.build_optimistic_model(X_t, y_t, X_v, y_v)
+    else:
+        model = bilevel.build_pessimistic_model(X_t, y_t, X_v, y_v, np.arange(8), float(kind[3:]), (0, 1), 1e3)
+    start = kkt_start(model)
+    assert start is not None
+    _load(model, start)
+    box_rows = [c for c in model.component_data_objects(pyo.Constraint, active=True)
+                if c.parent_component().name.startswith(("cs_mu_", "box_"))]
+    assert len(box_rows) >= 16
+    for c in box_rows:
+        body = pyo.value(c.body)
+        assert (body - pyo.value(c.upper) if c.has_ub() else -np.inf) <= 1e-9, c.name
+        assert (pyo.value(c.lower) - body if c.has_lb() else -np.inf) <= 1e-9, c.name
+    assert _max_violation(model) <= 1e-6
+    assert bilevel.verify_model(model).verified
