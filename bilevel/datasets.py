@@ -57,7 +57,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     Raises
     ------
     InputError (a ``ValueError``) when the file is missing or not an uncompressed CSV table (data rows with
-    more fields than the header names, or a column name used twice, included), the label column is missing
+    more fields than the header names, a column name used twice, or no header row, i.e. a first line of
+    numbers and a label value, included), the label column is missing
     (or, for a built-in set, not its own), ``positive`` is not one of the labels, the labels do not take
     exactly two values, or a feature is not numeric or not finite.
     """
@@ -105,7 +106,37 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         raw = pd.read_csv(path, index_col=False, compression=None, dtype=str, keep_default_na=False)[label_col]
         if (raw != "").all():
             frame[label_col] = raw
+    if _is_data_row(frame, label_col):  # its first data row became the column names, and was lost
+        raise InputError(f"{key!r} has no header row: its first line {','.join(names)[:60]!r} holds numbers "
+                         "and a label value (it would be read as column names and that row lost); add a header "
+                         "line naming the columns")
     return _frame_to_dataset(frame, label_col, positive, source=key)
+
+
+def _number(text: str) -> float | None:
+    """``text`` as a finite float, or None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if np.isfinite(value) else None
+
+
+def _is_data_row(frame: pd.DataFrame, label_col: str) -> bool:
+    """Whether the column names of ``frame`` read from a CSV file look like a data row: every feature name is a
+    number, the label column's name is one of its values, and the names are not the column numbers 0..k-1 (or
+    1..k) that ``DataFrame.to_csv`` writes for a frame of k unnamed columns."""
+    numbers = [_number(str(c)) for c in frame.columns]
+    if numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1))):
+        return False
+    if any(number is None for number, c in zip(numbers, frame.columns) if c != label_col):
+        return False
+    name, as_number = str(label_col), _number(str(label_col))
+    for v in pd.unique(frame[label_col].dropna()):
+        v = v.item() if isinstance(v, np.generic) else v
+        if str(v) == name or (as_number is not None and isinstance(v, (int, float)) and float(v) == as_number):
+            return True
+    return False
 
 
 _MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"PK\x05\x06": "zip", b"BZh": "bzip2",

@@ -3,6 +3,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bilevel
@@ -232,3 +233,33 @@ def test_labels_of_one_class_are_named_as_such():
         with pytest.raises(InputError, match=r"y holds the class -1 only") as info:
             bilevel.split_dataset(np.arange(20.0).reshape(10, 2), -np.ones(10), 2, 1, test_fraction=frac)
         assert "test set" not in str(info.value)
+
+
+@pytest.mark.parametrize("rows", [
+    ["1,2,0", "3,4,1", "5,6,0"],
+    ["17.99,-0.5,M", "20.5,1e-3,B", "11,2,M"],
+    ["1.5,2.5,-1.0", "3.5,4.5,1.0", "0,0,-1.0"],
+    ["0,2,1", "2,3,2", "4,5,1"],  # not the column numbers 0,1,2 that to_csv writes
+])
+def test_a_file_without_a_header_row_is_refused(tmp_path, rows):
+    """Its first data row became the column names (['1', '2'] for the first file) and was silently lost."""
+    path = tmp_path / "noheader.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert len(pd.read_csv(path, header=None)) == len(rows)  # pandas: every line is a data row
+    with pytest.raises(InputError, match="has no header row"):
+        bilevel.load_dataset(path)
+
+
+@pytest.mark.parametrize("labels", [[1, 2, 1, 2], [0, 1, 0, 1], ["a", "b", "b", "a"]])
+def test_numbered_columns_as_to_csv_writes_them_still_load(tmp_path, labels):
+    frame = pd.DataFrame({0: [0.5, 1.5, 2.5, 3.5], 1: [4.0, 5.0, 6.0, 7.0], 2: labels})
+    for start in (0, 1):
+        path = tmp_path / f"numbered{start}.csv"
+        frame.rename(columns=lambda c: c + start).to_csv(path, index=False)
+        d = bilevel.load_dataset(path)
+        ref = pd.read_csv(path)
+        assert d.X.tolist() == ref.iloc[:, :2].to_numpy().tolist() and d.feature_names == list(ref.columns[:2])
+        assert d.y.tolist() == [1.0 if v == max(labels) else -1.0 for v in labels]
+    path = tmp_path / "named.csv"  # a header of numbers that is no data row: the label name is not a label
+    path.write_text("1,2,y\n1,2,0\n3,4,1\n")
+    assert bilevel.load_dataset(path).X.tolist() == [[1, 2], [3, 4]]
