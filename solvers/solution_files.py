@@ -46,7 +46,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"solution file {str(path)!r} not found")
-    lines = path.read_text(errors="replace").splitlines()
+    # utf-8-sig: a byte-order mark (Notepad, Excel) made the first name "\ufeffC0", an unknown name, and C0 then 0
+    lines = path.read_text(encoding="utf-8-sig", errors="replace").splitlines()
     first = next((line.strip() for line in lines if line.strip()), "")
     if re.match(r"(integer )?(infeasible|unbounded)\b", first, re.IGNORECASE) or "no integer solution" in first:
         # the second: CBC stopped before any integer point and wrote the linear relaxation's values

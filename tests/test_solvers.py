@@ -466,6 +466,9 @@ def test_read_solution_file_formats(tmp_path, text, objective):
     path.write_text(text)
     values, obj = solution_files.read_solution_file(path)
     assert values == {"w_bar(0)": 1.0, "b": -0.5} and obj == objective
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())  # Windows: BOM and CRLF
+    values, obj = solution_files.read_solution_file(path)
+    assert values == {"w_bar(0)": 1.0, "b": -0.5} and obj == objective
 
 
 def test_read_solution_file_reads_only_the_primal_values_of_a_highs_solution(tmp_path):
@@ -990,3 +993,11 @@ def test_a_manifest_cell_that_does_not_parse_is_an_input_error(tmp_path, capsys)
         library.read_manifest(bad)
     assert compare.main([str(bad)]) == 2
     assert "n_train" in capsys.readouterr().err
+
+
+def test_a_cplex_xml_solution_with_a_byte_order_mark(tmp_path):
+    """"\ufeff<?xml" was not recognised as XML: the line parser found no 'name value' line."""
+    values = {"w_bar(0)": 1.0, "b": -0.5}
+    path = tmp_path / "cplex.sol"
+    path.write_bytes(b"\xef\xbb\xbf" + ('<?xml version = "1.0" encoding="UTF-8"?>\n' + _cplex_xml(values, 0.25)).encode())
+    assert solution_files.read_solution_file(path) == (values, 0.25)
