@@ -638,7 +638,9 @@ def read_manifest(path) -> list[dict]:
 
 
 def _read_manifest_rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as fh:
+    # utf-8-sig: a manifest saved by a spreadsheet starts with a byte-order mark, which made the first column
+    # "\ufeffid" and the file "not an instance manifest (missing columns ['id'])"
+    with open(path, newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
         missing = [c for c in ("id", "data", "mode", "mps") if c not in (reader.fieldnames or [])]
         if missing:

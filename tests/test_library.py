@@ -55,6 +55,18 @@ def test_manifest_lists_the_documented_library():
         assert r["mps"].startswith("large/") != r["committed"]
 
 
+def test_a_manifest_saved_with_a_byte_order_mark_reads_the_same(tmp_path):
+    """A spreadsheet's byte-order mark made the first column '\ufeffid': 'not an instance manifest'."""
+    import csv
+
+    text = MANIFEST.read_text(encoding="utf-8")
+    path = tmp_path / "manifest.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    ids = [r["id"] for r in csv.DictReader(text.splitlines())]  # the csv module on the plain text
+    assert [r["id"] for r in library.read_manifest(path)] == ids
+    assert library.read_manifest(path) == library.read_manifest(MANIFEST)
+
+
 def test_manifest_checksums_match_the_committed_files():
     for r in rows():
         for kind in ("mps", "lp", "names"):
