@@ -57,8 +57,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     Raises
     ------
     InputError (a ``ValueError``) when the file is missing or not an uncompressed CSV table (data rows with
-    more fields than the header names, a column name used twice, or no header row, i.e. a first line of
-    numbers and a label value, included), the label column is missing
+    more fields than the header names, a column name used twice, a column with neither a name nor a value, or
+    no header row, i.e. a first line of numbers and a label value, included), the label column is missing
     (or, for a built-in set, not its own), ``positive`` is not one of the labels, the labels do not take
     exactly two values, or a feature is not numeric or not finite.
     """
@@ -99,6 +99,11 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         raise InputError(f"{key!r} has repeated column names in its header: {repeated}")
     if frame.shape[1] < 2:
         raise InputError(f"{key!r} is not a CSV table with features and a label column (found {frame.shape[1]} column)")
+    fields = [str(v) for v in header.iloc[0]]
+    blank = [k + 1 for k, c in enumerate(frame.columns) if k < len(fields) and not fields[k] and frame[c].isna().all()]
+    if blank:  # it became the label column 'Unnamed: 3' "with missing values", or a feature of NaN only
+        raise InputError(f"{key!r}: column {blank[0]} of {len(fields)} has neither a name nor a value (does every "
+                         "line end with a comma?); remove it")
     label_col = frame.columns[-1] if label is None else label
     if label_col not in frame.columns:
         raise InputError(f"label column {label_col!r} not found in {key!r}; columns are {list(frame.columns)}")

@@ -263,3 +263,14 @@ def test_numbered_columns_as_to_csv_writes_them_still_load(tmp_path, labels):
     path = tmp_path / "named.csv"  # a header of numbers that is no data row: the label name is not a label
     path.write_text("1,2,y\n1,2,0\n3,4,1\n")
     assert bilevel.load_dataset(path).X.tolist() == [[1, 2], [3, 4]]
+
+
+@pytest.mark.parametrize("label", [None, "label"])
+def test_a_trailing_comma_on_every_line_is_named(tmp_path, label):
+    """Its empty last column was the label column 'Unnamed: 3' "with missing values" (or, with label=, a
+    feature of NaN only)."""
+    path = tmp_path / "excel.csv"
+    path.write_text("a,b,label,\n1,2,0,\n3,4,1,\n5,6,0,\n")
+    assert pd.read_csv(path).iloc[:, 3].isna().all()  # pandas: a fourth column, empty
+    with pytest.raises(InputError, match=r"column 4 of 4 has neither a name nor a value \(does every line end with a comma"):
+        bilevel.load_dataset(path, label=label)
