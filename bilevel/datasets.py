@@ -90,7 +90,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
             warnings.simplefilter("error", pd.errors.ParserWarning)
             frame = pd.read_csv(path, index_col=False, compression=None)
     except pd.errors.ParserWarning:
-        raise InputError(f"{key!r}: data rows have more fields than the header has column names") from None
+        raise InputError(f"{key!r}: data rows have more fields than the header has column names"
+                         f"{_separator_hint(header, ' (', ')')}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(f"{key!r} is not a readable CSV file: {exc}".splitlines()[0]) from None
     names = [str(v) for v in header.iloc[0] if str(v)]  # empty names become "Unnamed: k", all distinct
@@ -98,7 +99,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     if repeated:  # pandas renames the second "y" to "y.1": a copy of the label could become a feature
         raise InputError(f"{key!r} has repeated column names in its header: {repeated}")
     if frame.shape[1] < 2:
-        raise InputError(f"{key!r} is not a CSV table with features and a label column (found {frame.shape[1]} column)")
+        raise InputError(f"{key!r} is not a CSV table with features and a label column (found {frame.shape[1]} "
+                         f"column{_separator_hint(header, '; ')})")
     fields = [str(v) for v in header.iloc[0]]
     blank = [k + 1 for k, c in enumerate(frame.columns) if k < len(fields) and not fields[k] and frame[c].isna().all()]
     if blank:  # it became the label column 'Unnamed: 3' "with missing values", or a feature of NaN only
@@ -116,6 +118,16 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
                          "and a label value (it would be read as column names and that row lost); add a header "
                          "line naming the columns")
     return _frame_to_dataset(frame, label_col, positive, source=key)
+
+
+def _separator_hint(header: pd.DataFrame, before: str, after: str = "") -> str:
+    """A hint, between ``before`` and ``after``, for a header row ``header`` (1, k) that is one field holding
+    semicolons or tabs; "" for any other header."""
+    if header.shape[1] == 1:
+        for sep, name in ((";", "semicolons"), ("\t", "tabs")):
+            if sep in str(header.iloc[0, 0]):
+                return f"{before}its header is one field with {name} in it: load_dataset reads comma-separated files{after}"
+    return ""
 
 
 def _number(text: str) -> float | None:
