@@ -76,8 +76,9 @@ def add_parser(sub) -> None:
         formatter_class=DefaultsHelpFormatter,
     )
     p.add_argument("--data", action="append", default=None, metavar="NAME",
-                   help="data set(s): built-in cancer, diabetes or a CSV path; repeat or comma-separate "
-                   "(default: cancer and diabetes; cancer with --quick)")
+                   help="data set(s): built-in cancer, diabetes or a CSV path; repeat or comma-separate (the path of "
+                   "an existing file is one data set, commas and all) (default: cancer and diabetes; cancer "
+                   "with --quick)")
     p.add_argument("--study", choices=["limited", "perturbed", "both"], default="both", help="which study to run")
     p.add_argument("--out", default="out/study", help="output folder (resumes the study found there)")
     p.add_argument("--quick", action="store_true",
@@ -120,7 +121,9 @@ def add_parser(sub) -> None:
 def _config(args, mod):
     datasets = None
     if args.data:
-        datasets = tuple(d.strip() for item in args.data for d in item.split(",") if d.strip())
+        # a CSV file whose path holds a comma ("runs, 2024.csv") is one data set, not two names that do not exist
+        datasets = tuple(d.strip() for item in args.data
+                         for d in ([item] if os.path.isfile(item) else item.split(",")) if d.strip())
         if not datasets:  # "--data ," ran the default data sets
             raise InputError(f"--data names no data set: {', '.join(map(repr, args.data))}")
     over = {}

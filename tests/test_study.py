@@ -214,6 +214,18 @@ def test_bad_input_one_line_exit_2(tmp_path, args, match, capsys):
     assert code == 2 and len(err.strip().splitlines()) == 1 and match in err, err
 
 
+def test_a_csv_path_with_a_comma_is_one_data_set(tmp_path, capsys):
+    """--data split it at the comma: 'data set 'runs' is neither a built-in name ... nor an existing file'."""
+    path = tmp_path / "runs, 2024.csv"
+    path.write_text("a,b,y\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(12)))
+    code = main(["study", "--quick", "--out", str(tmp_path / "x"), "--no-progress", "--data", str(path),
+                 "--study", "limited", "--train-sizes", "1000"])
+    err = capsys.readouterr().err
+    # the size check runs on the data set the file holds: pandas reads 12 rows, 6 of them left after the test set
+    assert len(pd.read_csv(path)) == 12
+    assert code == 2 and f"data set {str(path)!r}" in err and "exceeds the 6 rows" in err, err
+
+
 def test_out_that_is_a_file_is_refused(tmp_path, capsys):
     (tmp_path / "f").write_text("")
     code = main(["study", "--quick", "--out", str(tmp_path / "f"), "--no-progress"])
