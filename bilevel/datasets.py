@@ -58,7 +58,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     ------
     InputError (a ``ValueError``) when the file is missing or not an uncompressed CSV table (data rows with
     more fields than the header names, a column name used twice, a column with neither a name nor a value, or
-    no header row, i.e. a first line of numbers and a label value, included), the label column is missing
+    no header row, i.e. a first line of numbers and a label value, or no data row, included), the label column
+    is missing
     (or, for a built-in set, not its own), ``positive`` is not one of the labels, the labels do not take
     exactly two values, or a feature is not numeric or not finite.
     """
@@ -109,6 +110,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     label_col = frame.columns[-1] if label is None else label
     if label_col not in frame.columns:
         raise InputError(f"label column {label_col!r} not found in {key!r}; columns are {list(frame.columns)}")
+    if len(frame) == 0:  # was "label column 'y' must have exactly two distinct values, found 0: []"
+        raise InputError(f"{key!r} has a header row but no data rows")
     if frame[label_col].isna().any():  # pandas reads "NA", "None", "null", "NaN" as missing: class names here
         raw = pd.read_csv(path, index_col=False, compression=None, dtype=str, keep_default_na=False)[label_col]
         if (raw != "").all():

@@ -287,3 +287,13 @@ def test_a_semicolon_or_tab_separated_file_is_named_as_such(tmp_path, sep, name)
     path.write_text("a;b;y\n1,5;2;0\n3,5;4;1\n")  # decimal commas
     with pytest.raises(InputError, match="more fields than the header has column names .its header is one field with semicolons"):
         bilevel.load_dataset(path)
+
+
+@pytest.mark.parametrize("text", ["a,b,y\n", "a,b,y", "a,b,y\n\n\n"])
+def test_a_header_without_data_rows_is_named_as_such(tmp_path, text):
+    """It was refused as 'label column 'y' must have exactly two distinct values, found 0: []'."""
+    path = tmp_path / "header.csv"
+    path.write_text(text)
+    assert pd.read_csv(path).shape == (0, 3)  # pandas: three columns, no row
+    with pytest.raises(InputError, match="has a header row but no data rows"):
+        bilevel.load_dataset(path)
