@@ -41,6 +41,10 @@ __all__ = [
 # n * r_hat is a sum of losses; rounding it to this many decimals before taking ceil() keeps
 # 3 * (1/3) from becoming 4 through floating-point error.
 _COUNT_DECIMALS = 9
+# np.round(x, 9) computes rint(x * 1e9) / 1e9, which moves x by an ulp once x * 1e9 passes 2**53 (x above about
+# 9e6): an exact count of 9.3e9 errors came back as 9.3e9 + 1.9e-6. From 2**23 on the spacing of float64 is
+# 2**-29 > 1e-9, so rounding to 9 decimals has nothing to do there, and n * r_hat is used as it is.
+_ROUND_BELOW = 2.0**23
 
 
 def _as_output(x: np.ndarray):
@@ -81,9 +85,15 @@ def _check_alpha(alpha) -> float:
     return check_open_unit(alpha, "alpha (risk limit)")
 
 
+def _rounded_count(r: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``n * r_hat`` rounded to :data:`_COUNT_DECIMALS` decimals (unchanged from 2**23 on, see :data:`_ROUND_BELOW`)."""
+    x = n * r
+    return np.where(np.abs(x) < _ROUND_BELOW, np.round(x, _COUNT_DECIMALS), x)
+
+
 def _loss_count(r: np.ndarray, n: np.ndarray) -> np.ndarray:
     """ceil(n * r_hat), robust to floating-point error in n * r_hat."""
-    return np.ceil(np.round(n * r, _COUNT_DECIMALS))
+    return np.ceil(_rounded_count(r, n))
 
 
 def hoeffding_p_value(r_hat, n, alpha, *, kl: bool = False):
@@ -143,7 +153,8 @@ def bentkus_p_value(r_hat, n, alpha):
 
     Second term of Eq. (27) of the Pareto-testing paper (Bates et al., 2021). Valid for any loss in
     [0, 1]. ``n * r_hat`` is rounded to 9 decimals before ``ceil`` so that a sum of 0/1 losses that
-    is an integer up to floating-point error is not bumped up by one. Once ``r_hat >= alpha`` the
+    is an integer up to floating-point error is not bumped up by one (from ``n * r_hat = 2**23`` on, where
+    float64 has no digit at 1e-9, it is used as it is). Once ``r_hat >= alpha`` the
     binomial CDF is at least 1/2 (the median of ``Binomial(n, alpha)`` is at most ``ceil(n alpha)``),
     so the p-value is 1 there. Shapes, errors: as :func:`hoeffding_p_value`.
     """
@@ -177,8 +188,10 @@ def binomial_p_value(r_hat, n, alpha):
         0/1).
     """
     r, n_arr, a = _check_args(r_hat, n, alpha)
-    count = np.round(n_arr * r, _COUNT_DECIMALS)
-    if count.size and np.any(np.abs(count - np.round(count)) > 1e-6):
+    count = _rounded_count(r, n_arr)
+    # fl(n * fl(k / n)) is within eps * k of k (two roundings), more than 1e-6 once k passes about 4e9
+    tol = np.maximum(1e-6, 2.0 * np.finfo(float).eps * np.abs(count))
+    if count.size and np.any(np.abs(count - np.round(count)) > tol):
         raise InputError("the binomial p-value needs 0/1 losses: n * r_hat must be an integer number of errors")
     return _as_output(stats.binom.cdf(np.round(count), n_arr, a))
 
