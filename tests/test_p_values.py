@@ -208,3 +208,21 @@ def test_exact_counts_with_huge_n(n):
     assert np.all(np.isfinite(binomial_p_value(k_any / n, n, alpha)))
     with pytest.raises(InputError, match="0/1"):
         binomial_p_value((ks[0] + 0.5) / n, n, alpha)
+
+
+@pytest.mark.parametrize("alpha", [1e-10, 1e-12, 1e-14])
+def test_kl_p_value_for_tiny_alpha(alpha):
+    """exp(-n h1(r_hat, alpha)) against the closed form in 60-digit decimal arithmetic, with n ~ 1 / alpha so
+    that the p-value is of order 1: the term (1 - r) log((1 - r) / (1 - alpha)) must not lose the digits of
+    alpha that 1 - alpha drops in float64."""
+    from decimal import Decimal, localcontext
+
+    for n in [int(0.5 / alpha), int(1 / alpha), int(3 / alpha)]:
+        for r in [0.0, alpha / 3]:
+            with localcontext() as ctx:
+                ctx.prec = 60
+                x, a = Decimal(r), Decimal(alpha)
+                h = (x * (x / a).ln() if x > 0 else Decimal(0)) + (1 - x) * ((1 - x) / (1 - a)).ln()
+                expected = float((-n * h).exp())
+            assert hoeffding_kl_p_value(r, n, alpha) == pytest.approx(expected, rel=1e-7), (n, r)
+            assert hoeffding_bentkus_p_value(r, n, alpha) <= expected * (1 + 1e-7)
