@@ -163,3 +163,58 @@ def test_bad_graphs():
         dagger([0.01, 0.02], [[], 0], 0.1)
     with pytest.raises(InputError, match=r"parents\[1\]"):
         dagger([0.01, 0.02], [[], ["x"]], 0.1)
+
+
+def _dagger_by_the_book(p, parents, delta):
+    """DAGGER written directly from App. B of the RG-PT paper (Eqs. (15)-(18)) with the identity reshaping in
+    the form of Ramdas et al. (2019), delta_i(r) = delta v_i / V (m_i + r + R_{1:d-1} - 1) / m_i: depths,
+    effective leaves and nodes by recursion on the definitions, R of Eq. (18) by trying every r."""
+    import functools
+
+    n = len(parents)
+    children = [[j for j in range(n) if i in parents[j]] for i in range(n)]
+
+    @functools.lru_cache(maxsize=None)
+    def depth(i):
+        return 1 if not parents[i] else 1 + max(depth(q) for q in parents[i])
+
+    @functools.lru_cache(maxsize=None)
+    def leaves(i):
+        return 1.0 if not children[i] else sum(leaves(j) / len(parents[j]) for j in children[i])
+
+    @functools.lru_cache(maxsize=None)
+    def nodes(i):
+        return 1.0 + sum(nodes(j) / len(parents[j]) for j in children[i])
+
+    n_leaves = sum(1 for i in range(n) if not children[i])
+    rejected, before = set(), 0
+    for d in range(1, max(depth(i) for i in range(n)) + 1):
+        testable = [i for i in range(n) if depth(i) == d and all(q in rejected for q in parents[i])]
+
+        def level(i, r):
+            return delta * leaves(i) / n_leaves * (nodes(i) + r + before - 1) / nodes(i) * (1 + 1e-12)
+
+        big_r = max([r for r in range(1, len(testable) + 1) if sum(p[i] <= level(i, r) for i in testable) >= r],
+                    default=0)
+        if big_r:
+            hits = [i for i in testable if p[i] <= level(i, big_r)]
+            rejected |= set(hits)
+            before += len(hits)
+    return np.array([i in rejected for i in range(n)])
+
+
+def test_against_a_direct_implementation_of_the_paper_on_random_dags():
+    rng = np.random.default_rng(11)
+    n_rejected = 0
+    for _ in range(1500):
+        n = int(rng.integers(1, 9))
+        labels = rng.permutation(n)  # parents need not have smaller indices
+        parents = [[] for _ in range(n)]
+        for i in range(n):
+            parents[labels[i]] = sorted(int(labels[j]) for j in range(i) if rng.random() < 0.4)
+        p = np.where(rng.random(n) < 0.6, rng.random(n) * 0.05, rng.random(n))
+        delta = float(rng.choice([0.05, 0.1, 0.3]))
+        expected = _dagger_by_the_book(p, parents, delta)
+        np.testing.assert_array_equal(dagger(p, parents, delta), expected, err_msg=f"{parents} {p} {delta}")
+        n_rejected += expected.sum()
+    assert n_rejected > 1000

@@ -226,3 +226,21 @@ def test_kl_p_value_for_tiny_alpha(alpha):
                 expected = float((-n * h).exp())
             assert hoeffding_kl_p_value(r, n, alpha) == pytest.approx(expected, rel=1e-7), (n, r)
             assert hoeffding_bentkus_p_value(r, n, alpha) <= expected * (1 + 1e-7)
+
+
+def test_exact_validity_for_every_small_n_and_extreme_alpha():
+    """P(p <= u) <= u under Binomial(n, R) for every n = 1..30, alpha near 0 and 1, R = alpha and R > alpha,
+    at every level u a p-value takes (the sharpest ones), with scipy's pmf as the law."""
+    from scipy import stats
+
+    fns = (hoeffding_p_value, hoeffding_kl_p_value, bentkus_p_value, hoeffding_bentkus_p_value, binomial_p_value)
+    for n in range(1, 31):
+        r = np.arange(n + 1) / n
+        for alpha in [1e-6, 1e-3, 0.05, 1 / 3, 0.5, 0.9, 0.999, 1 - 1e-6]:
+            for risk in [alpha, min(1.0, alpha * 1.2), (1 + alpha) / 2]:
+                pmf = stats.binom.pmf(np.arange(n + 1), n, risk)
+                for fn in fns:
+                    p = np.atleast_1d(fn(r, n, alpha))
+                    assert np.all(np.diff(p) >= 0), (fn.__name__, n, alpha)
+                    for u in np.unique(np.concatenate([p[p < 1], [0.01, 0.05, 0.1]])):
+                        assert pmf[p <= u].sum() <= u * (1 + 1e-9) + 1e-15, (fn.__name__, n, alpha, risk, u)
