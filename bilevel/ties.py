@@ -52,7 +52,10 @@ class TieSolution(LinearClassifier):
     """One extreme of the optimal set. ``sense`` is ``"min"`` or ``"max"``; ``criterion_value`` the value of
     the secondary criterion; ``w_bar`` (p,), ``w`` (p,), ``b`` the model (``f(x) = x^T w - b``);
     ``objective`` its mean validation hinge loss (the outer objective, within ``tolerance`` of the optimum);
-    ``status`` HiGHS's status of this solve (``"optimal"``, ``"time_limit"``, ...); ``seconds`` HiGHS time;
+    ``status`` HiGHS's status of this solve (``"optimal"``, ``"time_limit"``, ...); ``best_bound`` HiGHS's
+    bound on the criterion (``<= criterion_value`` for ``"min"``, ``>=`` for ``"max"``; criterion units, +-inf
+    when none); ``gap`` HiGHS's relative gap ``|criterion_value - best_bound| / |criterion_value|``;
+    ``nodes`` the branch-and-bound node count; ``seconds`` HiGHS time (all from :class:`bilevel.SolveInfo`);
     ``verification`` the independent check of the solution."""
 
     sense: str
@@ -64,7 +67,9 @@ class TieSolution(LinearClassifier):
     status: str
     seconds: float
     verification: Verification
-
+    best_bound: float
+    gap: float
+    nodes: int
 
 
 @dataclass
@@ -180,7 +185,8 @@ def optimistic_tie_range(
     Returns
     -------
     :class:`TieRange` with ``low`` (minimum of the criterion) and ``high`` (maximum), each a
-    :class:`TieSolution` with ``w_bar`` (p,), ``w`` (p,), ``b``, objective, status and verification.
+    :class:`TieSolution` with ``w_bar`` (p,), ``w`` (p,), ``b``, objective, status, best bound, gap, nodes
+    and verification.
 
     Raises
     ------
@@ -213,5 +219,6 @@ def optimistic_tie_range(
             sense=sense, criterion_value=float(pyo.value(model.tie_criterion)), w_bar=solution_w_bar(model),
             w=_values(model.w), b=float(model.b.value), objective=float(pyo.value(model.validation_hinge.expr)),
             status=info.status, seconds=info.seconds, verification=verify_model(model, tolerance=verify_tolerance),
+            best_bound=info.best_bound, gap=info.gap, nodes=info.nodes,
         )
     return TieRange(name, float(tolerance), reference, out["min"], out["max"])

@@ -484,6 +484,8 @@ def _limited_unit(task: dict, cfg: dict) -> list[dict]:
                     f"tie_{crit}_{ext}_acc_test": acc, f"tie_{crit}_{ext}_value": sol.criterion_value,
                     f"tie_{crit}_{ext}_status": sol.status, f"tie_{crit}_{ext}_verified": bool(sol.verification.verified),
                     f"tie_{crit}_{ext}_objective": sol.objective, f"tie_{crit}_{ext}_seconds": sol.seconds,
+                    f"tie_{crit}_{ext}_best_bound": sol.best_bound, f"tie_{crit}_{ext}_gap": sol.gap,
+                    f"tie_{crit}_{ext}_nodes": sol.nodes,
                 })
     else:
         row["pes_status"] = "not_run (no optimistic solution)"
