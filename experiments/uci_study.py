@@ -21,7 +21,11 @@ flipping of Appendix A (:func:`appendix_flip`); the tie spread of the optimistic
 ``|V| = perturbed_n_val``; a soft linear SVM (C = 1) is trained on the training set as the attacker's
 surrogate (:func:`experiments.attack.fit_surrogate_svm`). If ``rho_val > 0`` the validation points inside
 the margin of the optimistic hyperplane fitted on the clean data are attacked with budget ``rho_val``
-(second setting of Section 5.1.2; that MILP's outcome is in the ``clean_opt_*`` columns). Then the optimistic MILP is solved on the (perturbed) validation set,
+(second setting of Section 5.1.2; that MILP's outcome is in the ``clean_opt_*`` columns). If that MILP finds no
+solution, the attacked validation set is undefined and the unit stops there: the MILPs and the baselines, which
+are all fitted or selected on that set, are not run (``baselines_status`` says so; scoring the baselines on the
+clean validation set would put a ``rho_val = 0`` result into a ``rho_val > 0`` cell). Then the optimistic MILP
+is solved on the (perturbed) validation set,
 the pessimistic MILP with ``epsilon``, and the *evaluated optimistic model* of Appendix B.1, Eq. (A1):
 at the optimistic ``w_bar*``, the model minimising the flipped-label hinge loss on ``V_f`` among all models
 whose training loss is at most ``(1 + epsilon) theta(w_bar*)`` (an LP, :func:`bilevel.hinge_lp`), which is
@@ -511,7 +515,9 @@ def _perturbed_unit(task: dict, cfg: dict) -> list[dict]:
         clean = _solve("optimistic", X_t, y_t, split.X_val, y_v, cfg)
         common.update(_tune_fields("clean_opt", clean, split))  # the attack's hyperplane: status, time, verification
         if isinstance(clean, str):  # no attack without it: one row per rho_test, so the summary counts the unit
-            failed = {**common, "opt_status": f"clean optimistic: {clean}", "pes_status": "not_run (no clean optimistic)"}
+            failed = {**common, "opt_status": f"clean optimistic: {clean}", "pes_status": "not_run (no clean optimistic)",
+                      "baselines_status": "not_run (no clean optimistic hyperplane: the validation attack, aimed at "
+                                          "its margin, was not run)"}
             return [{**failed, "rho_test": float(rho_test)} for rho_test in cfg["rho_tests"]]
         mask = attack_mod.margin_mask(split.X_val, clean.w, clean.b)
         X_v = attack_mod.max_confidence_attack(split.X_val, y_v, sur_w, sur_b, rho_val, mask)
@@ -938,7 +944,9 @@ PERTURBED_NOTE = (
     "(ρ val = 0) and A3 (ρ val = 0.3), ε = 0.2, of Ustun et al. (their |T|, |V| are not stated). *non-optimal*: "
     "units whose optimistic / pessimistic solve stopped at the time limit ({time_limit}; the incumbent counts) "
     "or found no solution (left out of the mean). *unverified*: units whose solution failed the "
-    "package's verification (still in the mean). *worst-case LP failed*: units whose Eq. (A1) LP raised a solver "
+    "package's verification (still in the mean). A unit whose clean optimistic solve (ρ val > 0) found no solution "
+    "has no attacked validation set: its baselines are left out of the mean too (baselines_status in the runs CSV). "
+    "*worst-case LP failed*: units whose Eq. (A1) LP raised a solver "
     "error (opt_eval_error in the runs CSV; no worst-case accuracy)."
 )
 

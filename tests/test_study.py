@@ -618,3 +618,17 @@ def test_the_tie_re_solves_record_bound_gap_and_nodes(tmp_path):
         assert gap == pytest.approx(abs(value - bound) / abs(value), rel=1e-6, abs=1e-9)  # HiGHS's definition
         if col("status") == "optimal":
             assert abs(value - bound) <= 1.01e-6 or gap <= 1.01e-4
+
+
+def test_without_a_clean_optimistic_solution_the_row_says_why_the_baselines_are_missing(monkeypatch):
+    # rho_val > 0: the validation attack aims at the clean optimistic margin; when that MILP found no solution the
+    # unit returned before the baselines with no word on them, so their n/a at rho_test = 0 looked like a fault.
+    # They cannot be selected without the attacked validation set (the margin mask is undefined), unlike rho_val = 0
+    cfg = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=5,
+                         perturbed_n_val=5, epsilons=(0.2,), rho_vals=(0.0, 0.3), rho_tests=(0.0, 0.5), time_limit=20.0)
+    monkeypatch.setattr(us, "_solve", lambda *a, **k: "no_solution")
+    clean_val, attacked_val = (us.run_unit(t)["rows"] for t in us.build_tasks(cfg))
+    for row in attacked_val:
+        assert "svc_acc_test" not in row and "svc_acc_val" not in row and "box_acc_val" not in row
+        assert row["clean_opt_status"] == "no_solution" and "validation attack" in row["baselines_status"]
+    assert clean_val[0]["svc_acc_test"] is not None and "baselines_status" not in clean_val[0]  # rho_val = 0: run
