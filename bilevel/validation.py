@@ -89,12 +89,15 @@ def is_complex(values) -> bool:
 
 def as_float_array(values, name: str, what: str) -> np.ndarray:
     """``values`` as a float64 array; InputError naming ``name`` when they are not numbers (strings, an
-    object array, ragged nested lists) or hold an int too large for a float."""
+    object array, ragged nested lists) or hold an int too large for a float. The missing values (``pd.NA``) of
+    pandas' nullable columns become NaN, so that the callers' NaN checks name them."""
     if isinstance(values, np.ndarray) and values.dtype == object:
         raise InputError(f"{name} must be {what}; got an array of Python objects")
     if is_complex(values):  # float64 conversion would drop the imaginary parts with a warning only
         raise InputError(f"{name} must be {what}; got complex numbers")
     try:
+        if hasattr(values, "to_numpy") and hasattr(values, "dtypes"):  # pandas: pd.NA of a nullable column -> NaN,
+            return values.to_numpy(dtype=np.float64, na_value=np.nan)  # which the callers name (was "not numeric")
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be {what}") from None

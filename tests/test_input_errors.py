@@ -137,6 +137,7 @@ def test_kkt_start_checks_its_boxes(optimistic_model):
     (([1, 1], (X, Y), [(X, Y, np.nan)]), "finite"),
     (([1, 1], (X, Y), [(X, Y)]), "triple"),
     (([1, 1], (X * np.nan, Y)), "NaN"),
+    (([True, True], (X, Y)), "booleans"),
 ])
 def test_hinge_lp_checks_its_input(args, match):
     _raises(hinge_lp, *args, match=match)
@@ -279,6 +280,17 @@ def test_complex_numbers_are_refused_not_cut_to_their_real_parts():
         bilevel.tune(X, Y, X, Y + 3j, time_limit=5)
     with pytest.raises(InputError, match="complex"):
         bilevel.split_dataset(np.tile(X, (5, 1)) + 1j, np.tile(Y, 5), 2, 2)
+
+
+def test_missing_values_of_pandas_nullable_columns_are_named_as_missing():
+    # a Float64 column holding pd.NA was refused as "must be a numeric 2-D array", not as a missing value
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["a", "b"]).astype("Float64")
+    frame.iloc[2, 1] = pd.NA
+    assert np.isnan(np.asarray(frame.to_numpy(dtype=float, na_value=np.nan))).sum() == 1  # what pandas says is missing
+    _raises(bilevel.tune, frame, Y, XV, YV, match="X_train contains NaN")
+    _raises(bilevel.split_dataset, frame, Y, 2, 2, match="NaN")
+    assert bilevel.tune(frame.fillna(0.5), pd.Series(Y, dtype="Int64"), XV, YV).verification.verified
 
 
 def test_a_label_near_1_is_shown_with_all_its_digits():
