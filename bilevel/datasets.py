@@ -44,7 +44,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     ----------
     name_or_path : a built-in name or the path of an uncompressed UTF-8 CSV file with a header row (the
         name's ending does not matter: a plain CSV named ``data.zip`` is read as a CSV, a gzip, zip, bzip2,
-        xz or zstd file is refused).
+        xz or zstd file is refused). Spaces after a comma are skipped (``a, b, y`` names the columns ``a``,
+        ``b``, ``y``, and ``1.5, yes`` holds the label ``yes``).
     label : the label column of a CSV file (default: its last column). A built-in set has its own label column
         (``BUILTIN``); ``label`` may only name that one.
     positive : the label value mapped to +1 (default: the larger of the two values in sorted order; for a
@@ -86,10 +87,11 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     try:
         # compression=None: pandas guesses a compression from the name (.zip, .gz, .xz, .tar, ...), and a plain
         # CSV so named gave raw BadZipFile / LZMAError / ReadError tracebacks.
-        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, compression=None)
+        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, compression=None,
+                             skipinitialspace=True)
         with warnings.catch_warnings():  # surplus fields: pandas would drop them, or make an index of them
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(path, index_col=False, compression=None)
+            frame = pd.read_csv(path, index_col=False, compression=None, skipinitialspace=True)
     except pd.errors.ParserWarning:
         raise InputError(f"{key!r}: data rows have more fields than the header has column names"
                          f"{_separator_hint(header, ' (', ')')}") from None
@@ -113,7 +115,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     if len(frame) == 0:  # was "label column 'y' must have exactly two distinct values, found 0: []"
         raise InputError(f"{key!r} has a header row but no data rows")
     if frame[label_col].isna().any():  # pandas reads "NA", "None", "null", "NaN" as missing: class names here
-        raw = pd.read_csv(path, index_col=False, compression=None, dtype=str, keep_default_na=False)[label_col]
+        raw = pd.read_csv(path, index_col=False, compression=None, dtype=str, keep_default_na=False,
+                          skipinitialspace=True)[label_col]
         if (raw != "").all():
             frame[label_col] = raw
     if _is_data_row(frame, label_col):  # its first data row became the column names, and was lost

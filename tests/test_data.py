@@ -297,3 +297,16 @@ def test_a_header_without_data_rows_is_named_as_such(tmp_path, text):
     assert pd.read_csv(path).shape == (0, 3)  # pandas: three columns, no row
     with pytest.raises(InputError, match="has a header row but no data rows"):
         bilevel.load_dataset(path)
+
+
+def test_spaces_after_the_commas_are_not_part_of_names_or_labels(tmp_path):
+    # "a, b, y" named the columns 'a', ' b', ' y': --label y was refused ("columns are ['a', ' b', ' y']"), and a
+    # label ' yes' next to 'yes' was a third class
+    path = tmp_path / "spaced.csv"
+    path.write_text("a, b, y\n1.5, 2, yes\n3, -4.25, no\n0.5, 1, yes\n2, 2,no\n")
+    expected = np.array([[1.5, 2.0], [3.0, -4.25], [0.5, 1.0], [2.0, 2.0]])
+    d = bilevel.load_dataset(path, label="y", positive="yes")
+    assert d.feature_names == ["a", "b"]
+    np.testing.assert_array_equal(d.X, expected)
+    np.testing.assert_array_equal(d.y, [1.0, -1.0, 1.0, -1.0])
+    np.testing.assert_array_equal(bilevel.load_dataset(path).y, d.y)
