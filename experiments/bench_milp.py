@@ -8,8 +8,9 @@ For each instance, in one run: build (``pkg_build_lps`` of it: the build's LPs, 
 tightening), compile (Pyomo to HiGHS's matrices), write (.mps) and solve time (the package's includes the LPs of its
 MIP start, also reported alone as ``pkg_start``), nodes, gap, objective and verification
 of (a) ``bilevel.tune`` (the package) and (b) the textbook formulation (two binaries per complementarity
-pair, the same valid big-Ms, unnormalised multipliers with the lambda bound the package ended with, no
-warm start, default HiGHS). Prints the speed-up (b)/(a) per instance and the geometric mean over the
+pair, the same valid big-Ms, unnormalised multipliers with the lambda bound the package ended with, or the one
+it starts from when it found no solution, no warm start, default HiGHS); a package solve without a solution keeps
+the textbook solve of its instance. Prints the speed-up (b)/(a) per instance and the geometric mean over the
 instances both solve to optimality; instances that hit the time limit are reported with their gap.
 Writes ``bench.csv`` (after every instance) and ``bench.md`` (per-instance table, a per-group summary, the
 geometric mean, the largest size proven optimal and the share of build + compile + write in the solve time) into
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import inspect
 import math
 import platform
 import sys
@@ -37,11 +39,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.library import default_test_fraction  # noqa: E402
-from bilevel.solve import MAX_CONCURRENCY, NoSolutionError, compile_model  # noqa: E402
+from bilevel.tune import _LAMBDA_START  # noqa: E402
+from bilevel.solve import MAX_CONCURRENCY, InfeasibleModelError, NoSolutionError, compile_model  # noqa: E402
 from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
 from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.textbook import textbook_optimistic, textbook_pessimistic  # noqa: E402
 
+_MAX_LAMBDA_BOUND = inspect.signature(bilevel.tune).parameters["max_lambda_bound"].default
 MODES = {"opt": ("optimistic", 0.0), "pes0": ("pessimistic", 0.0), "pes0.2": ("pessimistic", 0.2)}
 
 
@@ -116,6 +120,13 @@ def _size_shares(rows: list[dict]) -> str:
     return ", ".join(f"{n}: {o / t:.1%}" for n, (o, t) in sorted(sums.items())) or "-"
 
 
+def _starting_lambda_bound(epsilon: float) -> float:
+    """The first bound on Eq. (25)'s lambda of ``bilevel.tune`` with its defaults (docstring, *Starting bound*):
+    ``max_lambda_bound`` for epsilon = 0, else ``min(1e3, max_lambda_bound)``. The textbook model's bound for a
+    pessimistic instance where the package found no solution (it has no final bound to hand over)."""
+    return float(_MAX_LAMBDA_BOUND if epsilon == 0 else min(_LAMBDA_START, _MAX_LAMBDA_BOUND))
+
+
 def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int = 1, clock: str = "seconds") -> dict:
     s = benchmark_split(data, n, seed)
     mode, eps = MODES[mode_key]
@@ -132,23 +143,24 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int =
             row.update(pkg_status="no_solution", pkg_obj=math.nan, pkg_gap=math.inf, pkg_build=math.nan,
                        pkg_solve=time_limit, pkg_start=math.nan, pkg_write=math.nan, pkg_nodes=-1, pkg_verified=False,
                        pkg_binaries=-1, pkg_wall=time.perf_counter() - t0, lambda_bound="")
-            return row
-        wall = time.perf_counter() - t0
-    row.update(pkg_status=res.status, pkg_obj=res.objective, pkg_gap=res.gap, pkg_build=res.build_seconds,
-               pkg_build_lps=res.build_lp_seconds,
-               pkg_solve=res.total_seconds + res.start_seconds, pkg_start=res.start_seconds,
-               pkg_write=_write_seconds(res.model), pkg_compile=_compile_seconds(res.model), pkg_nodes=res.nodes,
-               pkg_verified=res.verified, pkg_binaries=res.n_binaries, pkg_wall=wall,
-               lambda_bound=res.lambda_bound if mode == "pessimistic" else "")
+            res = None
+        else:
+            wall = time.perf_counter() - t0
+    if res is not None:
+        row.update(pkg_status=res.status, pkg_obj=res.objective, pkg_gap=res.gap, pkg_build=res.build_seconds,
+                   pkg_build_lps=res.build_lp_seconds,
+                   pkg_solve=res.total_seconds + res.start_seconds, pkg_start=res.start_seconds,
+                   pkg_write=_write_seconds(res.model), pkg_compile=_compile_seconds(res.model), pkg_nodes=res.nodes,
+                   pkg_verified=res.verified, pkg_binaries=res.n_binaries, pkg_wall=wall,
+                   lambda_bound=res.lambda_bound if mode == "pessimistic" else "")
     if not textbook:
         return row
     t0 = time.perf_counter()
-    if mode != "optimistic" and row["lambda_bound"] == "":
-        return row
     if mode == "optimistic":
         m = textbook_optimistic(s.X_train, s.y_train, s.X_val, s.y_val)
-    else:
-        m = textbook_pessimistic(s.X_train, s.y_train, s.X_val, s.y_val, np.arange(n), eps, res.lambda_bound)
+    else:  # the bound the package ended with; without a package solution, the one it starts from
+        bound = res.lambda_bound if res is not None else _starting_lambda_bound(eps)
+        m = textbook_pessimistic(s.X_train, s.y_train, s.X_val, s.y_val, np.arange(n), eps, bound)
     build = time.perf_counter() - t0
     try:
         info = bilevel.solve_model(m, time_limit=time_limit)
@@ -157,6 +169,10 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int =
                    tb_nodes=info.nodes, tb_verified=ver, tb_binaries=info.n_binaries)
     except NoSolutionError:
         row.update(tb_status="no_solution", tb_obj=math.nan, tb_gap=math.inf, tb_solve=time_limit, tb_nodes=-1,
+                   tb_verified=False, tb_binaries=-1)
+    except InfeasibleModelError:  # only the starting lambda bound of a pessimistic instance without a package
+        # solution can be too small for every follower (tune would have enlarged it): reported, not a crash
+        row.update(tb_status="infeasible", tb_obj=math.nan, tb_gap=math.inf, tb_solve=math.nan, tb_nodes=-1,
                    tb_verified=False, tb_binaries=-1)
     row["tb_build"] = build
     return row

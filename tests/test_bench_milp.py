@@ -25,3 +25,43 @@ def test_two_node_clock_runs_agree_and_match_the_textbook(tmp_path):
         assert ra["both_optimal"] == "True" and ra["obj_match"] == "True"  # the textbook's optimum
         assert (ra["pkg_nodes"], ra["pkg_obj"]) == (rb["pkg_nodes"], rb["pkg_obj"])
     assert 'clock="nodes"' in (tmp_path / "a" / "bench.md").read_text()
+
+
+def test_a_package_solve_without_a_solution_keeps_the_textbook_solve(monkeypatch):
+    """When the package found no solution within the limit, the instance's textbook solve was skipped, so a
+    package loss showed "-" (no ratio, no textbook status) instead of an upper bound "<=". Oracle for the
+    textbook's optimum: the package's own solve of the same instance, run before the failure is injected."""
+    import math
+
+    import numpy as np
+
+    import bilevel
+    from bilevel.solve import NoSolutionError
+
+    s = bench_milp.benchmark_split("diabetes", 6, 0)
+    opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val)
+    pes = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=0.2, flip="all",
+                       optimistic=opt)
+    assert opt.optimal and pes.optimal and np.array_equal(pes.flipped, np.arange(6))
+
+    def no_solution(*args, **kwargs):
+        raise NoSolutionError("HiGHS stopped (time_limit) before finding a feasible solution")
+
+    monkeypatch.setattr(bench_milp.bilevel, "tune", no_solution)
+    for mode, oracle in (("opt", opt.objective), ("pes0.2", pes.objective)):
+        row = bench_milp.run_instance("diabetes", mode, 6, 0, time_limit=60.0)
+        assert row["pkg_status"] == "no_solution" and row["pkg_solve"] == 60.0
+        assert row["tb_status"] == "optimal" and row["tb_verified"], row
+        assert abs(row["tb_obj"] - oracle) <= 1e-5, (mode, row["tb_obj"], oracle)
+        row.update(speedup=row["tb_solve"] / 60.0, both_optimal=False)
+        assert bench_milp._speedup_text(row).startswith("<="), row
+        assert not math.isnan(row["speedup"])
+    # The starting bound can leave the textbook model no follower (tune would enlarge it): reported, no crash.
+    from bilevel.solve import InfeasibleModelError
+
+    def infeasible(*args, **kwargs):
+        raise InfeasibleModelError("HiGHS reports the model infeasible")
+
+    monkeypatch.setattr(bench_milp.bilevel, "solve_model", infeasible)
+    row = bench_milp.run_instance("diabetes", "pes0.2", 6, 0, time_limit=60.0)
+    assert row["tb_status"] == "infeasible" and row["tb_verified"] is False and math.isnan(row["tb_solve"])
