@@ -220,6 +220,19 @@ def _limit_text(rows: list[dict], time_limit: float | None) -> str:
     return "/".join(f"{t:g}" for t in limits) or "-"
 
 
+def _machine() -> str:
+    """The machine a run measures on, as the report names it."""
+    return f"{platform.machine()} ({platform.processor() or 'cpu'})"
+
+
+def _recorded(rows: list[dict], key: str) -> str:
+    """The run date(s) or machine(s) ``rows`` record in column ``key`` (a run writes both in every row), for the
+    report's first line; "(not recorded in bench.csv)" for a CSV written before they were. ``--render`` took the
+    date and machine of the rendering, so a re-rendered report misdated its run."""
+    values = sorted({str(r[key]) for r in rows if r.get(key) not in (None, "")})
+    return " / ".join(values) if values else "(not recorded in bench.csv)"
+
+
 def _write_csv(path: Path, rows: list[dict]) -> None:
     """Rewrite the CSV after every instance, so an interrupted benchmark keeps what it measured."""
     keys = list(dict.fromkeys(k for r in rows for k in r))
@@ -240,7 +253,7 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
     share = [_overhead(r) for r in rows if _timed(r)]
     long = [_overhead(r) for r in rows if _timed(r, 0.1)]
     lines = [
-        f"Benchmark run {date.today()} on {platform.machine()} ({platform.processor() or 'cpu'}), "
+        f"Benchmark run {_recorded(rows, 'date')} on {_recorded(rows, 'machine')}, "
         f"time limit {_limit_text(rows, time_limit)} s per solve, HiGHS via highspy; package MILPs raced over "
         f"{'/'.join(map(str, races))} HiGHS seed(s) (race=1: one plain run, one core)"
         + ("; `bilevel.tune(clock=\"nodes\")`: box search and cutoff restarts after node counts."
@@ -364,6 +377,7 @@ def main(argv=None) -> int:
                     r = run_instance(data, mode, n, seed, time_limit, textbook=n <= args.no_textbook_above,
                                      race=args.race, clock=args.clock)
                     r["race"], r["clock"], r["time_limit"] = args.race, args.clock, time_limit
+                    r["date"], r["machine"] = date.today().isoformat(), _machine()
                     both = r["pkg_status"] == "optimal" and r.get("tb_status") == "optimal"
                     r["speedup"] = r["tb_solve"] / max(r["pkg_solve"], 1e-3) if "tb_solve" in r else math.nan
                     r["both_optimal"] = both

@@ -145,3 +145,20 @@ def test_render_without_a_bench_csv_is_an_error_and_creates_nothing(tmp_path, ca
         bench_milp.main(["--render", "--out", str(tmp_path / "none")])
     assert exc.value.code == 2 and "does not exist" in capsys.readouterr().err
     assert not (tmp_path / "none").exists()
+
+
+def test_render_keeps_the_run_date_and_machine_bench_csv_records(tmp_path):
+    """The first line of bench.md named the date and machine of the rendering, not of the run: a bench.csv of
+    2026-11-23 re-rendered later claimed to be a run of that later day. Oracle: the CSV's own columns."""
+    from datetime import date
+
+    _parsed(tmp_path, _row(time_limit=5.0, date="2026-11-23", machine="riscv64 (test cpu)"))
+    assert bench_milp.main(["--render", "--out", str(tmp_path)]) == 0
+    first = (tmp_path / "bench.md").read_text().splitlines()[0]
+    assert first.startswith("Benchmark run 2026-11-23 on riscv64 (test cpu), time limit 5 s per solve"), first
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "bench.csv").write_text("\n".join([HEADER, WITH_TEXTBOOK]) + "\n")
+    assert bench_milp.main(["--render", "--out", str(old), "--time-limit", "30"]) == 0
+    first = (old / "bench.md").read_text().splitlines()[0]
+    assert str(date.today()) not in first and "not recorded" in first, first
