@@ -49,6 +49,7 @@ from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.textbook import textbook_optimistic, textbook_pessimistic  # noqa: E402
 
 _MAX_LAMBDA_BOUND = inspect.signature(bilevel.tune).parameters["max_lambda_bound"].default
+PROVEN_WITHIN = 600.0  # seconds: the "largest size proven optimal" of the report counts solves up to this long
 MODES = {"opt": ("optimistic", 0.0), "pes0": ("pessimistic", 0.0), "pes0.2": ("pessimistic", 0.2)}
 
 
@@ -265,7 +266,10 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
     the solve time, and whether every package solution verified. Returns (text, geo-mean, #instances)."""
     ok = [r["speedup"] for r in rows if r["both_optimal"]]
     geo = math.exp(np.mean(np.log(ok))) if ok else math.nan
-    proven = [r["n"] for r in rows if r["pkg_status"] == "optimal"]
+    # The issue's "largest |T| solved to proven optimality within 10 minutes": a verified optimum, solved
+    # within 600 s (a run with a larger --time-limit can prove optima later than that).
+    proven = [r["n"] for r in rows if r["pkg_status"] == "optimal" and r["pkg_verified"] is True
+              and r["pkg_solve"] <= PROVEN_WITHIN]
     races = sorted({int(r.get("race") or 1) for r in rows})
     share = [_overhead(r) for r in rows if _timed(r)]
     long = [_overhead(r) for r in rows if _timed(r, 0.1)]
@@ -315,7 +319,8 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
             f"at epsilon = 0 the objective floor; the textbook model needs none of them): "
             f"{math.exp(np.mean(np.log(all_solving))):.1f}x.")
     lines += [
-              f"Largest |T| = |V| the package solved to proven optimality: {max(proven) if proven else '-'}.",
+              f"Largest |T| = |V| the package solved to proven optimality within {PROVEN_WITHIN / 60:g} minutes "
+              f"(a verified solution): {max(proven) if proven else '-'}.",
               f"Build + compile (Pyomo to HiGHS) + write below 10% of the solve time: {sum(x < 0.1 for x in share)} of {len(share)} instances "
               f"({sum(x < 0.1 for x in long)} of the {len(long)} with solve time >= 0.1 s).",
               "Build + compile + write summed over each size's instances, as a share of their summed solve time: "
