@@ -8,7 +8,8 @@ For each instance, in one run: build (``pkg_build_lps`` of it: the build's LPs, 
 tightening), compile (Pyomo to HiGHS's matrices), write (.mps) and solve time (the package's includes the LPs of its
 MIP start, also reported alone as ``pkg_start``), nodes, gap, objective and verification
 of (a) ``bilevel.tune`` (the package) and (b) the textbook formulation (two binaries per complementarity
-pair, the same valid big-Ms, unnormalised multipliers with the lambda bound the package ended with, or the one
+pair, the valid big-Ms of items 1-8 of ``bilevel.bigm`` (not the LP-tightened ones of item 9), unnormalised
+multipliers with the lambda bound the package ended with, or the one
 it starts from when it found no solution, no warm start, default HiGHS); a package solve without a solution keeps
 the textbook solve of its instance. Prints the speed-up (b)/(a) per instance and the geometric mean over the
 instances both solve to optimality; instances that hit the time limit are reported with their gap. The package's

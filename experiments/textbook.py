@@ -4,8 +4,9 @@ A plain transcription of the KKT + big-M MILPs, Eq. (21) and Eqs. (24)-(25) of t
 tuning paper, with a training-optimal replica (its own KKT system) so that it encodes the same problem as
 the package's default: **two binaries per complementarity pair** (``p <= M z1``, ``q <= M z2``,
 ``z1 + z2 <= 1``), the multipliers of Eq. (25) unnormalised with ``lambda <= Lambda``, no shared binaries,
-no valid inequalities, no warm start. The big-M constants are the package's valid ones
-(:mod:`bilevel.bigm`), scaled back to unnormalised multipliers. Variable names match the package's models
+no valid inequalities, no warm start. The big-M constants are the package's valid ones derived from the data
+(items 1-8 of :mod:`bilevel.bigm`, without the LP bound tightening of item 9, which is one of the package's
+speed-ups), scaled back to unnormalised multipliers. Variable names match the package's models
 so that :func:`bilevel.verify_model` verifies its solutions too.
 """
 from __future__ import annotations
