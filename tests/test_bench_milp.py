@@ -94,3 +94,24 @@ def test_the_textbook_model_reaches_the_exact_optimum_on_tiny_benchmark_instance
         info = bilevel.solve_model(m)
         assert res.optimal and info.status == "optimal" and bilevel.verify_model(m).verified
         assert abs(info.objective - res.objective) <= 1e-6, (data, n, eps, info.objective, res.objective)
+
+
+def test_an_unverified_or_infeasible_package_solve_is_not_a_speed_up(monkeypatch):
+    """An "optimal" package solve that failed verification counted in the geometric mean, and an
+    InfeasibleModelError from the package's tune ended the whole benchmark with a traceback."""
+    import pytest
+
+    row = {"pkg_status": "optimal", "pkg_verified": True, "tb_status": "optimal"}
+    assert bench_milp.both_optimal(row)
+    assert not bench_milp.both_optimal({**row, "pkg_verified": False})
+    assert not bench_milp.both_optimal({**row, "tb_status": "time_limit"})
+    from bilevel.solve import InfeasibleModelError
+
+    def infeasible(*args, **kwargs):
+        raise InfeasibleModelError("HiGHS reports the model infeasible")
+
+    monkeypatch.setattr(bench_milp.bilevel, "tune", infeasible)
+    out = bench_milp.run_instance("diabetes", "opt", 6, 0, time_limit=60.0, textbook=False)
+    assert out["pkg_status"] == "infeasible" and out["pkg_verified"] is False
+    with pytest.raises(SystemExit):
+        bench_milp.main(["--no-textbook-above", "-1", "--sizes", "6", "--out", "/nonexistent/x"])
