@@ -611,6 +611,7 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     seeds = [(seed + k) % _SEED_RANGE if 0 <= seed < _SEED_RANGE else seed + k for k in range(race)]
     runs = [_configured_highs(cm, {**opts, "random_seed": s}, start, injector, k, stopper) for k, s in enumerate(seeds)]
     finished: list[int] = []  # run indices in the order they ended (list.append is atomic)
+    ended = [threading.Event() for _ in range(race)]  # set once run k has left HiGHS
     interrupted = highspy.HighsModelStatus.kInterrupt
     inconclusive = (highspy.HighsModelStatus.kTimeLimit, interrupted)
 
@@ -621,12 +622,23 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
             finished.append(k)
             if runs[k].getModelStatus() not in inconclusive:  # a time limit ends every run by itself
                 stopper.stop.set()
+            ended[k].set()
 
     workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(race)]
     for t in workers:
         t.start()
-    for t in workers:
-        t.join()
+    try:
+        for t in workers:
+            t.join()
+    except BaseException:
+        # Ctrl-C (KeyboardInterrupt) reaches the waiting main thread, not the runs: stop them and wait until they
+        # have left HiGHS before it propagates (waiting on events: Python 3.11's Thread.join, interrupted, can
+        # mark a running thread stopped). Left running, a run met the interpreter's exit inside HiGHS and the
+        # process aborted (`bilevel tune --race 2`: "terminate called without an active exception", exit -6).
+        stopper.stop.set()
+        for event in ended:
+            event.wait()
+        raise
     order = [k for k in finished if runs[k].getModelStatus() != interrupted] or finished
     winner = runs[order[0]]
     if winner.getModelStatus() in inconclusive:  # all stopped together (time limit, interrupt_when): best incumbent
