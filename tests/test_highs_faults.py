@@ -315,3 +315,26 @@ def test_a_start_returned_unimproved_at_the_root_is_checked_without_presolve():
     res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip="all", w_bar_bounds=(0.3, 2.0))
     assert res.optimal and res.verified
     assert res.objective == pytest.approx(value, abs=1e-6)
+
+
+def test_a_start_returned_at_the_root_with_no_time_left_to_check_it_has_no_bound(monkeypatch):
+    """The model of the test above when HiGHS's first run used up the time limit (run time patched to 1e6 s):
+    the solve without presolve cannot run, so the result is "time_limit" with the start; its best bound was the
+    start's own 0.1636, gap 0, above the optimum 0.1341. A best bound must not exceed the optimum (oracle: the
+    exact enumeration of tests/kkt_enumeration.py)."""
+    import highspy
+
+    from kkt_enumeration import pessimistic_optimum
+
+    Xt = np.array([[0.576074354715628], [1.4322122906882058], [1.0389061323619995], [-1.4010806182049642]])
+    yt = np.array([1.0, 1.0, 1.0, -1.0])
+    Xv = np.array([[-1.0738597392299636], [1.872864494040746]])
+    yv = np.array([-1.0, 1.0])
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(2), 0.0, (0.3, 2.0))
+    opt = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(0.3, 2.0))
+    monkeypatch.setattr(highspy.Highs, "getRunTime", lambda self: 1e6)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip="all", w_bar_bounds=(0.3, 2.0),
+                       optimistic=opt, time_limit=10)
+    assert res.status == "time_limit" and not res.optimal
+    assert res.best_bound <= value + 1e-7 <= res.objective + 2e-7
+    assert res.gap > 0
