@@ -621,10 +621,12 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
         try:
             runs[k].run()
         finally:
-            finished.append(k)
-            if runs[k].getModelStatus() not in inconclusive:  # a time limit ends every run by itself
-                stopper.stop.set()
-            ended[k].set()
+            try:
+                finished.append(k)
+                if runs[k].getModelStatus() not in inconclusive:  # a time limit ends every run by itself
+                    stopper.stop.set()
+            finally:
+                ended[k].set()  # whatever happened: an interrupted main thread waits for it
 
     workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(race)]
     for t in workers:
