@@ -62,7 +62,11 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
     of other shapes, with NaN or labels outside {-1, +1}; SolverError when the LP is infeasible (a constraint
     below the block's least hinge loss) or the solver fails, also when re-solved without presolve.
     """
-    if np.asarray(w_bar).dtype == bool:  # [True, True] was read as the box 1 (check_w_bar_bounds refuses it too)
+    try:  # [True, True] was read as the box 1 (check_w_bar_bounds refuses it too)
+        boolean = np.asarray(w_bar).dtype == bool
+    except (TypeError, ValueError):  # a ragged list: as_float_array names it (numpy's ValueError was raised raw)
+        boolean = False
+    if boolean:
         raise InputError(f"w_bar must hold numbers, not booleans; got {w_bar!r}")
     w_bar = as_float_array(w_bar, "w_bar", "a 1-D array of box half-widths")
     if w_bar.ndim != 1 or w_bar.size == 0 or not np.isfinite(w_bar).all() or (w_bar < 0).any():

@@ -138,6 +138,7 @@ def test_kkt_start_checks_its_boxes(optimistic_model):
     (([1, 1], (X, Y), [(X, Y)]), "triple"),
     (([1, 1], (X * np.nan, Y)), "NaN"),
     (([True, True], (X, Y)), "booleans"),
+    (([[1, 1], [1]], (X, Y)), "w_bar must be a 1-D array of box half-widths"),  # ragged: not a raw ValueError
 ])
 def test_hinge_lp_checks_its_input(args, match):
     _raises(hinge_lp, *args, match=match)
