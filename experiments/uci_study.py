@@ -796,7 +796,7 @@ def _settings_diff(out: Path, old_hash, cfg: StudyConfig) -> str:
 def records_frame(records: dict, study: str):
     """All rows of ``study``'s records as a pandas DataFrame (one row per limited unit; one per
     perturbed unit and rho_test), sorted by their coordinates; errors become rows with ``error`` set (and the
-    unit's coordinates). A column whose values are all integers where present (sizes, run, seeds, node counts) is a
+    unit's coordinates). A column whose values are all int64 integers where present (sizes, run, seeds, node counts) is a
     nullable integer column: a missing value (an errored run, a failed solve) made it float, written ``5.0``."""
     import pandas as pd
 
@@ -812,8 +812,8 @@ def records_frame(records: dict, study: str):
     df = pd.DataFrame(rows)
     for col in df.columns:
         present = [r[col] for r in rows if r.get(col) is not None]
-        if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-            df[col] = df[col].astype("Int64")
+        if present and all(isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63 for v in present):
+            df[col] = df[col].astype("Int64")  # (a seed beyond int64 stays an object column: OverflowError)
     keys = [k for k in ("dataset", "n_val", "n_train", "rho_val", "epsilon", "rho_test", "run") if k in df.columns]
     return df.sort_values(keys, kind="stable").reset_index(drop=True) if len(df) and keys else df
 

@@ -632,3 +632,13 @@ def test_without_a_clean_optimistic_solution_the_row_says_why_the_baselines_are_
         assert "svc_acc_test" not in row and "svc_acc_val" not in row and "box_acc_val" not in row
         assert row["clean_opt_status"] == "no_solution" and "validation attack" in row["baselines_status"]
     assert clean_val[0]["svc_acc_test"] is not None and "baselines_status" not in clean_val[0]  # rho_val = 0: run
+
+
+def test_a_seed_beyond_int64_is_written_as_it_is(tmp_path):
+    # records_frame made every all-integer column a nullable Int64 column: a study seed of 2**64 (any integer >= 0 is
+    # accepted) raised OverflowError there, after every run had been computed, so no CSV or summary was written
+    seed = 2**64 + 1
+    res = us.run_study(_tiny(runs=1, time_limit=5.0, seed=seed), tmp_path / "o", jobs=1, progress=False)
+    assert res.n_errors == 0
+    text = pd.read_csv(tmp_path / "o" / "limited_runs.csv", dtype=str, keep_default_na=False)
+    assert text["seed"].tolist() == [str(seed)] and text["n_val"].tolist() == ["5"]
