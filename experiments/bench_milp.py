@@ -350,7 +350,8 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
 
 
 def _read_csv(path: Path) -> list[dict]:
-    """Rows of a ``bench.csv`` with numbers and booleans restored (for ``--render``)."""
+    """Rows of a ``bench.csv`` with numbers and booleans restored (for ``--render``), ``both_optimal`` recomputed
+    (:func:`both_optimal`: a CSV written before it asked for a verified package solution counted unverified ones)."""
     def parse(v: str):
         if v in ("True", "False"):
             return v == "True"
@@ -363,7 +364,8 @@ def _read_csv(path: Path) -> list[dict]:
         except ValueError:
             return v
     with open(path, newline="") as fh:
-        return [{k: parse(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+        rows = [{k: parse(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+    return [{**r, "both_optimal": both_optimal(r)} for r in rows]
 
 
 def main(argv=None) -> int:

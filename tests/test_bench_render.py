@@ -194,3 +194,14 @@ def test_largest_size_proven_optimal_counts_verified_solves_within_ten_minutes(t
                    _row(n=30, pkg_verified=False, time_limit=1200.0))
     text, _, _ = bench_milp._markdown(rows, 1200.0)
     assert "the package solved to proven optimality within 10 minutes (a verified solution): 10." in text, text
+
+
+def test_render_of_an_older_csv_leaves_unverified_optimal_solves_out_of_the_speed_up(tmp_path):
+    """0e5466a left "optimal" package solves that failed verification out of the geometric mean (both_optimal), but
+    --render took the both_optimal column a run wrote: a bench.csv written before still counted such a row (True
+    there). Oracle: the rows by hand, only the verified one (12.7x) qualifies."""
+    _parsed(tmp_path, _row(time_limit=5.0),
+            _row(time_limit=5.0, seed=1, pkg_verified=False, speedup=3.0, both_optimal=True))
+    assert bench_milp.main(["--render", "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "bench.md").read_text()
+    assert "over the 1 instances both solve to optimality: **12.7x**" in text, text
