@@ -36,6 +36,8 @@ import fnmatch
 import hashlib
 import math
 import os
+import shutil
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -601,21 +603,25 @@ def write_manifest(rows, path) -> Path:
     """Write manifest rows (dicts with the keys of :data:`MANIFEST_COLUMNS`; missing keys are empty) as
     CSV. Floats are written with full precision, booleans as ``true``/``false``. The CSV is written under a
     temporary name in the same folder and renamed to ``path`` only when complete, so a write that fails or
-    is interrupted (a bad row, a full disk, Ctrl-C) leaves an existing manifest unchanged. Returns the path.
+    is interrupted (a bad row, a full disk, Ctrl-C) leaves an existing manifest unchanged; a symbolic link is
+    written through (the link stays) and an existing file keeps its permissions. UTF-8. Returns the path.
     Raises InputError when the folder or the file cannot be written."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the folder of {str(path)!r}: {exc}") from None
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path  # write through a link, keep the link
+    temp = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}.tmp")
     try:
-        with open(temp, "w", newline="") as fh:
+        with open(temp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(MANIFEST_COLUMNS)
             for r in rows:
                 w.writerow([_cell(r.get(c, "")) for c in MANIFEST_COLUMNS])
-        os.replace(temp, path)
+        if target.exists():
+            shutil.copymode(target, temp)  # the old file's permissions, not the umask's
+        os.replace(temp, target)
     except OSError as exc:
         raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     finally:

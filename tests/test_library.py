@@ -94,6 +94,19 @@ def test_an_interrupted_manifest_write_leaves_the_old_manifest(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["manifest.csv"], "a temporary file was left behind"
 
 
+def test_a_manifest_rewrite_keeps_a_link_and_the_permissions(tmp_path):
+    # the atomic rename replaced a symlinked manifest by a plain file, and gave it the umask's permissions
+    rows = library.read_manifest(MANIFEST)[:2]
+    real = library.write_manifest(rows, tmp_path / "real" / "manifest.csv")
+    real.chmod(0o640)
+    link = tmp_path / "manifest.csv"
+    link.symlink_to(real)
+    library.write_manifest(rows[:1], link)
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert [r["id"] for r in library.read_manifest(real)] == [rows[0]["id"]]
+    assert real.stat().st_mode & 0o777 == 0o640
+
+
 def test_a_manifest_path_that_cannot_be_written_is_an_input_error(tmp_path):
     (tmp_path / "a_folder").mkdir()
     (tmp_path / "a_file").write_text("x")

@@ -162,7 +162,7 @@ def bentkus_p_value(r_hat, n, alpha):
     Second term of Eq. (27) of the Pareto-testing paper (Bates et al., 2021). Valid for any loss in
     [0, 1]. ``n * r_hat`` is rounded to 9 decimals before ``ceil`` so that a sum of 0/1 losses that
     is an integer up to floating-point error is not bumped up by one (from ``n * r_hat = 2**23`` on, where
-    float64 has no digit at 1e-9, it is used as it is). Once ``r_hat >= alpha`` the
+    float64 has no digit at 1e-9, a value within ``2 eps n r_hat`` of an integer counts as that integer). Once ``r_hat >= alpha`` the
     binomial CDF is at least 1/2 (the median of ``Binomial(n, alpha)`` is at most ``ceil(n alpha)``),
     so the p-value is 1 there. Shapes, errors: as :func:`hoeffding_p_value`.
     """
