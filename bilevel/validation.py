@@ -96,7 +96,7 @@ def as_float_array(values, name: str, what: str) -> np.ndarray:
     if is_complex(values):  # float64 conversion would drop the imaginary parts with a warning only
         raise InputError(f"{name} must be {what}; got complex numbers")
     try:
-        if hasattr(values, "to_numpy") and hasattr(values, "dtypes"):  # pandas: pd.NA of a nullable column -> NaN,
+        if type(values).__module__.startswith("pandas"):  # pd.NA of a nullable column -> NaN,
             return values.to_numpy(dtype=np.float64, na_value=np.nan)  # which the callers name (was "not numeric")
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
