@@ -268,6 +268,19 @@ def test_summaries_count_unverified_solutions(tmp_path):
         assert summary["unverified (opt/pes)"].tolist() == ["1/2"] and summary["runs"].tolist() == [4]
 
 
+def test_summaries_count_runs_with_a_non_optimal_tie_re_solve(tmp_path):
+    # a tie re-solve that stopped at the time limit showed only in its own status cell of the runs CSV
+    statuses = [("optimal", "optimal"), ("time_limit", "optimal"), ("optimal", None), ("time_limit", "time_limit")]
+    rows = [dict(run_id=f"r{k}", dataset="cancer", n_val=5, n_train=5, opt_status="optimal", pes_status="optimal",
+                 tie_sum_w_bar_min_status=lo, tie_val_margin_max_status=hi) for k, (lo, hi) in enumerate(statuses)]
+    expected = sum(any(s not in (None, "optimal") for s in pair) for pair in statuses)  # 2
+    df = pd.DataFrame(rows)
+    path = tmp_path / "runs.csv"
+    df.to_csv(path, index=False)
+    for frame in (df, pd.read_csv(path)):
+        assert us.summarize_limited(frame)["tie re-solve non-optimal"].tolist() == [expected]
+
+
 def test_a_resume_after_the_data_file_changed_recomputes_its_runs(tmp_path):
     # the run ids hashed the file's path only: a resumed study reused the old contents' runs for the new file
     data = bilevel.load_dataset("cancer")
