@@ -40,6 +40,9 @@ class Dataset(NamedTuple):
 def load_dataset(name_or_path: str | Path, label: str | None = None, positive=None) -> Dataset:
     """Load a built-in data set (``"cancer"``, ``"diabetes"``) or a CSV file with a label column.
 
+    The built-in sets are the UCI data of Section 5.1 (Table 1) of the pessimistic bilevel tuning paper: cancer
+    (449 x 9) as there, diabetes the 532 x 7 MASS version, not the paper's 768 x 8 (``bilevel/data/PROVENANCE.md``).
+
     Parameters
     ----------
     name_or_path : a built-in name or the path of an uncompressed UTF-8 CSV file with a header row (the

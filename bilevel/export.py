@@ -24,7 +24,7 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     when complete, so a failed write leaves no half-written file and an existing ``path`` unchanged.
     Returns the path. Raises InputError for another suffix (the suffix's case does not matter), a
     directory, a parent folder that cannot be created, a file that cannot be written (no permission, a
-    full disk), or a model without exactly one active objective."""
+    full disk), or a model without exactly one active objective. A utility (no equation of the papers)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in _FORMATS:

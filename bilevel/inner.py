@@ -20,8 +20,9 @@ from .validation import as_float_array, as_number, check_hyperplane, check_xy
 
 
 def hinge(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
-    """Per-point hinge loss ``max(0, 1 - y_k (x_k^T w - b))``. Shapes: X (n, p), y (n,) in {-1, +1}, w (p,),
-    b a number -> (n,). Raises InputError for other shapes, labels, or NaN/inf values."""
+    """Per-point hinge loss ``max(0, 1 - y_k (x_k^T w - b))`` (dimensionless), the loss of the outer objective of
+    Eq. (21) of the pessimistic bilevel tuning paper (its mean over ``V``). Shapes: X (n, p), y (n,) in {-1, +1},
+    w (p,), b a number -> (n,). Raises InputError for other shapes, labels, or NaN/inf values."""
     X, y = check_xy(X, y, "hinge", both_classes=False)
     w, b = check_hyperplane(w, b, X.shape[1])
     return unchecked_hinge(X, y, w, b)
@@ -49,13 +50,16 @@ class HingeLP:
 
 
 def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
-    """Solve the hinge LP of the module docstring.
+    """Solve the hinge LP of the module docstring (Eq. (20) of the pessimistic bilevel tuning paper with mean-hinge
+    budget rows, e.g. the epsilon constraint of Eq. (24)).
 
     Parameters
     ----------
     w_bar : (p,) box half-widths, >= 0.
     objective : ``(X, y)`` with X (n, p), y (n,) in {-1, +1}: the mean hinge loss to minimise.
-    constraints : sequence of ``(X, y, rhs)``: mean hinge loss of each block <= rhs.
+    constraints : sequence of ``(X, y, rhs)``: mean hinge loss of each block <= rhs (mean-hinge units).
+
+    Returns a :class:`HingeLP`: the optimal ``value`` (mean hinge), ``w`` (p,), ``b`` and the duals.
 
     Raises InputError for a ``w_bar`` that is not a finite (p,) array >= 0, an ``objective`` that is not an
     ``(X, y)`` pair or a constraint that is not an ``(X, y, rhs)`` triple with a finite ``rhs``, and for blocks

@@ -142,8 +142,8 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     Raises
     ------
     InputError for wrong shapes, NaN/inf, labels other than +-1, one class in the training set, or
-    infeasible ``w_bar`` bounds, or an ``objective_cutoff`` below every achievable validation hinge
-    (InfeasibleCutoff).
+    infeasible ``w_bar`` bounds, or an ``objective_cutoff`` that is not a finite number >= 0 or is below every
+    achievable validation hinge (InfeasibleCutoff).
     """
     X_t, y_t = check_xy(X_train, y_train, "train")
     p = X_t.shape[1]

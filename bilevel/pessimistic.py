@@ -176,7 +176,8 @@ def build_pessimistic_model(
     Raises
     ------
     InputError for bad shapes/values, ``epsilon < 0``, infeasible bounds, an empty or out-of-range
-    ``flipped`` set, ``lambda_bound <= 0``, or an ``objective_cutoff`` that is negative or below every
+    ``flipped`` set, ``lambda_bound <= 0``, an unknown ``replica``, an ``objective_floor`` that is not a finite
+    number, or an ``objective_cutoff`` that is negative or below every
     achievable validation hinge (InfeasibleCutoff).
     """
     info = pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon, w_bar_bounds, lambda_bound, replica)

@@ -176,6 +176,8 @@ def solve_model(
 ) -> SolveInfo:
     """Solve a linear Pyomo (MI)LP with HiGHS and load the incumbent into the model's variables.
 
+    A utility (no equation of the papers); for this package's models the objective is a mean hinge loss.
+
     Parameters
     ----------
     time_limit : seconds of HiGHS run time (``None``: no limit). Honoured: a solve that stops early

@@ -191,7 +191,9 @@ def optimistic_tie_range(
     Raises
     ------
     InputError when ``result`` is not an optimistic result with a model, the criterion is unknown or not
-    linear, ``tolerance`` is not a number >= 0 or ``verify_tolerance`` not one > 0; SolverError (incl. NoSolutionError) when HiGHS fails.
+    linear, ``tolerance`` is not a number >= 0 or ``verify_tolerance`` not one > 0, or for a bad ``time_limit``,
+    ``threads``, ``mip_gap`` or ``highs_options`` (as :func:`bilevel.solve_model`: a rejected or unsafe option);
+    SolverError (incl. NoSolutionError) when HiGHS fails.
     """
     if getattr(result, "mode", None) != "optimistic" or getattr(result, "model", None) is None:
         raise InputError("optimistic_tie_range needs the TuneResult of an optimistic solve (mode='optimistic')")

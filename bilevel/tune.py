@@ -535,7 +535,9 @@ def tune(
     mode, flip or clock, a ``tolerance``, ``time_limit``, ``lambda_bound`` or ``max_lambda_bound`` that is not a
     positive number, ``lambda_bound > max_lambda_bound``, ``warm_start`` or ``cutoff_restarts`` not a bool, a
     pessimistic setting (``epsilon != 0``, ``flip``, ``replica``, ``lambda_bound``, ``optimistic``) with
-    ``mode="optimistic"``, ``lambda_growth <= 1``, ``highs_options`` that are not a mapping, an ``optimistic`` result
+    ``mode="optimistic"``, ``lambda_growth <= 1``, ``highs_options`` that are not a mapping (or hold an option
+    HiGHS rejects or one of ``bilevel.solve.UNSAFE_OPTIONS``), a bad ``mip_gap``, ``threads``, ``race`` or
+    ``replica`` (as :func:`bilevel.solve_model`, :func:`bilevel.build_pessimistic_model`), an ``optimistic`` result
     of other data or bounds); SolverError when HiGHS reports infeasible/unbounded or stops without any solution (an
     infeasible optimistic MILP, which always has a bilevel-feasible point, is reported as a HiGHS failure; a
     pessimistic MILP infeasible at every lambda bound up to ``max_lambda_bound`` raises InfeasibleModelError

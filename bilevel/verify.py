@@ -91,7 +91,9 @@ def _best_tie(w_bar, outer, constraints, tolerance: float) -> float:
 def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verification:
     """Verify the solution loaded in a model built by :func:`bilevel.build_optimistic_model` or
     :func:`bilevel.build_pessimistic_model` (uses ``model.bilevel_info``). ``tolerance`` is absolute, in
-    mean-hinge units. Returns a :class:`Verification`; never raises for a failed check (it is reported).
+    mean-hinge units. It checks the point against Eq. (21) or (25) of the pessimistic bilevel tuning paper by
+    re-solving the follower's LP (Eq. (20), :func:`bilevel.hinge_lp`) at its ``w_bar``, independently of the MILP.
+    Returns a :class:`Verification`; never raises for a failed check (it is reported).
     Raises InputError when ``model`` was not built by this package, holds no solution (not solved yet), or
     ``tolerance`` is not a positive number."""
     tolerance = check_positive(tolerance, "tolerance")

@@ -125,7 +125,11 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
     ``stop_at``: a known lower bound on the MILP's optimum; the search over the boxes stops at a start that
     reaches it (the start is then optimal).
 
-    Raises InputError when ``model`` was not built by this package, or a box is not a finite (p,) array.
+    A heuristic of this package, not of the paper: the LPs are Eq. (20) of the pessimistic bilevel tuning paper
+    (and its epsilon-budget form) at a fixed box, completed to a point of Eq. (21) or (25).
+
+    Raises InputError when ``model`` was not built by this package, a box is not a finite (p,) array, or
+    ``stop_at`` is not a number.
     """
     info = check_bilevel_model(model, "kkt_start")
     p = len(info["w_bar_ub"])
