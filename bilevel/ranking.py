@@ -354,7 +354,8 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
 
 
 def check_eta(eta, m: int) -> np.ndarray:
-    """Return the prior matrix ``eta`` (m, m) of :func:`rgpt_win_counts` (``eta_ij``: prior probability that
+    """Return the prior matrix ``eta`` (m, m) of Eq. (11) of the RG-PT paper, as used by :func:`rgpt_win_counts`
+    (``eta_ij``: prior probability that
     candidate ``i`` is more reliable than ``j``) as floats after checking it: off the diagonal (which is
     ignored) probabilities in [0, 1], no NaN, with ``eta_ij + eta_ji = 1`` to 1e-6. Raises InputError."""
     e = as_float_array(eta, "eta", f"a numeric ({m}, {m}) matrix of prior probabilities")

@@ -156,7 +156,10 @@ def _children(plist: list[np.ndarray]) -> list[list[int]]:
 def dag_depths(parents) -> np.ndarray:
     """Depth of every node: 1 for roots, ``1 + max(parent depths)`` otherwise. Shape (N,), int.
 
-    Raises ``InputError`` on a cycle or an out-of-range index.
+    The depth ``d`` of DAGGER's level-by-level testing (App. B of the RG-PT paper, Eqs. (15)-(18)).
+
+    Raises ``InputError`` on a cycle, an out-of-range index, or ``parents`` that is not a list of lists of
+    integer indices (a string, a bool or ``None`` included).
     """
     plist = _normalise_parents(parents)
     return _depths(plist, _topological_order(plist))
@@ -176,7 +179,8 @@ def effective_leaves_and_nodes(parents) -> tuple[np.ndarray, np.ndarray, np.ndar
 
     Returns ``(v, m_eff, is_leaf)``, each of shape (N,): ``v[i]`` the effective number of leaves
     below node ``i``, ``m_eff[i]`` the effective number of nodes, ``is_leaf[i]`` whether ``i`` has no
-    children. ``v`` sums to the number of leaves over the roots. Raises ``InputError`` on a cycle.
+    children. ``v`` sums to the number of leaves over the roots. Raises ``InputError`` on a cycle, an
+    out-of-range index, or ``parents`` that is not a list of lists of integer indices (as :func:`dag_depths`).
     """
     plist = _normalise_parents(parents)
     return _effective(plist, _topological_order(plist))

@@ -33,7 +33,7 @@ __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "l
 
 @dataclass(frozen=True)
 class LossTable:
-    """A loss matrix with candidate names: ``losses`` shape (n, m), ``names`` length m."""
+    """A loss matrix with candidate names: ``losses`` shape (n, m), ``names`` length m. A utility (no equation)."""
 
     losses: np.ndarray
     names: list[str]
@@ -41,6 +41,9 @@ class LossTable:
 
 def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
     """Return ``losses`` as a float array of shape (n, m) or (n, m, L) after validation.
+
+    A utility (no equation): the losses in [0, 1] whose column means are the empirical risks ``R_hat`` of
+    Eq. (6) of the RG-PT paper.
 
     Raises
     ------
@@ -158,7 +161,7 @@ def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
 def load_losses_csv(path) -> LossTable:
     """Read a CSV of per-example losses (header = candidate names), see the module docstring.
 
-    Returns a :class:`LossTable` with ``losses`` of shape (n, m) in [0, 1].
+    Returns a :class:`LossTable` with ``losses`` of shape (n, m) in [0, 1]. A utility (no equation).
 
     Raises
     ------
@@ -176,7 +179,7 @@ def load_aux_csv(path, names: list[str], n_cal: int) -> np.ndarray:
     """Read an auxiliary-objective CSV whose columns are the candidate ``names`` (any order).
 
     Returns shape (m,) when the file has one data row (a cost per candidate) or (n_cal, m) when it has
-    ``n_cal`` rows (a per-example auxiliary loss), columns in the order of ``names``.
+    ``n_cal`` rows (a per-example auxiliary loss), columns in the order of ``names``. A utility (no equation).
 
     Raises
     ------

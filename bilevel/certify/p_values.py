@@ -301,7 +301,8 @@ def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.nda
         ``losses[i, j]`` is the loss (in [0, 1]) of candidate ``j`` on calibration point ``i``; a third
         axis holds ``L`` controlled risks.
     alpha : float, or array_like of shape (L,)
-        Risk limit(s). With several limits the p-value is the maximum over limits, Eq. (7).
+        Risk limit(s); a single limit applies to every risk. With several limits the p-value is the
+        maximum over limits, Eq. (7) of the RG-PT paper.
     method : str or callable
         A name from :data:`P_VALUE_METHODS` (``"binomial"`` requires 0/1 losses), or a function
         ``(r_hat, n, alpha) -> p`` returning one p-value in [0, 1] per entry of ``r_hat`` (shape (m,)).

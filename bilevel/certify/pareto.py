@@ -17,7 +17,8 @@ __all__ = ["pareto_front", "pareto_front_mask"]
 
 
 def pareto_front_mask(objectives) -> np.ndarray:
-    """Boolean mask of the non-dominated rows of ``objectives``.
+    """Boolean mask of the non-dominated rows of ``objectives``: the Pareto set of Eq. (2) of the
+    Pareto-testing paper (step 2 of Pareto testing, line 4 of Alg. 2 of the RG-PT paper).
 
     Parameters
     ----------
@@ -52,5 +53,9 @@ def pareto_front_mask(objectives) -> np.ndarray:
 
 
 def pareto_front(objectives) -> np.ndarray:
-    """Indices (ascending) of the Pareto-optimal candidates; see :func:`pareto_front_mask`."""
+    """Indices (ascending) of the Pareto-optimal candidates (Eq. (2) of the Pareto-testing paper).
+
+    ``objectives`` shape (m, K) or (m,), smaller is better; returns an int array of shape (<= m,). Raises
+    ``InputError`` as :func:`pareto_front_mask`.
+    """
     return np.nonzero(pareto_front_mask(objectives))[0]

@@ -190,6 +190,8 @@ def _choose(certified: np.ndarray, aux_sel: np.ndarray | None, risk_sel: np.ndar
 def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """Random split of ``n_cal`` calibration rows into optimisation and testing parts.
 
+    The split ``Z = Z_OPT u Z_MHT`` of line 3 of Alg. 2 of the RG-PT paper (also Pareto testing's).
+
     ``round(opt_fraction * n_cal)`` rows go to the optimisation part. ``n_cal`` is an int (not a float or a
     bool); ``seed`` is an int >= 0, ``None`` or a ``numpy.random.Generator``. Returns
     ``(opt_indices, test_indices)``, each sorted.
@@ -596,7 +598,8 @@ def certify(losses, alpha, delta, *, method: str = "rgpt", **kwargs) -> Certific
     """Run one of the pipelines by name: ``"ltt"``, ``"pt"`` (Pareto testing) or ``"rgpt"``.
 
     Keyword arguments are passed on; see :func:`ltt`, :func:`pareto_testing`, :func:`rg_pt`.
-    Raises ``InputError`` for an unknown method and whatever the pipeline raises.
+    A dispatcher (no equation of its own). Raises ``InputError`` for an unknown method and whatever the
+    pipeline raises (Python's ``TypeError`` for a keyword the pipeline does not take).
     """
     try:
         fn = _METHODS[method]

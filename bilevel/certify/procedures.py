@@ -72,6 +72,8 @@ def check_p_values(p_values, *, allow_empty: bool = False) -> np.ndarray:
 def bonferroni(p_values, delta) -> np.ndarray:
     """Bonferroni correction (FWER): reject ``H_j`` when ``p_j <= delta / m``.
 
+    The Bonferroni correction of App. A of the RG-PT paper (its reference [23]).
+
     Parameters: ``p_values`` shape (m,), ``delta`` in (0, 1). Returns a bool mask of shape (m,).
     Valid under any dependence. Raises ``InputError`` on bad p-values or ``delta``.
     """
@@ -81,7 +83,8 @@ def bonferroni(p_values, delta) -> np.ndarray:
 
 
 def holm(p_values, delta) -> np.ndarray:
-    """Holm's step-down procedure (FWER, any dependence; Holm, 1979).
+    """Holm's step-down procedure (FWER, any dependence; Holm, 1979, not in the three papers; rejects at
+    least what :func:`bonferroni` rejects; LTT's FWER default here).
 
     With ``p_(1) <= ... <= p_(m)``, reject ``H_(1), ..., H_(k)`` where ``k`` is the largest index with
     ``p_(i) <= delta / (m - i + 1)`` for all ``i <= k``. Shapes, errors: as :func:`bonferroni`.
