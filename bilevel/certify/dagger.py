@@ -226,7 +226,8 @@ _RESHAPINGS = {"identity": "identity", "id": "identity", "by": "by", "benjamini_
 
 
 def dagger_details(p_values, parents: Sequence, delta, reshaping: str = "identity") -> DaggerResult:
-    """DAGGER with full diagnostics; see :func:`dagger` for the arguments and errors."""
+    """DAGGER (Eqs. (15)-(18) and Alg. 1 of the RG-PT paper) with full diagnostics: a :class:`DaggerResult` of
+    (N,) arrays. See :func:`dagger` for the arguments and errors."""
     p = check_p_values(p_values)
     d = check_delta(delta)
     try:
