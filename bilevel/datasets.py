@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .validation import as_float_array, as_number, check_seed
+from .validation import as_float_array, as_number, check_flag, check_seed
 
 HUGE_FEATURE = 1e150
 """A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this is
@@ -276,8 +276,8 @@ def split_dataset(
 
     Shapes: ``X`` (n, p) finite, ``y`` (n,) in {-1, +1}. Raises InputError for non-numeric, NaN or inf
     features, sizes that are not integers or negative, a ``test_fraction`` outside [0, 1), a ``seed`` that is
-    not an integer >= 0 (or ``None`` / a ``numpy.random.Generator``), a pool too small, or a training set
-    missing a class.
+    not an integer >= 0 (or ``None`` / a ``numpy.random.Generator``), a ``standardize`` that is not a bool, a pool
+    too small, or a training set missing a class.
     """
     X = as_float_array(X, "X", "a numeric 2-D array (n, p)")
     y = as_float_array(y, "y", "a 1-D array of the labels -1 and +1")
@@ -293,6 +293,7 @@ def split_dataset(
     if not 0.0 <= test_fraction < 1.0:
         raise InputError(f"test_fraction must lie in [0, 1), got {test_fraction}")
     seed = check_seed(seed)
+    standardize = check_flag(standardize, "standardize")  # "no" was read as True
     if n_train < 2 or n_val < 1:
         raise InputError(f"need n_train >= 2 (one point per class) and n_val >= 1; got n_train={n_train}, n_val={n_val}")
     rng = np.random.default_rng(seed)

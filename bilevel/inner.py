@@ -57,13 +57,13 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
     ----------
     w_bar : (p,) box half-widths, >= 0.
     objective : ``(X, y)`` with X (n, p), y (n,) in {-1, +1}: the mean hinge loss to minimise.
-    constraints : sequence of ``(X, y, rhs)``: mean hinge loss of each block <= rhs (mean-hinge units).
+    constraints : list or tuple of ``(X, y, rhs)``: mean hinge loss of each block <= rhs (mean-hinge units).
 
     Returns a :class:`HingeLP`: the optimal ``value`` (mean hinge), ``w`` (p,), ``b`` and the duals.
 
     Raises InputError for a ``w_bar`` that is not a finite (p,) array >= 0, an ``objective`` that is not an
-    ``(X, y)`` pair or a constraint that is not an ``(X, y, rhs)`` triple with a finite ``rhs``, and for blocks
-    of other shapes, with NaN or labels outside {-1, +1}; SolverError when the LP is infeasible (a constraint
+    ``(X, y)`` pair, ``constraints`` not a list or tuple, or a constraint that is not an ``(X, y, rhs)``
+    triple with a finite ``rhs``, and for blocks of other shapes, with NaN or labels outside {-1, +1}; SolverError when the LP is infeasible (a constraint
     below the block's least hinge loss) or the solver fails, also when re-solved without presolve.
     """
     try:  # [True, True] was read as the box 1 (check_w_bar_bounds refuses it too)
@@ -78,6 +78,8 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
     p = len(w_bar)
     if not (isinstance(objective, (tuple, list)) and len(objective) == 2):
         raise InputError("objective must be a pair (X, y) of features (n, p) and labels (n,)")
+    if not isinstance(constraints, (tuple, list)):  # e.g. 5: a raw TypeError from iterating it
+        raise InputError(f"constraints must be a list of triples (X, y, rhs); got {type(constraints).__name__}")
     if not all(isinstance(c, (tuple, list)) and len(c) == 3 for c in constraints):
         raise InputError("each constraint must be a triple (X, y, rhs): mean hinge of (X, y) <= rhs")
     objective = check_xy(*objective, "objective", p=p, both_classes=False, p_from="w_bar")

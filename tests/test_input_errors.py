@@ -138,10 +138,18 @@ def test_kkt_start_checks_its_boxes(optimistic_model):
     (([1, 1], (X, Y), [(X, Y)]), "triple"),
     (([1, 1], (X * np.nan, Y)), "NaN"),
     (([True, True], (X, Y)), "booleans"),
+    (([1, 1], (X, Y), 5), "list of triples"),
     (([[1, 1], [1]], (X, Y)), "w_bar must be a 1-D array of box half-widths"),  # ragged: not a raw ValueError
 ])
 def test_hinge_lp_checks_its_input(args, match):
     _raises(hinge_lp, *args, match=match)
+
+
+def test_split_dataset_refuses_a_standardize_that_is_not_a_bool():
+    # "no" was read as True: the features were standardised against the caller's wish
+    _raises(bilevel.split_dataset, X, Y, 2, 2, test_fraction=0.0, standardize="no", match="standardize")
+    raw = bilevel.split_dataset(X, Y, 2, 2, test_fraction=0.0, standardize=False)
+    assert np.isin(raw.X_train, X).all()  # rows of X as given
 
 
 def test_hinge_checks_its_input():
