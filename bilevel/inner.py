@@ -63,8 +63,9 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
 
     Raises InputError for a ``w_bar`` that is not a finite (p,) array >= 0, an ``objective`` that is not an
     ``(X, y)`` pair, ``constraints`` not a list or tuple, or a constraint that is not an ``(X, y, rhs)``
-    triple with a finite ``rhs``, and for blocks of other shapes, with NaN or labels outside {-1, +1}; SolverError when the LP is infeasible (a constraint
-    below the block's least hinge loss) or the solver fails, also when re-solved without presolve.
+    triple with a finite ``rhs``, and for blocks of other shapes, with NaN or labels outside {-1, +1};
+    SolverError when the LP is infeasible (a constraint below the block's least hinge loss) or the solver
+    fails, also when re-solved without presolve.
     """
     try:  # [True, True] was read as the box 1 (check_w_bar_bounds refuses it too)
         boolean = np.asarray(w_bar).dtype == bool
