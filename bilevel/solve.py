@@ -238,7 +238,9 @@ def solve_model(
 
     Raises
     ------
-    InputError for a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``, ``clock``, an option HiGHS rejects
+    InputError for a ``model`` that is not a Pyomo model, an ``improve`` or ``interrupt_when`` that is not
+    callable, a negative or NaN ``improve_after``, a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``,
+    ``clock``, an option HiGHS rejects
     (or whose name is not a string), one of :data:`UNSAFE_OPTIONS`, or a ``mip_start`` that is not
     ``(variable, number)`` pairs or a mapping;
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError; a plain SolverError when a
@@ -247,6 +249,13 @@ def solve_model(
     the model, with no time left to solve again);
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
     """
+    if not isinstance(model, pyo.Block):  # e.g. 5: an AttributeError from inside the compile
+        raise InputError(f"model must be a Pyomo model; got {type(model).__name__}")
+    for name, hook in (("improve", improve), ("interrupt_when", interrupt_when)):
+        if hook is not None and not callable(hook):  # else a TypeError from inside HiGHS's callback, mid-solve
+            raise InputError(f"{name} must be a callable or None; got {hook!r}")
+    if improve is not None:
+        check_positive(improve_after, "improve_after", allow_zero=True, allow_inf=True)
     if options is not None and not isinstance(options, Mapping):
         raise InputError(f"options must be a mapping of HiGHS option names to values; got {options!r}")
     opts = dict(options or {})

@@ -115,6 +115,15 @@ def test_solve_model_refuses_nan_coefficients_and_bad_options():
     assert bilevel.solve_model(m, race=np.int64(1), time_limit=float("inf")).objective == 0.0
 
 
+def test_solve_model_checks_its_model_and_hooks(optimistic_model):
+    # solve_model(5) was an AttributeError from inside the compile, improve=5 a TypeError from inside HiGHS's
+    # callback in the middle of the solve (or never, when the solve ended first)
+    _raises(bilevel.solve_model, 5, match="Pyomo model")
+    _raises(bilevel.solve_model, optimistic_model, improve=5, match="improve must be a callable")
+    _raises(bilevel.solve_model, optimistic_model, interrupt_when="yes", match="interrupt_when must be")
+    _raises(bilevel.solve_model, optimistic_model, improve=lambda *a: None, improve_after=-1, match="improve_after")
+
+
 def test_verify_model_needs_a_solved_bilevel_model(optimistic_model):
     _raises(bilevel.verify_model, bilevel.build_optimistic_model(X, Y, XV, YV), match="solve it")
     _raises(bilevel.verify_model, pyo.ConcreteModel(), match="built by")
