@@ -23,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Tune the box bounds w_bar of a linear SVM by solving optimistic and pessimistic bilevel "
         "MILPs with HiGHS, verify the solutions, export the MILPs, and certify the tuned hyperparameters.",
     )
+    parser.add_argument("--version", action="version", version=version_text(),
+                        help="print the versions of bilevel, HiGHS, Pyomo and Python (for a bug report) and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in SUBCOMMANDS:
@@ -34,6 +36,20 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module.add_parser(sub)
     return parser
+
+
+def version_text() -> str:
+    """One line: the versions of bilevel, the HiGHS library (through highspy), Pyomo and Python, which decide the
+    solutions (README, *Dependency versions*)."""
+    import platform
+
+    import pyomo
+
+    from . import __version__
+    from .highs_run import silent_highs
+
+    return (f"bilevel {__version__} (HiGHS {silent_highs().version()}, Pyomo {pyomo.__version__}, "
+            f"Python {platform.python_version()})")
 
 
 def main(argv=None) -> int:

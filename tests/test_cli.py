@@ -314,3 +314,21 @@ def test_small_matrix_value_is_refused_it_made_tune_report_another_models_optimu
     assert code == 2 and "small_matrix_value=0.0001 is refused" in err and len(err.strip().splitlines()) == 1, err
     res = bilevel.tune(*args, highs_options={"small_matrix_value": 1e-9})
     assert res.objective == pytest.approx(true.objective, abs=1e-6)
+
+
+def test_version_names_the_package_and_the_solver(capsys):
+    # there was no --version: "bilevel --version" was "the following arguments are required: COMMAND"
+    import importlib.metadata
+    import platform
+
+    import highspy
+    import pyomo
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out.strip()
+    h = highspy.Highs()
+    highs = f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
+    assert out == (f"bilevel {importlib.metadata.version('bilevel')} (HiGHS {highs}, Pyomo {pyomo.__version__}, "
+                   f"Python {platform.python_version()})")
