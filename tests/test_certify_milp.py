@@ -42,3 +42,27 @@ def test_certify_cli_data_route(capsys):
     assert "certified:" in out and "opt_ub1" in out and "pes_e0_ub1" in out
     if "chosen: none" not in out.lower():
         assert "test error" in out
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--method", "rgpt", "--control", "fwer"], "FDR only"),
+    (["--method", "pt", "--procedure", "bh"], "--procedure"),
+    (["--method", "ltt", "--control", "fwer", "--procedure", "bh"], "does not control the FWER"),
+    (["--method", "ltt", "--procedure", "holm"], "does not control the FDR"),
+    (["--method", "pt", "--opt-fraction", "1.5"], "opt-fraction"),
+    (["--method", "rgpt", "--opt-fraction", "nan"], "opt-fraction"),
+    (["--method", "pt", "--max-failures", "0"], "max-failures"),
+    (["--method", "rgpt", "--levels", "0"], "levels"),
+    (["--method", "rgpt", "--tau", "-1"], "tau"),
+    (["--method", "rgpt", "--tau", "inf"], "tau"),
+])
+def test_testing_options_are_checked_before_the_milps(capsys, monkeypatch, argv, match):
+    # they were checked only after every MILP of the grid had been solved (minutes on a real grid)
+    import bilevel.certify.milp as milp
+
+    def no_solve(*a, **k):
+        raise AssertionError("solved the MILPs before checking the testing options")
+    monkeypatch.setattr(milp, "milp_candidates", no_solve)
+    assert main(["--data", "cancer", "--n-train", "8", "--n-val", "8", "--n-cal", "40", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bilevel certify: error:") and match in err and "\n" not in err, err

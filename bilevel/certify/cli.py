@@ -32,6 +32,7 @@ from .pipelines import certify
 __all__ = ["add_parser", "build_parser", "run", "main", "candidates_from_data"]
 
 _DEFAULT_CONTROL = {"ltt": "fdr", "pt": "fwer", "rgpt": "fdr"}
+_PROCEDURES = {"fdr": ("bh", "by"), "fwer": ("holm", "bonferroni")}
 _P_VALUES = {"hoeffding": "hoeffding", "bentkus": "bentkus", "hb": "hb", "binomial": "binomial"}
 
 
@@ -156,10 +157,26 @@ def _refuse_unused_options(args: argparse.Namespace) -> None:
                              "MILP candidates) only, not to --losses")
 
 
+def _check_testing_options(args: argparse.Namespace) -> None:
+    """The checks of the testing options that need no losses, so that a bad one fails before the MILPs of
+    ``--data`` run (they were made by the pipelines, after every MILP of the grid was solved). Raises
+    InputError naming the option."""
+    check_open_unit(args.opt_fraction, "--opt-fraction (share of the optimisation split)")
+    if args.max_failures is not None and args.max_failures < 1:
+        raise InputError(f"--max-failures must be a positive integer, got {args.max_failures}")
+    if args.levels is not None and args.levels < 1:
+        raise InputError(f"--levels must be a positive integer, got {args.levels}")
+    if args.tau is not None and not (np.isfinite(args.tau) and args.tau >= 0):
+        raise InputError(f"--tau must be a finite non-negative number, got {args.tau}")
+
+
 def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
     kwargs: dict = {"control": control, "p_value": _P_VALUES[args.p_value]}
     if args.method == "ltt":
         if args.procedure is not None:
+            if args.procedure not in _PROCEDURES[control]:
+                raise InputError(f"--procedure {args.procedure} does not control the {control.upper()}; choose "
+                                 f"one of {', '.join(_PROCEDURES[control])}")
             kwargs["procedure"] = args.procedure
         return kwargs
     if args.procedure is not None:
@@ -181,6 +198,11 @@ def run(args: argparse.Namespace) -> int:
     _refuse_unused_options(args)
     check_open_unit(args.alpha, "--alpha (risk limit)")  # before the MILPs of --data run
     check_open_unit(args.delta, "--delta (FWER/FDR level)")
+    _check_testing_options(args)
+    control = args.control or _DEFAULT_CONTROL[args.method]
+    if args.method == "rgpt" and control == "fwer":
+        raise InputError("--method rgpt controls the FDR only (DAGGER); use --method pt or ltt with --control fwer")
+    kwargs = _method_kwargs(args, control)
     if args.data is not None:
         if args.aux is not None:
             raise InputError("--aux goes with --losses; with --data the MILPs provide the auxiliary costs")
@@ -193,10 +215,7 @@ def run(args: argparse.Namespace) -> int:
         table = load_losses_csv(args.losses)
         losses, names = table.losses, table.names
         aux = None if args.aux is None else load_aux_csv(args.aux, names, losses.shape[0])
-    control = args.control or _DEFAULT_CONTROL[args.method]
-    if args.method == "rgpt" and control == "fwer":
-        raise InputError("--method rgpt controls the FDR only (DAGGER); use --method pt or ltt with --control fwer")
-    result = certify(losses, args.alpha, args.delta, method=args.method, aux=aux, **_method_kwargs(args, control))
+    result = certify(losses, args.alpha, args.delta, method=args.method, aux=aux, **kwargs)
     print(result.summary(names))
     if result.chosen is not None:
         j = result.chosen
