@@ -410,7 +410,7 @@ def test_cli_registers_subcommand():
     cli.add_parser(sub)
     args = parser.parse_args(["certify", "--losses", "x.csv", "--method", "pt", "--epsilons", "0.1,0.2", "0.3"])
     assert args.command == "certify" and args.method == "pt" and args.func is cli.run
-    assert math.isclose(args.opt_fraction, 0.5)
+    assert args.opt_fraction is None and args.seed is None  # not given; pt and rgpt use 0.5 and seed 0
 
 
 def test_cli_data_route_calls_the_milp_hook(capsys, monkeypatch):
@@ -437,6 +437,9 @@ def test_cli_data_route_calls_the_milp_hook(capsys, monkeypatch):
     (["--method", "pt", "--levels", "3"], "--levels applies to --method rgpt"),
     (["--method", "ltt", "--tau", "0.3"], "--tau applies to --method rgpt"),
     (["--method", "pt", "--reshaping", "by"], "--reshaping applies to --method rgpt"),
+    (["--method", "ltt", "--opt-fraction", "5"], "--opt-fraction applies to --method pt or rgpt"),
+    (["--method", "ltt", "--opt-fraction", "0.3"], "--opt-fraction applies to --method pt or rgpt"),
+    (["--method", "ltt", "--seed", "-3"], "--seed must be an integer >= 0"),
     (["--n-cal", "50"], "--n-cal applies to the --data route"),
     (["--label", "y", "--time-limit", "3"], "--label, --time-limit apply to the --data route"),
 ])

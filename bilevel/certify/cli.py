@@ -82,9 +82,11 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     test.add_argument("--p-value", choices=sorted(_P_VALUES), default="hb",
                       help="hoeffding = Eq. (6); bentkus; hb = Hoeffding-Bentkus; binomial = exact, 0/1 losses only "
                       "(default: %(default)s)")
-    test.add_argument("--seed", type=int, default=0, help="seed of the optimisation/testing split (default: %(default)s)")
-    test.add_argument("--opt-fraction", type=float, default=0.5,
-                      help="share of calibration rows used to build the front/order/graph for pt and rgpt (default: %(default)s)")
+    test.add_argument("--seed", type=int, default=None,
+                      help="seed of the optimisation/testing split of pt and rgpt and, with --data, of the "
+                      "train/validation/calibration/test split (default: 0)")
+    test.add_argument("--opt-fraction", type=float, default=None,
+                      help="share of calibration rows used to build the front/order/graph for pt and rgpt (default: 0.5)")
     test.add_argument("--max-failures", type=int, default=None,
                       help="pt: failures tolerated before fixed-sequence testing stops (default: 1)")
     test.add_argument("--levels", type=int, default=None, help="rgpt: number of depth levels D (default: ceil(sqrt(front size)))")
@@ -140,7 +142,8 @@ def candidates_from_data(args: argparse.Namespace):
 
 #: Options of one method (or one route), with the methods they apply to: given with another, they are refused
 #: rather than silently ignored. Their defaults are None so that "not given" can be told apart.
-_METHOD_OPTIONS = {"max_failures": ("--max-failures", ("pt",)), "levels": ("--levels", ("rgpt",)),
+_METHOD_OPTIONS = {"opt_fraction": ("--opt-fraction", ("pt", "rgpt")), "max_failures": ("--max-failures", ("pt",)),
+                   "levels": ("--levels", ("rgpt",)),
                    "tau": ("--tau", ("rgpt",)), "reshaping": ("--reshaping", ("rgpt",))}
 _DATA_OPTIONS = {"label": "--label", "n_train": "--n-train", "n_val": "--n-val", "n_cal": "--n-cal",
                  "epsilons": "--epsilons", "w_bar_ubs": "--w-bar-ubs", "time_limit": "--time-limit"}
@@ -161,7 +164,10 @@ def _check_testing_options(args: argparse.Namespace) -> None:
     """The checks of the testing options that need no losses, so that a bad one fails before the MILPs of
     ``--data`` run (they were made by the pipelines, after every MILP of the grid was solved). Raises
     InputError naming the option."""
-    check_open_unit(args.opt_fraction, "--opt-fraction (share of the optimisation split)")
+    if args.seed is not None and args.seed < 0:  # with --method ltt and --losses it seeds nothing, but -3 is no seed
+        raise InputError(f"--seed must be an integer >= 0, got {args.seed}")
+    if args.opt_fraction is not None:
+        check_open_unit(args.opt_fraction, "--opt-fraction (share of the optimisation split)")
     if args.max_failures is not None and args.max_failures < 1:
         raise InputError(f"--max-failures must be a positive integer, got {args.max_failures}")
     if args.levels is not None and args.levels < 1:
@@ -181,7 +187,8 @@ def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
         return kwargs
     if args.procedure is not None:
         raise InputError("--procedure applies to --method ltt only (pt uses fixed-sequence testing, rgpt DAGGER)")
-    kwargs.update(opt_fraction=args.opt_fraction, seed=args.seed)
+    kwargs.update(opt_fraction=0.5 if args.opt_fraction is None else args.opt_fraction,
+                  seed=0 if args.seed is None else args.seed)
     if args.method == "pt":
         kwargs["max_failures"] = 1 if args.max_failures is None else args.max_failures
     else:
