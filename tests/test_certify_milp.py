@@ -66,3 +66,34 @@ def test_testing_options_are_checked_before_the_milps(capsys, monkeypatch, argv,
     assert main(["--data", "cancer", "--n-train", "8", "--n-val", "8", "--n-cal", "40", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("bilevel certify: error:") and match in err and "\n" not in err, err
+
+
+def test_help_states_the_defaults_the_milp_route_uses(monkeypatch):
+    # --n-train, --n-val, --n-cal, --epsilons, --w-bar-ubs and --time-limit said nothing of their defaults
+    import re
+
+    import bilevel.certify.milp as milp
+    from bilevel.certify.cli import build_parser
+
+    text = " ".join(build_parser().format_help().split())
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def record(X_train, y_train, X_val, y_val, **kw):
+        seen.update(n_train=len(y_train), n_val=len(y_val), **kw)
+        raise Stop
+
+    monkeypatch.setattr(milp, "milp_candidates", record)
+    with pytest.raises(Stop):
+        main(["--data", "cancer"])
+    signature = __import__("inspect").signature(milp_candidates).parameters  # the grid milp_candidates falls back on
+    for option, key in (("--epsilons", "epsilons"), ("--w-bar-ubs", "w_bar_ubs")):
+        grid = seen.get(key, signature[key].default)
+        assert re.search(re.escape(option) + r" [A-Z]+ \[[A-Z]+ \.\.\.\] [^(]*\(default: "
+                         + " ".join(f"{v:g}" for v in grid) + r"\)", text), option
+    for option, key in (("--n-train", "n_train"), ("--n-val", "n_val")):
+        assert re.search(re.escape(option) + r" [A-Z_]+ [^(]*\(default: " + str(seen[key]) + r"\)", text), option
+    assert seen["time_limit"] is None and re.search(r"--time-limit [A-Z_]+ [^(]*\(default: none\)", text)
+    assert "(default: all rows that are not test, training or validation rows)" in text

@@ -1,4 +1,4 @@
-"""The ``certify`` sub-command: certify candidates from a loss CSV (or, later, from the tuning MILPs).
+"""The ``certify`` sub-command: certify candidates from a loss CSV or from the tuning MILPs.
 
 ``add_parser(subparsers)`` registers the sub-command on an ``argparse`` sub-parsers object and
 ``run(args)`` executes it, returning the exit code (0 = success, 2 = bad input, 1 = solver failure; the
@@ -8,12 +8,13 @@ Two routes for the candidates:
 
 * ``--losses PATH.csv`` -- a CSV of per-example losses, header = candidate names (see
   :mod:`bilevel.certify.losses`), optional ``--aux PATH.csv``.
-* ``--data NAME`` -- hook for the MILP route. ``run`` imports ``certify_from_data`` from
-  ``bilevel.certify.milp`` only then; that function receives the parsed ``args`` (``--data``,
-  ``--label``, ``--n-train``, ``--n-val``, ``--n-cal``, ``--epsilons``, ``--w-bar-ubs``,
-  ``--time-limit``, ``--seed``) and must return ``(losses, aux, names)``: losses of shape (n_cal, m) in
-  [0, 1], aux ``None`` or of shape (m,) or (n_cal, m), and m candidate names. If the module does not
-  exist yet, ``--data`` fails with a clear message.
+* ``--data NAME`` -- the MILP route: ``run`` imports ``certify_from_data`` from :mod:`bilevel.certify.milp`
+  only then (it needs Pyomo and HiGHS); it receives the parsed ``args`` (``--data``, ``--label``,
+  ``--n-train``, ``--n-val``, ``--n-cal``, ``--epsilons``, ``--w-bar-ubs``, ``--time-limit``, ``--seed``),
+  solves the optimistic and pessimistic MILPs of the grid, prints one line per candidate (MILP status,
+  verified or not, ``||w_bar||_1``, calibration and test error) and returns ``(losses, aux, names)``:
+  0-1 losses of shape (n_cal, m) on the calibration rows, aux ``||w_bar||_1`` of shape (m,), and m
+  candidate names. Every option that needs no data is checked before the MILPs run.
 """
 
 from __future__ import annotations
@@ -59,15 +60,23 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "auxiliary loss, averaged on the optimisation split). Shapes the Pareto front and picks the chosen "
         "candidate; without it the chosen one is the certified candidate with the smallest estimated risk",
     )
-    src.add_argument("--data", metavar="NAME", help="dataset to tune on with the bilevel MILPs (needs bilevel.certify.milp)")
+    src.add_argument("--data", metavar="NAME", help="data set to tune on with the bilevel MILPs (a built-in name: "
+                     "cancer or diabetes, or a CSV path); the candidates' 0-1 errors on the calibration rows are "
+                     "the losses and ||w_bar||_1 the auxiliary cost")
     milp = parser.add_argument_group("MILP route (--data)")
-    milp.add_argument("--label", help="label column of the dataset")
-    milp.add_argument("--n-train", type=int, help="training rows")
-    milp.add_argument("--n-val", type=int, help="validation rows (seen by the tuner)")
-    milp.add_argument("--n-cal", type=int, help="calibration rows (never seen by the tuner)")
-    milp.add_argument("--epsilons", type=_float_list, nargs="+", metavar="EPS", help="grid of epsilon values")
-    milp.add_argument("--w-bar-ubs", type=_float_list, nargs="+", metavar="UB", help="grid of upper bounds on w_bar")
-    milp.add_argument("--time-limit", type=float, help="time limit per MILP, seconds")
+    milp.add_argument("--label", help="label column of a CSV data set (default: its last column; the built-in "
+                      "data sets have their own)")
+    milp.add_argument("--n-train", type=int, help="training rows (default: 10)")
+    milp.add_argument("--n-val", type=int, help="validation rows, seen by the tuner (default: 10)")
+    milp.add_argument("--n-cal", type=int, help="calibration rows, never seen by the tuner; at least 10 (default: "
+                      "all rows that are not test, training or validation rows)")
+    milp.add_argument("--epsilons", type=_float_list, nargs="+", metavar="EPS",
+                      help="grid of epsilon values of the pessimistic MILP (default: 0 0.1 0.2 0.4)")
+    milp.add_argument("--w-bar-ubs", type=_float_list, nargs="+", metavar="UB",
+                      help="grid of upper bounds on w_bar: one optimistic MILP and one pessimistic MILP per EPS for each "
+                      "(default: 0.25 0.5 1)")
+    milp.add_argument("--time-limit", type=float, help="time limit per MILP, seconds; a candidate stopped by it "
+                      "is still tested, its status shown (default: none)")
 
     test = parser.add_argument_group("testing")
     test.add_argument("--method", choices=["ltt", "pt", "rgpt"], default="ltt",
@@ -117,9 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def candidates_from_data(args: argparse.Namespace):
-    """Hook of the ``--data`` route: ``(losses, aux, names)`` from ``bilevel.certify.milp.certify_from_data``.
+    """The ``--data`` route: ``(losses, aux, names)`` from :func:`bilevel.certify.milp.certify_from_data`, after
+    flattening ``--epsilons``/``--w-bar-ubs`` (shapes in the module docstring).
 
-    Raises ``InputError`` when ``bilevel/certify/milp.py`` (or the function) does not exist yet.
+    Raises ``InputError`` for bad data or grid options (and when the module or the function cannot be
+    imported), ``SolverError`` when a MILP fails.
     """
     try:
         from .milp import certify_from_data

@@ -75,10 +75,9 @@ def certify_from_data(args):
                           seed=args.seed if args.seed is not None else 0)
     if len(split.y_cal) < 10:
         raise InputError(f"only {len(split.y_cal)} calibration rows: use a larger --n-cal or smaller train/val sets")
-    cands = milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val,
-                            epsilons=(0.0, 0.1, 0.2, 0.4) if args.epsilons is None else args.epsilons,
-                            w_bar_ubs=(0.25, 0.5, 1.0) if args.w_bar_ubs is None else args.w_bar_ubs,
-                            time_limit=args.time_limit)
+    grid = {k: v for k, v in (("epsilons", args.epsilons), ("w_bar_ubs", args.w_bar_ubs)) if v is not None}
+    cands = milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, time_limit=args.time_limit,
+                            **grid)  # not given: milp_candidates' default grid
     losses = np.column_stack([c.errors(split.X_cal, split.y_cal) for c in cands])
     aux = np.array([float(np.sum(c.w_bar)) for c in cands])
     args._test_errors = {c.name: float(c.errors(split.X_test, split.y_test).mean()) for c in cands}
