@@ -1,4 +1,6 @@
 """The MILP route of certification: candidates from the tuning MILPs, losses on calibration rows only."""
+import re
+
 import numpy as np
 import pytest
 
@@ -97,3 +99,38 @@ def test_help_states_the_defaults_the_milp_route_uses(monkeypatch):
         assert re.search(re.escape(option) + r" [A-Z_]+ [^(]*\(default: " + str(seen[key]) + r"\)", text), option
     assert seen["time_limit"] is None and re.search(r"--time-limit [A-Z_]+ [^(]*\(default: none\)", text)
     assert "(default: all rows that are not test, training or validation rows)" in text
+
+
+@pytest.mark.parametrize("data, method, seed", [("cancer", "ltt", 1), ("diabetes", "pt", 2)])
+def test_data_route_end_to_end_against_numpy(capsys, monkeypatch, data, method, seed):
+    """Calibration rows disjoint from train/val/test, losses = the candidates' 0-1 errors on them (numpy, with
+    the standardisation recomputed on the non-test, non-calibration rows), certified = certify() on them."""
+    import bilevel.certify.cli as cli_mod
+    import bilevel.certify.milp as milp
+    from bilevel.certify import certify
+
+    got = {}
+    real_candidates, real_certify = milp.milp_candidates, cli_mod.certify
+    monkeypatch.setattr(milp, "milp_candidates", lambda *a, **k: got.setdefault("cands", real_candidates(*a, **k)))
+    monkeypatch.setattr(cli_mod, "certify", lambda losses, *a, **k: got.setdefault("losses", losses) is not None
+                        and real_certify(losses, *a, **k))
+    assert main(["--data", data, "--n-train", "10", "--n-val", "10", "--n-cal", "30", "--epsilons", "0", "0.3",
+                 "--w-bar-ubs", "1", "--alpha", "0.3", "--delta", "0.2", "--method", method,
+                 "--seed", str(seed)]) == 0
+    out = capsys.readouterr().out
+    d = bilevel.load_dataset(data)
+    s = bilevel.split_dataset(d.X, d.y, 10, 10, n_cal=30, seed=seed)
+    parts = np.concatenate([s.train_index, s.val_index, s.test_index, s.cal_index])
+    assert s.cal_index.size == 30 and np.unique(parts).size == parts.size
+    fit = np.setdiff1d(np.arange(len(d.y)), np.concatenate([s.test_index, s.cal_index]))
+    mu, sd = d.X[fit].mean(axis=0), d.X[fit].std(axis=0)
+    Z = (d.X[s.cal_index] - mu) / np.where(sd > 0, sd, 1.0)
+    cands = got["cands"]
+    expected = np.column_stack([(np.where(Z @ c.w - c.b >= 0, 1.0, -1.0) != d.y[s.cal_index]) for c in cands])
+    np.testing.assert_array_equal(got["losses"], expected.astype(float))
+    res = certify(expected, 0.3, 0.2, method=method, aux=[float(np.abs(c.w_bar).sum()) for c in cands],
+                  **({} if method == "ltt" else {"seed": seed}))
+    line = next(x for x in out.splitlines() if x.startswith("certified:"))
+    assert line == "certified: " + (", ".join(cands[j].name for j in res.certified) or "none")
+    for c in cands:  # every candidate's MILP status and verification are shown
+        assert re.search(rf"^  {re.escape(c.name)} +{c.status} +verified {'yes' if c.verified else 'NO'}", out, re.M)
