@@ -460,3 +460,23 @@ def test_cli_method_options_still_work(tmp_path, capsys):
     res = pareto_testing(losses, 0.1, 0.1, seed=1, max_failures=2)
     assert "certified: " + (", ".join(f"C={j}" for j in res.certified) or "none") in capsys.readouterr().out
     assert cli.main(["--losses", path, "--method", "rgpt", "--levels", "2", "--tau", "0.2", "--reshaping", "by"]) == 0
+
+
+@pytest.mark.parametrize("losses", [np.zeros((1, 3)), np.array([[0.0, 1.0]]), np.zeros((40, 1)),
+                                    np.repeat(np.r_[np.ones(2), np.zeros(58)][:, None], 4, axis=1)],
+                         ids=["n_cal=1", "n_cal=1 mixed", "single candidate", "identical candidates"])
+@pytest.mark.parametrize("alpha, delta", [(1e-6, 0.5), (0.999, 0.1), (0.2, 1e-9), (0.2, 0.999)])
+@pytest.mark.parametrize("control, procedure, sm", [("fdr", "bh", "fdr_bh"), ("fwer", "bonferroni", "bonferroni")])
+def test_cli_ltt_edges_against_scipy(tmp_path, capsys, losses, alpha, delta, control, procedure, sm):
+    """Edge sizes and levels through the CLI: binomial p-values from scipy, rejections from statsmodels."""
+    from scipy import stats
+
+    names = write_csvs(tmp_path, losses, np.zeros(losses.shape[1]))
+    argv = ["--losses", str(tmp_path / "losses.csv"), "--method", "ltt", "--control", control, "--procedure",
+            procedure, "--p-value", "binomial", "--alpha", repr(alpha), "--delta", repr(delta)]
+    assert cli.main(argv) == 0
+    n = losses.shape[0]
+    p = stats.binom.cdf(losses.sum(axis=0), n, alpha)
+    certified = np.nonzero(multipletests(p, alpha=delta, method=sm)[0])[0]
+    out = capsys.readouterr().out
+    assert "certified: " + (", ".join(names[j] for j in certified) or "none") in out.splitlines()
