@@ -134,3 +134,27 @@ def test_data_route_end_to_end_against_numpy(capsys, monkeypatch, data, method, 
     assert line == "certified: " + (", ".join(cands[j].name for j in res.certified) or "none")
     for c in cands:  # every candidate's MILP status and verification are shown
         assert re.search(rf"^  {re.escape(c.name)} +{c.status} +verified {'yes' if c.verified else 'NO'}", out, re.M)
+
+
+def test_a_chosen_candidate_without_a_proven_optimum_is_flagged(capsys, monkeypatch):
+    # the "chosen" lines did not repeat that its MILP stopped unproven or failed verification (only the candidate
+    # table above said so), though a certificate tests its risk, not its optimality
+    import dataclasses
+
+    import bilevel.certify.milp as milp_mod
+
+    real = milp_mod.milp_candidates
+
+    def unproven(*args, **kwargs):
+        return [dataclasses.replace(c, status="time_limit", verified=False) for c in real(*args, **kwargs)]
+
+    argv = ["--data", "cancer", "--n-train", "8", "--n-val", "8", "--n-cal", "150", "--epsilons", "0",
+            "--w-bar-ubs", "1", "--alpha", "0.2", "--delta", "0.1", "--method", "ltt"]
+    assert main(argv) == 0
+    plain = capsys.readouterr().out
+    assert "chosen opt_ub1" in plain or "chosen pes_e0_ub1" in plain  # a candidate is chosen on this split
+    assert "not a proven optimum" not in plain
+    monkeypatch.setattr(milp_mod, "milp_candidates", unproven)
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"note: the chosen candidate's MILP ended 'time_limit' and its solution failed verification", out)

@@ -245,6 +245,11 @@ def run(args: argparse.Namespace) -> int:
         test_errors = getattr(args, "_test_errors", None)
         if test_errors is not None:
             print(f"chosen {names[j]}: test error {test_errors[names[j]]:.4f} (held-out test rows, never used above)")
+        status, verified = getattr(args, "_milp_status", {}).get(names[j], ("optimal", True))
+        if status != "optimal" or not verified:  # certified all the same: its risk is tested, not its optimality
+            print(f"note: the chosen candidate's MILP ended {status!r}"
+                  f"{'' if verified else ' and its solution failed verification'}: it is certified as a classifier, "
+                  "but it is not a proven optimum of its tuning problem")
     return 0
 
 

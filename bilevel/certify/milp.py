@@ -68,7 +68,7 @@ def certify_from_data(args):
     ``--n-train``, ``--n-val`` and ``--n-cal`` rows, ``None`` = all remaining), solve the candidate grid on
     train/validation, and return ``(losses, aux, names)``: 0-1 losses (n_cal, m) on the calibration rows,
     the auxiliary cost ``||w_bar||_1`` (m,), and the candidate names. Test errors are kept on
-    ``args._test_errors`` for the report. Only calibration rows enter the certificate."""
+    ``args._test_errors`` and each candidate's ``(MILP status, verified)`` on ``args._milp_status`` for the report. Only calibration rows enter the certificate."""
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, 10 if args.n_train is None else args.n_train,
                           10 if args.n_val is None else args.n_val, n_cal=args.n_cal,
@@ -81,6 +81,7 @@ def certify_from_data(args):
     losses = np.column_stack([c.errors(split.X_cal, split.y_cal) for c in cands])
     aux = np.array([float(np.sum(c.w_bar)) for c in cands])
     args._test_errors = {c.name: float(c.errors(split.X_test, split.y_test).mean()) for c in cands}
+    args._milp_status = {c.name: (c.status, bool(c.verified)) for c in cands}
     print(f"candidates: {len(cands)} MILP solutions on {args.data} (|T| = {len(split.y_train)}, "
           f"|V| = {len(split.y_val)}, calibration {len(split.y_cal)}, test {len(split.y_test)})")
     for c, col in zip(cands, losses.T):
