@@ -5,6 +5,7 @@ satisfies the range (pip: "Requirement already satisfied"; measured: 1.15.1 stay
 would install 1.16.0), so `HIGHSPY=` must ask pip to upgrade it."""
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
@@ -20,7 +21,9 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 def _pip_install(tmp_path: Path, *make_args: str) -> list[str]:
     """The arguments of the `pip install ... -e '.[test]' ...` command `make install` would run into a fresh
     virtual environment under ``tmp_path`` (``make -n``: printed, not run)."""
-    out = subprocess.run(["make", "-n", "install", f"VENV={tmp_path / 'venv'}", *make_args], cwd=ROOT,
+    # without the variables of an enclosing make (`make test HIGHSPY=1.16.0` passes HIGHSPY on in MAKEFLAGS)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "HIGHSPY")}
+    out = subprocess.run(["make", "-n", "install", f"VENV={tmp_path / 'venv'}", *make_args], cwd=ROOT, env=env,
                          capture_output=True, text=True, check=True).stdout
     lines = [shlex.split(line) for line in out.splitlines() if "pip install" in line and "-e" in line]
     assert len(lines) == 1, out
