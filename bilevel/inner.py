@@ -16,7 +16,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from .errors import InputError, SolverError
-from .validation import as_float_array, as_number, check_hyperplane, check_xy
+from .validation import as_float_array, as_number, check_hyperplane, check_xy, is_boolean
 
 
 def hinge(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
@@ -67,11 +67,7 @@ def hinge_lp(w_bar, objective, constraints=()) -> HingeLP:
     SolverError when the LP is infeasible (a constraint below the block's least hinge loss) or the solver
     fails, also when re-solved without presolve.
     """
-    try:  # [True, True] was read as the box 1 (check_w_bar_bounds refuses it too)
-        boolean = np.asarray(w_bar).dtype == bool
-    except (TypeError, ValueError):  # a ragged list: as_float_array names it (numpy's ValueError was raised raw)
-        boolean = False
-    if boolean:
+    if is_boolean(w_bar):  # [True, True] was read as the box 1 (check_w_bar_bounds refuses it too)
         raise InputError(f"w_bar must hold numbers, not booleans; got {w_bar!r}")
     w_bar = as_float_array(w_bar, "w_bar", "a 1-D array of box half-widths")
     if w_bar.ndim != 1 or w_bar.size == 0 or not np.isfinite(w_bar).all() or (w_bar < 0).any():

@@ -87,6 +87,17 @@ def is_complex(values) -> bool:
         return False
 
 
+def is_boolean(values) -> bool:
+    """Whether ``values`` (a bool, an array or nested sequence) holds booleans, which the float conversion would
+    read as 0 and 1; False when numpy cannot read it as one array (ragged lists), which that conversion refuses."""
+    if isinstance(values, (bool, np.bool_)):
+        return True
+    try:
+        return np.asarray(values).dtype == bool
+    except (TypeError, ValueError):
+        return False
+
+
 def as_float_array(values, name: str, what: str) -> np.ndarray:
     """``values`` as a float64 array; InputError naming ``name`` when they are not numbers (strings, an
     object array, ragged nested lists) or hold an int too large for a float. The missing values (``pd.NA``) of
@@ -112,7 +123,7 @@ def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
         lb, ub = bounds
     except (TypeError, ValueError):
         raise InputError(f"w_bar_bounds must be a pair (lb, ub); got {bounds!r}") from None
-    if any(isinstance(v, bool) or np.asarray(v).dtype == bool for v in (lb, ub)):
+    if any(is_boolean(v) for v in (lb, ub)):
         raise InputError(f"w_bar bounds must be numbers, not booleans; got {bounds!r}")
     lb = as_float_array(lb, "w_bar_lb", f"a number or one number per feature ({p})")
     ub = as_float_array(ub, "w_bar_ub", f"a number or one number per feature ({p})")

@@ -38,6 +38,7 @@ def _raises(fn, *args, match, **kw):
     (dict(highs_options={1: 2}), "option names must be strings"),  # highspy's raw TypeError
     (dict(epsilon=True), "epsilon"),
     (dict(w_bar_bounds=(False, True)), "booleans"),
+    (dict(w_bar_bounds=([[0, 0], [0]], 1.0)), "w_bar_lb must be a number"),  # numpy's ValueError was raised raw
     (dict(race=True), "race"),
     (dict(mode="pessimistic", epsilon=0.2, lambda_growth=0), "lambda_growth"),
     (dict(mode="pessimistic", epsilon=0.2, lambda_growth=1), "lambda_growth"),
