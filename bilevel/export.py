@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import threading
 from pathlib import Path
+from typing import Callable
 
 import pyomo.environ as pyo
 from pyomo.opt import guess_format
@@ -35,20 +37,32 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     if n_objectives != 1:  # Pyomo's LP writer failed with an IndexError, its MPS writer with a ValueError
         raise InputError(f"the model has {n_objectives} active objectives; exactly one can be written to "
                          f"{str(path)!r}")
+    if path.exists() and not os.access(path, os.W_OK):  # the rename would replace a read-only file
+        raise InputError(f"cannot write {str(path)!r}: permission denied")
+    fmt = guess_format(f"model{suffix}")  # what Pyomo infers from a lower-case suffix: cpxlp or mps
+    replace_atomically(path, lambda temp: model.write(str(temp), format=fmt,
+                                                      io_options={"symbolic_solver_labels": True}))
+    return path
+
+
+def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
+    """Write the file ``path`` by ``write(temp)`` into a temporary file of its folder (created if needed), then
+    rename that file to ``path``: a write that fails or is interrupted leaves no half-written file and an existing
+    ``path`` unchanged. A symbolic link is written through (the link stays); an existing file keeps its
+    permissions. Raises InputError naming ``path`` when its folder cannot be created or an OSError stops the
+    write (no permission, a full disk); other errors of ``write`` propagate, the temporary file removed."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the folder of {str(path)!r}: {exc}") from None
-    if path.exists() and not os.access(path, os.W_OK):  # the rename below would replace a read-only file
-        raise InputError(f"cannot write {str(path)!r}: permission denied")
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path  # write through a link
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
     temp = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}-{next(_TEMP_NUMBERS)}.tmp")
-    fmt = guess_format(f"model{suffix}")  # what Pyomo infers from a lower-case suffix: cpxlp or mps
     try:
-        model.write(str(temp), format=fmt, io_options={"symbolic_solver_labels": True})
+        write(temp)
+        if target.exists():
+            shutil.copymode(target, temp)  # the old file's permissions, not the umask's
         os.replace(temp, target)
-    except OSError as exc:  # a folder that cannot be written to, a full disk, ...
+    except OSError as exc:
         raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     finally:
         temp.unlink(missing_ok=True)
-    return path

@@ -35,9 +35,6 @@ import csv
 import fnmatch
 import hashlib
 import math
-import os
-import shutil
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +43,7 @@ import numpy as np
 
 from .datasets import BUILTIN, load_dataset, split_dataset
 from .errors import InputError
-from .export import write_model
+from .export import replace_atomically, write_model
 from .highs_run import silent_highs
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
@@ -607,25 +604,15 @@ def write_manifest(rows, path) -> Path:
     written through (the link stays) and an existing file keeps its permissions. UTF-8. Returns the path.
     Raises InputError when the folder or the file cannot be written."""
     path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create the folder of {str(path)!r}: {exc}") from None
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path  # write through a link, keep the link
-    temp = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-    try:
+
+    def write(temp: Path) -> None:
         with open(temp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(MANIFEST_COLUMNS)
             for r in rows:
                 w.writerow([_cell(r.get(c, "")) for c in MANIFEST_COLUMNS])
-        if target.exists():
-            shutil.copymode(target, temp)  # the old file's permissions, not the umask's
-        os.replace(temp, target)
-    except OSError as exc:
-        raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-    finally:
-        temp.unlink(missing_ok=True)
+
+    replace_atomically(path, write)
     return path
 
 
