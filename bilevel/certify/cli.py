@@ -28,12 +28,11 @@ import numpy as np
 from ..errors import InputError
 from ..validation import check_open_unit
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
-from .pipelines import certify
+from .pipelines import certify, procedure_name
 
 __all__ = ["add_parser", "build_parser", "run", "main", "candidates_from_data"]
 
 _DEFAULT_CONTROL = {"ltt": "fdr", "pt": "fwer", "rgpt": "fdr"}
-_PROCEDURES = {"fdr": ("bh", "by"), "fwer": ("holm", "bonferroni")}
 _P_VALUES = {"hoeffding": "hoeffding", "bentkus": "bentkus", "hb": "hb", "binomial": "binomial"}
 
 
@@ -191,10 +190,7 @@ def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
     kwargs: dict = {"control": control, "p_value": _P_VALUES[args.p_value]}
     if args.method == "ltt":
         if args.procedure is not None:
-            if args.procedure not in _PROCEDURES[control]:
-                raise InputError(f"--procedure {args.procedure} does not control the {control.upper()}; choose "
-                                 f"one of {', '.join(_PROCEDURES[control])}")
-            kwargs["procedure"] = args.procedure
+            kwargs["procedure"] = procedure_name(control, args.procedure)  # refused before any MILP of --data
         return kwargs
     if args.procedure is not None:
         raise InputError("--procedure applies to --method ltt only (pt uses fixed-sequence testing, rgpt DAGGER)")

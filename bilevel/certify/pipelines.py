@@ -288,14 +288,9 @@ def ltt(
     d = check_delta(delta)
     n_cal, m, _ = arr.shape
     aux_items = validate_aux(aux, n_cal, m)
-    procs = _procedures_for(control)
-    proc = ("bh" if control == "fdr" else "holm") if procedure is None else procedure  # "" is no name
-    if not isinstance(proc, str):
-        raise InputError(f"procedure must be a name, one of {sorted(procs)}; got {proc!r}")
-    if proc not in procs:
-        raise InputError(f"procedure {proc!r} does not control the {control.upper()}; choose one of {sorted(procs)}")
+    proc = procedure_name(control, procedure)
     pv = p_values_from_losses(arr, a, p_value)
-    rejected = procs[proc](pv, d)
+    rejected = _procedures_for(control)[proc](pv, d)
     all_rows = np.arange(n_cal)
     risk = arr.mean(axis=0)
     aux_all = _aux_on(aux_items, all_rows, m)
@@ -318,6 +313,20 @@ def ltt(
         risk_opt=risk,
         aux_opt=aux_all,
     )
+
+
+def procedure_name(control: str, procedure: str | None) -> str:
+    """The multiple-testing procedure :func:`ltt` applies under ``control`` (``"fdr"`` or ``"fwer"``):
+    ``procedure`` itself (``"bh"``/``"by"`` for the FDR, ``"holm"``/``"bonferroni"`` for the FWER), or
+    ``"bh"``/``"holm"`` when it is None. A utility (no equation). Raises InputError for another control, a
+    ``procedure`` that is not a name, or one that does not control ``control``."""
+    procs = _procedures_for(control)
+    proc = ("bh" if control == "fdr" else "holm") if procedure is None else procedure  # "" is no name
+    if not isinstance(proc, str):
+        raise InputError(f"procedure must be a name, one of {sorted(procs)}; got {proc!r}")
+    if proc not in procs:
+        raise InputError(f"procedure {proc!r} does not control the {control.upper()}; choose one of {sorted(procs)}")
+    return proc
 
 
 def _procedures_for(control: str) -> dict[str, Callable]:
