@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..validation import check_open_unit
+from ..validation import check_count, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify, procedure_name
 
@@ -174,16 +174,14 @@ def _check_testing_options(args: argparse.Namespace) -> None:
     """The checks of the testing options that need no losses, so that a bad one fails before the MILPs of
     ``--data`` run (they were made by the pipelines, after every MILP of the grid was solved). Raises
     InputError naming the option."""
-    if args.seed is not None and args.seed < 0:  # with --method ltt and --losses it seeds nothing, but -3 is no seed
-        raise InputError(f"--seed must be an integer >= 0, got {args.seed}")
+    check_seed(args.seed, "--seed")  # with --method ltt and --losses it seeds nothing, but -3 is no seed
     if args.opt_fraction is not None:
         check_open_unit(args.opt_fraction, "--opt-fraction (share of the optimisation split)")
-    if args.max_failures is not None and args.max_failures < 1:
-        raise InputError(f"--max-failures must be a positive integer, got {args.max_failures}")
-    if args.levels is not None and args.levels < 1:
-        raise InputError(f"--levels must be a positive integer, got {args.levels}")
-    if args.tau is not None and not (np.isfinite(args.tau) and args.tau >= 0):
-        raise InputError(f"--tau must be a finite non-negative number, got {args.tau}")
+    for value, option in ((args.max_failures, "--max-failures"), (args.levels, "--levels")):
+        if value is not None:
+            check_count(value, option, 1)
+    if args.tau is not None:
+        check_positive(args.tau, "--tau", allow_zero=True)
 
 
 def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
