@@ -654,9 +654,16 @@ class StudyResult:
     n_failed_steps: int = 0
 
 
+def _is_step_error(field: str) -> bool:
+    """Whether the row field (CSV column) ``field`` holds the error of a step that does not end the run: a tie
+    re-solve (``tie_<criterion>_error``) or the worst-case LP of Appendix B.1 (``opt_eval_error``); ``error`` is
+    the whole run's."""
+    return field.endswith("_error") and field != "error"
+
+
 def _record_failed_steps(rec: dict) -> bool:
-    """Whether a row of the unit record ``rec`` has a failed step (a ``*_error`` field set, see :func:`_failed_steps`)."""
-    return any(v is not None for row in rec.get("rows", []) for k, v in row.items() if k.endswith("_error") and k != "error")
+    """Whether a row of the unit record ``rec`` has a failed step (see :func:`_is_step_error`)."""
+    return any(v is not None for row in rec.get("rows", []) for k, v in row.items() if _is_step_error(k))
 
 
 def _execute(tasks: list[dict], jobs: int | None, scheduler, progress: bool, on_result) -> None:
@@ -856,7 +863,7 @@ def _failed_steps(df) -> int:
     """Runs in which a step that does not end the run failed (its ``*_error`` column is set): a tie re-solve
     (``tie_<criterion>_error``, the tie range is then taken over fewer extremes) or the worst-case LP of Appendix
     B.1 (``opt_eval_error``, no worst-case accuracy). Whole-run errors (``error``) are not counted."""
-    cols = [c for c in df.columns if c.endswith("_error") and c != "error"]
+    cols = [c for c in df.columns if _is_step_error(c)]
     if not cols:
         return 0
     d = df.drop_duplicates("run_id")
