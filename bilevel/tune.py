@@ -21,6 +21,7 @@ from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
 _LAMBDA_START = 1e3  # first bound on Eq. (25)'s lambda when epsilon > 0 (see tune)
+MAX_LAMBDA_BOUND = 1e4  # tune's default max_lambda_bound
 _LAMBDA_LOWEST = 1.0  # the smallest bound tune steps down to when a solution fails verification (see tune)
 
 
@@ -415,6 +416,20 @@ def _solved_from_start(model, warm_start: bool, start_kw: dict, solve_kw: dict) 
         return None, seconds, time.perf_counter() - t0
 
 
+def starting_lambda_bound(epsilon: float, replica: str = "optimal",
+                          max_lambda_bound: float = MAX_LAMBDA_BOUND) -> float:
+    """The first bound on the multiplier ``lambda`` of Eq. (25) of the pessimistic bilevel tuning paper that
+    :func:`tune` tries when not given one (its docstring, *Starting bound*): ``max_lambda_bound`` when the
+    budget row is degenerate (``epsilon == 0`` and ``replica="optimal"``), else ``min(1e3, max_lambda_bound)``.
+    A utility; its arguments are tune's, checked there."""
+    return float(max_lambda_bound if _degenerate_budget(epsilon, replica) else min(_LAMBDA_START, max_lambda_bound))
+
+
+def _degenerate_budget(epsilon: float, replica: str) -> bool:
+    """Whether the budget row of Eq. (25) is always tight: epsilon = 0 with a training-optimal replica."""
+    return epsilon == 0.0 and replica == "optimal"
+
+
 def tune(
     X_train,
     y_train,
@@ -429,7 +444,7 @@ def tune(
     threads: int | None = None,
     race: int = 1,
     lambda_bound: float | None = None,
-    max_lambda_bound: float = 1e4,
+    max_lambda_bound: float = MAX_LAMBDA_BOUND,
     lambda_growth: float = 10.0,
     optimistic: TuneResult | None = None,
     tolerance: float = 1e-5,
@@ -611,11 +626,11 @@ def tune(
     # With epsilon = 0 and a training-optimal replica the follower is a training optimum, which the
     # optimistic leader could have chosen: the optimistic best bound is a valid floor (Proposition 1). Its
     # budget row is then degenerate (always tight), which sets the starting lambda bound (docstring).
-    degenerate = eps == 0.0 and replica == "optimal"
+    degenerate = _degenerate_budget(eps, replica)
     floor = optimistic.best_bound if degenerate else 0.0
     t0 = time.perf_counter()
     if lambda_bound is None:
-        lambda_bound = max_lambda_bound if degenerate else min(_LAMBDA_START, max_lambda_bound)
+        lambda_bound = starting_lambda_bound(eps, replica, max_lambda_bound)
     bound, history = float(lambda_bound), [float(lambda_bound)]
     boxes = _start_boxes(optimistic, w_bar_bounds)
     start_kw = dict(w_bar=boxes[0], candidates=boxes[1:], stop_at=floor)

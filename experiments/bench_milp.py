@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import inspect
 import math
 import platform
 import sys
@@ -43,13 +42,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.library import default_test_fraction  # noqa: E402
-from bilevel.tune import _LAMBDA_START  # noqa: E402
+from bilevel.tune import starting_lambda_bound  # noqa: E402
 from bilevel.solve import MAX_CONCURRENCY, InfeasibleModelError, NoSolutionError, compile_model  # noqa: E402
 from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
 from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.textbook import textbook_optimistic, textbook_pessimistic  # noqa: E402
 
-_MAX_LAMBDA_BOUND = inspect.signature(bilevel.tune).parameters["max_lambda_bound"].default
 PROVEN_WITHIN = 600.0  # seconds: the "largest size proven optimal" of the report counts solves up to this long
 MODES = {"opt": ("optimistic", 0.0), "pes0": ("pessimistic", 0.0), "pes0.2": ("pessimistic", 0.2)}
 
@@ -132,13 +130,6 @@ def both_optimal(r: dict) -> bool:
     return r["pkg_status"] == "optimal" and r.get("pkg_verified") is True and r.get("tb_status") == "optimal"
 
 
-def _starting_lambda_bound(epsilon: float) -> float:
-    """The first bound on Eq. (25)'s lambda of ``bilevel.tune`` with its defaults (docstring, *Starting bound*):
-    ``max_lambda_bound`` for epsilon = 0, else ``min(1e3, max_lambda_bound)``. The textbook model's bound for a
-    pessimistic instance where the package found no solution (it has no final bound to hand over)."""
-    return float(_MAX_LAMBDA_BOUND if epsilon == 0 else min(_LAMBDA_START, _MAX_LAMBDA_BOUND))
-
-
 def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int = 1, clock: str = "seconds") -> dict:
     s = benchmark_split(data, n, seed)
     mode, eps = MODES[mode_key]
@@ -175,7 +166,7 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int =
     if mode == "optimistic":
         m = textbook_optimistic(s.X_train, s.y_train, s.X_val, s.y_val)
     else:  # the bound the package ended with; without a package solution, the one it starts from
-        bound = res.lambda_bound if res is not None else _starting_lambda_bound(eps)
+        bound = res.lambda_bound if res is not None else starting_lambda_bound(eps)  # tune's defaults
         m = textbook_pessimistic(s.X_train, s.y_train, s.X_val, s.y_val, np.arange(n), eps, bound)
     build = time.perf_counter() - t0
     try:
