@@ -38,6 +38,7 @@ from datetime import date
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import gmean
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
@@ -266,7 +267,7 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
     both formulations solve to optimality, the largest size proven optimal, the share of build + compile + write in
     the solve time, and whether every package solution verified. Returns (text, geo-mean, #instances)."""
     ok = [r["speedup"] for r in rows if r["both_optimal"]]
-    geo = math.exp(np.mean(np.log(ok))) if ok else math.nan
+    geo = gmean(ok) if ok else math.nan
     # The issue's "largest |T| solved to proven optimality within 10 minutes": a verified optimum, solved
     # within 600 s (a run with a larger --time-limit can prove optima later than that).
     proven = [r["n"] for r in rows if r["pkg_status"] == "optimal" and r["pkg_verified"] is True
@@ -309,7 +310,7 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
         pkg = f"{sum(r['pkg_status'] == 'optimal' for r in rs)}/{len(rs)}, {np.median([r['pkg_solve'] for r in rs]):.2f}"
         ref = (f"{sum(r['tb_status'] == 'optimal' for r in tb)}/{len(tb)}, {np.median([r['tb_solve'] for r in tb]):.2f}"
                if tb else "-")
-        speed = f"{math.exp(np.mean(np.log(both))):.1f}x" if both else "-"
+        speed = f"{gmean(both):.1f}x" if both else "-"
         lines.append(f"| {data} | {mode} | {n} | {pkg} | {ref} | {speed} |")
     all_solving = [_speedup_all_solving(r) for r in rows if r["both_optimal"]]
     lines += ["", f"Geometric-mean speed-up over the {len(ok)} instances both solve to optimality: **{geo:.1f}x**."]
@@ -318,7 +319,7 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
             f"The same with all the package's solving counted: its build's LPs (bound tightening) and, for "
             f"pessimistic instances, the optimistic solve it builds on (`V_f`'s hyperplane, the MIP start's boxes, "
             f"at epsilon = 0 the objective floor; the textbook model needs none of them): "
-            f"{math.exp(np.mean(np.log(all_solving))):.1f}x.")
+            f"{gmean(all_solving):.1f}x.")
     lines += [
               f"Largest |T| = |V| the package solved to proven optimality within {PROVEN_WITHIN / 60:g} minutes "
               f"(a verified solution): {max(proven) if proven else '-'}.",

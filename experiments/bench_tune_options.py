@@ -38,14 +38,13 @@ import argparse
 import csv
 import importlib.metadata
 import json
-import math
 import subprocess
 import sys
 import warnings
 from datetime import date
 from pathlib import Path
 
-import numpy as np
+from scipy.stats import gmean
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
@@ -114,10 +113,6 @@ def _solve_in(python: str, spec: dict) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _geo(values) -> float:
-    return math.exp(np.mean(np.log(values)))
-
-
 def main(argv=None) -> int:
     if argv is None and sys.argv[1:2] == ["--worker"]:  # one solve for another interpreter's main()
         print(json.dumps(_solve_fields(**json.loads(sys.argv[2]))))
@@ -184,7 +179,7 @@ def main(argv=None) -> int:
     groups = {label: [r["ratio"] for r in rows if keep(r)] for label, keep in (
         ("all", lambda r: True), ("optimistic", lambda r: r["mode"] == "opt"),
         ("pessimistic", lambda r: r["mode"] != "opt"))}
-    summary = {label: _geo(ratios) for label, ratios in groups.items() if ratios}
+    summary = {label: gmean(ratios) for label, ratios in groups.items() if ratios}
     other = f"{alternative} over `HIGHS_OPTIONS`" if alternative else "the same options"
     if args.clock != "seconds":
         other += f", `clock={args.clock!r}`"
