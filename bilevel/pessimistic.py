@@ -83,18 +83,17 @@ def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
     X_val, y_val = check_xy(X_val, y_val, "val", both_classes=False)
     w, b = check_hyperplane(w, b, X_val.shape[1])
     n_v = len(y_val)
+    if flip is None or (isinstance(flip, str) and flip not in ("all", "margin")):
+        raise InputError("flip must be 'margin', 'all', an index array or a boolean mask over the validation set; "
+                         f"got {flip!r}")
     if isinstance(flip, str):
         if flip == "all":
             return np.arange(n_v), "all"
-        if flip != "margin":
-            raise InputError(f"flip must be 'margin', 'all', an index array or a boolean mask over the validation set; got {flip!r}")
         margins = y_val * (X_val @ w - b)
         idx = np.nonzero(margins < 1.0 - 1e-9)[0]
         if len(idx) == 0:
             return np.arange(n_v), "all (V_f empty under margin)"
         return idx, "margin"
-    if flip is None:
-        raise InputError("flip must be 'margin', 'all', an index array or a boolean mask over the validation set; got None")
     idx = check_indices(flip, n_v, "flip (explicit indices of V_f)")
     if len(idx) == 0:
         raise InputError(f"explicit flip indices must be a non-empty subset of 0..{n_v - 1}")
