@@ -147,8 +147,9 @@ def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int =
             # limit, or (an error of the package, as these instances are feasible) an infeasible MILP at every bound
             none = isinstance(exc, NoSolutionError)
             row.update(pkg_status="no_solution" if none else "infeasible", pkg_obj=math.nan, pkg_gap=math.inf,
-                       pkg_build=math.nan, pkg_solve=time_limit if none else math.nan, pkg_start=math.nan, pkg_write=math.nan, pkg_nodes=-1, pkg_verified=False,
-                       pkg_binaries=-1, pkg_wall=time.perf_counter() - t0, lambda_bound="")
+                       pkg_build=math.nan, pkg_solve=time_limit if none else math.nan, pkg_start=math.nan,
+                       pkg_write=math.nan, pkg_nodes=-1, pkg_verified=False, pkg_binaries=-1,
+                       pkg_wall=time.perf_counter() - t0, lambda_bound="")
             res = None
         else:
             wall = time.perf_counter() - t0
