@@ -10,6 +10,7 @@ import importlib
 import sys
 
 from .errors import InputError, SolverError
+from .validation import removed_if_empty_on_failure
 
 #: Modules that register subcommands, in the order ``bilevel --help`` lists them.
 SUBCOMMANDS = ["bilevel.tune_cli", "bilevel.certify.cli", "bilevel.study_cli", "bilevel.library_cli"]
@@ -56,11 +57,13 @@ def main(argv=None) -> int:
     """Run ``bilevel`` on ``argv`` (default: ``sys.argv[1:]``); returns the exit code: 0 on success, 2 for bad
     input (InputError, one line on stderr), 1 for a solver error, a failed verification or an operating-system
     error (a file that cannot be written, a scheduler that cannot be reached; one line on stderr), 130 when
-    interrupted. argparse exits 2 itself on unknown options."""
+    interrupted. A failed command removes the output folders it created that are still empty. argparse exits 2
+    itself on unknown options."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with removed_if_empty_on_failure():  # no empty --export/--out folder left by a failed command
+            return int(args.func(args) or 0)
     except InputError as exc:
         print(f"bilevel {args.command}: error: {exc}", file=sys.stderr)
         return 2

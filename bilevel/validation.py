@@ -2,6 +2,7 @@
 :class:`bilevel.errors.InputError` (a ``ValueError``) whose message names the problem."""
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -273,6 +274,27 @@ def check_scale(X_list, w_bar_ub) -> None:
                          "rescale the features or lower w_bar_ub")
 
 
+_CREATED_FOLDERS: list[Path] = []  # the folders check_writable_folder created, for removed_if_empty_on_failure
+
+
+@contextlib.contextmanager
+def removed_if_empty_on_failure():
+    """Within the block, remember the folders :func:`check_writable_folder` creates; when the block raises
+    (bad input found after the output checks, a solver error, Ctrl-C), remove those of them that are still
+    empty, deepest first, and re-raise, so that a command that fails leaves no empty output folder behind.
+    A folder that holds anything is kept. A utility of the command-line tools; raises nothing itself."""
+    mark = len(_CREATED_FOLDERS)
+    try:
+        yield
+    except BaseException:
+        for path in sorted(set(_CREATED_FOLDERS[mark:]), key=lambda p: len(p.absolute().parts), reverse=True):
+            with contextlib.suppress(OSError):
+                path.rmdir()  # only an empty folder
+        raise
+    finally:
+        del _CREATED_FOLDERS[mark:]
+
+
 def check_writable_folder(folder, what: str) -> Path:
     """Create ``folder`` (and its parents) if needed and check that a file can be created in it, so that a
     command fails before its solves rather than after; return it as a Path. Raises InputError naming
@@ -280,8 +302,10 @@ def check_writable_folder(folder, what: str) -> Path:
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise InputError(f"{what} {str(folder)!r} is a file, not a folder")
+    new = [path for path in (folder, *folder.parents) if not path.exists()]
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        _CREATED_FOLDERS.extend(new)
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:

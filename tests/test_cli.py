@@ -332,3 +332,45 @@ def test_version_names_the_package_and_the_solver(capsys):
     highs = f"{h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
     assert out == (f"bilevel {importlib.metadata.version('bilevel')} (HiGHS {highs}, Pyomo {pyomo.__version__}, "
                    f"Python {platform.python_version()})")
+
+
+@pytest.mark.parametrize("failure", ["bad data", "interrupt", "solver error"])
+def test_a_failed_command_leaves_no_empty_output_folder_it_created(tmp_path, capsys, monkeypatch, failure):
+    """The output folders are created when they are checked, before the data are read and the MILPs solved. A
+    command that then failed (a --data file that does not exist, Ctrl-C, a solver error) left them behind, empty
+    (``--export a/b/out`` left a/, a/b/ and a/b/out/). A folder that existed before, or that holds anything,
+    is kept."""
+    from bilevel import tune_cli
+    from bilevel.errors import SolverError
+
+    kept = tmp_path / "existing"
+    kept.mkdir()
+    (tmp_path / "busy").mkdir()
+    args = ["tune", "--data", "cancer", "--n-train", "5", "--n-val", "5", "--mode", "optimistic",
+            "--export", str(tmp_path / "a" / "b" / "out"), "--json", str(kept / "new" / "r.json")]
+    if failure == "bad data":
+        args[2] = str(tmp_path / "missing.csv")
+    else:
+        def fail(*a, **k):
+            (tmp_path / "busy" / "partial.txt").write_text("x")  # a folder with something in it stays
+            raise KeyboardInterrupt if failure == "interrupt" else SolverError("HiGHS failed")
+        monkeypatch.setattr(tune_cli, "tune", fail)
+    code = main(args)
+    assert code == {"bad data": 2, "interrupt": 130, "solver error": 1}[failure]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["busy", "existing"]
+    assert list(kept.iterdir()) == []
+
+
+def test_a_failed_command_keeps_an_output_folder_holding_files(tmp_path, capsys, monkeypatch):
+    """Only empty folders are removed: one the command created and then wrote into stays, with its files."""
+    from bilevel import tune_cli
+
+    out = tmp_path / "out"
+
+    def tune_then_fail(*a, **k):
+        (out / "note.txt").write_text("partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tune_cli, "tune", tune_then_fail)
+    assert main(["tune", "--data", "cancer", "--n-train", "5", "--n-val", "5", "--export", str(out)]) == 130
+    assert (out / "note.txt").read_text() == "partial"

@@ -132,4 +132,4 @@ def test_ctrl_c_during_a_raced_cli_solve_exits_cleanly(tmp_path):
         assert proc.returncode == 130, stderr
         assert stderr.strip() == "bilevel tune: interrupted"
         assert not (out / "r.json").exists()
-        assert not (out / "models").exists() or not any((out / "models").iterdir())
+        assert not out.exists()  # the folders the command created for its outputs, left empty, are removed
