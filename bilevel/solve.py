@@ -264,7 +264,8 @@ def solve_model(
         raise InputError(f"HiGHS option names must be strings; got {bad_keys[0]!r}")
     for key, (allowed, why) in UNSAFE_OPTIONS.items():
         if key in opts and opts[key] != allowed:
-            raise InputError(f"HiGHS option {key}={opts[key]!r} is refused: {why}")
+            raise InputError(f"HiGHS option {key}={opts[key]!r} is refused (only HiGHS's default, {allowed!r}, is "
+                             f"accepted): {why}")
     cm = compile_model(model)
     if time_limit is not None and check_positive(time_limit, "time_limit (seconds)", allow_inf=True) < np.inf:
         opts["time_limit"] = float(time_limit)
