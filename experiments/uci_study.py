@@ -971,6 +971,14 @@ PERTURBED_NOTE = (
 )
 
 
+def _offset_unit(xs: np.ndarray, paper_step: float) -> float:
+    """Scale of the side-by-side offsets of a plot's series: the smallest step of the x grid ``xs`` over
+    ``paper_step`` (the step of the paper's grid, where the offsets are in x units), 1 for fewer than two points.
+    Offsets in fixed x units put a series' points nearer the neighbouring grid value on a finer grid."""
+    steps = np.diff(np.unique(xs))
+    return float(steps.min()) / paper_step if len(steps) else 1.0
+
+
 def _plot_limited(df, data: str, path: Path) -> None:
     import matplotlib
 
@@ -985,20 +993,24 @@ def _plot_limited(df, data: str, path: Path) -> None:
     for ax, v in zip(axes[0], vs):
         g = d[d["n_val"] == v].groupby("n_train")
         ts = np.array(sorted(d[d["n_val"] == v]["n_train"].unique()), dtype=float)
+        # The offsets (-0.7 .. 0.45) are in units of a fifth of the smallest |T| step (1 on the paper's grid of
+        # step 5): in |T| units, a grid of step 1 (|T| = 2, 3) drew |T| = 3's tie bar at 2.3, nearer |T| = 2
+        unit = _offset_unit(ts, 5.0)
         if "tie_acc_min" in d.columns:
             lo, hi = g["tie_acc_min"].mean().reindex(ts), g["tie_acc_max"].mean().reindex(ts)
-            ax.vlines(ts - 0.7, lo.values, hi.values, color="tab:blue", alpha=0.3, lw=7,
+            ax.vlines(ts - 0.7 * unit, lo.values, hi.values, color="tab:blue", alpha=0.3, lw=7,
                       label="optimistic ties (mean min–max)")
         for col, label, color, dx in series:
             if col not in d.columns:
                 continue
             m, s = g[col].mean().reindex(ts), g[col].std(ddof=1).reindex(ts).fillna(0.0)
-            ax.errorbar(ts + dx, m.values, yerr=s.values, fmt="o-", color=color, ms=4, capsize=3, label=label)
+            ax.errorbar(ts + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=4, capsize=3, label=label)
         paper = [(t, PAPER_TABLE_A1.get((builtin_name(data), int(v), int(t)))) for t in ts]
         if any(p for _, p in paper):
             px = [t for t, p in paper if p]
-            ax.plot(np.array(px) - 0.15, [p[0] for _, p in paper if p], "x", color="gray", label="paper pessimistic")
-            ax.plot(np.array(px) - 0.45, [p[2] for _, p in paper if p], "+", color="tab:cyan", ms=8,
+            ax.plot(np.array(px) - 0.15 * unit, [p[0] for _, p in paper if p], "x", color="gray",
+                    label="paper pessimistic")
+            ax.plot(np.array(px) - 0.45 * unit, [p[2] for _, p in paper if p], "+", color="tab:cyan", ms=8,
                     label="paper optimistic")
         ax.set_title(f"{data}: |V| = {v}")
         ax.set_xlabel("|T| (training size)")
@@ -1028,11 +1040,13 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
         for j, eps in enumerate(epss):
             ax = axes[i][j]
             g = d[(d["rho_val"] == rv) & (d["epsilon"] == eps)].groupby("rho_test")
+            # offsets (-0.012 .. 0.012) in units of a tenth of the smallest rho_test step (0.1 on the paper's grid)
+            unit = _offset_unit(np.array(sorted(d["rho_test"].unique()), dtype=float), 0.1)
             for col, label, color, dx in series:
                 if col not in d.columns:
                     continue
                 m, s = g[col].mean(), g[col].std(ddof=1).fillna(0.0)
-                ax.errorbar(m.index + dx, m.values, yerr=s.values, fmt="o-", color=color, ms=3, capsize=2, lw=1.2,
+                ax.errorbar(m.index + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=3, capsize=2, lw=1.2,
                             elinewidth=0.8, label=label)
             ax.set_title(f"{data}: ρ val = {rv:g}, ε = {eps:g}", fontsize=9)
             ax.set_xlabel("ρ test")

@@ -655,3 +655,51 @@ def test_a_seed_beyond_int64_is_written_as_it_is(tmp_path):
     assert res.n_errors == 0
     text = pd.read_csv(tmp_path / "o" / "limited_runs.csv", dtype=str, keep_default_na=False)
     assert text["seed"].tolist() == [str(seed)] and text["n_val"].tolist() == ["5"]
+
+
+def _plotted_figure(monkeypatch, plot, df, tmp_path):
+    """The figure ``plot(df, "cancer", path)`` draws (kept open: plt.close is captured)."""
+    import matplotlib.pyplot as plt
+
+    figs = []
+    monkeypatch.setattr(plt, "close", figs.append)
+    plot(df, "cancer", tmp_path / "p.png")
+    assert (tmp_path / "p.png").exists() and len(figs) == 1
+    return figs[0]
+
+
+def _nearest(xs, grid):
+    grid = np.asarray(grid, dtype=float)
+    return [float(grid[np.argmin(np.abs(grid - x))]) for x in np.asarray(xs, dtype=float)]
+
+
+@pytest.mark.parametrize("sizes", [(2, 3, 4), (5, 10, 15), (10, 20, 40)])
+def test_plot_points_sit_nearest_their_own_grid_value(monkeypatch, tmp_path, sizes):
+    """Each series' point of |T| = t (rho_test = r) is drawn nearest the tick t (r), on any grid step: the
+    offsets were fixed x units (-0.7 .. 0.45 in |T|), so on |T| = 2, 3 the tie bar of |T| = 3 stood at 2.3."""
+    import matplotlib.collections as mcoll
+
+    rng = np.random.default_rng(0)
+    rows = [dict(dataset="cancer", n_val=5, n_train=t, run=r, **{c: rng.uniform(0.5, 1) for c in ACC_COLS})
+            for t in sizes for r in range(2)]
+    fig = _plotted_figure(monkeypatch, us._plot_limited, pd.DataFrame(rows), tmp_path)
+    ax = fig.axes[0]
+    drawn = [line.get_xdata() for line in ax.lines if line.get_marker() not in ("None", None, "", "_")]
+    bars = [c for c in ax.collections if isinstance(c, mcoll.LineCollection) and c.get_label().startswith("optimistic ties")]
+    # the four series (and the paper's two where the grid meets Table A1's), the tie bars
+    paper = any(("cancer", 5, t) in us.PAPER_TABLE_A1 for t in sizes)
+    assert len(drawn) == 4 + 2 * paper and len(bars) == 1
+    drawn.append([seg[0][0] for seg in bars[0].get_segments()])
+    in_paper = [float(t) for t in sizes if ("cancer", 5, t) in us.PAPER_TABLE_A1]
+    for xs in drawn:  # the paper's markers at the sizes of Table A1
+        assert _nearest(xs, sizes) == ([float(t) for t in sizes] if len(xs) == len(sizes) else in_paper)
+
+    rho = tuple(sizes[i] / 100 for i in range(3))  # rho_test steps of 0.01 .. 0.2
+    rows = [dict(dataset="cancer", rho_val=0.0, epsilon=0.2, rho_test=r, run=k,
+                 **{c: rng.uniform(0.5, 1) for c in ("pes_acc_test", "opt_eval_acc_test", "opt_acc_test", "svc_acc_test")})
+            for r in rho for k in range(2)]
+    fig = _plotted_figure(monkeypatch, us._plot_perturbed, pd.DataFrame(rows), tmp_path)
+    drawn = [line.get_xdata() for line in fig.axes[0].lines if line.get_marker() == "o"]
+    assert len(drawn) == 4
+    for xs in drawn:
+        assert _nearest(xs, rho) == list(rho)
