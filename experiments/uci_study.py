@@ -158,8 +158,9 @@ class StudyConfig:
     def __post_init__(self):
         for f in fields(self):  # numpy scalars (seed=np.int64(0)) as Python numbers, lists as tuples: the
             value = getattr(self, f.name)  # hash and JSON files take only those
-            if isinstance(value, (list, tuple)):
-                value = tuple(v.item() if isinstance(v, np.generic) else v for v in value)
+            if isinstance(value, (list, tuple)):  # (a data set given as a pathlib.Path: its path as text)
+                value = tuple(v.item() if isinstance(v, np.generic) else os.fspath(v) if isinstance(v, os.PathLike)
+                              else v for v in value)
             elif isinstance(value, np.generic):
                 value = value.item()
             object.__setattr__(self, f.name, value)
@@ -202,7 +203,8 @@ def _hash_number(value):
 
 
 def check_config(cfg: StudyConfig) -> None:
-    """Raise InputError for an unusable configuration (a list field given as a string, a count, size or seed
+    """Raise InputError for an unusable configuration (a list field given as a string, a data set that is not a
+    name or path, a count, size or seed
     that is not an integer, a negative seed, unknown study or flip rule, sizes < 2 / < 1,
     negative budgets or epsilons, epsilons above 1e6, runs < 1, a non-positive time limit, an unknown tie criterion,
     a tie tolerance that is not a finite number >= 0, a w_bar bound that is not positive or above 1e4: the values
@@ -227,6 +229,9 @@ def check_config(cfg: StudyConfig) -> None:
         raise InputError(f"study must be one of {', '.join(STUDIES)} (or both); got {list(cfg.studies)}")
     if not cfg.datasets:
         raise InputError("no data set given")
+    bad = [d for d in cfg.datasets if not isinstance(d, str) or not d.strip()]
+    if bad:  # build_tasks hashes the name: an int gave AttributeError: 'int' object has no attribute 'encode'
+        raise InputError(f"data sets must be built-in names or CSV paths (text); got {bad}")
     if cfg.flip not in FLIP_RULES:
         raise InputError(f"flip must be one of {', '.join(FLIP_RULES)}; got {cfg.flip!r}")
     for name, value in (("runs", cfg.runs), ("perturbed_runs", cfg.perturbed_runs)):

@@ -703,3 +703,18 @@ def test_plot_points_sit_nearest_their_own_grid_value(monkeypatch, tmp_path, siz
     assert len(drawn) == 4
     for xs in drawn:
         assert _nearest(xs, rho) == list(rho)
+
+
+def test_a_data_set_given_as_a_path_is_its_path_and_other_objects_are_refused(tmp_path):
+    """A pathlib.Path data set is the same data set as its path in text (build_tasks hashed ``.encode()`` of
+    the name: AttributeError); a number or an empty name is an InputError naming it."""
+    csv = tmp_path / "mine.csv"
+    data = bilevel.load_dataset("cancer")
+    pd.DataFrame(np.column_stack([data.X[:40], data.y[:40]])).to_csv(csv, index=False)
+    as_path, as_text = _tiny(datasets=(csv,)), _tiny(datasets=(str(csv),))
+    assert as_path == as_text and as_path.to_dict() == as_text.to_dict()
+    assert [(t["run_id"], t["split_seed"]) for t in us.build_tasks(as_path)] == \
+        [(t["run_id"], t["split_seed"]) for t in us.build_tasks(as_text)]
+    for bad in (1, " ", None):
+        with pytest.raises(bilevel.InputError, match="data sets must be"):
+            _tiny(datasets=("cancer", bad))
