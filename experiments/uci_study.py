@@ -168,30 +168,49 @@ class StudyConfig:
             object.__setattr__(self, "time_limit", None)
         check_config(self)
 
-    def result_settings(self) -> dict:
+    def result_settings(self, study: str | None = None) -> dict:
         """The settings that change a unit's result (not the grid or run counts, which only add or remove
-        units), ``{name: value}`` in the form :meth:`result_hash` hashes (numbers as floats)."""
+        units), ``{name: value}`` in the form :meth:`result_hash` hashes (numbers as floats). ``study``
+        (``"limited"`` or ``"perturbed"``): only those that change that study's units (the limited study has no
+        ``rho_tests``, the perturbed one no tie re-solves); ``None``: all of them."""
         keys = ("seed", "time_limit", "threads", "flip", "tie_criteria", "tie_tolerance", "w_bar_ub", "rho_tests")
         if self.clock != "seconds":  # (absent otherwise, so the units of studies run before it existed are reused)
             keys += ("clock",)
-        settings = {k: getattr(self, k) for k in keys}
+        unused = _UNUSED_SETTINGS.get(study, ())
+        settings = {k: getattr(self, k) for k in keys if k not in unused}
         # One setting, one hash: json wrote 20 and 20.0 as "20" and "20.0", so a study run with time_limit=20
         # (or rho_tests=(0, 0.3)) was refused on resume by ``--time-limit 20`` as "computed with other settings".
         # Floats are written as before, so the units of earlier studies are still reused.
         for k in ("time_limit", "tie_tolerance", "w_bar_ub"):
-            settings[k] = _hash_number(settings[k])
-        settings["rho_tests"] = [_hash_number(v) for v in self.rho_tests]
+            if k in settings:
+                settings[k] = _hash_number(settings[k])
+        if "rho_tests" in settings:
+            settings["rho_tests"] = [_hash_number(v) for v in self.rho_tests]
         return settings
 
-    def result_hash(self) -> str:
-        """Hash of :meth:`result_settings` (and the baselines' grids): a finished unit with another hash is not
-        reused."""
-        blob = json.dumps(self.result_settings(), sort_keys=True, default=list)
+    def result_hash(self, study: str | None = None) -> str:
+        """Hash of :meth:`result_settings` of ``study`` (and the baselines' grids), the ``config_hash`` of that
+        study's unit records: a finished unit with another hash is not reused. ``study=None``: of all settings,
+        the hash every unit recorded before the hash was per study (such units are still reused)."""
+        blob = json.dumps(self.result_settings(study), sort_keys=True, default=list)
         blob += json.dumps([baseline_mod.SVC_C_GRID, baseline_mod.BOX_GRID])
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
+    def reuses(self, record: dict) -> bool:
+        """Whether the finished unit ``record`` (:func:`run_unit`) was computed with this configuration's
+        settings: its ``config_hash`` is :meth:`result_hash` of its study, or of all settings (records written
+        before the hash was per study)."""
+        h = record.get("config_hash")
+        return h == self.result_hash() or (record.get("study") in STUDIES and h == self.result_hash(record["study"]))
+
     def to_dict(self) -> dict:
         return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in fields(self)}
+
+
+#: Settings that do not change a study's units: the limited study attacks no test point (``rho_tests``), the
+#: perturbed study re-solves no tie (``tie_criteria``, ``tie_tolerance``). In the hash they made a resume refuse
+#: a limited study's units for ``--rho-test`` ("computed with other settings"), though none would have changed.
+_UNUSED_SETTINGS = {"limited": ("rho_tests",), "perturbed": ("tie_criteria", "tie_tolerance")}
 
 
 def _hash_number(value):
@@ -588,7 +607,8 @@ def run_unit(task: dict) -> dict:
     head = {"study": task["study"], "run_id": task["run_id"], **coords}
     out_rows = [_jsonable({**head, **r, "unit_seconds": seconds, "seed": cfg["seed"],
                            "time_limit": cfg["time_limit"], **ver}) for r in rows]
-    return {"run_id": task["run_id"], "study": task["study"], "config_hash": StudyConfig(**_tuples(cfg)).result_hash(),
+    return {"run_id": task["run_id"], "study": task["study"],
+            "config_hash": StudyConfig(**_tuples(cfg)).result_hash(task["study"]),
             "seconds": seconds, "error": error, "coords": coords, "rows": out_rows}
 
 
@@ -749,11 +769,11 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     tasks = build_tasks(cfg)
     h = cfg.result_hash()
     existing = load_records(out)
-    clash = [rid for rid, rec in existing.items() if rec.get("config_hash") != h]
+    clash = [rid for rid, rec in existing.items() if not cfg.reuses(rec)]
     if clash:
         raise InputError(
             f"{out} already holds {len(clash)} finished runs computed with other settings "
-            f"({_settings_diff(out, existing[clash[0]].get('config_hash'), cfg)}; e.g. {clash[0]}); use another --out"
+            f"({_settings_diff(out, existing[clash[0]], cfg)}; e.g. {clash[0]}); use another --out"
         )
     done = {rid for rid, rec in existing.items() if rec.get("error") is None}
     todo = [t for t in tasks if t["run_id"] not in done]
@@ -781,11 +801,12 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
                        n_failed_steps)
 
 
-def _settings_diff(out: Path, old_hash, cfg: StudyConfig) -> str:
-    """Which of :meth:`StudyConfig.result_settings` differ between ``cfg`` and the study whose units have hash
-    ``old_hash``, as ``"threads 1 there, 2 now"``, read from ``OUT/study.json`` when its configuration has that
-    hash; otherwise the list of the settings that count (a refusal named "seed, time limit, flip rule, tie
-    criteria, w_bar bound or rho_test grid" when only ``--threads`` or ``--clock`` had changed)."""
+def _settings_diff(out: Path, record: dict, cfg: StudyConfig) -> str:
+    """Which of :meth:`StudyConfig.result_settings` (of the record's study) differ between ``cfg`` and the study
+    that computed the unit ``record``, as ``"threads 1 there, 2 now"``, read from ``OUT/study.json`` when its
+    configuration has the record's hash; otherwise the list of the settings that count (a refusal named "seed,
+    time limit, flip rule, tie criteria, w_bar bound or rho_test grid" when only ``--threads`` or ``--clock``
+    had changed)."""
     generic = ("seed, time limit, threads, clock, flip rule, tie criteria or tolerance, w_bar bound or rho_test "
                "grid differ")
     try:
@@ -794,9 +815,10 @@ def _settings_diff(out: Path, old_hash, cfg: StudyConfig) -> str:
         old = StudyConfig(**_tuples({k: v for k, v in conf.items() if k in names}))
     except Exception:  # noqa: BLE001 - no, an unreadable or older study.json: the generic list
         return generic
-    if old.result_hash() != old_hash:  # study.json is of another call (one interrupted before writing it)
+    if not old.reuses(record):  # study.json is of another call (one interrupted before writing it)
         return generic
-    a, b = old.result_settings(), cfg.result_settings()
+    study = record.get("study") if old.result_hash(record.get("study")) == record.get("config_hash") else None
+    a, b = old.result_settings(study), cfg.result_settings(study)
     a.setdefault("clock", old.clock)
     b.setdefault("clock", cfg.clock)
     diff = [f"{k} {a[k]!r} there, {b[k]!r} now" for k in a if a[k] != b.get(k)]

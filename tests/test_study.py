@@ -718,3 +718,42 @@ def test_a_data_set_given_as_a_path_is_its_path_and_other_objects_are_refused(tm
     for bad in (1, " ", None):
         with pytest.raises(bilevel.InputError, match="data sets must be"):
             _tiny(datasets=("cancer", bad))
+
+
+def test_a_setting_a_study_does_not_use_does_not_refuse_its_runs(tmp_path):
+    """The limited study attacks no test point, the perturbed one re-solves no tie: a resume with another
+    ``rho_tests`` (limited) or other tie criteria (perturbed) reuses the runs, whose results could not differ (they
+    were refused as "computed with other settings (rho_tests ... )"); the settings each study uses still refuse."""
+    out = tmp_path / "o"
+    lim = _tiny(runs=1, time_limit=5.0, clock="nodes")
+    first = us.run_study(lim, out, jobs=1, progress=False)
+    rows = pd.read_csv(first.files["limited_runs.csv"])
+    again = us.run_study(replace_cfg(lim, rho_tests=(0.0, 0.5)), out, jobs=1, progress=False)
+    assert (again.n_computed, again.n_reused) == (0, 1)
+    pd.testing.assert_frame_equal(pd.read_csv(again.files["limited_runs.csv"]), rows)
+    with pytest.raises(bilevel.InputError, match=r"tie_criteria \('sum_w_bar',\) there, \('val_margin',\) now"):
+        us.run_study(replace_cfg(lim, tie_criteria=("val_margin",)), out, jobs=1, progress=False)
+
+    out = tmp_path / "p"
+    per = replace_cfg(lim, studies=("perturbed",), perturbed_runs=1, perturbed_n_train=4, perturbed_n_val=3,
+                      epsilons=(0.2,), rho_vals=(0.0,), rho_tests=(0.0, 0.3))
+    first = us.run_study(per, out, jobs=1, progress=False)
+    again = us.run_study(replace_cfg(per, tie_criteria=("val_margin",), tie_tolerance=1e-4), out, jobs=1,
+                         progress=False)
+    assert (again.n_computed, again.n_reused) == (0, 1)
+    with pytest.raises(bilevel.InputError, match=r"rho_tests \[0\.0, 0\.3\] there, \[0\.0, 0\.5\] now"):
+        us.run_study(replace_cfg(per, rho_tests=(0.0, 0.5)), out, jobs=1, progress=False)
+
+    # a unit recorded before the hash was per study (the hash of all settings) is still reused
+    path = next((out / "runs").glob("*.json"))
+    rec = json.loads(path.read_text())
+    path.write_text(json.dumps({**rec, "config_hash": per.result_hash()}))
+    assert us.run_study(per, out, jobs=1, progress=False).n_computed == 0
+    with pytest.raises(bilevel.InputError, match="other settings"):  # its tie criteria were in that hash
+        us.run_study(replace_cfg(per, tie_criteria=("val_margin",)), out, jobs=1, progress=False)
+
+
+def replace_cfg(cfg, **kw):
+    from dataclasses import replace
+
+    return replace(cfg, **kw)
