@@ -172,7 +172,8 @@ class StudyConfig:
         """The settings that change a unit's result (not the grid or run counts, which only add or remove
         units), ``{name: value}`` in the form :meth:`result_hash` hashes (numbers as floats). ``study``
         (``"limited"`` or ``"perturbed"``): only those that change that study's units (the limited study has no
-        ``rho_tests``, the perturbed one no tie re-solves); ``None``: all of them."""
+        ``rho_tests``, the perturbed one no tie re-solves), its lists of criteria and rho_tests sorted (their order
+        changes no result); ``None``: all of them, in the given order (the hash of records written before)."""
         keys = ("seed", "time_limit", "threads", "flip", "tie_criteria", "tie_tolerance", "w_bar_ub", "rho_tests")
         if self.clock != "seconds":  # (absent otherwise, so the units of studies run before it existed are reused)
             keys += ("clock",)
@@ -186,6 +187,10 @@ class StudyConfig:
                 settings[k] = _hash_number(settings[k])
         if "rho_tests" in settings:
             settings["rho_tests"] = [_hash_number(v) for v in self.rho_tests]
+        if study is not None:  # lists of independent solves (one per criterion, one attack per rho_test): their
+            for k in ("tie_criteria", "rho_tests"):  # order changes no result, and refused a resume in another
+                if k in settings:  # order ("tie_criteria ('val_margin', 'sum_w_bar') there, (...) now")
+                    settings[k] = sorted(settings[k])
         return settings
 
     def result_hash(self, study: str | None = None) -> str:

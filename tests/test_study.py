@@ -731,8 +731,17 @@ def test_a_setting_a_study_does_not_use_does_not_refuse_its_runs(tmp_path):
     again = us.run_study(replace_cfg(lim, rho_tests=(0.0, 0.5)), out, jobs=1, progress=False)
     assert (again.n_computed, again.n_reused) == (0, 1)
     pd.testing.assert_frame_equal(pd.read_csv(again.files["limited_runs.csv"]), rows)
-    with pytest.raises(bilevel.InputError, match=r"tie_criteria \('sum_w_bar',\) there, \('val_margin',\) now"):
+    with pytest.raises(bilevel.InputError, match=r"tie_criteria \['sum_w_bar'\] there, \['val_margin'\] now"):
         us.run_study(replace_cfg(lim, tie_criteria=("val_margin",)), out, jobs=1, progress=False)
+    # nor does the order of the tie criteria (one independent re-solve per criterion): it was refused as
+    # "tie_criteria ('val_margin', 'sum_w_bar') there, ('sum_w_bar', 'val_margin') now"
+    both = replace_cfg(lim, tie_criteria=("val_margin", "sum_w_bar"))
+    out2 = tmp_path / "o2"
+    first = us.run_study(both, out2, jobs=1, progress=False)
+    again = us.run_study(replace_cfg(both, tie_criteria=("sum_w_bar", "val_margin")), out2, jobs=1, progress=False)
+    assert (again.n_computed, again.n_reused) == (0, 1)
+    cols = sorted(pd.read_csv(first.files["limited_runs.csv"]).columns)
+    assert sorted(pd.read_csv(again.files["limited_runs.csv"]).columns) == cols
 
     out = tmp_path / "p"
     per = replace_cfg(lim, studies=("perturbed",), perturbed_runs=1, perturbed_n_train=4, perturbed_n_val=3,
@@ -743,6 +752,10 @@ def test_a_setting_a_study_does_not_use_does_not_refuse_its_runs(tmp_path):
     assert (again.n_computed, again.n_reused) == (0, 1)
     with pytest.raises(bilevel.InputError, match=r"rho_tests \[0\.0, 0\.3\] there, \[0\.0, 0\.5\] now"):
         us.run_study(replace_cfg(per, rho_tests=(0.0, 0.5)), out, jobs=1, progress=False)
+
+    # the order of the rho_test grid changes no unit (one attack per value; the tables group by value)
+    swapped = us.run_study(replace_cfg(per, rho_tests=(0.3, 0.0)), out, jobs=1, progress=False)
+    assert (swapped.n_computed, swapped.n_reused) == (0, 1)
 
     # a unit recorded before the hash was per study (the hash of all settings) is still reused
     path = next((out / "runs").glob("*.json"))
