@@ -10,7 +10,8 @@ seen with a first bound line ``BV BOUND x``, written for a model whose first col
 ``LO BOUND x0 -2``); on such a read error CBC gets a copy marked free (``NAME ... FREE``) and reads it again.
 Statuses: CBC's "infeasible or unbounded" verdicts (pre-processing, presolve, an unbounded linear
 relaxation of a MILP) are ``infeasible_or_unbounded``; a file without integer columns, which CBC hands to
-Clp without a "Result" line, is read from Clp's lines; after "Postprocessing changed objective" (Cgl0014I)
+Clp without a "Result" line, is read from Clp's lines (a Clp run stopped by the time limit reports no
+incumbent: its iterate need not be feasible); after "Postprocessing changed objective" (Cgl0014I)
 the objective is the returned solution's (the solution file's header), not the preprocessed model's. The bound
 is CBC's printed "Lower bound" ("Upper bound" when maximising): after "Optimal solution found (within gap
 tolerance)" it lies below the objective; only a proof of optimality without one makes the objective the bound.
@@ -188,6 +189,9 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     infeasible = re.search(r"^.*problem (is )?(primal )?infeasible.*$", out, re.IGNORECASE | re.MULTILINE)
     read_error = re.search(r"^(No match for .*|.*errors on input.*)$", out, re.MULTILINE)
     lp_optimal = re.search(r"^Optimal - objective value", out, re.MULTILINE)  # Clp, a file without integers
+    # Clp stopped (time limit) on a file without integers: its iterate is no incumbent. CBC 2.10 wrote the point
+    # (0, 0) of min x + 2y, x + y >= 1 (optimum 1.25) with "objective" 0, and the runner reported it.
+    lp_stopped = re.search(r"^Stopped - objective value", out, re.MULTILINE)
     misread = [d.group(1).strip() for d in _MISREAD.finditer(out) if _is_misread(d.group(1))]
     if m:
         text = m.group(1)
@@ -205,7 +209,7 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
         message = read_error.group(1) if read_error else (out.strip().splitlines() or ["no output"])[-1]
     if misread and status != "error":  # CBC solved another model than the file's: its answer is no answer
         status, message = "error", "CBC misread the file: " + "; ".join(misread)
-    no_solution = "No feasible solution found" in out or "no integer solution" in solution_text
+    no_solution = "No feasible solution found" in out or "no integer solution" in solution_text or lp_stopped
     result = RunResult(NAME, path, status, seconds=seconds, message=message.strip()[:200])
     if not no_solution and status in ("optimal", "time_limit"):
         best = re.findall(r"best objective ([-+0-9.eE]+)", out)
@@ -242,7 +246,8 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     wall = re.search(r"^Time \(Wallclock seconds\):\s*(\S+)", out, re.MULTILINE)
     result.solver_seconds = finite_or_none(wall.group(1)) if wall else None
     if status == "time_limit" and result.objective is None:
-        result.message = "no feasible solution found"
+        result.message = ("Clp stopped before an optimum; its iterate is not known to be feasible" if lp_stopped
+                          else "no feasible solution found")
     return result
 
 

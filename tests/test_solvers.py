@@ -348,6 +348,37 @@ def test_cbc_solves_a_file_without_integer_columns(tmp_path):
             assert result.bound == pytest.approx(optimum) and result.solution["x"] == pytest.approx(1.0)
 
 
+def test_cbc_reports_no_incumbent_when_clp_stops_on_a_file_without_integers(tmp_path):
+    """Clp stopped by the time limit returns its current iterate, which need not be feasible: for min x + 2y,
+    x + y >= 1, x - y <= 0.5, x, y >= 0 (optimum 1.25 at x = 0.75, y = 0.25, checked with scipy's linprog)
+    and a time limit of 0 the runner reported the point (0, 0) with objective 0 as its incumbent, below the
+    optimum, which made the agreement rule call a correct manifest a DISAGREE."""
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    import pyomo.environ as pyo
+    from scipy.optimize import linprog
+
+    optimum = linprog([1, 2], A_ub=[[-1, -1], [1, -1]], b_ub=[-1, 0.5], bounds=(0, None)).fun
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, None))
+    m.y = pyo.Var(bounds=(0, None))
+    m.obj = pyo.Objective(expr=m.x + 2 * m.y)
+    m.c1 = pyo.Constraint(expr=m.x + m.y >= 1)
+    m.c2 = pyo.Constraint(expr=m.x - m.y <= 0.5)
+    row = {"highs_status": "optimal", "highs_objective": optimum, "highs_best_bound": optimum}
+    for fmt in ("mps", "lp"):
+        path = _write(m, tmp_path / f"clp.{fmt}")
+        stopped = cbc.solve(path, time_limit=0)
+        assert stopped.status in ("time_limit", "optimal"), (fmt, stopped)
+        if stopped.objective is not None:  # an incumbent must be a feasible point, so never below the optimum
+            assert stopped.objective >= optimum - 1e-9, (fmt, stopped)
+            x, y = stopped.solution.get("x", 0.0), stopped.solution.get("y", 0.0)
+            assert x + y >= 1 - 1e-9 and x - y <= 0.5 + 1e-9, (fmt, stopped)
+        assert common.agreement(row, stopped) != "DISAGREE", (fmt, stopped)
+        solved = cbc.solve(path)
+        assert solved.status == "optimal" and solved.objective == pytest.approx(optimum), (fmt, solved)
+
+
 def test_cbc_reports_the_returned_solutions_objective_after_postprocessing(tmp_path):
     """CBC printed "Cgl0014I Postprocessing changed objective from -60.683077 to -10.24" and the runner
     reported the preprocessed model's -60.68. The two equality rows fix x1 = 5 and x0 = 3.31, so the
