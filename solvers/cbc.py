@@ -127,7 +127,9 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         timeout = 3 * float(time_limit) + 60 if limited else None
         if timeout is not None and timeout > _MAX_WAIT:
             timeout = None  # longer than subprocess can wait (OverflowError): CBC's own -sec stops it
-        run = _run(exe, path, options, timeout, Path(tmp))
+        # CBC 2.10 tells LP from MPS by a lower-case ".lp" only: it read "model.LP" as MPS ("errors on input")
+        given = path if path.suffix.islower() else Path(shutil.copyfile(path, Path(tmp) / f"in{path.suffix.lower()}"))
+        run = _run(exe, given, options, timeout, Path(tmp))
         if isinstance(run, RunResult):
             return run
         out, solution_text, seconds = run

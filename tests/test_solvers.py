@@ -1032,3 +1032,17 @@ def test_a_cplex_xml_solution_with_a_byte_order_mark(tmp_path):
     path = tmp_path / "cplex.sol"
     path.write_bytes(b"\xef\xbb\xbf" + ('<?xml version = "1.0" encoding="UTF-8"?>\n' + _cplex_xml(values, 0.25)).encode())
     assert solution_files.read_solution_file(path) == (values, 0.25)
+
+
+def test_cbc_reads_an_instance_whose_suffix_is_upper_case(tmp_path):
+    """The runners take ``.LP`` and ``.MPS`` (any case); CBC 2.10 reads a file as LP only for a lower-case
+    ``.lp`` and reported ``model.LP`` as "There were -2 errors on input" (status error). The same bytes under an
+    upper-case suffix must reach the manifest optimum, as HiGHS's runner does on them."""
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    row = ROWS[NONTRIVIAL]
+    for fmt in ("lp", "mps"):
+        path = tmp_path / f"{NONTRIVIAL}.{fmt.upper()}"
+        path.write_bytes((MODELS / row[fmt]).read_bytes())
+        _assert_reaches_manifest(highs.solve(path, mip_gap=1e-9), row)
+        _assert_reaches_manifest(cbc.solve(path, mip_gap=1e-9), row)
