@@ -369,7 +369,7 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
         for k in range(A.indptr[j], A.indptr[j + 1]):
             if A.data[k] != 0.0:
                 lines.append(_entry("", cols[j], rows[A.indices[k]], mps_number(A.data[k])))
-        if mm.cost[j] == 0.0 and A.indptr[j] == A.indptr[j + 1]:
+        if mm.cost[j] == 0.0 and not np.any(A.data[A.indptr[j]:A.indptr[j + 1]] != 0.0):  # stored zeros are skipped
             lines.append(_entry("", cols[j], "OBJ", "0"))  # a column must appear in COLUMNS
     if in_int:
         lines.append(f"    {_field(f'MARKER{marker:02d}', 8)}  'MARKER'                 'INTEND'")

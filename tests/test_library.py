@@ -444,3 +444,30 @@ def test_manifest_lambda_max_bounds_the_followers_multiplier():
         lams.append(float(lam[0]))
     assert np.isfinite(r["lambda_max"]) and max(lams) <= r["lambda_max"] * (1 + 1e-9)
     assert max(lams) > 0  # the budget binds on some box
+
+
+def test_fixed_mps_writer_lists_a_column_whose_matrix_entries_are_stored_zeros(tmp_path):
+    """A column with cost 0 whose only matrix entries are explicitly stored zeros (a CSC matrix may hold them)
+    was left out of COLUMNS while its bounds were written: CBC ("No match for column C1") and CPLEX ("'C1' is
+    not a column name") refused the file. min x s.t. x >= 1 with y in [-2, 3] unused: optimum 1 (linprog)."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+
+    from solvers import cbc
+
+    A = sp.csc_matrix((np.array([1.0, 0.0]), np.array([0, 0]), np.array([0, 1, 2])), shape=(1, 2))
+    assert A.nnz == 2 and A.count_nonzero() == 1
+    mm = library.MpsModel(A=A, cost=np.array([1.0, 0.0]), col_lower=np.array([0.0, -2.0]),
+                          col_upper=np.array([5.0, 3.0]), row_lower=np.array([1.0]), row_upper=np.array([np.inf]),
+                          integer=np.array([False, False]), col_names=["x", "y"], row_names=["r"], objective_name="o")
+    path = tmp_path / "zeros.mps"
+    library.write_fixed_mps(mm, path)
+    text = path.read_text()
+    columns = text[text.index("COLUMNS"):text.index("RHS")]
+    assert all(f" {c} " in columns for c in ("C0", "C1")), text
+    optimum = linprog([1.0, 0.0], A_ub=[[-1.0, 0.0]], b_ub=[-1.0], bounds=[(0, 5), (-2, 3)]).fun
+    got = library.read_instance_arrays(path)
+    assert got["col_names"] == ["C0", "C1"] and np.array_equal(got["col_lower"], mm.col_lower)
+    if cbc.available():
+        result = cbc.solve(path)
+        assert result.status == "optimal" and result.objective == pytest.approx(optimum), result
