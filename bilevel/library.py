@@ -329,7 +329,9 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
     parser misreads a file with comment lines).
 
     Returns the name map ``{"col": [...], "row": [...], "obj": name}`` of readable names by position.
-    Raises InputError for a free row, an infeasible bound pair or a number that cannot be written."""
+    The file is written to a temporary file and renamed (:func:`bilevel.export.replace_atomically`).
+    Raises InputError for a free row, an infeasible bound pair, a number that cannot be written, or a file that
+    cannot be written."""
     path = Path(path)
     n_row, n_col = mm.A.shape
     cols, rows = short_names("C", n_col), short_names("R", n_row)
@@ -402,23 +404,28 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
         elif mm.integer[j]:
             lines.append(_entry("PL", "BND", c))
     lines.append("ENDATA")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="\n") as fh:
-        fh.write("\n".join(lines) + "\n")
+    text = "\n".join(lines) + "\n"
+    replace_atomically(path, lambda temp: temp.write_text(text, newline="\n"))  # never half-written
     return {"col": list(zip(cols, mm.col_names)), "row": list(zip(rows, mm.row_names)),
             "obj": ("OBJ", mm.objective_name)}
 
 
 def write_name_map(names: dict, path) -> Path:
-    """Write the name map of :func:`write_fixed_mps` as CSV ``kind,short,name``. Returns the path."""
+    """Write the name map of :func:`write_fixed_mps` as CSV ``kind,short,name`` (through a temporary file, like
+    the model: an interrupted write leaves the old map whole). Returns the path. A utility of the instance
+    library; raises InputError when the file cannot be written."""
     path = Path(path)
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["kind", "short", "name"])
-        w.writerow(["obj", *names["obj"]])
-        for kind in ("col", "row"):
-            for short, name in names[kind]:
-                w.writerow([kind, short, name])
+
+    def write(temp: Path) -> None:
+        with open(temp, "w", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(["kind", "short", "name"])
+            w.writerow(["obj", *names["obj"]])
+            for kind in ("col", "row"):
+                for short, name in names[kind]:
+                    w.writerow([kind, short, name])
+
+    replace_atomically(path, write)  # an interrupted write leaves the old map, not a truncated one
     return path
 
 

@@ -94,6 +94,20 @@ def test_an_interrupted_manifest_write_leaves_the_old_manifest(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["manifest.csv"], "a temporary file was left behind"
 
 
+def test_an_interrupted_name_map_write_leaves_the_old_map(tmp_path):
+    # write_name_map (and write_fixed_mps) wrote straight into the file: an export stopped midway left a
+    # truncated map of short to readable names next to a whole model (write_model and the manifest rename)
+    names = {"obj": ("OBJ", "obj"), "col": [(f"C{j}", f"w[{j}]") for j in range(50)], "row": [("R0", "c0")]}
+    path = library.write_name_map(names, tmp_path / "m.names.csv")
+    before = path.read_bytes()
+    stopping = {"col": names["col"][:3] + [None], "row": [], "obj": names["obj"]}  # unpacking None raises mid-write
+    with pytest.raises(TypeError):
+        library.write_name_map(stopping, path)
+    assert path.read_bytes() == before
+    assert library.read_name_map(path)["C49"] == ("col", "w[49]")
+    assert [p.name for p in tmp_path.iterdir()] == ["m.names.csv"], "a temporary file was left behind"
+
+
 def test_a_manifest_rewrite_keeps_a_link_and_the_permissions(tmp_path):
     # the atomic rename replaced a symlinked manifest by a plain file, and gave it the umask's permissions
     rows = library.read_manifest(MANIFEST)[:2]
