@@ -696,11 +696,12 @@ def test_plot_points_sit_nearest_their_own_grid_value(monkeypatch, tmp_path, siz
 
     rho = tuple(sizes[i] / 100 for i in range(3))  # rho_test steps of 0.01 .. 0.2
     rows = [dict(dataset="cancer", rho_val=0.0, epsilon=0.2, rho_test=r, run=k,
-                 **{c: rng.uniform(0.5, 1) for c in ("pes_acc_test", "opt_eval_acc_test", "opt_acc_test", "svc_acc_test")})
+                 **{c: rng.uniform(0.5, 1) for c in ("pes_acc_test", "opt_eval_acc_test", "opt_acc_test", "svc_acc_test",
+                                                     "box_acc_test")})
             for r in rho for k in range(2)]
     fig = _plotted_figure(monkeypatch, us._plot_perturbed, pd.DataFrame(rows), tmp_path)
     drawn = [line.get_xdata() for line in fig.axes[0].lines if line.get_marker() == "o"]
-    assert len(drawn) == 4
+    assert len(drawn) == 5  # every model of the perturbed summary table: the LP-SVM box grid was left out
     for xs in drawn:
         assert _nearest(xs, rho) == list(rho)
 
