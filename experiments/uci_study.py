@@ -774,7 +774,8 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     tasks = build_tasks(cfg)
     h = cfg.result_hash()
     existing = load_records(out)
-    clash = [rid for rid, rec in existing.items() if not cfg.reuses(rec)]
+    # a unit that ended in an error holds no result (it is computed again on resume), whatever its settings
+    clash = [rid for rid, rec in existing.items() if rec.get("error") is None and not cfg.reuses(rec)]
     if clash:
         raise InputError(
             f"{out} already holds {len(clash)} finished runs computed with other settings "

@@ -601,6 +601,28 @@ def test_a_refused_resume_names_the_settings_that_differ(tmp_path):
         us.run_study(_tiny(runs=1, time_limit=5.0, threads=2), out, jobs=1, progress=False)
 
 
+def test_a_unit_that_ended_in_an_error_does_not_refuse_other_settings(tmp_path):
+    # a unit whose computation raised holds no result and is computed again on resume; recorded under other
+    # settings it still refused the folder ("already holds 1 finished runs computed with other settings")
+    import shutil
+
+    out = tmp_path / "o"
+    cfg = _tiny(runs=1, time_limit=5.0, clock="nodes")
+    us.run_study(cfg, out, jobs=1, progress=False)
+    path = next((out / "runs").glob("*.json"))
+    finished = json.loads(path.read_text())
+    path.write_text(json.dumps({**finished, "error": "Traceback ...", "rows": []}))
+    other = replace_cfg(cfg, seed=5)
+    mixed = tmp_path / "mixed"  # the same folder with a finished unit of seed 0 beside the errored one: refused
+    shutil.copytree(out, mixed)
+    (mixed / "runs" / "finished.json").write_text(json.dumps({**finished, "run_id": "other_unit"}))
+    with pytest.raises(bilevel.InputError, match="1 finished runs computed with other settings"):
+        us.run_study(other, mixed, jobs=1, progress=False)
+    again = us.run_study(other, out, jobs=1, progress=False)
+    assert (again.n_computed, again.n_errors) == (1, 0)
+    assert json.loads(path.read_text())["config_hash"] == other.result_hash("limited")
+
+
 def test_the_tie_re_solves_record_bound_gap_and_nodes(tmp_path):
     # the runs CSV gave each tie re-solve's status, value, objective and seconds but no bound, gap or nodes, though
     # the README promises "bounds, gaps, solve times, nodes" of every MILP solve
