@@ -11,6 +11,11 @@ validation set (the same training / validation split the bilevel MILPs see).
 
 Selection rule (both): the largest validation accuracy; ties broken by the smaller mean validation hinge
 loss, then by the smaller constant (the simpler model). Test data are never looked at.
+
+Inputs are checked as the MILPs' are (:func:`bilevel.validation.check_xy`): labels must be -1 and +1 (0/1
+labels were scored against predictions in {-1, +1}: a silently wrong validation accuracy), the training set
+needs both classes (the LP-SVM of one class returned a constant classifier), the validation set at least one
+row (an empty one gave NaN scores), and the grid at least one constant.
 """
 from __future__ import annotations
 
@@ -19,6 +24,8 @@ import warnings
 import numpy as np
 
 import bilevel
+from bilevel.errors import InputError
+from bilevel.validation import as_float_array, check_xy
 
 #: Default grids.
 SVC_C_GRID = tuple(float(c) for c in np.logspace(-3, 3, 13))
@@ -28,6 +35,17 @@ BOX_GRID = tuple(float(c) for c in np.round(np.linspace(0.05, 1.0, 20), 4))
 def _select(candidates):
     # candidates: list of (const, w, b, val_acc, val_hinge); best accuracy, then hinge, then const.
     return min(candidates, key=lambda c: (-c[3], c[4], c[0]))
+
+
+def _checked(X_train, y_train, X_val, y_val, grid, name: str, allow_zero: bool):
+    """The baselines' inputs as float arrays, after the checks of the module docstring; InputError otherwise."""
+    X_t, y_t = check_xy(X_train, y_train, "train")
+    X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
+    g = as_float_array(grid, name, "a 1-D sequence of constants")
+    if g.ndim != 1 or g.size == 0 or not np.isfinite(g).all() or (g < 0).any() or (not allow_zero and (g == 0).any()):
+        raise InputError(f"{name} must be a non-empty 1-D sequence of finite constants "
+                         f"{'>= 0' if allow_zero else '> 0'}; got {grid!r}")
+    return X_t, y_t, X_v, y_v, g
 
 
 def _val_scores(X_v, y_v, w, b):
@@ -41,12 +59,13 @@ def linear_svc_grid(X_train, y_train, X_val, y_val, C_grid=SVC_C_GRID, seed: int
 
     Shapes: ``X_train`` (|T|, p), ``y_train`` (|T|,), ``X_val`` (|V|, p), ``y_val`` (|V|,), labels in
     {-1, +1}. ``C_grid``: positive constants. Returns ``{"C", "w" (p,), "b", "val_acc", "val_hinge"}`` with
-    ``f(x) = x^T w - b``. Raises ValueError when the training set has one class."""
+    ``f(x) = x^T w - b``. Raises InputError (a ValueError) for the inputs of the module docstring: labels
+    other than -1 and +1, one class in the training set, an empty validation set, NaN, other shapes, or a
+    ``C_grid`` that is empty or holds a constant <= 0."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
 
-    X_t, y_t = np.asarray(X_train, float), np.asarray(y_train, float)
-    X_v, y_v = np.asarray(X_val, float), np.asarray(y_val, float)
+    X_t, y_t, X_v, y_v, C_grid = _checked(X_train, y_train, X_val, y_val, C_grid, "C_grid", allow_zero=False)
     cands = []
     for C in C_grid:
         with warnings.catch_warnings():
@@ -62,10 +81,10 @@ def linear_svc_grid(X_train, y_train, X_val, y_val, C_grid=SVC_C_GRID, seed: int
 
 def lp_svm_box_grid(X_train, y_train, X_val, y_val, grid=BOX_GRID) -> dict:
     """Grid search of the LP-SVM with a uniform box ``w_bar = c 1`` (module docstring), each fit by
-    :func:`bilevel.hinge_lp`. Shapes as :func:`linear_svc_grid`. Returns ``{"c", "w" (p,), "b", "val_acc",
-    "val_hinge"}``. Raises bilevel.SolverError if an LP fails."""
-    X_t, y_t = np.asarray(X_train, float), np.asarray(y_train, float)
-    X_v, y_v = np.asarray(X_val, float), np.asarray(y_val, float)
+    :func:`bilevel.hinge_lp`. Shapes as :func:`linear_svc_grid`; ``grid``: constants >= 0. Returns ``{"c",
+    "w" (p,), "b", "val_acc", "val_hinge"}``. Raises InputError as :func:`linear_svc_grid` (a ``grid`` that is
+    empty or holds a constant < 0), bilevel.SolverError if an LP fails."""
+    X_t, y_t, X_v, y_v, grid = _checked(X_train, y_train, X_val, y_val, grid, "grid", allow_zero=True)
     cands = []
     for c in grid:
         fit = bilevel.hinge_lp(np.full(X_t.shape[1], float(c)), (X_t, y_t))
