@@ -31,6 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from bilevel.errors import InputError
+from bilevel.validation import check_features, check_hyperplane, check_positive, check_xy
+
 
 def max_confidence_attack(X, y, w, b, rho: float, mask=None) -> np.ndarray:
     """Perturb the rows of ``X`` by the closed-form maximum-confidence evasion attack (module docstring).
@@ -49,20 +52,20 @@ def max_confidence_attack(X, y, w, b, rho: float, mask=None) -> np.ndarray:
 
     Raises
     ------
-    ValueError for mismatched shapes, labels outside {-1, +1}, or ``rho < 0`` / not finite.
+    InputError (a ValueError) for mismatched shapes, NaN or inf in ``X``, ``w`` or ``b`` (a NaN weight made
+    every row NaN, a NaN feature its row), labels outside {-1, +1}, or ``rho < 0`` / not finite.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     w = np.asarray(w, dtype=float)
     if X.ndim != 2 or y.shape != (X.shape[0],) or w.shape != (X.shape[1],):
-        raise ValueError(f"need X (n, p), y (n,), w (p,); got X {X.shape}, y {y.shape}, w {w.shape}")
-    if not np.isin(y, (-1.0, 1.0)).all():
-        raise ValueError("labels y must be -1 or +1")
-    if not (np.isfinite(rho) and rho >= 0):
-        raise ValueError(f"rho must be a finite number >= 0; got {rho}")
+        raise InputError(f"need X (n, p), y (n,), w (p,); got X {X.shape}, y {y.shape}, w {w.shape}")
+    X, y = check_xy(X, y, "attacked", both_classes=False)
+    w, b = check_hyperplane(w, b, X.shape[1])
+    rho = check_positive(rho, "rho", allow_zero=True)
     mask = np.ones(len(y), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
     if mask.shape != y.shape:
-        raise ValueError(f"mask must have shape {y.shape}; got {mask.shape}")
+        raise InputError(f"mask must have shape {y.shape}; got {mask.shape}")
     X_adv = X.copy()
     norm = float(np.linalg.norm(w))
     if rho == 0 or norm == 0.0:
@@ -74,8 +77,13 @@ def max_confidence_attack(X, y, w, b, rho: float, mask=None) -> np.ndarray:
 
 def margin_mask(X, w, b, width: float = 1.0) -> np.ndarray:
     """(n,) booleans: rows of ``X`` (n, p) strictly inside the margin of ``f(x) = x^T w - b``,
-    ``|x^T w - b| < width`` (the paper attacks the points inside the optimistic hyperplane's margin)."""
-    return np.abs(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) - float(b)) < width
+    ``|x^T w - b| < width`` (the paper attacks the points inside the optimistic hyperplane's margin).
+    Raises InputError for NaN or inf in ``X``, ``w`` or ``b`` (a NaN weight left every row outside the
+    margin, silently: no point attacked), other shapes, or ``width`` not a finite number > 0."""
+    X = check_features(X, "margin")
+    w, b = check_hyperplane(w, b, X.shape[1])
+    width = check_positive(width, "width")
+    return np.abs(X @ w - b) < width
 
 
 def fit_surrogate_svm(X_train, y_train, C: float = 1.0) -> tuple[np.ndarray, float]:
@@ -84,13 +92,14 @@ def fit_surrogate_svm(X_train, y_train, C: float = 1.0) -> tuple[np.ndarray, flo
     ``C = 1``) trained on the training set only.
 
     Shapes: ``X_train`` (|T|, p), ``y_train`` (|T|,) in {-1, +1} with both classes. Returns ``(w, b)`` with
-    ``f(x) = x^T w - b`` (scikit-learn's intercept is ``-b``). Raises ValueError for one class."""
+    ``f(x) = x^T w - b`` (scikit-learn's intercept is ``-b``). Raises InputError (a ValueError) for one
+    class, labels other than -1 and +1 (labels {1, 2} gave a ``w`` pointing to class 1, {0, 1} were fitted
+    and left the attack to refuse them), NaN, or ``C`` not a finite number > 0."""
     from sklearn.svm import SVC
 
-    y_train = np.asarray(y_train, dtype=float)
-    if len(np.unique(y_train)) < 2:
-        raise ValueError("the surrogate SVM needs both classes in the training set")
-    svc = SVC(kernel="linear", C=float(C)).fit(np.asarray(X_train, dtype=float), y_train)
+    X_train, y_train = check_xy(X_train, y_train, "train")
+    C = check_positive(C, "C")
+    svc = SVC(kernel="linear", C=C).fit(X_train, y_train)
     w = np.asarray(svc.coef_, dtype=float).ravel()
     b = -float(svc.intercept_[0])
     if svc.classes_[1] != 1.0:  # scikit-learn's decision_function is positive for classes_[1]

@@ -85,3 +85,46 @@ def test_margin_mask_and_surrogate_sign(problem):
     assert np.allclose(X @ ws - bs, ref.decision_function(X))
     with pytest.raises(ValueError, match="both classes"):
         fit_surrogate_svm(X, np.ones(len(y)))
+
+
+def test_nan_inputs_and_other_label_codings_are_refused(problem):
+    # NaN used to pass through silently: a NaN weight made every attacked row NaN (and left every row outside
+    # margin_mask, so no point was attacked), a NaN feature its row; labels {1, 2} gave the surrogate a w
+    # pointing to class 1, which the attack then read as the -1 class.
+    from bilevel.errors import InputError
+
+    X, y, w, b = problem
+    w_nan, X_nan = w.copy(), X.copy()
+    w_nan[0], X_nan[2, 1] = np.nan, np.nan
+    with pytest.raises(InputError, match="finite"):
+        max_confidence_attack(X, y, w_nan, b, 0.3)
+    with pytest.raises(InputError, match="NaN"):
+        max_confidence_attack(X_nan, y, w, b, 0.3)
+    with pytest.raises(InputError, match="finite"):
+        max_confidence_attack(X, y, w, np.nan, 0.3)
+    with pytest.raises(InputError, match="finite"):
+        margin_mask(X, w_nan, b)
+    with pytest.raises(InputError, match="NaN"):
+        margin_mask(X_nan, w, b)
+    with pytest.raises(InputError, match="width"):
+        margin_mask(X, w, b, width=-1.0)
+    with pytest.raises(InputError, match="labels -1 and \\+1"):
+        fit_surrogate_svm(X, np.where(y > 0, 2.0, 1.0))
+    with pytest.raises(InputError, match="labels -1 and \\+1"):
+        fit_surrogate_svm(X, (y > 0).astype(float))
+    with pytest.raises(InputError, match="NaN"):
+        fit_surrogate_svm(X_nan, y)
+
+
+def test_attack_matches_the_closed_form_against_a_numerical_minimiser(problem):
+    # The paper bounds the perturbation in l2 (Section 5.1.2): the minimiser of y f(x + d) over ||d||_2 <= rho
+    # is d = -rho y w / ||w||_2 (dual norm of l2 is l2), found here by scipy's SLSQP independently.
+    from scipy.optimize import minimize
+
+    X, y, w, b = problem
+    rho = 0.7
+    X_adv = max_confidence_attack(X, y, w, b, rho)
+    for i in range(4):
+        res = minimize(lambda d: y[i] * ((X[i] + d) @ w - b), np.zeros(len(w)), method="SLSQP",
+                       constraints=[{"type": "ineq", "fun": lambda d: rho ** 2 - d @ d}])
+        np.testing.assert_allclose(X_adv[i], X[i] + res.x, atol=1e-4)
