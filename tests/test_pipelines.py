@@ -207,6 +207,41 @@ def test_rgpt_orphans_and_prior():
     assert best.candidates[0] != best.front.max()
 
 
+def test_rgpt_equal_p_values_share_a_depth_level():
+    """Candidates with equal p-values on Z_OPT have equal Bradley-Terry scores (Eqs. (10)-(12)), so the
+    clustering of Sec. 3.2.1 must put them at one depth. The fit returned such scores a few ulps apart, and with
+    D < |front| clustering split them: a candidate became the child of its exact tie. Oracle: the levels and
+    parents of Alg. 2 recomputed from the exact scores -log p (proportional to the BT scores when n_p = 0)."""
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    # Z_OPT: candidate 0 has 4 losses in 20 rows (risk 0.2 < alpha = 0.3), candidates 1-3 have 8, 9, 10 (all
+    # p = 1); costs fall with the risk, so all four are on the front
+    n_opt, counts = 20, [4, 8, 9, 10]
+    opt = (np.arange(n_opt)[:, None] < np.array(counts)[None, :]).astype(float)
+    split = (np.arange(n_opt), np.arange(n_opt, 2 * n_opt))
+    res = rg_pt(np.vstack([opt, opt]), 0.3, DELTA, aux=np.array([4.0, 3.0, 2.0, 1.0]), split=split, n_levels=3)
+    level = dict(zip(res.candidates.tolist(), res.levels.tolist()))
+    assert level == {0: 1, 1: 2, 2: 2, 3: 2}
+    assert res.parents == {0: [], 1: [0], 2: [0], 3: [0]}
+
+    # random instances: equal p-values on Z_OPT, equal levels, the levels of clustering the exact -log p
+    rng = np.random.default_rng(7)
+    n_checked = 0
+    for seed in range(40):
+        th = 0.75 + 0.2 * rng.random(7)
+        losses = ((rng.random((30, 1)) + 0.3 * rng.random((30, 7))) > th).astype(float)
+        res = rg_pt(losses, 0.3, DELTA, aux=th, seed=seed, n_levels=3)
+        if res.candidates.size <= 3:  # D >= |front|: a chain, one candidate per level by design
+            continue
+        n_checked += 1
+        exact = -np.log(res.p_values_opt)
+        labels = fcluster(linkage(exact[:, None], "ward"), t=3, criterion="maxclust")
+        for i in range(exact.size):
+            for j in range(exact.size):
+                assert (labels[i] == labels[j]) == (res.levels[i] == res.levels[j])
+    assert n_checked >= 10
+
+
 def test_per_example_aux_and_several_risks():
     losses, cost, _ = simulate(7)
     n, m = losses.shape

@@ -421,6 +421,26 @@ def pareto_testing(
 # --------------------------------------------------------------------------------------------------
 
 
+#: Bradley-Terry log-scores closer than this (relative to ``max(1, |score|)``) are one score. Candidates with equal
+#: p-values on ``Z_OPT`` have equal scores in exact arithmetic, but the fit returns them a few ulps apart, and
+#: clustering then split them into different depth levels, one the parent of the other.
+_SCORE_TIE_RTOL = 1e-9
+
+
+def _merge_score_ties(log_scores: np.ndarray) -> np.ndarray:
+    """``log_scores`` with every run of values within ``_SCORE_TIE_RTOL`` of the run's smallest value set to it
+    exactly, so that depth levels, test order and the orphans' best parent treat them as the ties they are."""
+    out = np.array(log_scores, dtype=float)
+    order = np.argsort(out, kind="stable")
+    head = out[order[0]]
+    for i in order[1:]:
+        if out[i] - head <= _SCORE_TIE_RTOL * max(1.0, abs(head)):
+            out[i] = head
+        else:
+            head = out[i]
+    return out
+
+
 def _depth_levels(log_scores: np.ndarray, n_levels: int, method: str) -> np.ndarray:
     """Cluster 1-D log-scores into at most ``n_levels`` groups; level 1 = highest scores."""
     k = log_scores.size
@@ -471,6 +491,8 @@ def rg_pt(
        of the Bradley-Terry **log**-scores into ``D = n_levels`` clusters, level 1 = most reliable. Log
        scale because with ``n_p = 0`` the scores are ``1 / p``-values, which span many orders of
        magnitude; clustering raw scores would isolate the top candidate and lump all others together.
+       Scores equal up to round-off (relative ``1e-9``; e.g. equal p-values on ``Z_OPT``) are ties: one
+       level (ordered by index in a chain), one rank when the orphans' best parent is picked.
        ``D >= |front|`` gives one candidate per level (a chain, i.e. PT with FDR control); ``D = 1``
        gives no edges (BH/BY on the front, like LTT).
     5. Parents: for each candidate at level ``d >= 2``, the non-negative Lasso (Eq. (13),
@@ -539,7 +561,7 @@ def rg_pt(
     # 3. Bradley-Terry scores on Z_OPT (+ prior)
     if k > 1:
         wins = rgpt_win_counts(p_opt, opt_idx.size, eta=None if eta is None else eta[np.ix_(front, front)], n_p=n_p)
-        log_s = bradley_terry(wins, return_log=True)
+        log_s = _merge_score_ties(bradley_terry(wins, return_log=True))
     else:
         log_s = np.zeros(1)
 
