@@ -359,7 +359,7 @@ def pareto_testing(
 
     1. Split the calibration rows into ``Z_OPT`` and ``Z_MHT`` (``opt_fraction``, ``seed`` or ``split``).
     2. On ``Z_OPT``: the Pareto front of (estimated risks, auxiliary objectives); order it by increasing
-       p-value on ``Z_OPT`` (ties: smaller estimated risk, then smaller index).
+       p-value on ``Z_OPT`` (ties: smaller estimated first risk, then smaller index).
     3. On ``Z_MHT``: p-values of the ordered front, then fixed-sequence testing
        (:func:`~bilevel.certify.procedures.fixed_sequence`): FWER (``control="fwer"``, default; level
        ``delta / min(max_failures, front size)``) or FDR (``control="fdr"``, Eq. (14) of the RG-PT paper).
@@ -493,7 +493,8 @@ def rg_pt(
        magnitude; clustering raw scores would isolate the top candidate and lump all others together.
        Scores equal up to round-off (relative ``1e-9``; e.g. equal p-values on ``Z_OPT``) are ties: one
        level (ordered by index in a chain), one rank when the orphans' best parent is picked.
-       ``D >= |front|`` gives one candidate per level (a chain, i.e. PT with FDR control); ``D = 1``
+       ``D >= |front|`` gives one candidate per level (a chain, i.e. PT with FDR control, but with
+       tied p-values ordered by index where PT orders them by estimated risk); ``D = 1``
        gives no edges (BH/BY on the front, like LTT).
     5. Parents: for each candidate at level ``d >= 2``, the non-negative Lasso (Eq. (13),
        :func:`bilevel.ranking.nonnegative_lasso`, penalty ``tau`` on the *sum* over rows) of its
