@@ -59,6 +59,15 @@ bilevel optimum. The derivations:
    with ``S^F_j = (1/|V_f|) sum_{k in V_f} |x_kj|`` and ``S^T_j = (1/|T|) sum_{i in T} |x_ij|``, and
    the budget slack is at most ``H``.
 
+   **A floor on the multipliers' constants.** A larger constant is valid too, and ``M^mu_j`` is raised to
+   at least ``MU_FLOOR = 1e-3``. For a feature of tiny values (``|x_ij|`` about 1e-6) ``S_j`` falls below
+   HiGHS's feasibility tolerance (1e-6), and HiGHS then treats ``mu+-_j`` in ``[0, S_j]`` as if fixed to 0,
+   so the stationarity row in ``w_j`` forces the duals in it, which have coefficients of the same tiny size,
+   to 0: it cut off the bilevel optimum and proved a worse point "optimal" (a pessimistic instance with one
+   feature of size 1e-7 next to one of size 10: 0.5095, best bound 0.5095, verified, against the optimum 0
+   at ``w_bar = 0``; a floor of 1e-6 still did so, 3e-6 no longer). The slip a binary within HiGHS's
+   integrality tolerance allows, ``1e-6 M``, stays below 1e-9.
+
 9. **Bound tightening by LPs.** Every training optimum at any ``w_bar >= w_bar_lb`` has mean training
    hinge ``v*(w_bar) <= v*(w_bar_lb)`` (a larger box only enlarges the LP), and an epsilon-follower at most
    ``(1 + epsilon)`` times that; and ``|w| <= w_bar_ub``. So the least and largest margin of each point,
@@ -229,6 +238,16 @@ def _tightened(X_train, y_train, w_bar_ub, budget, X_rows, labels, cutoff=None):
     return m_lo, m_hi, -hi[-1], -lo[-1]  # b = -f(0)
 
 
+MU_FLOOR = 1e-3  # least big-M constant of a box multiplier mu+-_j (item 8 of the module docstring)
+
+
+def mu_big_m(sums: np.ndarray) -> np.ndarray:
+    """The big-M constants (p,) of the box multipliers ``mu+-_j`` (items 4 and 8 of the module docstring):
+    the bound ``sums`` (p,) of ``|mu+_j - mu-_j|`` from stationarity, raised to at least :data:`MU_FLOOR`
+    (HiGHS mishandles a variable whose range is below its feasibility tolerance)."""
+    return np.maximum(np.asarray(sums, dtype=float), MU_FLOOR)
+
+
 def feature_reach(X: np.ndarray, w_bar_ub: np.ndarray) -> np.ndarray:
     """``R_i = sum_j |x_ij| w_bar_ub_j``: the largest ``|x_i^T w|`` inside the box. Shape (n,)."""
     return np.abs(X) @ w_bar_ub
@@ -267,7 +286,7 @@ def optimistic_big_m(X_train, y_train, X_val, w_bar_ub, least_loss_bound: float 
         xi=1.0 + f_t,
         slack=np.maximum(f_t - 1.0, 0.0),
         beta=1.0 / n_t,
-        mu=np.abs(X_train).sum(axis=0) / n_t,
+        mu=mu_big_m(np.abs(X_train).sum(axis=0) / n_t),
         box=2.0 * np.asarray(w_bar_ub, dtype=float),
         g=1.0 + feature_reach(X_val, w_bar_ub) + b,
     )
@@ -360,8 +379,8 @@ def pessimistic_big_m(
         lam=1.0,  # lam = lambda/(1+lambda) < 1 whatever the bound: the model need not change with it
         kappa_min=1.0 / (1.0 + float(lambda_bound)),
         beta=1.0 / n_t,
-        mu=np.maximum(np.abs(X_val[np.asarray(flipped, dtype=int)]).sum(axis=0) / n_f,
-                      np.abs(X_train).sum(axis=0) / n_t),
+        mu=mu_big_m(np.maximum(np.abs(X_val[np.asarray(flipped, dtype=int)]).sum(axis=0) / n_f,
+                               np.abs(X_train).sum(axis=0) / n_t)),
         box=2.0 * np.asarray(w_bar_ub, dtype=float),
     )
     if least_loss_bound is None or y_val is None:

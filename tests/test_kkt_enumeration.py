@@ -184,3 +184,26 @@ def test_the_printed_eq24_replica_is_not_capped_below_a_better_follower():
                        replica="feasible", mip_gap=0.0)
     assert res.optimal and res.verified
     assert _close(value, 7 / 11) and _close(res.objective, value), (res.objective, value)
+
+
+def test_a_feature_of_tiny_values_does_not_cut_off_the_optimum():
+    """Feature 0 of size 1e-7..1e-6 next to feature 1 of size 10: the box multipliers of feature 0 were bounded
+    by their stationarity bound, about 9e-7, below HiGHS's feasibility tolerance; HiGHS then treated them as
+    fixed to 0 and the stationarity row in w_0 forced the duals in it to 0. The pessimistic MILP built around
+    the MIP start proved 0.5095 "optimal" (verified) against the optimum 0 at w_bar = 0 (w = 0, b = -1: the
+    validation point at f = 1), and the model with w_bar fixed to 0 was called infeasible."""
+    Xt = np.array([[1.5e-7, 20.0], [-2.1e-6, -1.4], [5.8e-7, 13.2]])
+    yt = np.array([1.0, -1.0, 1.0])
+    Xv = np.array([[-2.3e-7, 8.7]])
+    yv = np.array([1.0])
+    bounds = (np.zeros(2), np.array([0.0, 0.3]))
+    Vf = np.array([0])
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, Vf, 0.0, bounds)
+    assert _close(value, 0.0)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", flip=Vf, w_bar_bounds=bounds)
+    assert res.optimal and res.verified
+    assert _close(res.objective, value), (res.objective, value)
+    model = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, Vf, 0.0, bounds)
+    for j in model.w_bar:
+        model.w_bar[j].fix(0.0)
+    assert _close(bilevel.solve_model(model).objective, 0.0)
