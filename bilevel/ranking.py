@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from scipy import optimize
 from scipy.sparse.csgraph import connected_components
@@ -385,7 +387,10 @@ def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 _QP_ITERATION_LIMIT = 100_000  # HiGHS's active-set QP can cycle on degenerate 0/1 designs; then try the other form
-_QP_REGULARIZATION = 1e-10  # 0 made HiGHS stop at points violating the KKT conditions on some random designs
+# qp_regularization_value, tried in turn: 0 made HiGHS stop at points violating the KKT conditions on some random
+# designs; 1e-10 made it declare the QP "non-convex" (status Not Set) or cycle when X has more columns than
+# rows (the beta directions in the null space of X have no other curvature); 1e-7 is HiGHS's default
+_QP_REGULARIZATIONS = (1e-10, 1e-7)
 _REFINEMENTS = 3  # rounds of iterative refinement after both QP forms missed the KKT conditions (one was enough)
 
 
@@ -397,15 +402,18 @@ def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     equivalent problem), so that HiGHS's absolute tolerances mean the same whatever the units of the data
     (unscaled, a single column of norm 0.01 made HiGHS report the residual form "unbounded"). It is solved
     in residual form over a thin QR factor (:func:`_residual_qp`) and, if that run fails or its point
-    violates the KKT conditions (:func:`_kkt_residual`), in Gram form (:func:`_gram_qp`). HiGHS 1.15 mis-solved the Gram form on rank-deficient 0/1 designs (non-optimal
-    points marked optimal, or "unbounded") and cycled on the residual form of degenerate ones, so neither
-    form alone is enough. When neither point meets the KKT conditions, the best one (``beta = 0`` if both
-    runs failed) is refined: the correction ``beta + s u`` (``s`` its KKT residual) solves the same problem
-    for the residual target ``(v - x beta) / s``, the penalty ``tau / s`` and ``u >= -beta / s``, in which
-    the remaining error is of size 1 again. (With ``tau`` just below ``2 max_j x_j^T v`` the optimum is a
-    small ``beta`` whose gradient terms are ~1e-4 of the data: HiGHS returned ``beta = 0`` as optimal, or
-    "unbounded", for both forms.) Raises SolverError when no round gives a point that meets the KKT
-    conditions."""
+    violates the KKT conditions (:func:`_kkt_residual`), in Gram form (:func:`_gram_qp`). HiGHS 1.15
+    mis-solved the Gram form on rank-deficient 0/1 designs (non-optimal points marked optimal, or
+    "unbounded") and cycled on the residual form of degenerate ones, so neither form alone is enough. Both
+    forms run first with HiGHS's Hessian regularisation lowered to 1e-10, then with its default 1e-7
+    (``_QP_REGULARIZATIONS``): with more columns than rows 1e-10 made HiGHS call both forms "non-convex"
+    (status "Not Set") or cycle, on about 5% of random designs. When no point meets the KKT conditions, the
+    best one (``beta = 0`` if all runs failed) is refined: the correction ``beta + s u`` (``s`` its KKT
+    residual) solves the same problem for the residual target ``(v - x beta) / s``, the penalty ``tau / s``
+    and ``u >= -beta / s``, in which the remaining error is of size 1 again. (With ``tau`` just below
+    ``2 max_j x_j^T v`` the optimum is a small ``beta`` whose gradient terms are ~1e-4 of the data: HiGHS
+    returned ``beta = 0`` as optimal, or "unbounded", for both forms.) Raises SolverError when no round gives
+    a point that meets the KKT conditions."""
     if tau >= 2.0 * float(np.max(x.T @ v)):
         return np.zeros(x.shape[1])
     xs, vs, penalty, unscale = _scaled_problem(x, v, tau)
@@ -413,17 +421,18 @@ def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     beta, scale = np.zeros(xs.shape[1]), 1.0
     for attempt in range(1 + _REFINEMENTS):
         best = None
-        for form in (_residual_qp, _gram_qp):
+        for regularization, form in itertools.product(_QP_REGULARIZATIONS, (_residual_qp, _gram_qp)):
+            name = f"{form.__name__.lstrip('_')} (regularisation {regularization:.0e})"
             try:
-                step = form(xs, (vs - xs @ beta) / scale, penalty / scale, -beta / scale)
+                step = form(xs, (vs - xs @ beta) / scale, penalty / scale, -beta / scale, regularization)
             except SolverError as exc:
-                failures.append(f"{form.__name__.lstrip('_')}: {exc}")
+                failures.append(f"{name}: {exc}")
                 continue
             candidate = np.maximum(beta + scale * step, 0.0)
             residual, tol = _kkt_residual(xs, vs, penalty, candidate)
             if residual <= tol:
                 return unscale(candidate)
-            failures.append(f"{form.__name__.lstrip('_')}: KKT conditions violated by {residual:.2e} "
+            failures.append(f"{name}: KKT conditions violated by {residual:.2e} "
                             f"(scaled problem, tolerance {tol:.1e})")
             if best is None or residual < best[1]:
                 best = (candidate, residual)
@@ -464,12 +473,12 @@ def _scaled_problem(x: np.ndarray, v: np.ndarray, tau: float):
     return x[:, used] / norms[used], v / sigma, tau / (sigma * norms[used]), unscale
 
 
-def _run_qp(lp, hess, what: str) -> np.ndarray:
+def _run_qp(lp, hess, what: str, regularization: float) -> np.ndarray:
     """Solve the QP ``(lp, hess)`` with HiGHS within ``_QP_ITERATION_LIMIT`` iterations; its column values.
 
     HiGHS adds ``qp_regularization_value`` (default 1e-7) to the Hessian's diagonal, which biases the
-    solution by about that much relative to the curvature of the data (5e-4 relative for a column of norm
-    0.01): it is lowered to ``_QP_REGULARIZATION``, enough for HiGHS on semidefinite Hessians."""
+    solution by about that much relative to the curvature of the data; it is set to ``regularization`` (one of
+    ``_QP_REGULARIZATIONS``: 1e-10 first, which is not always enough for HiGHS on semidefinite Hessians)."""
     import highspy
 
     from .highs_run import run_to_optimality, silent_highs
@@ -479,15 +488,17 @@ def _run_qp(lp, hess, what: str) -> np.ndarray:
     model.hessian_ = hess
     h = silent_highs()
     h.setOptionValue("qp_iteration_limit", _QP_ITERATION_LIMIT)
-    h.setOptionValue("qp_regularization_value", _QP_REGULARIZATION)
+    h.setOptionValue("qp_regularization_value", regularization)
     run_to_optimality(h, model, what)
     return np.asarray(h.getSolution().col_value, dtype=float)
 
 
-def _residual_qp(x: np.ndarray, v: np.ndarray, tau, lower=0.0) -> np.ndarray:
+def _residual_qp(x: np.ndarray, v: np.ndarray, tau, lower=0.0,
+                 regularization: float = _QP_REGULARIZATIONS[0]) -> np.ndarray:
     """``min ||r||^2 + tau^T beta  s.t.  r + R beta = Q^T v,  beta >= lower`` over a thin QR factor
     ``x = Q R``: Eq. (13) minus the constant ``||v||^2 - ||Q^T v||^2``, with ``min(n, k)`` residuals and the
-    Hessian ``2 I`` on ``r``; ``tau`` and ``lower`` numbers or one per column. Returns ``beta`` (k,)."""
+    Hessian ``2 I`` on ``r``; ``tau`` and ``lower`` numbers or one per column; ``regularization`` as in
+    :func:`_run_qp`. Returns ``beta`` (k,)."""
     import highspy
 
     k = x.shape[1]
@@ -515,12 +526,14 @@ def _residual_qp(x: np.ndarray, v: np.ndarray, tau, lower=0.0) -> np.ndarray:
     hess.start_ = np.concatenate([np.zeros(k + 1), np.arange(1, d + 1)]).astype(np.int32)
     hess.index_ = np.arange(k, k + d, dtype=np.int32)
     hess.value_ = np.full(d, 2.0)
-    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (residual form)")[:k], lower)
+    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (residual form)", regularization)[:k], lower)
 
 
-def _gram_qp(x: np.ndarray, v: np.ndarray, tau, lower=0.0) -> np.ndarray:
+def _gram_qp(x: np.ndarray, v: np.ndarray, tau, lower=0.0,
+             regularization: float = _QP_REGULARIZATIONS[0]) -> np.ndarray:
     """``min beta^T (x^T x) beta + (tau - 2 x^T v)^T beta,  beta >= lower``: Eq. (13) minus ``||v||^2``, Hessian
-    ``2 x^T x``; ``tau`` and ``lower`` numbers or one per column. Returns ``beta`` (k,)."""
+    ``2 x^T x``; ``tau`` and ``lower`` numbers or one per column; ``regularization`` as in :func:`_run_qp`.
+    Returns ``beta`` (k,)."""
     import highspy
 
     k = x.shape[1]
@@ -545,7 +558,7 @@ def _gram_qp(x: np.ndarray, v: np.ndarray, tau, lower=0.0) -> np.ndarray:
     hess.start_ = np.searchsorted(cols, np.arange(k + 1)).astype(np.int32)
     hess.index_ = rows.astype(np.int32)
     hess.value_ = values
-    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (Gram form)"), lower)
+    return np.maximum(_run_qp(lp, hess, "non-negative Lasso QP (Gram form)", regularization), lower)
 
 
 def _kkt_residual(x: np.ndarray, v: np.ndarray, tau, beta: np.ndarray) -> tuple[float, float]:

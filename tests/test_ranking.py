@@ -544,3 +544,34 @@ def test_return_log_must_be_a_bool():
     for bad in ("no", 1, None):  # "no" was truthy and returned the log-scores
         with pytest.raises(InputError, match="return_log must be True or False"):
             bradley_terry(wins, return_log=bad)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_nonnegative_lasso_with_more_columns_than_rows():
+    """Bug: with n < k the directions of beta in the null space of X have no curvature but HiGHS's regularisation,
+    which had been lowered to 1e-10: HiGHS called both QP forms "non-convex" (status "Not Set") or cycled in the
+    residual form, and nonnegative_lasso raised SolverError on ~5% of random n < k designs (the 0/1 design below
+    included, with y = X beta for a non-negative beta). The objective is at most scikit-learn's
+    Lasso(positive=True, alpha=tau / (2 n)) and the KKT conditions of Eq. (13) hold."""
+    rows = ["1011011000011", "0101011000001", "0101010001111", "1000000100011", "0001001110000", "0000001111110"]
+    X = np.array([[float(c) for c in row] for row in rows])
+    y = np.array([3.4120792443394943, 0.9869658466672016, 3.6461368773534417, 1.387841467110109,
+                  0.8543199130264727, 2.994119114350042])
+    cases = [(X, y, 0.01)]
+    rng = np.random.default_rng(1)
+    for trial in range(90):
+        n = int(rng.integers(1, 6))
+        k = int(rng.integers(n + 1, 16))
+        X = rng.standard_normal((n, k)) if trial % 2 else (rng.random((n, k)) < 0.5).astype(float)
+        cases.append((X, rng.random(n), float(rng.choice([1e-4, 0.01, 0.1]))))
+    for X, y, tau in cases:
+        beta = nonnegative_lasso(X, y, tau)
+        ref = Lasso(alpha=tau / (2 * len(y)), positive=True, fit_intercept=False, tol=1e-14,
+                    max_iter=1_000_000).fit(X, y).coef_
+
+        def objective(b):
+            return np.sum((y - X @ b) ** 2) + tau * b.sum()
+
+        assert np.all(beta >= 0) and objective(beta) <= objective(ref) + 1e-9 * max(1.0, y @ y)
+        g = 2 * X.T @ (X @ beta - y) + tau  # KKT: g >= 0, and g = 0 where beta > 0
+        assert g.min() >= -1e-5 and np.all(np.abs(g[beta > 0]) <= 1e-5)
