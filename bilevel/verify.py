@@ -142,8 +142,6 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         replica_loss = float(xi_hat.mean())
         replica_hinge = float(hinge(X_t, y_t, w_hat, b_hat).mean())
         budget = (1 + eps) * replica_loss
-        if budget < train_min.value - tolerance:
-            msgs.append(f"the epsilon budget {budget:.6g} is below the least training loss {train_min.value:.6g}")
         budget_lp = max(budget, train_min.value)  # guards the LP against round-off below the minimum
         # A budget at the least training loss itself can be called infeasible (a box 1e-8 inside the returned
         # w_bar raised SolverError here): then it gets a round-off slack, then the tolerance.
@@ -172,12 +170,24 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         pair(np.array([lam / lam_bound]), np.array([budget - xi.mean()]))
         station = np.concatenate([-(alpha * ybar) @ X_f - (beta * y_t) @ X_t + mu, [alpha @ ybar + beta @ y_t]])
         replica_box = float(max(0.0, np.max(np.abs(w_hat) - w_bar)))
-        replica_ok = (
-            replica_loss >= replica_hinge - tolerance and replica_box <= tolerance
-            and budget >= train_min.value - tolerance
-        )
-        if not replica_ok:
-            msgs.append("the replica is not feasible: its xi_hat is below its hinge loss or w_hat leaves the box")
+        # Every feasible replica has a loss of at least the least training loss at w_bar (so a budget of at least
+        # (1 + epsilon) times that); checking the budget alone against the least loss let the replica's loss lie
+        # below it. That loss can lie far below it within the tolerances: w_hat may leave the box by
+        # `tolerance` in its own units, which moves each hinge by |x_i| times that (features of scale 100: a
+        # replica loss 5e-4 below the least, and an objective 7.5e-4 below the least of the exact follower
+        # optima, were verified).
+        replica_ok = True
+        if replica_loss < replica_hinge - tolerance:
+            replica_ok = False
+            msgs.append(f"the replica is not feasible: its mean xi_hat {replica_loss:.6g} is below its mean hinge "
+                        f"loss {replica_hinge:.6g}")
+        if replica_box > tolerance:
+            replica_ok = False
+            msgs.append(f"the replica is not feasible: w_hat leaves the box [-w_bar, w_bar] by {replica_box:.3g}")
+        if replica_loss < train_min.value - tolerance:
+            replica_ok = False
+            msgs.append(f"the replica is not feasible: its training loss {replica_loss:.6g} is below the least "
+                        f"training loss {train_min.value:.6g} at w_bar (its epsilon budget {budget:.6g} is too small)")
         if info.get("replica") == "optimal" and replica_loss - train_min.value > tolerance:
             replica_ok = False
             msgs.append(f"the replica should be training-optimal but its loss exceeds the minimum by "

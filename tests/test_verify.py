@@ -77,3 +77,32 @@ def test_verify_reports_instead_of_raising_when_the_follower_budget_sits_at_the_
             r.model.w_bar[j].set_value(r.w_bar[j] - shrink, skip_validation=True)
         report = bilevel.verify_model(r.model)  # a report, verified or not, never an exception
         assert report.verified or report.messages
+
+
+def test_a_replica_whose_loss_is_below_the_least_training_loss_is_not_verified():
+    """Pessimistic epsilon = 0.2, features of scale 100: a replica with w_hat 0.99 tol outside the box (within
+    the box tolerance) has a training loss far below the least one at w_bar, so its budget is too small. Only
+    the budget was compared with the least loss, so the replica passed, and with it a follower whose objective
+    lies below the least over the exact follower optima (independent oracle: tests/oracles.lp)."""
+    from oracles import lp, tiny_instance
+
+    X_t, y_t, X_v, y_v = tiny_instance(0)
+    X_t, X_v = 100 * X_t, 100 * X_v
+    flipped, eps, tol = np.arange(len(y_v)), 0.2, 1e-5
+    T, V, F = (X_t, y_t), (X_v, y_v), (X_v[flipped], -y_v[flipped])
+    model = bilevel.build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, epsilon=eps)
+    w_bar = np.array([0.005, 0.002])
+    replica = bilevel.hinge_lp(w_bar + 0.99 * tol, T)  # |w_hat| <= w_bar + 0.99 tol
+    least = lp(w_bar, T)
+    assert replica.value < least - 10 * tol
+    budget = (1 + eps) * replica.value
+    flipped_min = bilevel.hinge_lp(w_bar, F, [(*T, budget)]).value
+    point = bilevel.hinge_lp(w_bar, V, [(*T, budget), (*F, flipped_min * (1 + 1e-12))])
+    exact = (1 + eps) * least * (1 + 1e-12)  # the oracle's least objective over the exact follower optima
+    best = lp(w_bar, V, [(*T, exact), (*F, lp(w_bar, F, [(*T, exact)]) * (1 + 1e-12) + 1e-12)])
+    assert point.value < best - 10 * tol
+    _load(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+    ver = bilevel.verify_model(model, tolerance=tol)
+    assert ver.replica_gap < -10 * tol
+    assert not ver.verified
+    assert any("below the least training loss" in m for m in ver.messages), ver.messages
