@@ -151,7 +151,9 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         inner_val = float(hinge(X_f, ybar, w, b).mean())
         best = best_exact = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget_lp), (X_f, ybar, inner_opt)], tolerance)
         budget_exact = (1 + eps) * train_min.value  # a training-optimal replica's budget, without its tolerance
-        if info.get("replica", "optimal") == "optimal" and budget_lp > budget_exact * (1 + 1e-12) + 1e-15:
+        # Below the exact budget as well as above it: a replica loss up to the tolerance under the least one
+        # shrinks the follower's budget, which moves its optimal face and can lower the least objective.
+        if info.get("replica", "optimal") == "optimal" and abs(budget_lp - budget_exact) > budget_exact * 1e-12 + 1e-15:
             try:  # at the exact least loss the LP can be called infeasible by round-off: then keep `best`
                 flipped_exact = hinge_lp(w_bar, (X_f, ybar), [(X_t, y_t, budget_exact)]).value
                 best_exact = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget_exact), (X_f, ybar, flipped_exact)],

@@ -106,3 +106,33 @@ def test_a_replica_whose_loss_is_below_the_least_training_loss_is_not_verified()
     assert ver.replica_gap < -10 * tol
     assert not ver.verified
     assert any("below the least training loss" in m for m in ver.messages), ver.messages
+
+
+def test_an_answer_that_lowers_the_replica_loss_within_the_tolerance_is_not_verified():
+    """As the first test, but the answer uses the replica's tolerance downwards: xi_hat 0.99 tol below the
+    replica's hinges (a replica loss 0.99 tol under the least, each replica test passes) shrinks the budget,
+    and the best follower at that budget has an objective 7 tol below the least over the exact follower
+    optima (independent oracle: tests/oracles.lp). The least objective was only recomputed at the exact budget
+    when the answer's budget lay above it."""
+    from oracles import lp
+
+    row = next(r for r in library.read_manifest(MANIFEST) if r["id"] == "diabetes-pes-e0.2-n10-s0")
+    built = library.build_instance(library.InstanceSpec.from_row(row))
+    s, tol = built.split, 1e-5
+    T, V, F = (s.X_train, s.y_train), (s.X_val, s.y_val), (s.X_val[built.flipped], -s.y_val[built.flipped])
+    w_bar = np.array([0.0, 0.998611, 0.730053, 1.0, 1.0, 0.418797, 0.803595])
+    replica = bilevel.hinge_lp(w_bar, T)
+    budget = 1.2 * (replica.value - 0.99 * tol)
+    flipped_min = bilevel.hinge_lp(w_bar, F, [(*T, budget)]).value
+    point = bilevel.hinge_lp(w_bar, V, [(*T, budget), (*F, flipped_min * (1 + 1e-12))])
+    exact = 1.2 * lp(w_bar, T) * (1 + 1e-12)
+    best = lp(w_bar, V, [(*T, exact), (*F, lp(w_bar, F, [(*T, exact)]) * (1 + 1e-12) + 1e-12)])
+    assert point.value < best - 5 * tol
+    model = built.model
+    _load(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+    for i, h in enumerate(bilevel.hinge(*T, replica.w, replica.b)):
+        model.xi_hat[i].set_value(float(h) - 0.99 * tol, skip_validation=True)
+    ver = bilevel.verify_model(model, tolerance=tol)
+    assert ver.inner_gap <= tol and ver.budget_violation <= tol and -tol <= ver.replica_gap < 0  # each test passes
+    assert not ver.verified and len(ver.messages) == 1 and "least any exact follower optimum" in ver.messages[0], \
+        ver.messages
