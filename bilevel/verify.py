@@ -26,8 +26,9 @@ from .validation import check_bilevel_model, check_positive
 class Verification:
     """Outcome of :func:`verify_model`. Loss values are mean hinge losses (dimensionless).
 
-    ``verified`` is True when the follower's solution is optimal for its LP at ``w_bar`` (``inner_gap``),
-    lies in the box (``box_violation``), meets the epsilon budget (pessimistic), the replica is feasible,
+    ``verified`` is True when ``w_bar`` lies in its bounds ``[w_bar_lb, w_bar_ub]`` (``w_bar_violation``;
+    the checks use it clipped to them, :func:`solution_w_bar`), the follower's solution is optimal for its LP
+    at ``w_bar`` (``inner_gap``), lies in the box (``box_violation``), meets the epsilon budget (pessimistic), the replica is feasible,
     and the reported objective equals the recomputed one, each within ``tolerance``, and the recomputed
     objective is not below the least one over the exact follower optima at ``w_bar`` by more than
     ``tolerance`` (at the exact budget ``(1 + epsilon) v*(w_bar)`` for a training-optimal replica): the
@@ -43,6 +44,7 @@ class Verification:
     train_loss: float
     train_loss_min: float
     box_violation: float
+    w_bar_violation: float
     objective_reported: float
     objective_recomputed: float
     best_objective_at_w_bar: float
@@ -102,6 +104,9 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         raise InputError("the model holds no solution: solve it (bilevel.solve_model) before verifying")
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
     w_bar, w, b = solution_w_bar(model), _vals(model.w), float(model.b.value)
+    w_bar_raw = _vals(model.w_bar)  # solution_w_bar clips it: a w_bar far outside its bounds was verified
+    w_bar_violation = float(np.max(np.maximum(info["w_bar_lb"] - w_bar_raw, w_bar_raw - info["w_bar_ub"]),
+                                   initial=0.0))
     n_t = len(y_t)
     msgs = []
     train_min = hinge_lp(w_bar, (X_t, y_t))
@@ -209,6 +214,9 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     inner_gap = inner_val - inner_opt
     if inner_gap > tolerance:
         msgs.append(f"(w, b) is not optimal for the follower's LP at w_bar: gap {inner_gap:.3g}")
+    if w_bar_violation > tolerance:
+        msgs.append(f"w_bar leaves its bounds [w_bar_lb, w_bar_ub] by {w_bar_violation:.3g} (it was checked "
+                    "clipped to them)")
     if box_violation > tolerance:
         msgs.append(f"w leaves the box [-w_bar, w_bar] by {box_violation:.3g}")
     if abs(obj_rep - obj_rec) > tolerance:
@@ -225,12 +233,12 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     if below:
         msgs.append(f"the objective {obj_rec:.8g} is below {best_exact:.8g}, the least any exact follower optimum at "
                     "this w_bar reaches: the answer uses the tolerances to leave the follower's optimal set")
-    verified = (inner_gap <= tolerance and box_violation <= tolerance and abs(obj_rep - obj_rec) <= tolerance
+    verified = (inner_gap <= tolerance and box_violation <= tolerance and w_bar_violation <= tolerance and abs(obj_rep - obj_rec) <= tolerance
                 and ok_extra and not below)
     return Verification(
         verified=bool(verified), tolerance=tolerance, inner_optimum=inner_opt, inner_value=inner_val,
         inner_gap=float(inner_gap), train_loss=train_loss, train_loss_min=train_min.value,
-        box_violation=box_violation, objective_reported=obj_rep, objective_recomputed=obj_rec,
+        box_violation=box_violation, w_bar_violation=w_bar_violation, objective_reported=obj_rep, objective_recomputed=obj_rec,
         best_objective_at_w_bar=float(best), max_complementarity_violation=max(comp),
         stationarity_residual=float(np.max(np.abs(station))), messages=msgs, **extra,
     )

@@ -136,3 +136,29 @@ def test_an_answer_that_lowers_the_replica_loss_within_the_tolerance_is_not_veri
     assert ver.inner_gap <= tol and ver.budget_violation <= tol and -tol <= ver.replica_gap < 0  # each test passes
     assert not ver.verified and len(ver.messages) == 1 and "least any exact follower optimum" in ver.messages[0], \
         ver.messages
+
+
+def test_a_w_bar_outside_its_bounds_is_not_verified():
+    """The optimistic model's w_bar lies in [0, 1]; a solution with w_bar_0 = 1.5 was checked at w_bar clipped to
+    the bounds and verified without a word. The follower (w, b) here is the best training optimum (oracle:
+    tests/oracles.lp) at the clipped w_bar (1, 0.5), so every other check passes."""
+    from oracles import lp, tiny_instance
+
+    X_t, y_t, X_v, y_v = tiny_instance(1)
+    model = bilevel.build_optimistic_model(X_t, y_t, X_v, y_v)
+    clipped = np.array([1.0, 0.5])
+    least = lp(clipped, (X_t, y_t))
+    point = bilevel.hinge_lp(clipped, (X_v, y_v), [(X_t, y_t, least * (1 + 1e-12))])
+    assert bilevel.hinge(X_t, y_t, point.w, point.b).mean() <= least + 1e-8
+    for var in model.component_data_objects(pyo.Var):
+        var.set_value(0.0, skip_validation=True)
+    for w_bar_0, expected in ((1.0, True), (1.0 + 1e-7, True), (1.5, False), (float("inf"), False)):
+        for j, value in enumerate((w_bar_0, 0.5)):
+            model.w_bar[j].set_value(value, skip_validation=True)
+            model.w[j].set_value(float(point.w[j]), skip_validation=True)
+        model.b.set_value(float(point.b), skip_validation=True)
+        for k, h in zip(model.g, bilevel.hinge(X_v, y_v, point.w, point.b)):
+            model.g[k].set_value(float(h), skip_validation=True)
+        ver = bilevel.verify_model(model)
+        assert ver.verified is expected, (w_bar_0, ver.messages)
+        assert expected or any("w_bar leaves its bounds" in m for m in ver.messages), ver.messages
