@@ -77,6 +77,23 @@ def solution_w_bar(model: pyo.ConcreteModel) -> np.ndarray:
     return np.clip(_vals(model.w_bar), info["w_bar_lb"], info["w_bar_ub"])
 
 
+def _check_solution_values(model: pyo.ConcreteModel, info: dict) -> None:
+    """Raise InputError when a variable the verdict rests on has no value (not solved yet) or a NaN / inf one
+    (``w_bar`` may be infinite: it is clipped to its bounds and reported), naming it; they used to surface as
+    a TypeError, a Pyomo error, an InputError about "w and b" or "right-hand sides", or a silent failure."""
+    names = ["w_bar", "w", "b", "g"]
+    if info["mode"] == "pessimistic":
+        names += ["kappa", "lam"] + ([] if info.get("shared_replica") else ["w_hat", "b_hat", "xi_hat"])
+    for name in names:
+        values = [getattr(model, name)[k].value for k in getattr(model, name)]
+        if any(v is None for v in values):
+            raise InputError(f"the model holds no solution ({name} has no value): solve it (bilevel.solve_model) "
+                             "before verifying")
+        values = np.asarray(values, dtype=float)
+        if np.isnan(values).any() or (name != "w_bar" and not np.isfinite(values).all()):
+            raise InputError(f"the model's solution has NaN or infinite values in {name}: {values!r}")
+
+
 _FACE_SLACK = 1e-9  # relative slack on the follower's optimal value that defines its optimal face
 
 
@@ -96,12 +113,13 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     mean-hinge units. It checks the point against Eq. (21) or (25) of the pessimistic bilevel tuning paper by
     re-solving the follower's LP (Eq. (20), :func:`bilevel.hinge_lp`) at its ``w_bar``, independently of the MILP.
     Returns a :class:`Verification`; never raises for a failed check (it is reported).
-    Raises InputError when ``model`` was not built by this package, holds no solution (not solved yet), or
-    ``tolerance`` is not a positive number."""
+    Raises InputError when ``model`` was not built by this package, holds no solution (not solved yet), has
+    NaN or infinite values in the variables checked (``w_bar``, ``w``, ``b``, the validation losses ``g``,
+    and ``kappa``, ``lam`` and the replica for the pessimistic model), or ``tolerance`` is not a positive
+    number."""
     tolerance = check_positive(tolerance, "tolerance")
     info = check_bilevel_model(model, "verify_model")
-    if model.b.value is None or any(model.w[j].value is None or model.w_bar[j].value is None for j in model.w):
-        raise InputError("the model holds no solution: solve it (bilevel.solve_model) before verifying")
+    _check_solution_values(model, info)
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
     w_bar, w, b = solution_w_bar(model), _vals(model.w), float(model.b.value)
     w_bar_raw = _vals(model.w_bar)  # solution_w_bar clips it: a w_bar far outside its bounds was verified

@@ -162,3 +162,29 @@ def test_a_w_bar_outside_its_bounds_is_not_verified():
         ver = bilevel.verify_model(model)
         assert ver.verified is expected, (w_bar_0, ver.messages)
         assert expected or any("w_bar leaves its bounds" in m for m in ver.messages), ver.messages
+
+
+def test_a_missing_or_nan_value_in_a_checked_variable_is_named():
+    """A pessimistic model whose kappa, lam or b_hat has no value raised a bare TypeError, g a Pyomo error,
+    and NaN in xi_hat or w_hat an InputError about "right-hand sides" or "w and b"; each is now an InputError
+    naming the variable (the point loaded first is verified, so the failure is the variable's)."""
+    import pytest
+    from oracles import tiny_instance
+
+    X_t, y_t, X_v, y_v = tiny_instance(0)
+    flipped = np.arange(len(y_v))
+    T, V, F = (X_t, y_t), (X_v, y_v), (X_v[flipped], -y_v[flipped])
+    model = bilevel.build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, epsilon=0.2)
+    w_bar = np.array([0.5, 0.5])
+    replica = bilevel.hinge_lp(w_bar, T)
+    budget = 1.2 * replica.value
+    flipped_min = bilevel.hinge_lp(w_bar, F, [(*T, budget)]).value
+    point = bilevel.hinge_lp(w_bar, V, [(*T, budget), (*F, flipped_min * (1 + 1e-12))])
+    for name in ("kappa", "lam", "b_hat", "g", "xi_hat", "w_hat"):
+        for bad in (None, float("nan")):
+            _load(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+            assert bilevel.verify_model(model).verified
+            var = getattr(model, name)
+            var[next(iter(var))].set_value(bad, skip_validation=True)
+            with pytest.raises(bilevel.InputError, match=rf"\b{name}\b"):
+                bilevel.verify_model(model)
