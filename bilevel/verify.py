@@ -28,7 +28,8 @@ class Verification:
 
     ``verified`` is True when ``w_bar`` lies in its bounds ``[w_bar_lb, w_bar_ub]`` (``w_bar_violation``;
     the checks use it clipped to them, :func:`solution_w_bar`), the follower's solution is optimal for its LP
-    at ``w_bar`` (``inner_gap``), lies in the box (``box_violation``), meets the epsilon budget (pessimistic), the replica is feasible,
+    at ``w_bar`` (``inner_gap``), lies in the box (``box_violation``), meets the epsilon budget (pessimistic),
+    the replica is feasible (its loss not below the least training loss at ``w_bar``),
     and the reported objective equals the recomputed one, each within ``tolerance``, and the recomputed
     objective is not below the least one over the exact follower optima at ``w_bar`` by more than
     ``tolerance`` (at the exact budget ``(1 + epsilon) v*(w_bar)`` for a training-optimal replica): the
@@ -251,12 +252,13 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     if below:
         msgs.append(f"the objective {obj_rec:.8g} is below {best_exact:.8g}, the least any exact follower optimum at "
                     "this w_bar reaches: the answer uses the tolerances to leave the follower's optimal set")
-    verified = (inner_gap <= tolerance and box_violation <= tolerance and w_bar_violation <= tolerance and abs(obj_rep - obj_rec) <= tolerance
-                and ok_extra and not below)
+    verified = (inner_gap <= tolerance and box_violation <= tolerance and w_bar_violation <= tolerance
+                and abs(obj_rep - obj_rec) <= tolerance and ok_extra and not below)
     return Verification(
         verified=bool(verified), tolerance=tolerance, inner_optimum=inner_opt, inner_value=inner_val,
         inner_gap=float(inner_gap), train_loss=train_loss, train_loss_min=train_min.value,
-        box_violation=box_violation, w_bar_violation=w_bar_violation, objective_reported=obj_rep, objective_recomputed=obj_rec,
+        box_violation=box_violation, w_bar_violation=w_bar_violation, objective_reported=obj_rep,
+        objective_recomputed=obj_rec,
         best_objective_at_w_bar=float(best), max_complementarity_violation=max(comp),
         stationarity_residual=float(np.max(np.abs(station))), messages=msgs, **extra,
     )
