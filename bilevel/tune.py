@@ -475,7 +475,7 @@ def tune(
     ``max_lambda_bound`` almost always costs a second solve. So that case starts at ``max_lambda_bound``; if
     that solution fails verification (``kappa = 1/(1 + lambda)`` tiny, the KKT system ill-conditioned), the
     bound is divided by ``lambda_growth`` until one verifies (down to 1e3). Otherwise a first solution that
-    fails verification steps the bound down the same way, down to 1: with epsilon > 0 this happens where the box
+    fails verification with ``lambda`` at its bound steps the bound down the same way, down to 1: with epsilon > 0 this happens where the box
     separates the training set, so that the budget ``(1 + epsilon) v*(w_bar)`` is 0 and as degenerate as with
     epsilon = 0. Each step re-solves the model in hand; when HiGHS finds no solution there (its cutoff row, a
     value reached at the larger bound, can exclude every point of the smaller one), the model without the cutoff
@@ -674,14 +674,17 @@ def tune(
             t0 = time.perf_counter()
     total += infeasible_seconds
     ceiling = max_lambda_bound
-    # A solution that fails verification is ill-conditioned at its bound (kappa = 1/(1 + lambda) small): step
-    # the bound down until one verifies. Degenerate budgets started high and stop at _LAMBDA_START; otherwise
+    # A solution that fails verification at its bound is ill-conditioned there (kappa = 1/(1 + lambda) small):
+    # step the bound down until one verifies. One that fails below its bound is not cured by a smaller bound,
+    # which would only cut off its lambda and with it, possibly, the optimum (a solution with lambda 25.7 at
+    # bound 1e3, failing by an inner gap of 1.7e-5, was replaced by a verified 1.0 at bound 10 against the
+    # optimum 0.6017): it is returned, flagged. Degenerate budgets started high and stop at _LAMBDA_START; otherwise
     # (e.g. epsilon > 0 on a training set the box separates, where the budget (1 + epsilon) 0 is degenerate
     # too) down to _LAMBDA_LOWEST.
     lowest = _LAMBDA_START if degenerate else _LAMBDA_LOWEST
     if bound / lambda_growth >= lowest * (1 - 1e-12):
         ver = verify_model(model, tolerance=tolerance)
-        while not ver.verified and bound / lambda_growth >= lowest * (1 - 1e-12):
+        while not ver.verified and at_lambda_bound(model) and bound / lambda_growth >= lowest * (1 - 1e-12):
             failed, bound = bound, bound / lambda_growth
             history.append(bound)
             set_lambda_bound(model, bound)

@@ -320,6 +320,30 @@ def test_positive_epsilon_steps_the_lambda_bound_down_when_verification_fails():
     assert res.objective == pytest.approx(info.objective, abs=1e-6)
 
 
+def test_a_failed_solution_below_its_lambda_bound_does_not_step_the_bound_down():
+    """The step-down cures a solution that fails verification because it is ill-conditioned at its bound
+    (kappa = 1/(1 + lambda) tiny). Here the solution at the first bound 1e3 has lambda 25.7, far from it: it
+    fails verification only by an inner gap of 1.7e-5 (HiGHS leaves a box multiplier of the feature of size
+    1e-6 at 2e-7, within its tolerance, and 1 + lambda multiplies that). Stepping down to 100 and 10 cut
+    lambda 25.7 off: tune returned 1.0 "optimal" and verified, against the bilevel optimum 0.60175 at
+    w_bar = (0.5, 1.5) (tests/kkt_enumeration.py). Found by differential fuzzing of the big-M constants."""
+    from kkt_enumeration import pessimistic_optimum
+
+    Xt = np.array([[-0.39441843675321653, 4.1488879336261607e-07], [2.7526457168364336, 4.499720638795629e-07],
+                   [-0.1050764929940059, 1.087231955865509e-06]])
+    yt = np.array([-1.0, 1.0, 1.0])
+    Xv = np.array([[3.2784090442817777, 6.383118072896928e-07], [-1.6873991297820097, 3.187170554497051e-07]])
+    yv = np.array([1.0, -1.0])
+    bounds = (np.array([0.2, 0.0]), np.array([0.5, 1.5]))
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(2), 0.05, bounds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the answer may fail verification by its 1.7e-5
+        res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.05, flip="all", w_bar_bounds=bounds)
+    assert res.objective <= value + 1e-4, (res.objective, value, res.lambda_history)
+    if not res.verified:  # flagged, with the reason, rather than replaced by a worse "verified" answer
+        assert any("not optimal for the follower's LP" in m for m in res.verification.messages)
+
+
 def test_the_lambda_step_down_drops_a_cutoff_that_leaves_no_solution(cancer, monkeypatch):
     """The model stepped down keeps its cutoff row, the value of a start or incumbent at the larger bound,
     which can exclude every point of the smaller bound. Simulated: verification fails at the first bound 1e3,
@@ -349,8 +373,12 @@ def test_the_lambda_step_down_drops_a_cutoff_that_leaves_no_solution(cancer, mon
     opt = bilevel.tune(*args)
     kw = dict(mode="pessimistic", epsilon=0.2, flip="all", optimistic=opt)
     direct = bilevel.tune(*args, **kw, lambda_bound=100.0, cutoff_restarts=False)
+    real_at_bound = tune_module.at_lambda_bound
     monkeypatch.setattr(tune_module, "verify_model", flaky_verify)
     monkeypatch.setattr(tune_module, "solve_model", solve)
+    # the simulated failure is one at the bound (only such a solution steps the bound down)
+    monkeypatch.setattr(tune_module, "at_lambda_bound",
+                        lambda m: m.bilevel_info["lambda_bound"] == 1e3 or real_at_bound(m))
     res = bilevel.tune(*args, **kw)
     assert raised and solved_plain and res.model.bilevel_info["objective_cutoff"] is None
     assert direct.lambda_history == [100.0]  # its solution does not touch the bound: no escalation either
