@@ -30,6 +30,18 @@ def _load(model, w_bar, w, b, replica, X_t, y_t, X_f, ybar, X_v, y_v):
         model.g[k].set_value(float(h), skip_validation=True)
 
 
+def _diabetes_pes_at_large_multiplier():
+    """The library instance diabetes-pes-e0.2-n10-s0 at a w_bar with a large budget multiplier (from a random
+    search; the one of tests/test_solvers.py's check_solution test): ``(built, T, V, F, w_bar, replica)`` with
+    the (X, y) pairs of training, validation and flipped validation points and the training LP at w_bar."""
+    row = next(r for r in library.read_manifest(MANIFEST) if r["id"] == "diabetes-pes-e0.2-n10-s0")
+    built = library.build_instance(library.InstanceSpec.from_row(row))
+    s = built.split
+    T, V, F = (s.X_train, s.y_train), (s.X_val, s.y_val), (s.X_val[built.flipped], -s.y_val[built.flipped])
+    w_bar = np.array([0.0, 0.998611, 0.730053, 1.0, 1.0, 0.418797, 0.803595])
+    return built, T, V, F, w_bar, bilevel.hinge_lp(w_bar, T)
+
+
 def test_an_answer_that_buys_its_objective_with_the_tolerances_is_not_verified():
     """Pessimistic epsilon = 0.2, training-optimal replica: a follower (w, b) with training loss 0.99 tol
     over the budget and flipped-label loss within 0.99 tol of the least at the budget passes each follower
@@ -37,12 +49,8 @@ def test_an_answer_that_buys_its_objective_with_the_tolerances_is_not_verified()
     flipped loss falls with the budget by its multiplier). verify_model used to call it verified. The
     w_bar, from a random search for a large budget multiplier, is the one of tests/test_solvers.py's
     check_solution test."""
-    row = next(r for r in library.read_manifest(MANIFEST) if r["id"] == "diabetes-pes-e0.2-n10-s0")
-    built = library.build_instance(library.InstanceSpec.from_row(row))
+    built, T, V, F, w_bar, replica = _diabetes_pes_at_large_multiplier()
     s, tol = built.split, 1e-5
-    T, V, F = (s.X_train, s.y_train), (s.X_val, s.y_val), (s.X_val[built.flipped], -s.y_val[built.flipped])
-    w_bar = np.array([0.0, 0.998611, 0.730053, 1.0, 1.0, 0.418797, 0.803595])
-    replica = bilevel.hinge_lp(w_bar, T)
     budget = 1.2 * replica.value
     flipped_min = bilevel.hinge_lp(w_bar, F, [(*T, budget)]).value
     point = bilevel.hinge_lp(w_bar, V, [(*T, budget + 0.99 * tol), (*F, flipped_min + 0.99 * tol)])
@@ -116,12 +124,8 @@ def test_an_answer_that_lowers_the_replica_loss_within_the_tolerance_is_not_veri
     when the answer's budget lay above it."""
     from oracles import lp
 
-    row = next(r for r in library.read_manifest(MANIFEST) if r["id"] == "diabetes-pes-e0.2-n10-s0")
-    built = library.build_instance(library.InstanceSpec.from_row(row))
+    built, T, V, F, w_bar, replica = _diabetes_pes_at_large_multiplier()
     s, tol = built.split, 1e-5
-    T, V, F = (s.X_train, s.y_train), (s.X_val, s.y_val), (s.X_val[built.flipped], -s.y_val[built.flipped])
-    w_bar = np.array([0.0, 0.998611, 0.730053, 1.0, 1.0, 0.418797, 0.803595])
-    replica = bilevel.hinge_lp(w_bar, T)
     budget = 1.2 * (replica.value - 0.99 * tol)
     flipped_min = bilevel.hinge_lp(w_bar, F, [(*T, budget)]).value
     point = bilevel.hinge_lp(w_bar, V, [(*T, budget), (*F, flipped_min * (1 + 1e-12))])
