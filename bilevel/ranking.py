@@ -131,13 +131,34 @@ def _grounded_laplacian_solve(cond: np.ndarray, ref: int, flows: np.ndarray) -> 
     return x
 
 
+_EPS = float(np.finfo(float).eps)
+_BT_NOISE_CAP = 1e-6  # Newton accepts a step within tol plus its rounding floor only up to this floor
+
+
+def _bt_step_floor(w: np.ndarray, theta: np.ndarray, prob: np.ndarray, curv: np.ndarray, ref: int) -> np.ndarray:
+    """Rounding floor (m,) of each entry of the Newton step of :func:`_bt_newton`: each pair term ``d_ij``
+    carries an error of a few eps times its two products ``w_ji P_ij + w_ij P_ji``, which the grounded inverse
+    Laplacian (entrywise non-negative) carries over to the step; plus the rounding of ``theta`` itself."""
+    noise = _grounded_laplacian_solve(curv, ref, 4.0 * _EPS * (w.T * prob + w * prob.T))
+    return noise + 4.0 * _EPS * np.max(np.abs(theta))
+
+
+def _bt_step_at_floor(step: np.ndarray, floor: np.ndarray, tol: float, cap: float) -> bool:
+    """Newton's stopping test: every ``|step_i| <= tol + floor_i`` with every rounding floor ``floor_i <= cap``
+    (a floor above ``cap`` leaves the log-score undetermined, however small the computed step)."""
+    return bool(np.all(floor <= cap) and np.all(np.abs(step) <= tol + floor))
+
+
 def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
     """Newton's method on the convex negative log-likelihood of Eq. (12) in ``theta = log s``.
 
     Starts from :func:`_bt_log_ratio_start`. The Hessian is the graph Laplacian with conductances
     ``N_ij P_ij P_ji`` (``N = w + w^T``); the Newton step ``delta`` solves ``H delta = -grad`` with one node
     pinned (:func:`_grounded_laplacian_solve`, accurate when the scores span hundreds of orders of
-    magnitude). Convergence is judged on stationarity, before any step is taken: ``max_i |delta_i| <= tol``.
+    magnitude). Convergence is judged on stationarity, before any step is taken: ``|delta_i| <= tol + f_i``
+    for every item, where ``f_i`` is the rounding floor of ``delta_i`` (:func:`_bt_step_floor`; about eps for
+    ordinary counts) and every ``f_i <= 1e-6`` (an item whose comparisons are all far smaller counts than the
+    rest's, e.g. only a tiny pseudo count, can have a floor of 1e-10, or of 1e+18 with its computed gradient 0).
     Near the maximiser the Newton step is the remaining error of ``theta``, item by item, whatever the scale
     of the counts, so the exact start of exactly fitting counts is accepted at once. (A test on the gradient
     itself, absolute or relative to the number of comparisons, cannot see the error of items whose
@@ -145,7 +166,8 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
     Otherwise the step, capped at 50 per coordinate, is shortened by a bisection on the directional
     derivative (which needs no likelihood values), but never below the length that changes no compared
     pair's difference by more than 1. A vanishing step never ends the iteration. Returns
-    ``(theta, converged, iterations)``; raises SolverError only from the linear solve (underflow).
+    ``(theta, converged, iterations)``; raises SolverError from the linear solve (underflow) or when it ends
+    with a step within a rounding floor above 1e-6 (floating point cannot resolve the maximiser).
     """
     n_pair = w + w.T
     theta = _bt_log_ratio_start(w)
@@ -155,8 +177,9 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         ref = int(np.argmax(curv.sum(axis=1)))
         step = _grounded_laplacian_solve(curv, ref, -pair_grad)
         biggest = np.max(np.abs(step))
-        if biggest <= tol:  # at the maximiser up to tol: take this last (tiny) Newton step and stop
-            theta = theta + step
+        if biggest <= tol + _BT_NOISE_CAP and _bt_step_at_floor(step, _bt_step_floor(w, theta, prob, curv, ref),
+                                                                tol, _BT_NOISE_CAP):
+            theta = theta + step  # at the maximiser up to tol: take this last (tiny) Newton step and stop
             return theta - theta.mean(), True, it
         if biggest > 50.0:  # trust region: one step moves no log-score by more than 50
             step *= 50.0 / biggest
@@ -182,6 +205,15 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         t = max(t, 1.0 / max(moved, 1.0))
         theta = theta + t * step
         theta -= theta.mean()
+    pair_grad, prob = _bt_pair_gradient(w, theta)
+    curv = n_pair * prob * prob.T
+    ref = int(np.argmax(curv.sum(axis=1)))
+    floor = _bt_step_floor(w, theta, prob, curv, ref)
+    if _bt_step_at_floor(_grounded_laplacian_solve(curv, ref, -pair_grad), floor, tol, np.inf):
+        raise SolverError(
+            f"Bradley-Terry (newton): floating point cannot resolve every log-score to within tol={tol:g}: rounding "
+            f"in the likelihood's gradient moves some by up to {floor.max():.3g} (items whose only comparisons are "
+            "far smaller counts than the others', e.g. from a tiny pseudo_count); use a larger pseudo_count or tol")
     return theta, False, max_iter
 
 
@@ -233,7 +265,9 @@ def bradley_terry(
         maximiser, the remaining error of ``log s``) moves no ``log s_i`` by more than ``tol``; a start that
         is already stationary is returned after one check. MM stops when an iteration changes no ``log s_i``
         by more than ``tol`` (up to the common normalisation, that change is ``log`` of the item's wins over
-        its expected wins).
+        its expected wins). Newton's ``tol`` is widened, item by item, by the step's rounding floor when that
+        floor is at most 1e-6 (items whose only comparisons are far smaller counts than the others'); a larger
+        floor is a SolverError, not an answer.
     max_iter : int >= 1, optional
         Default 500 (Newton) or 100000 (MM).
     return_log : bool
@@ -256,7 +290,8 @@ def bradley_terry(
         ``pseudo_count > 0``.
     SolverError
         The iteration did not converge within ``max_iter`` (or, Newton, the scores span more than a float
-        can resolve); never an unconverged answer.
+        can resolve, or rounding leaves some log-score undetermined by more than 1e-6); never an unconverged
+        answer.
     """
     w = _check_wins(wins)
     m = w.shape[0]
@@ -289,7 +324,8 @@ def bradley_terry(
     else:
         theta, ok, _ = _bt_mm(w, tol, max_iter)
     if not ok:
-        raise SolverError(f"Bradley-Terry ({method}) did not converge; try pseudo_count > 0 or a larger max_iter")
+        hint = "a larger max_iter" if c > 0 else "pseudo_count > 0 or a larger max_iter"
+        raise SolverError(f"Bradley-Terry ({method}) did not converge within max_iter={max_iter}; try {hint}")
     log_s = theta - logsumexp(theta)
     return log_s if return_log else np.exp(log_s)
 

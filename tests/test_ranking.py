@@ -575,3 +575,63 @@ def test_nonnegative_lasso_with_more_columns_than_rows():
         assert np.all(beta >= 0) and objective(beta) <= objective(ref) + 1e-9 * max(1.0, y @ y)
         g = 2 * X.T @ (X @ beta - y) + tau  # KKT: g >= 0, and g = 0 where beta > 0
         assert g.min() >= -1e-5 and np.all(np.abs(g[beta > 0]) <= 1e-5)
+
+
+def newton_step_in_600_digits(wins, log_s):
+    """Largest entry of the exact Newton step of Eq. (12) at log_s (item 0 pinned), in 600-digit decimals:
+    the float gradient of an item whose comparisons are all far smaller than the rest's is rounding."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 600
+        m, th = len(log_s), [Decimal(float(t)) for t in log_s]
+        w = [[Decimal(float(x)) for x in row] for row in wins]
+        p = [[1 / (1 + (th[j] - th[i]).exp()) for j in range(m)] for i in range(m)]
+        grad = [sum(w[j][i] * p[i][j] - w[i][j] * p[j][i] for j in range(m) if j != i) for i in range(m)]
+        hess = [[-(w[i][j] + w[j][i]) * p[i][j] * p[j][i] for j in range(m)] for i in range(m)]
+        for i in range(m):
+            hess[i][i] = -sum(hess[i][j] for j in range(m) if j != i)
+        a = [hess[i][1:] + [-grad[i]] for i in range(1, m)]
+        n = m - 1
+        for k in range(n):  # Gaussian elimination with partial pivoting
+            piv = max(range(k, n), key=lambda r: abs(a[r][k]))
+            a[k], a[piv] = a[piv], a[k]
+            for r in range(k + 1, n):
+                f = a[r][k] / a[k][k]
+                a[r] = [x - f * y for x, y in zip(a[r], a[k])]
+        x = [Decimal(0)] * n
+        for k in range(n - 1, -1, -1):
+            x[k] = (a[k][n] - sum(a[k][j] * x[j] for j in range(k + 1, n))) / a[k][k]
+        return max(abs(float(v)) for v in x)
+
+
+def test_bradley_terry_with_a_tiny_pseudo_count():
+    """Bug: with pseudo_count=1e-12 Newton reached the maximiser but its step for the item with only pseudo
+    comparisons stayed ~1e-10 from rounding, so max|step| <= tol never held: SolverError. With 1e-60..1e-200
+    that item's float gradient was 0 (rounding), and a wrong answer (off by 38..77 in log-score) was returned.
+    Oracle: item 2 wins and loses only pseudo counts, so P_20 + P_21 = 1 (it sits midway between 0 and 1 in
+    log-score), and item 0's stationarity reduces to one equation in the gap g = log s_1 - log s_0."""
+    from scipy.optimize import brentq
+
+    for c in (1e-12, 1e-15):
+        log_s = bradley_terry([[0, 0, 0], [2, 0, 0], [0, 0, 0]], pseudo_count=c, return_log=True)
+        gap = brentq(lambda g: (2 + 2 * c) * expit(-g) + 2 * c * expit(-g / 2) - 2 * c, 0.0, 200.0, xtol=1e-13)
+        np.testing.assert_allclose(log_s[1] - log_s[0], gap, rtol=1e-12)
+        assert abs(log_s[2] - (log_s[0] + log_s[1]) / 2) < 1e-6
+    for c in (1e-60, 1e-100, 1e-200):  # rounding leaves item 2 anywhere: refused, not answered
+        with pytest.raises(SolverError, match="cannot resolve"):
+            bradley_terry([[0, 0, 0], [2, 0, 0], [0, 0, 0]], pseudo_count=c)
+    rng = np.random.default_rng(0)  # sparse random graphs: every answer is a maximiser to 1e-6 in 600 digits
+    answered = 0
+    for _ in range(40):
+        m = int(rng.integers(3, 7))
+        wins = rng.gamma(1.0, 3.0, (m, m)) * (rng.random((m, m)) < 0.3)
+        np.fill_diagonal(wins, 0.0)
+        c = 10.0 ** -float(rng.choice([12, 20, 30, 50, 100, 200]))
+        try:
+            log_s = bradley_terry(wins, pseudo_count=c, return_log=True)
+        except SolverError:
+            continue
+        answered += 1
+        assert newton_step_in_600_digits(wins + c * (1 - np.eye(m)), log_s) < 1e-6
+    assert answered >= 25
