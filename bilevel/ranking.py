@@ -283,7 +283,8 @@ def bradley_terry(
     InputError
         ``wins`` not numeric, not square, empty, negative or non-finite; ``pseudo_count`` not a number or
         ``< 0``; an unknown ``method``; ``tol`` not a finite number ``> 0``; ``max_iter`` not an integer
-        ``>= 1``; ``return_log`` not a bool; or **no finite maximiser exists**. By Ford's (1957) condition a finite
+        ``>= 1``; ``return_log`` not a bool; positive counts spanning more than about 473 orders of magnitude
+        with the largest above 1e150 (they are scaled down to at most 1e150); or **no finite maximiser exists**. By Ford's (1957) condition a finite
         maximiser exists (and is unique up to scale) iff the directed graph with an edge ``i -> j``
         whenever ``wins[i, j] > 0`` is strongly connected: otherwise some group of items never loses to the
         rest, and its scores run off to infinity. The error names the problem and suggests
@@ -309,16 +310,21 @@ def bradley_terry(
         return np.zeros(1) if return_log else np.ones(1)
     if c > 0:
         w = w + c * (1.0 - np.eye(m))
-    if w.max() > 1e150:
-        # Eq. (12) times a constant has the same maximiser; counts near the float limit overflowed w + w^T
-        # (1e308 + 1e308) and the iteration failed with a misleading message
-        w = w / w.max()
     if not _strongly_connected(w):
         raise InputError(
             "Bradley-Terry: no finite maximum-likelihood scores exist, because the comparison graph is not "
             "strongly connected (some items never lose to, or never play, the others); "
             "pass pseudo_count > 0 to regularise"
         )
+    if w.max() > 1e150:
+        # Eq. (12) times a constant has the same maximiser; counts near the float limit overflowed w + w^T
+        # (1e308 + 1e308) and the iteration failed with a misleading message. Scaled by a power of 2 down to
+        # at most 1e150 (not to 1, which turned counts below 1e-158 into 0)
+        scaled = np.ldexp(w, -int(np.ceil(np.log2(w.max() / 1e150))))
+        if np.any((scaled > 0) != (w > 0)):
+            raise InputError("Bradley-Terry: the positive counts span more orders of magnitude than a float can "
+                             f"hold once scaled (from {w[w > 0].min():.3g} to {w.max():.3g})")
+        w = scaled
     if method == "newton":
         theta, ok, _ = _bt_newton(w, tol, max_iter)
     else:

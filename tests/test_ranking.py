@@ -635,3 +635,18 @@ def test_bradley_terry_with_a_tiny_pseudo_count():
         answered += 1
         assert newton_step_in_600_digits(wins + c * (1 - np.eye(m)), log_s) < 1e-6
     assert answered >= 25
+
+
+@pytest.mark.parametrize("method", ["newton", "mm"])
+def test_scaling_huge_counts_keeps_tiny_positive_counts(method):
+    """Bug: counts above 1e150 were scaled to a maximum of 1, which turned 1e-200 into 0, and a strongly
+    connected graph was refused as having no finite maximiser. The closed form of two items,
+    log s_0 - log s_1 = log(w_01 / w_10) = 400 log 10, is beyond a float's score range: SolverError, not that."""
+    with pytest.raises(SolverError, match="span" if method == "newton" else "did not converge"), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # MM's scores underflow to 0
+        bradley_terry([[0, 1e200], [1e-200, 0]], method=method, max_iter=None if method == "newton" else 50)
+    with pytest.raises(InputError, match="span more orders of magnitude"):  # 1e-300 * 1e150 / 1e300 underflows
+        bradley_terry([[0, 1e300], [1e-300, 0]], method=method)
+    log_s = bradley_terry([[0, 1e200], [1e-100, 0]], method=method, return_log=True)  # 300 log 10 fits
+    np.testing.assert_allclose(log_s[0] - log_s[1], 300 * np.log(10), rtol=1e-12)
