@@ -16,7 +16,7 @@ from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .validation import (check_clock, check_epsilon, check_features, check_flag, check_positive, check_scale,
-                         check_w_bar_bounds, check_xy)
+                         check_w_bar_bounds, check_xy, warn_tiny_features)
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
@@ -567,6 +567,7 @@ def tune(
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
     check_scale([X_t, X_v], ub)
+    warn_tiny_features([X_t, X_v])
     eps = check_epsilon(epsilon)
     tolerance = check_positive(tolerance, "tolerance")
     if time_limit is not None:
