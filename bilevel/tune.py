@@ -743,7 +743,10 @@ def tune(
             notes.append(f"lambda touches its bound, but every follower optimum has lambda <= {lambda_max:.6g} "
                          "(item 11 of bilevel.bigm), so no larger bound can improve it")
         else:
-            notes.append("a larger lambda bound might allow a better objective (see lambda_history)")
+            larger = sorted({h for h in history if h > bound})
+            notes.append("a larger lambda bound might allow a better objective (see lambda_history)" + (
+                f", but the solutions with the larger bound(s) tried ({', '.join(f'{h:g}' for h in larger)}) failed "
+                "verification" if larger else ""))
     elif np.isfinite(lambda_max) and bound < lambda_max and info.objective > floor + tolerance:
         notes.append(f"lambda bound {bound:g} is below lambda_max {lambda_max:.6g}: followers with a larger lambda "
                      "were not considered, so a larger bound might allow a better objective")

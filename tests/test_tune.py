@@ -314,6 +314,10 @@ def test_positive_epsilon_steps_the_lambda_bound_down_when_verification_fails():
         res = bilevel.tune(*args, mode="pessimistic", epsilon=0.2, flip="all")
     assert res.verified and res.optimal
     assert res.verification.train_loss_min == pytest.approx(0.0, abs=1e-9)  # the degenerate budget
+    if res.lambda_history[-1] < res.lambda_history[0] and bilevel.pessimistic.at_lambda_bound(res.model):
+        # the note at the bound named no larger bound, as if none had been tried
+        tried = ", ".join(f"{h:g}" for h in sorted(h for h in res.lambda_history if h > res.lambda_bound))
+        assert any(f"larger bound(s) tried ({tried}) failed verification" in m for m in res.verification.messages)
     textbook = textbook_pessimistic(*args, res.flipped, 0.2, res.lambda_bound)
     info = bilevel.solve_model(textbook)
     assert info.status == "optimal" and bilevel.verify_model(textbook).verified
