@@ -209,27 +209,31 @@ def test_a_feature_of_tiny_values_does_not_cut_off_the_optimum():
     assert _close(bilevel.solve_model(model).objective, 0.0)
 
 
-def test_tiny_features_are_warned_of_and_standardised_data_are_not():
+def test_tiny_features_are_warned_of():
     """A feature of size 1e-7..1e-6 (absolute, or next to one of size 1e3) puts the MILPs' stationarity rows at
     the size of HiGHS's tolerances: tune warns. The instance below (found by differential fuzzing) is one HiGHS
     still gets wrong: presolve proves 1.08937 "optimal" (verified) while the bilevel optimum is 1.0 at
-    w_bar = 0 (w = 0; the enumeration's and a by-hand value); presolve off finds 1.0. Standardised data are
-    not warned of."""
-    import warnings
-
+    w_bar = 0 (w = 0; the enumeration's and a by-hand value); presolve off finds 1.0."""
     Xt = np.array([[-647.1553073079773, -8.059507881768076e-07], [1023.4259411215874, 6.535044104724449e-07],
                    [1918.6938516041346, -1.7086864892926478e-06], [1034.0157110508783, -6.19169985974195e-08]])
     yt = np.array([-1.0, -1.0, 1.0, 1.0])
     Xv = np.array([[-574.0741282932896, 1.5361069305317784e-06], [-344.77207705400974, -1.2961952282601431e-06]])
     yv = np.array([1.0, -1.0])
     bounds = (0.0, 0.01)
-    value, _, _ = optimistic_optimum(Xt, yt, Xv, yv, bounds)
+    try:
+        value, _, _ = optimistic_optimum(Xt, yt, Xv, yv, bounds)
+    except RuntimeError as exc:  # scipy 1.11's linprog ends with status 4 on these features of 1e-6
+        pytest.skip(f"the enumeration oracle's LPs failed at this scipy version: {exc}")
     assert _close(value, 1.0)
     with pytest.warns(UserWarning, match=r"feature\(s\) \[1\] have values of at most 1\.7e-06"):
         res = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=bounds)
     assert res.objective >= value - 1e-6  # never below the optimum; above it is the known HiGHS fault
     plain = bilevel.build_optimistic_model(Xt, yt, Xv, yv, bounds)
     assert _close(bilevel.solve_model(plain, options={"presolve": "off"}).objective, value)
+
+
+def test_standardised_data_are_not_warned_of_tiny_features():
+    import warnings
 
     data = bilevel.load_dataset("cancer")
     s = bilevel.split_dataset(data.X, data.y, 8, 8, seed=0)
