@@ -37,8 +37,6 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     if n_objectives != 1:  # Pyomo's LP writer failed with an IndexError, its MPS writer with a ValueError
         raise InputError(f"the model has {n_objectives} active objectives; exactly one can be written to "
                          f"{str(path)!r}")
-    if path.exists() and not os.access(path, os.W_OK):  # the rename would replace a read-only file
-        raise InputError(f"cannot write {str(path)!r}: permission denied")
     fmt = guess_format(f"model{suffix}")  # what Pyomo infers from a lower-case suffix: cpxlp or mps
     replace_atomically(path, lambda temp: model.write(str(temp), format=fmt,
                                                       io_options={"symbolic_solver_labels": True}))
@@ -49,12 +47,15 @@ def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """Write the file ``path`` by ``write(temp)`` into a temporary file of its folder (created if needed), then
     rename that file to ``path``: a write that fails or is interrupted leaves no half-written file and an existing
     ``path`` unchanged. A symbolic link is written through (the link stays); an existing file keeps its
-    permissions. Raises InputError naming ``path`` when its folder cannot be created or an OSError stops the
-    write (no permission, a full disk); other errors of ``write`` propagate, the temporary file removed."""
+    permissions. Raises InputError naming ``path`` when it exists read-only (the rename would replace it, where
+    writing into it is refused), its folder cannot be created or an OSError stops the write (no permission, a
+    full disk); other errors of ``write`` propagate, the temporary file removed."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the folder of {str(path)!r}: {exc}") from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(f"cannot write {str(path)!r}: permission denied")
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     temp = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}-{next(_TEMP_NUMBERS)}.tmp")
     try:

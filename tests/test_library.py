@@ -108,6 +108,27 @@ def test_an_interrupted_name_map_write_leaves_the_old_map(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["m.names.csv"], "a temporary file was left behind"
 
 
+def test_every_library_writer_refuses_a_read_only_file(tmp_path, monkeypatch):
+    # write_model refused a read-only file (writing into it is refused; the rename would replace it), but
+    # write_fixed_mps and write_name_map, moved onto the same temporary-file rename, replaced one (faked
+    # read-only: root may write anyway)
+    import bilevel.export
+
+    names = {"obj": ("OBJ", "obj"), "col": [("C0", "w[0]")], "row": [("R0", "c0")]}
+    path = library.write_name_map(names, tmp_path / "m.names.csv")
+    before = path.read_bytes()
+    monkeypatch.setattr(bilevel.export.os, "access", lambda p, mode: Path(p).name != "m.names.csv")
+    with pytest.raises(library.InputError, match="m.names.csv.*permission denied"):
+        library.write_name_map({**names, "col": []}, path)
+    assert path.read_bytes() == before
+    rows = library.read_manifest(MANIFEST)[:1]
+    manifest = library.write_manifest(rows, tmp_path / "manifest.csv")
+    monkeypatch.setattr(bilevel.export.os, "access", lambda p, mode: Path(p).name != "manifest.csv")
+    with pytest.raises(library.InputError, match="permission denied"):
+        library.write_manifest(rows + rows, manifest)
+    assert len(library.read_manifest(manifest)) == 1
+
+
 def test_a_manifest_rewrite_keeps_a_link_and_the_permissions(tmp_path):
     # the atomic rename replaced a symlinked manifest by a plain file, and gave it the umask's permissions
     rows = library.read_manifest(MANIFEST)[:2]
