@@ -284,11 +284,11 @@ def bradley_terry(
         ``wins`` not numeric, not square, empty, negative or non-finite; ``pseudo_count`` not a number or
         ``< 0``; an unknown ``method``; ``tol`` not a finite number ``> 0``; ``max_iter`` not an integer
         ``>= 1``; ``return_log`` not a bool; positive counts spanning more than about 473 orders of magnitude
-        with the largest above 1e150 (they are scaled down to at most 1e150); or **no finite maximiser exists**. By Ford's (1957) condition a finite
-        maximiser exists (and is unique up to scale) iff the directed graph with an edge ``i -> j``
-        whenever ``wins[i, j] > 0`` is strongly connected: otherwise some group of items never loses to the
-        rest, and its scores run off to infinity. The error names the problem and suggests
-        ``pseudo_count > 0``.
+        with the largest above 1e150 (they are scaled down to at most 1e150); or **no finite maximiser
+        exists**. By Ford's (1957) condition a finite maximiser exists (and is unique up to scale) iff the
+        directed graph with an edge ``i -> j`` whenever ``wins[i, j] > 0`` is strongly connected: otherwise
+        some group of items never loses to the rest, and its scores run off to infinity. The error names the
+        problem and suggests ``pseudo_count > 0``.
     SolverError
         The iteration did not converge within ``max_iter`` (or, Newton, the scores span more than a float
         can resolve, or rounding leaves some log-score undetermined by more than 1e-6); never an unconverged

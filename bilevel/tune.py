@@ -475,8 +475,8 @@ def tune(
     ``max_lambda_bound`` almost always costs a second solve. So that case starts at ``max_lambda_bound``; if
     that solution fails verification (``kappa = 1/(1 + lambda)`` tiny, the KKT system ill-conditioned), the
     bound is divided by ``lambda_growth`` until one verifies (down to 1e3). Otherwise a first solution that
-    fails verification with ``lambda`` at its bound steps the bound down the same way, down to 1: with epsilon > 0 this happens where the box
-    separates the training set, so that the budget ``(1 + epsilon) v*(w_bar)`` is 0 and as degenerate as with
+    fails verification with ``lambda`` at its bound steps the bound down the same way, down to 1: with
+    epsilon > 0 this happens where the box separates the training set, so that the budget ``(1 + epsilon) v*(w_bar)`` is 0 and as degenerate as with
     epsilon = 0. Each step re-solves the model in hand; when HiGHS finds no solution there (its cutoff row, a
     value reached at the larger bound, can exclude every point of the smaller one), the model without the cutoff
     row is solved instead.
