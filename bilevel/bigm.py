@@ -66,7 +66,7 @@ bilevel optimum. The derivations:
    to 0: it cut off the bilevel optimum and proved a worse point "optimal" (a pessimistic instance with one
    feature of size 1e-7 next to one of size 10: 0.5095, best bound 0.5095, verified, against the optimum 0
    at ``w_bar = 0``; a floor of 1e-6 still did so, 3e-6 no longer). The slip a binary within HiGHS's
-   integrality tolerance allows, ``1e-6 M``, stays below 1e-9.
+   integrality tolerance allows, ``1e-6 M``, is at most 1e-9 where the floor sets ``M``.
 
 9. **Bound tightening by LPs.** Every training optimum at any ``w_bar >= w_bar_lb`` has mean training
    hinge ``v*(w_bar) <= v*(w_bar_lb)`` (a larger box only enlarges the LP), and an epsilon-follower at most
