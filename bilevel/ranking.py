@@ -149,6 +149,15 @@ def _bt_step_at_floor(step: np.ndarray, floor: np.ndarray, tol: float, cap: floa
     return bool(np.all(floor <= cap) and np.all(np.abs(step) <= tol + floor))
 
 
+def _bt_newton_step(w: np.ndarray, n_pair: np.ndarray, theta: np.ndarray):
+    """The Newton step (m,) of :func:`_bt_newton` at ``theta``, with the win probabilities ``prob`` (m, m), the
+    Hessian's conductances ``curv`` (m, m) and the pinned node ``ref`` it was solved with."""
+    pair_grad, prob = _bt_pair_gradient(w, theta)
+    curv = n_pair * prob * prob.T
+    ref = int(np.argmax(curv.sum(axis=1)))
+    return _grounded_laplacian_solve(curv, ref, -pair_grad), prob, curv, ref
+
+
 def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
     """Newton's method on the convex negative log-likelihood of Eq. (12) in ``theta = log s``.
 
@@ -172,10 +181,7 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
     n_pair = w + w.T
     theta = _bt_log_ratio_start(w)
     for it in range(1, max_iter + 1):
-        pair_grad, prob = _bt_pair_gradient(w, theta)
-        curv = n_pair * prob * prob.T
-        ref = int(np.argmax(curv.sum(axis=1)))
-        step = _grounded_laplacian_solve(curv, ref, -pair_grad)
+        step, prob, curv, ref = _bt_newton_step(w, n_pair, theta)
         biggest = np.max(np.abs(step))
         if biggest <= tol + _BT_NOISE_CAP and _bt_step_at_floor(step, _bt_step_floor(w, theta, prob, curv, ref),
                                                                 tol, _BT_NOISE_CAP):
@@ -205,11 +211,9 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         t = max(t, 1.0 / max(moved, 1.0))
         theta = theta + t * step
         theta -= theta.mean()
-    pair_grad, prob = _bt_pair_gradient(w, theta)
-    curv = n_pair * prob * prob.T
-    ref = int(np.argmax(curv.sum(axis=1)))
+    step, prob, curv, ref = _bt_newton_step(w, n_pair, theta)
     floor = _bt_step_floor(w, theta, prob, curv, ref)
-    if _bt_step_at_floor(_grounded_laplacian_solve(curv, ref, -pair_grad), floor, tol, np.inf):
+    if _bt_step_at_floor(step, floor, tol, np.inf):
         raise SolverError(
             f"Bradley-Terry (newton): floating point cannot resolve every log-score to within tol={tol:g}: rounding "
             f"in the likelihood's gradient moves some by up to {floor.max():.3g} (items whose only comparisons are "
