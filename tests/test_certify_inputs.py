@@ -313,3 +313,30 @@ def test_split_as_boolean_masks_is_refused(split):
 def test_split_as_integer_indices_still_works():
     res = pareto_testing(LOSSES, 0.3, 0.1, split=(np.arange(20), np.arange(20, 40)))
     np.testing.assert_array_equal(res.test_indices, np.arange(20, 40))
+
+
+def test_an_empty_aux_list_means_no_auxiliary_objective():
+    # aux=[] (a list of no objectives) was read as one objective of shape (0,) and refused
+    rng = np.random.default_rng(3)
+    losses = (rng.random((60, 4)) < np.array([0.05, 0.1, 0.3, 0.5])).astype(float)
+    for run, kw in ((ltt, {}), (pareto_testing, {"seed": 0})):
+        none = run(losses, alpha=0.2, delta=0.1, aux=None, **kw)
+        empty = run(losses, alpha=0.2, delta=0.1, aux=[], **kw)
+        assert empty.chosen == none.chosen
+        np.testing.assert_array_equal(empty.certified, none.certified)
+
+
+def test_a_loss_csv_without_a_header_row_is_named(tmp_path):
+    # a headerless file's first row of losses became the candidate names and was lost without a word
+    path = tmp_path / "losses.csv"
+    path.write_text("0.1,0.25,1\n0,0.5,1\n1,0,0\n")
+    with pytest.warns(UserWarning, match="first row is dropped"):
+        table = load_losses_csv(path)
+    assert table.names == ["0.1", "0.25", "1"] and table.losses.shape == (2, 3)
+    named = tmp_path / "named.csv"
+    named.write_text("lam_0.1,lam_1,2\n0,0.5,1\n")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_losses_csv(named)  # one non-numeric name: no warning

@@ -20,6 +20,7 @@ finite numbers; smaller is better.
 from __future__ import annotations
 
 import csv
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,14 +78,15 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     ``aux`` may be ``None``, a cost vector of shape (m,), a per-example matrix of shape (n_cal, m) (as
     an array or as nested lists), or a list/tuple of such numpy arrays (several auxiliary objectives, the
     first one being the selection criterion; a list counts as several objectives only when every element
-    is a numpy array). Returns a (possibly empty) list of float arrays, each (m,) or (n_cal, m).
+    is a numpy array; an empty list or tuple means no auxiliary objective, as ``None`` does). Returns a
+    (possibly empty) list of float arrays, each (m,) or (n_cal, m).
 
     Raises
     ------
     InputError
         A shape other than (m,) or (n_cal, m), NaN or infinite values, complex numbers.
     """
-    if aux is None:
+    if aux is None or (isinstance(aux, (list, tuple)) and len(aux) == 0):  # a list of no objectives
         return []
     several = isinstance(aux, (list, tuple)) and len(aux) > 0 and all(isinstance(a, np.ndarray) for a in aux)
     items = list(aux) if several else [aux]
@@ -128,7 +130,25 @@ def _read_header(path: Path) -> list[str]:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InputError(f"{path}: duplicated candidate names in the header: {', '.join(dupes)}")
+    if all(_is_number(n) for n in names):
+        # numbers can be names (a grid of lambdas), so this is not refused; but a file written without a header
+        # lands here too, and its first row of losses would be lost without a word
+        warnings.warn(
+            f"{path}: every name in the header row ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''}) is "
+            "a number; it is read as the candidate names, not as data. If the file has no header row, add one, "
+            "or its first row is dropped",
+            UserWarning,
+            stacklevel=3,
+        )
     return names
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
