@@ -58,25 +58,30 @@ def linear_svc_grid(X_train, y_train, X_val, y_val, C_grid=SVC_C_GRID, seed: int
     """Grid search of ``LinearSVC(C, loss="hinge")`` selected on the validation set (module docstring).
 
     Shapes: ``X_train`` (|T|, p), ``y_train`` (|T|,), ``X_val`` (|V|, p), ``y_val`` (|V|,), labels in
-    {-1, +1}. ``C_grid``: positive constants. Returns ``{"C", "w" (p,), "b", "val_acc", "val_hinge"}`` with
-    ``f(x) = x^T w - b``. Raises InputError (a ValueError) for the inputs of the module docstring: labels
+    {-1, +1}. ``C_grid``: positive constants. Returns ``{"C", "w" (p,), "b", "val_acc", "val_hinge",
+    "converged", "unconverged_C"}`` with ``f(x) = x^T w - b``: ``converged`` is False when liblinear stopped
+    at ``max_iter`` for the chosen ``C`` (its ConvergenceWarning), ``unconverged_C`` lists every such ``C`` of
+    the grid (a tuple, empty when all converged). Raises InputError (a ValueError) for the inputs of the module docstring: labels
     other than -1 and +1, one class in the training set, an empty validation set, NaN, other shapes, or a
     ``C_grid`` that is empty or holds a constant <= 0."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
 
     X_t, y_t, X_v, y_v, C_grid = _checked(X_train, y_train, X_val, y_val, C_grid, "C_grid", allow_zero=False)
-    cands = []
+    cands, unconverged = [], []
     for C in C_grid:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)  # recorded, not printed: returned per C instead
             svc = LinearSVC(C=float(C), loss="hinge", dual=True, max_iter=100_000, random_state=seed).fit(X_t, y_t)
+        if any(issubclass(c.category, ConvergenceWarning) for c in caught):
+            unconverged.append(float(C))
         w, b = svc.coef_.ravel().astype(float), -float(svc.intercept_[0])
         if svc.classes_[1] != 1.0:
             w, b = -w, -b
         cands.append((float(C), w, b, *_val_scores(X_v, y_v, w, b)))
     C, w, b, acc, hng = _select(cands)
-    return {"C": C, "w": w, "b": b, "val_acc": acc, "val_hinge": hng}
+    return {"C": C, "w": w, "b": b, "val_acc": acc, "val_hinge": hng, "converged": C not in unconverged,
+            "unconverged_C": tuple(unconverged)}
 
 
 def lp_svm_box_grid(X_train, y_train, X_val, y_val, grid=BOX_GRID) -> dict:

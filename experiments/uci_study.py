@@ -525,7 +525,7 @@ def _limited_unit(task: dict, cfg: dict) -> list[dict]:
     if tie_accs:
         row.update(tie_acc_min=min(tie_accs), tie_acc_max=max(tie_accs))
     base = _baselines(split, X_v, task["split_seed"])
-    row.update(svc_C=base["svc"]["C"], svc_acc_val=base["svc"]["val_acc"],
+    row.update(svc_C=base["svc"]["C"], svc_converged=base["svc"]["converged"], svc_acc_val=base["svc"]["val_acc"],
                svc_acc_test=_acc((base["svc"]["w"], base["svc"]["b"]), split.X_test, split.y_test),
                box_c=base["box"]["c"], box_acc_val=base["box"]["val_acc"],
                box_acc_test=_acc((base["box"]["w"], base["box"]["b"]), split.X_test, split.y_test))
@@ -578,8 +578,8 @@ def _perturbed_unit(task: dict, cfg: dict) -> list[dict]:
     base = _baselines(split, X_v, task["split_seed"])
     models["svc"] = (base["svc"]["w"], base["svc"]["b"])
     models["box"] = (base["box"]["w"], base["box"]["b"])
-    common.update(svc_C=base["svc"]["C"], svc_acc_val=base["svc"]["val_acc"], box_c=base["box"]["c"],
-                  box_acc_val=base["box"]["val_acc"], n_test_in_margin=int(test_mask.sum()))
+    common.update(svc_C=base["svc"]["C"], svc_converged=base["svc"]["converged"], svc_acc_val=base["svc"]["val_acc"],
+                  box_c=base["box"]["c"], box_acc_val=base["box"]["val_acc"], n_test_in_margin=int(test_mask.sum()))
     rows = []
     for rho_test in cfg["rho_tests"]:
         X_te = attack_mod.max_confidence_attack(split.X_test, split.y_test, sur_w, sur_b, rho_test, test_mask)
