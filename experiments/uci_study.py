@@ -760,7 +760,8 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     -------
     :class:`StudyResult`; files: ``limited_runs.csv``, ``limited_summary.md``, ``limited_<data>.png``,
     ``perturbed_runs.csv``, ``perturbed_summary.md``, ``perturbed_<data>.png`` (those that apply),
-    ``study.json`` (configuration, versions, timings).
+    ``study.json`` (configuration, versions, timings). Tables and plots that the previous call into ``out``
+    wrote (listed in its ``study.json``) and this call does not are removed: they belonged to another grid.
 
     Raises
     ------
@@ -792,7 +793,11 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     _execute(todo, jobs, scheduler, progress, on_result)
     ids = {t["run_id"] for t in tasks}
     records = {rid: rec for rid, rec in load_records(out).items() if rid in ids}
+    earlier = _files_of_earlier_call(out)
     files = write_outputs(records, out, cfg)
+    for stale in earlier - {Path(f).name for f in files.values()}:
+        # an earlier call's table or plot of units not in this grid would sit next to this call's as if current
+        (out / stale).unlink(missing_ok=True)
     seconds = time.perf_counter() - t0
     n_err = sum(rec.get("error") is not None for rec in records.values())
     n_failed_steps = sum(rec.get("error") is None and _record_failed_steps(rec) for rec in records.values())
@@ -805,6 +810,18 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     files["study.json"] = out / "study.json"
     return StudyResult(out, files, len(tasks), len(computed), len(tasks) - len(todo), n_err, seconds, computed,
                        n_failed_steps)
+
+
+def _files_of_earlier_call(out: Path) -> set[str]:
+    """Names of the tables and plots that the last call wrote into ``out`` (the ``files`` of its ``study.json``,
+    other than ``study.json``): only files of this folder, so nothing else is ever removed; empty when there is
+    no readable ``study.json``."""
+    try:
+        listed = json.loads((out / "study.json").read_text())["files"].values()
+    except Exception:  # noqa: BLE001 - no, or an unreadable, study.json: nothing is known to be ours
+        return set()
+    return {Path(f).name for f in listed if isinstance(f, str) and Path(f).parent == out
+            and Path(f).name != "study.json"}
 
 
 def _settings_diff(out: Path, record: dict, cfg: StudyConfig) -> str:

@@ -793,3 +793,20 @@ def replace_cfg(cfg, **kw):
     from dataclasses import replace
 
     return replace(cfg, **kw)
+
+
+def test_an_earlier_calls_tables_and_plots_of_another_grid_are_removed(tmp_path):
+    # a call on another grid into the same folder left the earlier call's tables and plots (here of the diabetes
+    # data and of the limited study) next to its own, as if current; study.json listed only the new files
+    out = tmp_path / "o"
+    us.run_study(_tiny(runs=1, datasets=("cancer", "diabetes"), time_limit=5.0), out, jobs=1, progress=False)
+    assert (out / "limited_diabetes.png").exists() and (out / "limited_summary.md").exists()
+    keep = out / "notes.md"
+    keep.write_text("a file of the user's")
+    cfg = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=5,
+                         perturbed_n_val=5, rho_tests=(0.0,), tie_criteria=("sum_w_bar",), time_limit=5.0)
+    res = us.run_study(cfg, out, jobs=1, progress=False)
+    left = {p.name for p in out.iterdir() if p.is_file()}
+    assert left == {"notes.md", "study.json", *res.files} and "perturbed_runs.csv" in left
+    assert not {"limited_runs.csv", "limited_summary.md", "limited_cancer.png", "limited_diabetes.png"} & left
+    assert len(list((out / "runs").glob("limited__*.json"))) == 2  # the earlier units stay, for a resume of that grid
