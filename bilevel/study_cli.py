@@ -163,20 +163,7 @@ def run(args) -> int:
     if args.jobs == 0 or args.jobs < -1:
         raise InputError(f"--jobs must be a positive number of processes or -1 (all cores); got {args.jobs}")
     check_writable_folder(args.out, "--out")
-    sizes = []  # (|T|, |V|) of the largest split of each study, checked on each data set below
-    if "limited" in cfg.studies:
-        sizes.append((max(cfg.train_sizes), max(cfg.val_sizes)))
-    if "perturbed" in cfg.studies:
-        sizes.append((cfg.perturbed_n_train, cfg.perturbed_n_val))
-    for d in cfg.datasets:  # fail fast on a bad data set name or file, or sizes the data cannot supply
-        import bilevel
-
-        data = bilevel.load_dataset(d)
-        for n_train, n_val in sizes:
-            try:
-                bilevel.split_dataset(data.X, data.y, int(n_train), int(n_val), seed=cfg.seed)
-            except InputError as exc:
-                raise InputError(f"data set {d!r}, |T| = {n_train}, |V| = {n_val}: {exc}") from None
+    mod.check_data(cfg)  # fail fast on a bad data set name or file, or sizes the data cannot supply
     scheduler = args.scheduler
     if scheduler is not None:
         try:

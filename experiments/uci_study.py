@@ -765,10 +765,12 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
 
     Raises
     ------
-    InputError for a bad configuration or when ``out`` holds finished units computed with other settings
+    InputError for a bad configuration, a data set that cannot be loaded or cannot supply the sizes
+    (:func:`check_data`, before any unit runs), or when ``out`` holds finished units computed with other settings
     (another seed, time limit, flip rule, ...): use another ``out``.
     """
     check_config(cfg)
+    check_data(cfg)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -810,6 +812,24 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     files["study.json"] = out / "study.json"
     return StudyResult(out, files, len(tasks), len(computed), len(tasks) - len(todo), n_err, seconds, computed,
                        n_failed_steps)
+
+
+def check_data(cfg: StudyConfig) -> None:
+    """Raise InputError for a data set of ``cfg`` that cannot be loaded, or that cannot supply the largest
+    training and validation sizes of a selected study (with at least one test row), before any unit runs:
+    otherwise every unit of that data set ended with the same error."""
+    sizes = []  # (|T|, |V|) of the largest split of each study
+    if "limited" in cfg.studies:
+        sizes.append((max(cfg.train_sizes), max(cfg.val_sizes)))
+    if "perturbed" in cfg.studies:
+        sizes.append((cfg.perturbed_n_train, cfg.perturbed_n_val))
+    for d in cfg.datasets:
+        data = bilevel.load_dataset(d)
+        for n_train, n_val in sizes:
+            try:
+                bilevel.split_dataset(data.X, data.y, int(n_train), int(n_val), seed=cfg.seed)
+            except InputError as exc:
+                raise InputError(f"data set {d!r}, |T| = {n_train}, |V| = {n_val}: {exc}") from None
 
 
 def _files_of_earlier_call(out: Path) -> set[str]:

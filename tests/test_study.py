@@ -810,3 +810,15 @@ def test_an_earlier_calls_tables_and_plots_of_another_grid_are_removed(tmp_path)
     assert left == {"notes.md", "study.json", *res.files} and "perturbed_runs.csv" in left
     assert not {"limited_runs.csv", "limited_summary.md", "limited_cancer.png", "limited_diabetes.png"} & left
     assert len(list((out / "runs").glob("limited__*.json"))) == 2  # the earlier units stay, for a resume of that grid
+
+
+def test_run_study_refuses_sizes_the_data_cannot_supply_before_any_unit(tmp_path):
+    # only the CLI checked the sizes: run_study itself ran every unit into the same error and returned n_errors
+    n = len(bilevel.load_dataset("cancer").y)
+    out = tmp_path / "o"
+    with pytest.raises(bilevel.InputError, match=rf"'cancer', \|T\| = {n}, \|V\| = 5"):
+        us.run_study(_tiny(train_sizes=(5, n)), out, jobs=1, progress=False)
+    assert not out.exists()
+    with pytest.raises(bilevel.InputError, match=rf"\|T\| = {n}, \|V\| = 5"):
+        us.run_study(_tiny(studies=("perturbed",), perturbed_n_train=n, perturbed_n_val=5), out, jobs=1,
+                     progress=False)
