@@ -18,6 +18,16 @@ _OBJ_PATTERNS = [
     re.compile(r"objective\s+value\s+(\S+)", re.IGNORECASE),  # CBC "Optimal - objective value x"
     re.compile(r"^\s*objective\s*[:=,]?\s*(\S+)\s*$", re.IGNORECASE),  # "objective, x" in a CSV
 ]
+#: The first line of a CBC ``-solution`` file: ``<status> - objective value <x>``.
+_CBC_HEADER = re.compile(r"^(?P<status>[a-z].*?)\s+-\s+objective\s+value\s+\S+\s*$", re.IGNORECASE)
+#: CBC statuses whose values are a solution: a proven optimum (also within the gap tolerance) and the incumbent of
+#: a branch and bound stopped by its time limit (CBC 2.10 writes "Stopped on time" only from a branch and bound,
+#: and adds "(no integer solution - continuous used)" when it has no incumbent). Not "Stopped on iterations": CBC
+#: 2.10 writes it both for a branch and bound's incumbent (node or solution limit) and for Clp's current iterate
+#: when the linear solve stops on its time or iteration limit, without that mark (the infeasible point (0, 0) of
+#: min x + 2 y, x + y >= 1; y = 0.5 for an integer y), so the file cannot say which; nor "Stopped on
+#: difficulties", "Stopped on ctrl-c" (the same two cases) or "Status unknown".
+_CBC_SOLUTION_STATUSES = ("optimal", "optimal (within gap tolerance)", "stopped on time")
 
 
 def read_solution_file(path) -> tuple[dict, float | None]:
@@ -41,7 +51,10 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     objective a value that is not finite (``nan``, ``inf``), gives one variable two different values, or is
     CBC's report of an infeasible or unbounded model or of a run stopped without an integer point (first line
     ``Infeasible - ...``, ``Integer infeasible - ...``, ``Unbounded - ...``, ``Stopped on time (no integer
-    solution - continuous used) - ...``: the values it lists are no solution), or a CPLEX solution whose header says
+    solution - continuous used) - ...``: the values it lists are no solution) or of a status other than
+    ``Optimal``, ``Optimal (within gap tolerance)`` or ``Stopped on time`` (``Stopped on iterations``, ``Stopped
+    on difficulties``, ``Stopped on ctrl-c``, ``Status unknown``: CBC writes them also for Clp's current point,
+    which need not be feasible, see :data:`_CBC_SOLUTION_STATUSES`), or a CPLEX solution whose header says
     ``primalFeasible="0"``, or XML that is not a CPLEX solution."""
     path = Path(path)
     if not path.is_file():
@@ -52,6 +65,11 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     if re.match(r"(integer )?(infeasible|unbounded)\b", first, re.IGNORECASE) or "no integer solution" in first:
         # the second: CBC stopped before any integer point and wrote the linear relaxation's values
         raise InputError(f"{str(path)!r} says {first.split(' - ')[0]!r}: it holds no solution")
+    cbc = _CBC_HEADER.match(first)
+    if cbc and " ".join(cbc.group("status").lower().split()) not in _CBC_SOLUTION_STATUSES:
+        raise InputError(f"{str(path)!r} says {cbc.group('status')!r}: CBC writes this status also for a stopped "
+                         "linear solve's current point, so its values are not known to be a solution (CBC's "
+                         "solutions are marked 'Optimal' or 'Stopped on time'; solve again without the limit)")
     if any(line.strip() == "# Primal solution values" for line in lines):
         return _read_highs_solution(path, lines)
     if first == "Columns":

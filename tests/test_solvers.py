@@ -673,6 +673,57 @@ def test_read_solution_file_refuses_cbc_reports_of_infeasible_models(tmp_path, f
         solution_files.read_solution_file(path)
 
 
+@pytest.mark.parametrize("first", ["Stopped on iterations - objective value 0.00000000",
+                                   "Stopped on difficulties - objective value 0.00000000",
+                                   "Stopped on ctrl-c - objective value 0.00000000",
+                                   "Status unknown - objective value 0.00000000"])
+def test_read_solution_file_refuses_cbc_statuses_that_do_not_say_solution(tmp_path, first):
+    """CBC 2.10.3 writes "Stopped on iterations - objective value 0.00000000" and the point (0, 0) for min x + 2y,
+    x + y >= 1 stopped by Clp's time or iteration limit (no "no integer solution" mark): the reader returned
+    that infeasible point and the claim 0, below the optimum 1. The other statuses cover the same two cases
+    (a branch and bound's incumbent, or Clp's current point) or none."""
+    path = tmp_path / "cbc.sol"
+    path.write_text(f"{first}\n      0 x                      0                       1\n"
+                    "      1 y                      0                       2\n")
+    with pytest.raises(common.InputError, match="not known to be a solution"):
+        solution_files.read_solution_file(path)
+
+
+@pytest.mark.parametrize("first, objective", [("Optimal - objective value 1.00000000", 1.0),
+                                              ("Optimal (within gap tolerance) - objective value 1.5", 1.5),
+                                              ("Stopped on time - objective value 2.00000000", 2.0)])
+def test_read_solution_file_reads_cbc_solutions_and_stopped_incumbents(tmp_path, first, objective):
+    path = tmp_path / "cbc.sol"
+    path.write_text(f"{first}\n      0 x                      1                       0\n")
+    assert solution_files.read_solution_file(path) == ({"x": 1.0}, objective)
+
+
+def test_read_solution_file_refuses_cbcs_stopped_linear_iterate(tmp_path):
+    """A real CBC run stopped by its iteration limit in the linear relaxation of min x + 2y, x + y >= 1.5,
+    x - y <= 0.5, y integer writes "Stopped on iterations" and a point that is not a solution: y = 0.5 (or
+    x + y < 1.5). The reader gave it back as the answer. With no limit CBC's file is read (optimum 2.5 at
+    x = 0.5, y = 1, by enumerating y)."""
+    import subprocess
+
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    model = tmp_path / "m.lp"
+    model.write_text("minimize\n obj: x + 2 y\nsubject to\n c1: x + y >= 1.5\n c2: x - y <= 0.5\ngeneral\n y\nend\n")
+    optimum = min(max(1.5 - y, y - 0.5, 0) + 2 * y for y in range(5) if max(1.5 - y, 0) <= y + 0.5)
+    for limit, sol in ((["-maxIt", "1"], tmp_path / "stopped.sol"), ([], tmp_path / "solved.sol")):
+        subprocess.run([cbc.binary(), "-import", str(model), *limit, "-solve", "-solution", str(sol)],
+                       capture_output=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+        assert sol.is_file(), limit
+    lines = (tmp_path / "stopped.sol").read_text().splitlines()[1:]
+    values = {t[1]: float(t[2]) for t in (line.replace("**", " ").split() for line in lines)}
+    x, y = values.get("x", 0.0), values.get("y", 0.0)
+    assert y != round(y) or x + y < 1.5 - 1e-9 or x - y > 0.5 + 1e-9, values  # CBC wrote no solution
+    with pytest.raises(common.InputError, match="Stopped on iterations"):
+        solution_files.read_solution_file(tmp_path / "stopped.sol")
+    values, claimed = solution_files.read_solution_file(tmp_path / "solved.sol")
+    assert claimed == pytest.approx(optimum) and values["y"] == pytest.approx(1.0)
+
+
 def test_read_solution_file_rejects_garbage(tmp_path):
     path = tmp_path / "s.sol"
     path.write_text("no solution here\n")
