@@ -545,9 +545,10 @@ def export_library(
 ) -> list[dict]:
     """Regenerate the instances ``specs`` (default :func:`library_specs`) into ``out_dir`` and update
     ``out_dir/manifest.csv``: rows of regenerated instances are replaced, rows of other instances kept
-    (so ``--only-small`` keeps the measurements of the large ones). With ``solve`` each instance is solved
-    by HiGHS with ``time_limit`` seconds and relative gap ``mip_gap``; without it the HiGHS fields of the
-    regenerated rows are left empty. ``log`` receives one progress line per instance.
+    (so ``--only-small`` keeps the measurements of the large ones); columns the library does not write (added
+    by hand) are kept, empty in the regenerated rows (their values described the old files). With ``solve``
+    each instance is solved by HiGHS with ``time_limit`` seconds and relative gap ``mip_gap``; without it the
+    HiGHS fields of the regenerated rows are left empty. ``log`` receives one progress line per instance.
 
     Returns the manifest rows written (typed as :func:`read_manifest` returns them). Raises InputError when two
     different specs have the same :attr:`InstanceSpec.id` (a spec given twice is written once)."""
@@ -605,19 +606,29 @@ def _cell(value) -> str:
 
 def write_manifest(rows, path) -> Path:
     """Write manifest rows (dicts with the keys of :data:`MANIFEST_COLUMNS`; missing keys are empty) as
-    CSV. Floats are written with full precision, booleans as ``true``/``false``. The CSV is written under a
+    CSV. Other keys (columns added to a manifest by hand, which :func:`read_manifest` reads as strings) are
+    kept as columns after those of :data:`MANIFEST_COLUMNS`, in the order they first appear in ``rows``
+    (they were dropped: re-exporting part of the library lost a column such as ``cplex_objective``). Floats
+    are written with full precision, booleans as ``true``/``false``. The CSV is written under a
     temporary name in the same folder and renamed to ``path`` only when complete, so a write that fails or
     is interrupted (a bad row, a full disk, Ctrl-C) leaves an existing manifest unchanged; a symbolic link is
     written through (the link stays) and an existing file keeps its permissions. UTF-8. Returns the path.
-    Raises InputError when the folder or the file cannot be written."""
+    Raises InputError for a column name that is not a string, or when the folder or the file cannot be
+    written."""
     path = Path(path)
+    rows = list(rows)  # all rows before the header: a column may first appear in the last row
+    known = set(MANIFEST_COLUMNS)
+    extra = list(dict.fromkeys(k for r in rows for k in r if k not in known))
+    if any(not isinstance(k, str) for k in extra):
+        raise InputError(f"manifest column names must be strings; got {[k for k in extra if not isinstance(k, str)]}")
+    columns = MANIFEST_COLUMNS + extra
 
     def write(temp: Path) -> None:
         with open(temp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh, lineterminator="\n")
-            w.writerow(MANIFEST_COLUMNS)
+            w.writerow(columns)
             for r in rows:
-                w.writerow([_cell(r.get(c, "")) for c in MANIFEST_COLUMNS])
+                w.writerow([_cell(r.get(c, "")) for c in columns])
 
     replace_atomically(path, write)
     return path
@@ -626,8 +637,9 @@ def write_manifest(rows, path) -> Path:
 def read_manifest(path) -> list[dict]:
     """Read a manifest CSV into dicts with typed values: ints for sizes and counts, floats for
     parameters and HiGHS numbers, bools for ``committed``/``verified``/``lambda_at_bound``, ``None`` for
-    empty cells, strings otherwise. Raises InputError for a missing file, a file that is not UTF-8 CSV text,
-    missing columns or a size, count or number cell that does not parse."""
+    empty cells, strings otherwise (also in columns not in :data:`MANIFEST_COLUMNS`, which are kept). Raises
+    InputError for a missing file, a file that is not UTF-8 CSV text, missing columns, a row with more cells
+    than the header, or a size, count or number cell that does not parse."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"manifest {str(path)!r} not found")
@@ -647,6 +659,9 @@ def _read_manifest_rows(path: Path) -> list[dict]:
             raise InputError(f"{str(path)!r} is not an instance manifest (missing columns {missing})")
         rows = []
         for line, raw in enumerate(reader, start=2):
+            if None in raw:  # csv keeps the cells past the header under the key None: columns out of step
+                raise InputError(f"{str(path)!r}, line {line}: more cells than the header has columns "
+                                 f"({len(raw[None])} more)")
             row = {}
             for k, v in raw.items():
                 if v is None or v == "":

@@ -94,6 +94,45 @@ def test_an_interrupted_manifest_write_leaves_the_old_manifest(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["manifest.csv"], "a temporary file was left behind"
 
 
+def test_a_manifest_keeps_columns_the_writer_does_not_know(tmp_path):
+    # write_manifest wrote MANIFEST_COLUMNS only: a column added by hand (another solver's results, notes) was
+    # lost by any rewrite, e.g. export_library regenerating one instance
+    import csv
+
+    rows = library.read_manifest(MANIFEST)
+    rows[0]["note"] = "hand-made, with a comma"
+    rows[-1]["cplex_objective"] = 0.25
+    path = library.write_manifest(rows, tmp_path / "manifest.csv")
+    with open(path, newline="", encoding="utf-8") as fh:  # the csv module, not the library's reader
+        header, *cells = list(csv.reader(fh))
+    assert header == library.MANIFEST_COLUMNS + ["note", "cplex_objective"]
+    assert cells[0][-2:] == ["hand-made, with a comma", ""] and cells[-1][-2:] == ["", "0.25"]
+    again = library.read_manifest(path)
+    assert again[0]["note"] == "hand-made, with a comma" and again[-1]["cplex_objective"] == "0.25"
+    assert [{k: v for k, v in r.items() if k in library.MANIFEST_COLUMNS} for r in again] == library.read_manifest(
+        MANIFEST)
+    library.write_manifest(again, path)  # a second rewrite keeps the order and the values
+    assert library.read_manifest(path) == again
+
+    spec = library.library_specs(sizes=(5,))[0]  # regenerated: its row is new, the column stays for the others
+    written = library.export_library(tmp_path, [spec], solve=False, log=lambda _: None)
+    assert list(written[0])[-2:] == ["note", "cplex_objective"]
+    by_id = {r["id"]: r for r in written}
+    assert by_id[spec.id]["note"] is None and by_id[rows[-1]["id"]]["cplex_objective"] == "0.25"
+    assert len(written) == len(rows)
+
+
+def test_a_manifest_row_with_more_cells_than_the_header_is_refused(tmp_path):
+    # csv.DictReader put the extra cells under the key None, and the writer then dropped them silently
+    lines = MANIFEST.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "manifest.csv"
+    path.write_text("\n".join([lines[0], lines[1] + ",surplus", *lines[2:]]) + "\n", encoding="utf-8")
+    with pytest.raises(library.InputError, match=r"line 2: more cells than the header has columns \(1 more\)"):
+        library.read_manifest(path)
+    with pytest.raises(library.InputError, match="column names must be strings"):
+        library.write_manifest([{"id": "x", None: ["surplus"]}], tmp_path / "other.csv")
+
+
 def test_an_interrupted_name_map_write_leaves_the_old_map(tmp_path):
     # write_name_map (and write_fixed_mps) wrote straight into the file: an export stopped midway left a
     # truncated map of short to readable names next to a whole model (write_model and the manifest rename)
