@@ -46,7 +46,9 @@ def silent_cplex():
 def read_warnings(text: str) -> str:
     """CPLEX's warnings while reading a file (``text``, its warning stream) as one line. CPLEX reads a truncated
     file without an error: it only warns ("Unfinished constraint is discarded.", "'End' missing.", "'ENDATA'
-    missing.") and solves the part it read, so any reading warning makes the run an ``error``."""
+    missing.") and solves the part it read; it also drops the bounds of a variable in no row ("Name 'z' does
+    not exist.", so crossed bounds 5 <= z <= 4 gave "optimal" where the file is infeasible). So any reading
+    warning makes the run an ``error``: the package's exported files are read without one."""
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())[:200]
 
 

@@ -71,6 +71,20 @@ def test_cplex_calls_a_truncated_file_an_error(tmp_path):
         assert full.status == "optimal" and full.objective == pytest.approx(row["highs_objective"], rel=1e-4)
 
 
+def test_cplex_calls_a_file_it_reads_with_a_warning_an_error_not_an_answer(tmp_path):
+    """Why any warning while reading is an error (not only those of a truncated file): CPLEX 22.2 drops the bounds
+    of a variable that is in no row or objective ("Warning, line 6: Name 'z' does not exist.") and, solving on,
+    calls min x + 2y, x + y >= 1 with 5 <= z <= 4 "optimal" 1.0; the bounds cross, so the file is infeasible
+    (HiGHS says so)."""
+    pytest.importorskip("cplex")
+    path = tmp_path / "crossed.lp"
+    path.write_text("minimize\n obj: x + 2 y\nsubject to\n c1: x + y >= 1\nbounds\n z >= 5\n z <= 4\nend\n")
+    assert highs.solve(path).status == "infeasible"
+    result = cplex.solve(path, time_limit=60)
+    assert result.status == "error" and result.objective is None, result
+    assert "Name 'z' does not exist" in result.message, result.message
+
+
 @pytest.mark.parametrize("runner", [highs, scip, cbc, cplex, gurobi, xpress], ids=lambda r: r.NAME)
 def test_every_runner_refuses_bad_limits_and_reads_inf_as_no_limit(runner):
     """A NaN or negative time limit and a NaN, negative or infinite gap are InputErrors before the solver sees
