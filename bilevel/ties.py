@@ -215,7 +215,8 @@ def optimistic_tie_range(
     for sense in ("min", "max"):
         model.tie_criterion.sense = pyo.minimize if sense == "min" else pyo.maximize
         info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
-                           options=tuning_options(highs_options))
+                           options=tuning_options(highs_options, [model.bilevel_info["X_train"],
+                                                                  model.bilevel_info["X_val"]]))
         _exact_outer_hinge(model)
         out[sense] = TieSolution(
             sense=sense, criterion_value=float(pyo.value(model.tie_criterion)), w_bar=solution_w_bar(model),

@@ -16,7 +16,7 @@ from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .validation import (check_clock, check_epsilon, check_features, check_flag, check_positive, check_scale,
-                         check_w_bar_bounds, check_xy, warn_tiny_features)
+                         check_w_bar_bounds, check_xy, tiny_features, warn_tiny_features)
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
@@ -222,14 +222,22 @@ HIGHS_OPTIONS = {"mip_heuristic_run_rens": False, "mip_allow_cut_separation_at_n
                  "mip_pscost_minreliable": 4}
 
 
-def tuning_options(overrides: dict | None = None) -> dict:
+def tuning_options(overrides: dict | None = None, X_list=None) -> dict:
     """The HiGHS options of a tuning MILP solve (both modes, and the tie re-solves of :mod:`bilevel.ties`):
-    :data:`HIGHS_OPTIONS` with ``overrides`` (HiGHS option names to values) on top, as a new dict. Raises
+    :data:`HIGHS_OPTIONS` with ``overrides`` (HiGHS option names to values) on top, as a new dict. Given the
+    feature arrays ``X_list`` ((n_k, p) each: training and validation) with a feature far smaller than the
+    others (:func:`bilevel.validation.tiny_features`), ``presolve`` is ``"off"`` unless ``overrides`` sets it:
+    HiGHS's presolve proved a non-optimal point optimal on such data (README, *Input checks*). Raises
     InputError when ``overrides`` is not a mapping; :func:`bilevel.solve_model` raises InputError naming an
     option HiGHS rejects."""
     if overrides is not None and not isinstance(overrides, Mapping):
         raise InputError(f"highs_options must be a mapping of HiGHS option names to values; got {overrides!r}")
-    return {**HIGHS_OPTIONS, **(overrides or {})}
+    options = {**HIGHS_OPTIONS, **(overrides or {})}
+    if X_list is not None and "presolve" not in (overrides or {}) and tiny_features(X_list):
+        # fuzz seed 542 (one feature of size 1e-6 next to one of 1e3): presolve proved 1.0894 optimal, the
+        # optimum is 1.0; with presolve off the mixed-scale fuzz found no wrong answer
+        options["presolve"] = "off"
+    return options
 
 
 _SEARCH_AFTER = 1.0  # seconds of HiGHS time before the box search runs, at least ...
@@ -567,7 +575,7 @@ def tune(
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
     check_scale([X_t, X_v], ub)
-    warn_tiny_features([X_t, X_v])
+    tiny = warn_tiny_features([X_t, X_v])
     eps = check_epsilon(epsilon)
     tolerance = check_positive(tolerance, "tolerance")
     if time_limit is not None:
@@ -591,7 +599,10 @@ def tune(
             raise InputError(f"{', '.join(given)} only appl{'ies' if len(given) == 1 else 'y'} to mode='pessimistic'; "
                              "mode='optimistic' solves Eq. (21) alone")
     run_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
-    solve_kw = dict(run_kw, options=tuning_options(highs_options), clock=clock)
+    options = tuning_options(highs_options, [X_t, X_v])
+    tiny_notes = [f"HiGHS presolve off: feature(s) {tiny} are tiny next to the others (the UserWarning)"
+                  ] if tiny and options.get("presolve") == "off" and "presolve" not in (highs_options or {}) else []
+    solve_kw = dict(run_kw, options=options, clock=clock)
 
     if mode == "optimistic":
         t0 = time.perf_counter()
@@ -614,8 +625,8 @@ def tune(
             raise SolverError("HiGHS reports the optimistic MILP infeasible, but it has a bilevel-feasible point "
                               "at every w_bar in its bounds (the inner LP's optimum): a HiGHS failure; retry with "
                               "the HiGHS option presolve=off") from None
-        return _result("optimistic", model, info, build, total, tolerance, start_seconds=start_seconds,
-                       restarts=restarts, build_lp_seconds=build_lp)
+        return _result("optimistic", model, info, build, total, tolerance, notes=tiny_notes,
+                       start_seconds=start_seconds, restarts=restarts, build_lp_seconds=build_lp)
 
     if optimistic is None:
         optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
@@ -635,7 +646,7 @@ def tune(
     bound, history = float(lambda_bound), [float(lambda_bound)]
     boxes = _start_boxes(optimistic, w_bar_bounds)
     start_kw = dict(w_bar=boxes[0], candidates=boxes[1:], stop_at=floor)
-    notes, ver = [], None  # ver: verification of the solution now in the model, when already computed
+    notes, ver = list(tiny_notes), None  # ver: verification of the solution now in the model, when already computed
     start_seconds, infeasible_seconds = 0.0, 0.0
 
     def make_search(m):

@@ -223,7 +223,8 @@ def run(args) -> int:
         "w_bar_bounds": [args.w_bar_lb, args.w_bar_ub], "clock": args.clock, "mode": args.mode,
         **({} if args.mode == "optimistic" else {name: getattr(args, name) for name in PESSIMISTIC_DEFAULTS}),
         "time_limit": args.time_limit, "mip_gap": args.mip_gap, "threads": args.threads, "race": args.race,
-        "highs_options": tuning_options(dict(args.highs_option)),  # the package defaults with --highs-option on top
+        # the package defaults with --highs-option on top (and presolve off for tiny features, as tune sets it)
+        "highs_options": tuning_options(dict(args.highs_option), [split.X_train, split.X_val]),
         "results": {
             name: {**r.to_dict(), "accuracy": {
                 "train": r.accuracy(split.X_train, split.y_train), "val": r.accuracy(split.X_val, split.y_val),

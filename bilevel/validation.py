@@ -287,16 +287,26 @@ def warn_tiny_features(X_list) -> list[int]:
     proven "optimal" and verified but worse than the bilevel optimum (HiGHS's presolve, or its feasibility
     tolerance on the box multipliers), and a few in 1000 left unverified (flagged). Standardised features
     (:func:`bilevel.split_dataset`'s default) are never affected. Raises nothing."""
-    col_max = np.max([np.abs(np.asarray(X, dtype=float)).max(axis=0) for X in X_list], axis=0)
-    limit = TINY_FEATURE * max(1.0, float(col_max.max()))
-    tiny = [int(j) for j in np.flatnonzero((col_max > 0) & (col_max < limit))]
+    tiny, col_max, limit = _tiny_features(X_list)
     if tiny:
         warnings.warn(
             f"feature(s) {tiny} have values of at most {col_max[tiny].max():.1e}, below {limit:.1e} "
             f"({TINY_FEATURE:g} times max(1, the largest feature value {col_max.max():.1e})): HiGHS's absolute "
             "tolerances can then cut off the bilevel optimum or leave the answer unverified; standardize the "
-            "features (bilevel.split_dataset does by default) or drop these", UserWarning, stacklevel=3)
+            "features (bilevel.split_dataset does by default) or drop these; bilevel.tune solves with HiGHS's "
+            "presolve off then, unless highs_options sets presolve", UserWarning, stacklevel=3)
     return tiny
+
+
+def tiny_features(X_list) -> list[int]:
+    """The indices :func:`warn_tiny_features` would warn of, without the warning. Raises nothing."""
+    return _tiny_features(X_list)[0]
+
+
+def _tiny_features(X_list) -> tuple[list[int], np.ndarray, float]:
+    col_max = np.max([np.abs(np.asarray(X, dtype=float)).max(axis=0) for X in X_list], axis=0)
+    limit = TINY_FEATURE * max(1.0, float(col_max.max()))
+    return [int(j) for j in np.flatnonzero((col_max > 0) & (col_max < limit))], col_max, limit
 
 
 _CREATED_FOLDERS: list[Path] = []  # the folders check_writable_folder created, for removed_if_empty_on_failure

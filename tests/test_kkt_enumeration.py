@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import bilevel
+from bilevel.tune import tuning_options
 from kkt_enumeration import optimistic_optimum, optimistic_tie_extremes, pessimistic_optimum
 from oracles import grid, optimistic_value, pessimistic_value, tiny_instance
 
@@ -211,9 +212,9 @@ def test_a_feature_of_tiny_values_does_not_cut_off_the_optimum():
 
 def test_tiny_features_are_warned_of():
     """A feature of size 1e-7..1e-6 (absolute, or next to one of size 1e3) puts the MILPs' stationarity rows at
-    the size of HiGHS's tolerances: tune warns. The instance below (found by differential fuzzing) is one HiGHS
-    still gets wrong: presolve proves 1.08937 "optimal" (verified) while the bilevel optimum is 1.0 at
-    w_bar = 0 (w = 0; the enumeration's and a by-hand value); presolve off finds 1.0."""
+    the size of HiGHS's tolerances: tune warns, and solves with presolve off. On the instance below (found by
+    differential fuzzing) HiGHS's presolve proved 1.08937 "optimal" (verified), and tune returned it, while the
+    bilevel optimum is 1.0 at w_bar = 0 (w = 0; the enumeration's and a by-hand value); presolve off finds 1.0."""
     Xt = np.array([[-647.1553073079773, -8.059507881768076e-07], [1023.4259411215874, 6.535044104724449e-07],
                    [1918.6938516041346, -1.7086864892926478e-06], [1034.0157110508783, -6.19169985974195e-08]])
     yt = np.array([-1.0, -1.0, 1.0, 1.0])
@@ -227,9 +228,15 @@ def test_tiny_features_are_warned_of():
     assert _close(value, 1.0)
     with pytest.warns(UserWarning, match=r"feature\(s\) \[1\] have values of at most 1\.7e-06"):
         res = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=bounds)
-    assert res.objective >= value - 1e-6  # never below the optimum; above it is the known HiGHS fault
+    assert res.optimal and res.verified and _close(res.objective, value), res.objective
+    assert any("presolve off" in m for m in res.verification.messages)
     plain = bilevel.build_optimistic_model(Xt, yt, Xv, yv, bounds)
     assert _close(bilevel.solve_model(plain, options={"presolve": "off"}).objective, value)
+    with pytest.warns(UserWarning):  # the user's own presolve setting stands
+        res = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=bounds, highs_options={"presolve": "on"})
+    assert res.objective >= value - 1e-6 and not any("presolve off" in m for m in res.verification.messages)
+    assert tuning_options(None, [Xt, Xv])["presolve"] == "off"
+    assert "presolve" not in tuning_options(None, [Xt * [1.0, 1e6]])
 
 
 def test_standardised_data_are_not_warned_of_tiny_features():
@@ -243,3 +250,18 @@ def test_standardised_data_are_not_warned_of_tiny_features():
     assert bilevel.validation.warn_tiny_features([np.array([[1e-3, 2.0], [0.0, -1.0]])]) == []
     with pytest.warns(UserWarning, match=r"\[0\]"):  # absolute: every feature tiny
         assert bilevel.validation.warn_tiny_features([np.array([[1e-6, 0.0], [-2e-6, 0.0]])]) == [0]
+
+
+def test_the_presolve_benchmark_runs_both_settings_on_scaled_data(capsys):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from experiments import bench_tiny_features
+
+    assert bench_tiny_features.main(["--datasets", "cancer", "--sizes", "5", "--seeds", "0"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith("cancer")]
+    assert [r[3] for r in rows] == ["optimistic", "pessimistic"]
+    assert all(r[5] == r[10] for r in rows)  # the same optimum with presolve on and off
+    assert "geometric mean" in out
