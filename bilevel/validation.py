@@ -285,7 +285,8 @@ def warn_tiny_features(X_list) -> list[int]:
     absolute tolerances (feasibility 1e-6) or far below the other rows': differential fuzzing against KKT
     enumeration found, with one feature of size 1e-7..1e-6 next to one of size 1..1e3, about 1 answer in 1000
     proven "optimal" and verified but worse than the bilevel optimum (HiGHS's presolve, or its feasibility
-    tolerance on the box multipliers), and a few in 1000 left unverified (flagged). Standardised features
+    tolerance on the box multipliers), and a few in 1000 left unverified (flagged); :func:`bilevel.tune` then
+    solves with presolve off (:func:`bilevel.tune.tuning_options`). Standardised features
     (:func:`bilevel.split_dataset`'s default) are never affected. Raises nothing."""
     tiny, col_max, limit = _tiny_features(X_list)
     if tiny:
