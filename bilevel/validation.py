@@ -311,6 +311,7 @@ def _tiny_features(X_list) -> tuple[list[int], np.ndarray, float]:
 
 
 _CREATED_FOLDERS: list[Path] = []  # the folders check_writable_folder created, for removed_if_empty_on_failure
+_OPEN_BLOCKS = [0]  # removed_if_empty_on_failure blocks now open: outside them nothing is recorded (the list grew)
 
 
 @contextlib.contextmanager
@@ -320,6 +321,7 @@ def removed_if_empty_on_failure():
     empty, deepest first, and re-raise, so that a command that fails leaves no empty output folder behind.
     A folder that holds anything is kept. A utility of the command-line tools; raises nothing itself."""
     mark = len(_CREATED_FOLDERS)
+    _OPEN_BLOCKS[0] += 1
     try:
         yield
     except BaseException:
@@ -328,6 +330,7 @@ def removed_if_empty_on_failure():
                 path.rmdir()  # only an empty folder
         raise
     finally:
+        _OPEN_BLOCKS[0] -= 1
         del _CREATED_FOLDERS[mark:]
 
 
@@ -341,7 +344,8 @@ def check_writable_folder(folder, what: str) -> Path:
     new = [path for path in (folder, *folder.parents) if not path.exists()]
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _CREATED_FOLDERS.extend(new)
+        if _OPEN_BLOCKS[0]:
+            _CREATED_FOLDERS.extend(new)
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:

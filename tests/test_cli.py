@@ -374,3 +374,20 @@ def test_a_failed_command_keeps_an_output_folder_holding_files(tmp_path, capsys,
     monkeypatch.setattr(tune_cli, "tune", tune_then_fail)
     assert main(["tune", "--data", "cancer", "--n-train", "5", "--n-val", "5", "--export", str(out)]) == 130
     assert (out / "note.txt").read_text() == "partial"
+
+
+def test_folders_created_outside_a_command_are_not_recorded(tmp_path):
+    """check_writable_folder recorded every folder it created, also in library calls outside a command, so
+    the record only grew; only a command's block (removed_if_empty_on_failure) records now, and still removes."""
+    from bilevel import validation
+
+    before = len(validation._CREATED_FOLDERS)
+    for k in range(3):
+        validation.check_writable_folder(tmp_path / f"lib{k}" / "deep", "--out")
+    assert len(validation._CREATED_FOLDERS) == before
+    with pytest.raises(RuntimeError), validation.removed_if_empty_on_failure():
+        validation.check_writable_folder(tmp_path / "cmd" / "deep", "--out")
+        assert len(validation._CREATED_FOLDERS) == before + 2
+        raise RuntimeError("the command failed")
+    assert not (tmp_path / "cmd").exists() and (tmp_path / "lib0" / "deep").is_dir()
+    assert len(validation._CREATED_FOLDERS) == before
