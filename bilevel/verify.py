@@ -95,6 +95,14 @@ def _check_solution_values(model: pyo.ConcreteModel, info: dict) -> None:
             raise InputError(f"the model's solution has NaN or infinite values in {name}: {values!r}")
 
 
+def _undefined_kkt(model: pyo.ConcreteModel, info: dict) -> list:
+    """Names of the variables of the KKT residuals that hold no value or a NaN or infinite one. They do not
+    enter the re-solve the verdict rests on, so NaN multipliers once only made the residuals NaN (or, through
+    Python's ``max``, hid them: a complementarity residual of 0.0) and the point was verified."""
+    names = ["beta", "mu_plus", "mu_minus", "xi"] + (["alpha", "v"] if info["mode"] == "pessimistic" else [])
+    return [name for name in names if not np.isfinite(_vals(getattr(model, name))).all()]
+
+
 _FACE_SLACK = 1e-9  # relative slack on the follower's optimal value that defines its optimal face
 
 
@@ -121,6 +129,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     tolerance = check_positive(tolerance, "tolerance")
     info = check_bilevel_model(model, "verify_model")
     _check_solution_values(model, info)
+    undefined = _undefined_kkt(model, info)
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
     w_bar, w, b = solution_w_bar(model), _vals(model.w), float(model.b.value)
     w_bar_raw = _vals(model.w_bar)  # solution_w_bar clips it: a w_bar far outside its bounds was verified
@@ -130,7 +139,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     msgs = []
     train_min = hinge_lp(w_bar, (X_t, y_t))
     train_loss = float(hinge(X_t, y_t, w, b).mean())
-    box_violation = float(max(0.0, np.max(np.abs(w) - w_bar)))
+    box_violation = float(np.max(np.abs(w) - w_bar, initial=0.0))  # np.max: a NaN would stay NaN and fail
     obj_rep = float(pyo.value(model.validation_hinge))
     obj_rec = float(hinge(X_v, y_v, w, b).mean())
     beta = _vals(model.beta)
@@ -195,7 +204,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         pair((lam - beta * n_t) / lam_bound, xi)
         pair(np.array([lam / lam_bound]), np.array([budget - xi.mean()]))
         station = np.concatenate([-(alpha * ybar) @ X_f - (beta * y_t) @ X_t + mu, [alpha @ ybar + beta @ y_t]])
-        replica_box = float(max(0.0, np.max(np.abs(w_hat) - w_bar)))
+        replica_box = float(np.max(np.abs(w_hat) - w_bar, initial=0.0))
         # Every feasible replica has a loss of at least the least training loss at w_bar (so a budget of at least
         # (1 + epsilon) times that); checking the budget alone against the least loss let the replica's loss lie
         # below it. That loss can lie far below it within the tolerances: w_hat may leave the box by
@@ -252,13 +261,16 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     if below:
         msgs.append(f"the objective {obj_rec:.8g} is below {best_exact:.8g}, the least any exact follower optimum at "
                     "this w_bar reaches: the answer uses the tolerances to leave the follower's optimal set")
+    if undefined:
+        msgs.append(f"the KKT variables {', '.join(undefined)} have missing, NaN or infinite values: the "
+                    "complementarity and stationarity residuals are undefined")
     verified = (inner_gap <= tolerance and box_violation <= tolerance and w_bar_violation <= tolerance
-                and abs(obj_rep - obj_rec) <= tolerance and ok_extra and not below)
+                and abs(obj_rep - obj_rec) <= tolerance and ok_extra and not below and not undefined)
     return Verification(
         verified=bool(verified), tolerance=tolerance, inner_optimum=inner_opt, inner_value=inner_val,
         inner_gap=float(inner_gap), train_loss=train_loss, train_loss_min=train_min.value,
         box_violation=box_violation, w_bar_violation=w_bar_violation, objective_reported=obj_rep,
         objective_recomputed=obj_rec,
-        best_objective_at_w_bar=float(best), max_complementarity_violation=max(comp),
+        best_objective_at_w_bar=float(best), max_complementarity_violation=float(np.max(comp)),
         stationarity_residual=float(np.max(np.abs(station))), messages=msgs, **extra,
     )

@@ -192,3 +192,30 @@ def test_a_missing_or_nan_value_in_a_checked_variable_is_named():
             var[next(iter(var))].set_value(bad, skip_validation=True)
             with pytest.raises(bilevel.InputError, match=rf"\b{name}\b"):
                 bilevel.verify_model(model)
+
+
+def test_a_nan_or_missing_kkt_multiplier_fails_the_verification_and_is_named():
+    """The KKT variables (beta, mu, xi; alpha, v) do not enter the re-solve the verdict rests on, so a NaN or
+    missing one only made the residuals NaN, or, through Python's max, hid it (a complementarity residual of
+    0.0 with beta NaN), and the point was verified. Oracle: the same point with every value finite is verified
+    (the KKT start, a point of Eq. (21) / (25) at w_bar_ub), so the failure is the variable's."""
+    from oracles import tiny_instance
+
+    X_t, y_t, X_v, y_v = tiny_instance(0)
+    models = [bilevel.build_optimistic_model(X_t, y_t, X_v, y_v),
+              bilevel.build_pessimistic_model(X_t, y_t, X_v, y_v, np.arange(len(y_v)), epsilon=0.2)]
+    for model in models:
+        names = ["beta", "mu_plus", "mu_minus", "xi"] + (["alpha", "v"] if hasattr(model, "alpha") else [])
+        start = bilevel.kkt_start(model)
+        for name in names:
+            for bad in (float("nan"), None, float("inf")):
+                for var, value in start:
+                    var.set_value(value, skip_validation=True)
+                assert bilevel.verify_model(model).verified
+                var = getattr(model, name)
+                var[next(iter(var))].set_value(bad, skip_validation=True)
+                ver = bilevel.verify_model(model)  # a report, not an exception
+                assert not ver.verified, (name, bad)
+                assert any(f"KKT variables {name} " in m for m in ver.messages), ver.messages
+                if bad is None or np.isnan(bad):  # reported as undefined, not hidden as a finite residual
+                    assert np.isnan(ver.max_complementarity_violation) or np.isnan(ver.stationarity_residual)
