@@ -28,8 +28,9 @@ class Verification:
 
     ``verified`` is True when ``w_bar`` lies in its bounds ``[w_bar_lb, w_bar_ub]`` (``w_bar_violation``;
     the checks use it clipped to them, :func:`solution_w_bar`), the follower's solution is optimal for its LP
-    at ``w_bar`` (``inner_gap``), lies in the box (``box_violation``), meets the epsilon budget (pessimistic),
-    the replica is feasible (its loss not below the least training loss at ``w_bar``),
+    at ``w_bar`` (``inner_gap``), lies in the box (``box_violation``, in w's units) and has a training loss not
+    below the least one at ``w_bar`` (``train_loss_min``; the box's effect in hinge units), meets the epsilon
+    budget (pessimistic), the replica is feasible (its loss not below the least training loss at ``w_bar``),
     and the reported objective equals the recomputed one, each within ``tolerance``, and the recomputed
     objective is not below the least one over the exact follower optima at ``w_bar`` by more than
     ``tolerance`` (at the exact budget ``(1 + epsilon) v*(w_bar)`` for a training-optimal replica): the
@@ -247,6 +248,17 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
                     "clipped to them)")
     if box_violation > tolerance:
         msgs.append(f"w leaves the box [-w_bar, w_bar] by {box_violation:.3g}")
+    # The box check is in w's units, the others in hinge units: leaving the box by `tolerance` moves each hinge
+    # by |x_i| times that, so with features of scale 1000 a follower 0.99 tol outside the box had a training loss
+    # 0.014 below the least one at w_bar and was verified (its gap to the follower's optimum is one-sided).
+    # A box tolerance relative to w_bar would not help (these boxes are below 1) and would loosen it where w_bar
+    # is large; the training loss is in hinge units whatever the features' scale, and no point of the box has
+    # one below the least, so that is what is checked.
+    below_least = train_loss < train_min.value - tolerance
+    if below_least:
+        msgs.append(f"the follower's training loss {train_loss:.6g} is below the least one at w_bar, "
+                    f"{train_min.value:.6g}: (w, b) lies outside the box [-w_bar, w_bar] (by {box_violation:.3g} "
+                    "in w's units)")
     if abs(obj_rep - obj_rec) > tolerance:
         msgs.append(f"reported objective {obj_rep:.6g} differs from the recomputed {obj_rec:.6g}")
     if obj_rec > best + tolerance:
@@ -265,7 +277,8 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
         msgs.append(f"the KKT variables {', '.join(undefined)} have missing, NaN or infinite values: the "
                     "complementarity and stationarity residuals are undefined")
     verified = (inner_gap <= tolerance and box_violation <= tolerance and w_bar_violation <= tolerance
-                and abs(obj_rep - obj_rec) <= tolerance and ok_extra and not below and not undefined)
+                and abs(obj_rep - obj_rec) <= tolerance and ok_extra and not below and not undefined
+                and not below_least)
     return Verification(
         verified=bool(verified), tolerance=tolerance, inner_optimum=inner_opt, inner_value=inner_val,
         inner_gap=float(inner_gap), train_loss=train_loss, train_loss_min=train_min.value,
