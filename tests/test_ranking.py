@@ -741,3 +741,61 @@ def test_nonnegative_lasso_when_every_highs_run_fails():
     assert np.all(beta >= 0) and objective(beta) <= objective(ref) + 1e-12 * (y @ y)
     g = 2 * X.T @ (X @ beta - y) + tau  # KKT: g >= 0, and g = 0 where beta > 0
     assert g.min() >= -1e-10 and np.all(np.abs(g[beta > 0]) <= 1e-10)
+
+
+def sparse_random_wins(rng):
+    m = int(rng.integers(3, 10))
+    density = float(rng.choice([0.2, 0.4, 0.7]))
+    wins = rng.gamma(1.0, 3.0, (m, m)) * (rng.random((m, m)) < density)
+    np.fill_diagonal(wins, 0.0)
+    return wins
+
+
+def test_bradley_terry_converges_with_a_pseudo_count_of_1e_30():
+    """Bug: where items are linked mostly by the pseudo count alone, their Newton step is ~1e+11 (curvature ~1e-30);
+    the step was scaled down to 50 as a whole, so it moved those items alone, and Newton zig-zagged to max_iter:
+    SolverError "did not converge" on 10 of 300 sparse random graphs with pseudo_count=1e-30 (13 with 1e-60), and
+    on the two graphs below for every pseudo_count from 1e-20 to 1e-60. The maximiser exists (the pseudo counts
+    make the graph complete). Oracles: choix's ILSR in log-scores on the first graph (on the second it does not
+    converge from 1e-10 on: RuntimeError after 100000 iterations); the exact Newton step at the answer in
+    600-digit decimals (below 1e-9: the answer is the maximiser to ~1e-9); the cut-by-cut stationarity."""
+    graphs = [[[0, 0, 0, 0], [0, 0, 12.22, 1.27], [0, 0, 0, 0], [0, 1.02, 1.16, 0]],
+              [[0, 0, 0, 0], [6.42, 0, 2.75, 0], [3.52, 5.79, 0, 0], [0, 0, 0, 0]]]
+    for first, wins in zip((True, False), map(np.array, graphs)):
+        for c in (1e-20, 1e-30, 1e-60):
+            log_s = bradley_terry(wins, pseudo_count=c, return_log=True)
+            regularised = wins + c * (1 - np.eye(4))
+            if first:
+                params = choix.ilsr_pairwise_dense(regularised, alpha=0.0, max_iter=100_000, tol=1e-14)
+                np.testing.assert_allclose(log_s - log_s.mean(), params - params.mean(), atol=1e-9)
+            assert newton_step_in_600_digits(regularised, log_s) < 1e-9
+            assert worst_cut_imbalance(regularised, log_s) < 1e-9
+    rng = np.random.default_rng(0)  # every answer is stationary; the rest are refused as unresolvable
+    answered = 0
+    for _ in range(100):
+        wins = sparse_random_wins(rng)
+        try:
+            log_s = bradley_terry(wins, pseudo_count=1e-30, return_log=True)
+        except SolverError as exc:
+            assert "cannot resolve" in str(exc)
+            continue
+        answered += 1
+        assert worst_cut_imbalance(wins + 1e-30 * (1 - np.eye(len(wins))), log_s) < 1e-9
+    assert answered >= 90
+
+
+def test_bradley_terry_refuses_an_unresolvable_maximiser_without_running_to_max_iter(monkeypatch):
+    """Bug: once Newton's step was within a rounding floor above 1e-6 (an item compared only through a pseudo
+    count of 1e-30 or less, whose float gradient cannot place it), the iteration went on to max_iter=500 before
+    raising "cannot resolve" (21 of 300 sparse random graphs with pseudo_count=1e-30). The step is within the
+    floor after 28 to 160 iterations here; the error is raised there."""
+    import bilevel.ranking as ranking
+
+    calls = []
+    newton_step = ranking._bt_newton_step
+    monkeypatch.setattr(ranking, "_bt_newton_step", lambda *a: calls.append(1) or newton_step(*a))
+    for c in (1e-30, 1e-60, 1e-200):
+        calls.clear()
+        with pytest.raises(SolverError, match="cannot resolve"):
+            bradley_terry([[0, 0, 0], [2, 0, 0], [0, 0, 0]], pseudo_count=c)
+        assert len(calls) < 200, c
