@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 from scipy import optimize
@@ -79,15 +80,39 @@ def _bt_log_ratio_start(w: np.ndarray) -> np.ndarray:
     return theta - theta.mean()
 
 
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # ln 2 = hi + lo, hi of 32 bits
+
+
+def _bt_times_prob(w: np.ndarray, diff: np.ndarray) -> np.ndarray:
+    """``w * expit(diff)`` (m, m) elementwise, to a few eps also where ``expit(diff)`` is below the normal float
+    range (``diff < -700``; it is 0 below -745): there ``w e^diff = 2^q (w e^r)``, ``diff = q ln 2 + r``.
+
+    Why: a count of 1e150 times a win probability of e^-800 is 1e-197, a float, though the probability is not.
+    Formed as ``w * expit(diff)`` it was 0: a pair whose log-score gap at the maximiser exceeds ~745 (counts
+    1e150 against 1e-180) then had no gradient term and no curvature, and Newton raised SolverError ("the scores
+    span more orders of magnitude than a float can resolve") on a maximiser whose log-scores are floats. The
+    split of ``ln 2`` (fdlibm's) keeps ``q ln 2`` exact, so the product is as accurate as ``w * expit(diff)``."""
+    out = w * expit(diff)
+    low = (diff < -700.0) & (diff > -2000.0) & (w > 0.0)  # below -2000 the product is 0 for every float w
+    if np.any(low):
+        d = diff[low]
+        q = np.round(d / np.log(2.0))
+        r = (d - q * _LN2_HI) - q * _LN2_LO  # |r| <= ln 2 / 2; q * _LN2_HI is exact (|q| < 2^12)
+        out[low] = np.ldexp(w[low] * np.exp(r), q.astype(np.int32))
+    return out
+
+
 def _bt_pair_gradient(w: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairwise terms of the gradient of the negative log-likelihood, and the win probabilities.
+    """Pairwise terms of the gradient of the negative log-likelihood, and the log-score differences.
 
     ``d_ij = w_ji P_ij - w_ij P_ji`` with ``P_ij = P(i beats j) = expit(theta_i - theta_j)``; ``d`` (m, m) is
     antisymmetric and the gradient is ``grad_i = sum_j d_ij``. Each ``d_ij`` is a difference of two products
-    of the same pair only, so pairs whose counts differ by many orders of magnitude do not swamp each other.
+    of the same pair only, so pairs whose counts differ by many orders of magnitude do not swamp each other;
+    the products are formed by :func:`_bt_times_prob` (no underflow of ``P_ij`` alone). ``diff`` (m, m) is
+    ``theta_i - theta_j``.
     """
-    prob = expit(theta[:, None] - theta[None, :])
-    return w.T * prob - w * prob.T, prob
+    diff = theta[:, None] - theta[None, :]
+    return _bt_times_prob(w.T, diff) - _bt_times_prob(w, -diff), diff
 
 
 def _grounded_laplacian_solve(cond: np.ndarray, ref: int, flows: np.ndarray) -> np.ndarray:
@@ -135,11 +160,13 @@ _EPS = float(np.finfo(float).eps)
 _BT_NOISE_CAP = 1e-6  # Newton accepts a step within tol plus its rounding floor only up to this floor
 
 
-def _bt_step_floor(w: np.ndarray, theta: np.ndarray, prob: np.ndarray, curv: np.ndarray, ref: int) -> np.ndarray:
+def _bt_step_floor(w: np.ndarray, theta: np.ndarray, diff: np.ndarray, curv: np.ndarray, ref: int) -> np.ndarray:
     """Rounding floor (m,) of each entry of the Newton step of :func:`_bt_newton`: each pair term ``d_ij``
     carries an error of a few eps times its two products ``w_ji P_ij + w_ij P_ji``, which the grounded inverse
-    Laplacian (entrywise non-negative) carries over to the step; plus the rounding of ``theta`` itself."""
-    noise = _grounded_laplacian_solve(curv, ref, 4.0 * _EPS * (w.T * prob + w * prob.T))
+    Laplacian (entrywise non-negative) carries over to the step; plus the rounding of ``theta`` itself.
+    ``diff`` (m, m) is ``theta_i - theta_j``."""
+    products = _bt_times_prob(w.T, diff) + _bt_times_prob(w, -diff)
+    noise = _grounded_laplacian_solve(curv, ref, 4.0 * _EPS * products)
     return noise + 4.0 * _EPS * np.max(np.abs(theta))
 
 
@@ -150,12 +177,14 @@ def _bt_step_at_floor(step: np.ndarray, floor: np.ndarray, tol: float, cap: floa
 
 
 def _bt_newton_step(w: np.ndarray, n_pair: np.ndarray, theta: np.ndarray):
-    """The Newton step (m,) of :func:`_bt_newton` at ``theta``, with the win probabilities ``prob`` (m, m), the
-    Hessian's conductances ``curv`` (m, m) and the pinned node ``ref`` it was solved with."""
-    pair_grad, prob = _bt_pair_gradient(w, theta)
-    curv = n_pair * prob * prob.T
+    """The Newton step (m,) of :func:`_bt_newton` at ``theta``, with the differences ``diff = theta_i - theta_j``
+    (m, m), the Hessian's conductances ``curv = N_ij P_ij P_ji`` (m, m) and the pinned node ``ref`` it was solved
+    with."""
+    pair_grad, diff = _bt_pair_gradient(w, theta)
+    gap = np.abs(diff)
+    curv = _bt_times_prob(n_pair * expit(gap), -gap)  # N_ij P_ij P_ji, the smaller probability last
     ref = int(np.argmax(curv.sum(axis=1)))
-    return _grounded_laplacian_solve(curv, ref, -pair_grad), prob, curv, ref
+    return _grounded_laplacian_solve(curv, ref, -pair_grad), diff, curv, ref
 
 
 def _bt_damped_step(w: np.ndarray, theta: np.ndarray, curv: np.ndarray, newton: np.ndarray,
@@ -223,9 +252,9 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
     n_pair = w + w.T
     theta = _bt_log_ratio_start(w)
     for it in range(1, max_iter + 1):
-        step, prob, curv, ref = _bt_newton_step(w, n_pair, theta)
+        step, diff, curv, ref = _bt_newton_step(w, n_pair, theta)
         biggest = np.max(np.abs(step))
-        floor = _bt_step_floor(w, theta, prob, curv, ref)
+        floor = _bt_step_floor(w, theta, diff, curv, ref)
         if _bt_step_at_floor(step, floor, tol, np.inf):
             if floor.max() > _BT_NOISE_CAP:
                 _bt_unresolved(tol, floor)
@@ -255,8 +284,8 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         t = max(t, 1.0 / max(moved, 1.0))
         theta = theta + t * step
         theta -= theta.mean()
-    step, prob, curv, ref = _bt_newton_step(w, n_pair, theta)
-    floor = _bt_step_floor(w, theta, prob, curv, ref)
+    step, diff, curv, ref = _bt_newton_step(w, n_pair, theta)
+    floor = _bt_step_floor(w, theta, diff, curv, ref)
     if _bt_step_at_floor(step, floor, tol, np.inf):
         _bt_unresolved(tol, floor)
     return theta, False, max_iter
@@ -271,19 +300,20 @@ def _bt_unresolved(tol: float, floor: np.ndarray):
 
 
 def _bt_mm(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
-    """Hunter's (2004) MM iteration ``s_i <- W_i / sum_j N_ij / (s_i + s_j)``."""
+    """Hunter's (2004) MM iteration ``s_i <- W_i / sum_j N_ij / (s_i + s_j)``, in logs: ``theta_i <- log W_i -
+    logsumexp_j(log N_ij - logaddexp(theta_i, theta_j))``, then ``theta -= logsumexp(theta)``. (In scores,
+    ``s_i`` below 1e-308 underflowed to 0 and ``N_ij / (s_i + s_j)`` gave inf and NaN.)"""
     m = w.shape[0]
     n_pair = w + w.T
-    won = w.sum(axis=1)
-    s = np.full(m, 1.0 / m)
+    log_won = np.log(w.sum(axis=1))
+    theta = np.full(m, -np.log(m))
     for it in range(1, max_iter + 1):
-        denom = np.sum(n_pair / (s[:, None] + s[None, :]), axis=1)
-        new = won / denom
-        new /= new.sum()
-        if np.max(np.abs(np.log(new) - np.log(s))) < tol:
-            return np.log(new), True, it
-        s = new
-    return np.log(s), False, max_iter
+        new = log_won - logsumexp(-np.logaddexp(theta[:, None], theta[None, :]), axis=1, b=n_pair)
+        new -= logsumexp(new)
+        if np.max(np.abs(new - theta)) < tol:
+            return new, True, it
+        theta = new
+    return theta, False, max_iter
 
 
 def bradley_terry(
@@ -328,11 +358,13 @@ def bradley_terry(
         Default 500 (Newton) or 100000 (MM).
     return_log : bool
         Return ``log s`` (normalised so that ``sum(exp(log s)) = 1``) instead of ``s``. Use it when the
-        scores span more orders of magnitude than a float can hold.
+        scores span more orders of magnitude than a float can hold: the log-scores are computed in logs
+        throughout (win probabilities below 1e-308 included) and can be ~1400 apart.
 
     Returns
     -------
-    ndarray, shape (m,): positive scores summing to 1 (or their logarithms).
+    ndarray, shape (m,): positive scores summing to 1 (or their logarithms). A score below the normal float
+    range (``log s < -708``) is 0 or a subnormal: a RuntimeWarning then names ``return_log=True``.
 
     Raises
     ------
@@ -389,7 +421,15 @@ def bradley_terry(
         hint = "a larger max_iter" if c > 0 else "pseudo_count > 0 or a larger max_iter"
         raise SolverError(f"Bradley-Terry ({method}) did not converge within max_iter={max_iter}; try {hint}")
     log_s = theta - logsumexp(theta)
-    return log_s if return_log else np.exp(log_s)
+    if return_log:
+        return log_s
+    scores = np.exp(log_s)
+    lost = int(np.sum(scores < np.finfo(float).tiny))
+    if lost:  # exp(-745) is 0: "positive scores" would be silently false, and their order lost
+        warnings.warn(f"Bradley-Terry: {lost} of {m} scores are below the float range (log-scores down to "
+                      f"{log_s.min():.4g}) and came out as 0 or subnormal; use return_log=True",
+                      RuntimeWarning, stacklevel=2)
+    return scores
 
 
 def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> np.ndarray:
