@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .validation import as_float_array, as_number, check_flag, check_seed
+from .validation import as_float_array, as_number, check_flag, check_seed, finite_number
 
 HUGE_FEATURE = 1e150
 """A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this is
@@ -139,25 +139,16 @@ def _separator_hint(header: pd.DataFrame, before: str, after: str = "") -> str:
     return ""
 
 
-def _number(text: str) -> float | None:
-    """``text`` as a finite float, or None."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if np.isfinite(value) else None
-
-
 def _is_data_row(frame: pd.DataFrame, label_col: str) -> bool:
     """Whether the column names of ``frame`` read from a CSV file look like a data row: every feature name is a
     number, the label column's name is one of its values, and the names are not the column numbers 0..k-1 (or
     1..k) that ``DataFrame.to_csv`` writes for a frame of k unnamed columns."""
-    numbers = [_number(str(c)) for c in frame.columns]
+    numbers = [finite_number(str(c)) for c in frame.columns]
     if numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1))):
         return False
     if any(number is None for number, c in zip(numbers, frame.columns) if c != label_col):
         return False
-    name, as_number = str(label_col), _number(str(label_col))
+    name, as_number = str(label_col), finite_number(str(label_col))
     for v in pd.unique(frame[label_col].dropna()):
         v = v.item() if isinstance(v, np.generic) else v
         if str(v) == name or (as_number is not None and isinstance(v, (int, float)) and float(v) == as_number):

@@ -170,10 +170,10 @@ def _bt_step_floor(w: np.ndarray, theta: np.ndarray, diff: np.ndarray, curv: np.
     return noise + 4.0 * _EPS * np.max(np.abs(theta))
 
 
-def _bt_step_at_floor(step: np.ndarray, floor: np.ndarray, tol: float, cap: float) -> bool:
-    """Newton's stopping test: every ``|step_i| <= tol + floor_i`` with every rounding floor ``floor_i <= cap``
-    (a floor above ``cap`` leaves the log-score undetermined, however small the computed step)."""
-    return bool(np.all(floor <= cap) and np.all(np.abs(step) <= tol + floor))
+def _bt_step_at_floor(step: np.ndarray, floor: np.ndarray, tol: float) -> bool:
+    """Newton's stopping test: every ``|step_i| <= tol + floor_i`` (whether the floors are small enough to
+    trust the point, ``_BT_NOISE_CAP``, is the caller's next question)."""
+    return bool(np.all(np.abs(step) <= tol + floor))
 
 
 def _bt_newton_step(w: np.ndarray, n_pair: np.ndarray, theta: np.ndarray):
@@ -255,7 +255,7 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         step, diff, curv, ref = _bt_newton_step(w, n_pair, theta)
         biggest = np.max(np.abs(step))
         floor = _bt_step_floor(w, theta, diff, curv, ref)
-        if _bt_step_at_floor(step, floor, tol, np.inf):
+        if _bt_step_at_floor(step, floor, tol):
             if floor.max() > _BT_NOISE_CAP:
                 _bt_unresolved(tol, floor)
             theta = theta + step  # at the maximiser up to tol: take this last (tiny) Newton step and stop
@@ -286,7 +286,7 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         theta -= theta.mean()
     step, diff, curv, ref = _bt_newton_step(w, n_pair, theta)
     floor = _bt_step_floor(w, theta, diff, curv, ref)
-    if _bt_step_at_floor(step, floor, tol, np.inf):
+    if _bt_step_at_floor(step, floor, tol):
         _bt_unresolved(tol, floor)
     return theta, False, max_iter
 

@@ -484,10 +484,10 @@ def tune(
     that solution fails verification (``kappa = 1/(1 + lambda)`` tiny, the KKT system ill-conditioned), the
     bound is divided by ``lambda_growth`` until one verifies (down to 1e3). Otherwise a first solution that
     fails verification with ``lambda`` at its bound steps the bound down the same way, down to 1: with
-    epsilon > 0 this happens where the box separates the training set, so that the budget ``(1 + epsilon) v*(w_bar)`` is 0 and as degenerate as with
-    epsilon = 0. Each step re-solves the model in hand; when HiGHS finds no solution there (its cutoff row, a
-    value reached at the larger bound, can exclude every point of the smaller one), the model without the cutoff
-    row is solved instead.
+    epsilon > 0 this happens where the box separates the training set, so that the budget
+    ``(1 + epsilon) v*(w_bar)`` is 0 and as degenerate as with epsilon = 0. Each step re-solves the model in
+    hand; when HiGHS finds no solution there (its cutoff row, a value reached at the larger bound, can exclude
+    every point of the smaller one), the model without the cutoff row is solved instead.
 
     Parameters
     ----------
@@ -601,7 +601,7 @@ def tune(
     run_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
     options = tuning_options(highs_options, [X_t, X_v])
     tiny_notes = [f"HiGHS presolve off: feature(s) {tiny} are tiny next to the others (the UserWarning)"
-                  ] if tiny and options.get("presolve") == "off" and "presolve" not in (highs_options or {}) else []
+                  ] if tiny and "presolve" not in (highs_options or {}) else []  # the rule tuning_options applies
     solve_kw = dict(run_kw, options=options, clock=clock)
 
     if mode == "optimistic":

@@ -50,6 +50,15 @@ def check_features(X, name: str, p: int | None = None, p_from: str = "the traini
     return X
 
 
+def finite_number(text: str) -> float | None:
+    """``text`` (a CSV field) as a finite float, or None when it is not a number or not finite. Raises nothing."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if np.isfinite(value) else None
+
+
 def as_number(value, name: str) -> float:
     """``float(value)``; InputError naming ``name`` when ``value`` is not a number (a bool included; a
     numeric string such as ``"2"`` is read as its number)."""

@@ -61,9 +61,9 @@ def linear_svc_grid(X_train, y_train, X_val, y_val, C_grid=SVC_C_GRID, seed: int
     {-1, +1}. ``C_grid``: positive constants. Returns ``{"C", "w" (p,), "b", "val_acc", "val_hinge",
     "converged", "unconverged_C"}`` with ``f(x) = x^T w - b``: ``converged`` is False when liblinear stopped
     at ``max_iter`` for the chosen ``C`` (its ConvergenceWarning), ``unconverged_C`` lists every such ``C`` of
-    the grid (a tuple, empty when all converged). Raises InputError (a ValueError) for the inputs of the module docstring: labels
-    other than -1 and +1, one class in the training set, an empty validation set, NaN, other shapes, or a
-    ``C_grid`` that is empty or holds a constant <= 0."""
+    the grid (a tuple, empty when all converged). Raises InputError (a ValueError) for the inputs of the module
+    docstring: labels other than -1 and +1, one class in the training set, an empty validation set, NaN, other
+    shapes, or a ``C_grid`` that is empty or holds a constant <= 0."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import LinearSVC
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..validation import check_count, is_complex
+from ..validation import check_count, finite_number, is_complex
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -130,9 +130,9 @@ def _read_header(path: Path) -> list[str]:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InputError(f"{path}: duplicated candidate names in the header: {', '.join(dupes)}")
-    if all(_is_number(n) for n in names):
+    if all(finite_number(n) is not None for n in names):
         # numbers can be names (a grid of lambdas), so this is not refused; but a file written without a header
-        # lands here too, and its first row of losses would be lost without a word
+        # (its losses finite numbers) lands here too, and its first row of losses would be lost without a word
         warnings.warn(
             f"{path}: every name in the header row ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''}) is "
             "a number; it is read as the candidate names, not as data. If the file has no header row, add one, "
@@ -141,14 +141,6 @@ def _read_header(path: Path) -> list[str]:
             stacklevel=3,
         )
     return names
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
