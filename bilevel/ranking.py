@@ -245,7 +245,8 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
     Otherwise the step (where the Newton step moves some log-score by more than 50, the Levenberg-Marquardt
     step of :func:`_bt_damped_step`) is shortened by a bisection on the directional derivative (which needs no
     likelihood values), but never below the length that changes no compared pair's difference by more than 1.
-    A vanishing step never ends the iteration. Returns ``(theta, converged, iterations)``; raises SolverError
+    A vanishing step never ends the iteration; the point after the last of ``max_iter`` steps gets the same
+    test. Returns ``(theta, converged, iterations)``; raises SolverError
     from the linear solve (underflow) or when a step is within a rounding floor above 1e-6 (floating point
     cannot resolve the maximiser).
     """
@@ -284,10 +285,15 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         t = max(t, 1.0 / max(moved, 1.0))
         theta = theta + t * step
         theta -= theta.mean()
+    # The point after the last update gets the same stationarity test as every other: it may already be the
+    # maximiser (only the floor above 1e-6 means "cannot resolve"; a tiny floor is ordinary convergence).
     step, diff, curv, ref = _bt_newton_step(w, n_pair, theta)
     floor = _bt_step_floor(w, theta, diff, curv, ref)
     if _bt_step_at_floor(step, floor, tol):
-        _bt_unresolved(tol, floor)
+        if floor.max() > _BT_NOISE_CAP:
+            _bt_unresolved(tol, floor)
+        theta = theta + step
+        return theta - theta.mean(), True, max_iter
     return theta, False, max_iter
 
 

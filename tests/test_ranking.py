@@ -292,6 +292,27 @@ def test_bradley_terry_accepts_a_start_that_is_already_the_maximiser():
         np.testing.assert_allclose(log_s, closed_form_log_scores(p), rtol=1e-12, atol=1e-9)
 
 
+def test_bradley_terry_newton_accepts_convergence_after_its_last_step():
+    """Bug: when the point reached by the last of ``max_iter`` Newton steps was already stationary (its step
+    within tol plus a rounding floor of 5e-15), the final check raised "floating point cannot resolve every
+    log-score" instead of returning it. Oracle: choix; the answer with max_iter one short of what Newton
+    needs still raises "did not converge"."""
+    rng = np.random.default_rng(0)
+    wins = rng.integers(0, 5, (4, 4)).astype(float)
+    np.fill_diagonal(wins, 0.0)
+    needed = None
+    for max_iter in range(1, 50):
+        try:
+            log_s = bradley_terry(wins, max_iter=max_iter, return_log=True)
+        except SolverError as exc:  # too few steps: the honest error, never "cannot resolve" for these counts
+            assert "did not converge" in str(exc), (max_iter, str(exc))
+            continue
+        needed = max_iter
+        break
+    assert needed is not None and needed > 1
+    np.testing.assert_allclose(np.exp(log_s), choix_scores(wins), rtol=1e-6, atol=1e-12)
+
+
 def test_rg_pt_end_to_end_with_exactly_fitting_counts():
     from bilevel.certify.pipelines import rg_pt
 
