@@ -44,16 +44,26 @@ def _check_wins(wins) -> np.ndarray:
     return w
 
 
-def bradley_terry_log_likelihood(wins, scores) -> float:
-    """Log-likelihood of Eq. (12): ``sum_ij w_ij log(s_i / (s_i + s_j))`` (diagonal ignored).
+def bradley_terry_log_likelihood(wins, scores=None, *, log_scores=None) -> float:
+    """Log-likelihood of Eq. (12): ``sum_ij w_ij log(s_i / (s_i + s_j))`` (diagonal ignored), in nats.
 
-    ``wins`` shape (m, m), ``scores`` shape (m,) positive. Raises ``InputError`` on bad input.
+    ``wins`` shape (m, m); give exactly one of ``scores`` shape (m,) positive, or ``log_scores`` shape (m,)
+    finite, ``theta = log s`` as :func:`bradley_terry` returns with ``return_log=True`` (scores whose ratios
+    leave the float range, e.g. RG-PT p-values hundreds of orders of magnitude apart, underflow to 0 and are
+    refused as scores). Raises ``InputError`` on bad input, or when neither or both of them are given.
     """
     w = _check_wins(wins)
-    s = as_float_array(scores, "scores", "a positive vector with one entry per item")
-    if s.shape != (w.shape[0],) or np.any(~np.isfinite(s)) or np.any(s <= 0):
-        raise InputError("scores must be a positive vector with one entry per item")
-    theta = np.log(s)
+    if (scores is None) == (log_scores is None):
+        raise InputError("give exactly one of scores and log_scores")
+    if scores is not None:
+        s = as_float_array(scores, "scores", "a positive vector with one entry per item")
+        if s.shape != (w.shape[0],) or np.any(~np.isfinite(s)) or np.any(s <= 0):
+            raise InputError("scores must be a positive vector with one entry per item")
+        theta = np.log(s)
+    else:
+        theta = as_float_array(log_scores, "log_scores", "a finite vector with one entry per item")
+        if theta.shape != (w.shape[0],) or np.any(~np.isfinite(theta)):
+            raise InputError("log_scores must be a finite vector with one entry per item")
     diff = theta[:, None] - theta[None, :]
     return float(-np.sum(w * np.logaddexp(0.0, -diff)))
 

@@ -542,6 +542,28 @@ def test_bradley_terry_log_likelihood_refuses_non_numeric_scores():
     assert bradley_terry_log_likelihood(wins, [2, 1]) == pytest.approx(2 * np.log(2 / 3) + np.log(1 / 3))
 
 
+def test_bradley_terry_log_likelihood_takes_log_scores_beyond_the_float_range():
+    """Gap: the log-likelihood took scores only, so the log-scores bradley_terry returns with return_log=True
+    for items hundreds of orders of magnitude apart (their scores underflow to 0) could not be evaluated.
+    Oracle: the two-item closed form ``a log sigma(d) + b log sigma(-d)`` (scipy's log_expit), and the scores
+    form on ordinary values."""
+    from scipy.special import log_expit
+
+    a, b = 3.0, 2.0
+    wins = np.array([[0.0, a], [b, 0.0]])
+    for d in (0.7, 40.0, 1000.0, -2000.0):
+        got = bradley_terry_log_likelihood(wins, log_scores=[d + 5.0, 5.0])
+        assert got == pytest.approx(a * log_expit(d) + b * log_expit(-d), rel=1e-12)
+    rng = np.random.default_rng(4)
+    w = random_connected_wins(rng, 5)
+    s = rng.uniform(0.1, 3.0, 5)
+    assert bradley_terry_log_likelihood(w, log_scores=np.log(s)) == pytest.approx(bradley_terry_log_likelihood(w, s))
+    for kwargs in ({}, {"scores": s, "log_scores": np.log(s)}, {"log_scores": [0.0, np.inf, 0, 0, 0]},
+                   {"log_scores": [0.0, 1.0]}):
+        with pytest.raises(InputError, match="scores"):
+            bradley_terry_log_likelihood(w, **kwargs)
+
+
 def test_an_int_too_large_for_a_float_is_an_input_error():
     """Bug: a Python int beyond the float range in wins, X or y escaped as numpy's OverflowError ('int too large
     to convert to float'); n_opt=10**400 was already an InputError (as_number)."""
