@@ -69,7 +69,10 @@ UNSAFE_OPTIONS = {
                                         "into another model: at 1e-3 solve_model called diabetes 6/6 split 2 "
                                         "(pessimistic, epsilon = 0) optimal at 0.0, true optimum 0.116296, and "
                                         "the tiny tests/oracles.py instance 6 optimal at 0.207959 against 0.298788 "
-                                        "(tune's verification flags the points)"),
+                                        "(tune's verification flags the points); a tighter one is no safer: on "
+                                        "1,200 mixed-scale fuzz instances (presolve off) 1e-7 proved 0.82789 "
+                                        "optimal, verified, against a bilevel optimum of 0.69952, and 1e-8 called "
+                                        "two feasible MILPs infeasible"),
 }
 
 

@@ -142,7 +142,7 @@ def test_a_loose_mip_feasibility_tolerance_is_refused_it_made_solve_model_report
     true = bilevel.solve_model(model)
     assert true.optimal and true.objective == pytest.approx(0.298788, abs=1e-6)
     allowed = UNSAFE_OPTIONS["mip_feasibility_tolerance"][0]
-    for value in (1e-3, 1e-4, 1e-9):  # a tighter tolerance too: not measured safe
+    for value in (1e-3, 1e-4, 1e-9):  # a tighter one too: 1e-7 and 1e-8 gave wrong answers (UNSAFE_OPTIONS)
 
         with pytest.raises(InputError, match=re.escape(f"mip_feasibility_tolerance={value!r} is refused (only "
                                                        f"HiGHS's default, {allowed!r}, is accepted)")):
