@@ -435,6 +435,8 @@ def bradley_terry(
         theta, ok, _ = _bt_mm(w, tol, max_iter)
     if not ok:
         hint = "a larger max_iter" if c > 0 else "pseudo_count > 0 or a larger max_iter"
+        if method == "mm":  # MM converges linearly, and slowly where scores are far apart (Newton: quadratically)
+            hint += ", or method='newton'"
         raise SolverError(f"Bradley-Terry ({method}) did not converge within max_iter={max_iter}; try {hint}")
     log_s = theta - logsumexp(theta)
     if return_log:
