@@ -12,6 +12,7 @@ import pyomo.environ as pyo
 from pyomo.opt import guess_format
 
 from .errors import InputError
+from .export_names import RecordingLabeler, name_problems
 from .pause_gc import gc_paused
 
 _FORMATS = (".lp", ".mps")
@@ -26,7 +27,13 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     when complete, so a failed write leaves no half-written file and an existing ``path`` unchanged.
     Returns the path. Raises InputError for another suffix (the suffix's case does not matter), a
     directory, a parent folder that cannot be created, a file that cannot be written (no permission, a
-    full disk), or a model without exactly one active objective. A utility (no equation of the papers)."""
+    full disk), a model without exactly one active objective, or names that CPLEX, HiGHS or CBC refuse or
+    read as another model (:mod:`bilevel.export_names`), naming the components: in ``.lp`` a variable
+    ``e``, ``e2``, ``e1x`` (``+7 e1x`` is read as ``70 x``), a variable or objective that starts with a
+    digit, ``inf`` or ``nan`` or is a section keyword (``free``, ``end``, ...); in ``.mps`` a variable
+    ``NAME``, ``OBJSENSE``, ``BOUND``, an objective ``RHS``; in both, a written name over 100 characters
+    and a variable ``ONE_VAR_CONSTANT``. The message says when the other format takes the names. A
+    utility (no equation of the papers)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in _FORMATS:
@@ -38,9 +45,38 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
         raise InputError(f"the model has {n_objectives} active objectives; exactly one can be written to "
                          f"{str(path)!r}")
     fmt = guess_format(f"model{suffix}")  # what Pyomo infers from a lower-case suffix: cpxlp or mps
-    replace_atomically(path, lambda temp: model.write(str(temp), format=fmt,
-                                                      io_options={"symbolic_solver_labels": True}))
+
+    def write(temp: Path) -> None:
+        # the labels Pyomo's symbolic_solver_labels would give (same bytes), checked once the writer has named
+        # everything it writes; raising here leaves no file (replace_atomically)
+        labeler = RecordingLabeler()
+        model.write(str(temp), format=fmt, io_options={"labeler": labeler})
+        _check_names(labeler.labels, suffix, path)
+
+    replace_atomically(path, write)
     return path
+
+
+def _check_names(labels: dict, suffix: str, path: Path) -> None:
+    """InputError naming the components whose written names a reader of ``suffix`` refuses or misreads."""
+    problems = name_problems(labels, suffix)
+    if not problems:
+        return
+    shown = "; ".join(_describe(*problem) for problem in problems[:5])
+    more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+    other = ".mps" if suffix == ".lp" else ".lp"
+    switch = f" or write {other}, where these names are read right" if not name_problems(labels, other) else ""
+    raise InputError(f"cannot write {str(path)!r}: {len(problems)} name(s) that {suffix} readers refuse or "
+                     f"misread: {shown}{more}. Rename these components{switch}")
+
+
+def _describe(name: str, label: str, reason: str) -> str:
+    written = "" if label == name else f" (written {_short(label)})"
+    return f"{_short(name)}{written} {reason}"
+
+
+def _short(name: str) -> str:
+    return repr(name if len(name) <= 60 else f"{name[:40]}...({len(name)} characters)")
 
 
 def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
