@@ -12,7 +12,7 @@ import pyomo.environ as pyo
 from pyomo.opt import guess_format
 
 from .errors import InputError
-from .export_names import RecordingLabeler, name_problems
+from .export_names import RecordingLabeler, name_problems, row_like
 from .pause_gc import gc_paused
 
 _FORMATS = (".lp", ".mps")
@@ -32,7 +32,8 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     ``e``, ``e2``, ``e1x`` (``+7 e1x`` is read as ``70 x``), a variable or objective that starts with a
     digit, ``inf`` or ``nan`` or is a section keyword (``free``, ``end``, ...); in ``.mps`` a variable
     ``NAME``, ``OBJSENSE``, ``BOUND``, an objective ``RHS``; in both, a written name over 100 characters
-    and a variable ``ONE_VAR_CONSTANT``. The message says when the other format takes the names. A
+    and a variable ``ONE_VAR_CONSTANT``. The message says when the other format takes the names. Also
+    for two components written under one name (``x['a b']`` and ``x['a_b']`` are both ``x(a_b)``). A
     utility (no equation of the papers)."""
     path = Path(path)
     suffix = path.suffix.lower()
@@ -49,8 +50,18 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     def write(temp: Path) -> None:
         # the labels Pyomo's symbolic_solver_labels would give (same bytes), checked once the writer has named
         # everything it writes; raising here leaves no file (replace_atomically)
-        labeler = RecordingLabeler()
-        model.write(str(temp), format=fmt, io_options={"labeler": labeler})
+        labeler = RecordingLabeler(rows_apart=suffix == ".lp")
+        try:
+            model.write(str(temp), format=fmt, io_options={"labeler": labeler})
+        except InputError as exc:  # two components with one label
+            raise InputError(f"cannot write {str(path)!r}: {exc}") from None
+        except RuntimeError as exc:  # a clash the labeler does not see: a column named like a row of the file
+            if "duplicate symbol" not in str(exc).lower():
+                raise
+            names = ", ".join(map(repr, row_like(labeler.labels))) or "the component"
+            raise InputError(f"cannot write {str(path)!r}: two components are written under one name, a "
+                             "variable named like Pyomo's rows (c_u_NAME_, c_l_, c_e_, r_l_, r_u_): "
+                             f"rename {names}") from None
         _check_names(labeler.labels, suffix, path)
 
     replace_atomically(path, write)

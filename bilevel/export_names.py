@@ -25,6 +25,8 @@ import re
 import pyomo.environ as pyo
 from pyomo.core.base.label import LPFileLabeler
 
+from .errors import InputError
+
 #: Longest written name every reader above takes (CBC's LP reader drops longer ones).
 MAX_LENGTH = 100
 #: Characters the writers add to a constraint's label: a 4-character prefix such as ``c_u_`` and a ``_``.
@@ -36,22 +38,38 @@ _LP_KEYWORDS = frozenset("free st subject bounds bound end general generals gen 
 _EXPONENT = re.compile(r"[eE]([0-9eE]|$)")
 _NUMBER_WORD = re.compile(r"(inf|nan)", re.IGNORECASE)
 _MPS_SECTIONS = frozenset("NAME OBJSENSE QSECTION QCMATRIX CSECTION".split())
+_ROW_LABEL = re.compile(r"(c_[lue]|r_[lu])_.*_$")
 
 
 class RecordingLabeler:
     """Pyomo's symbolic labeler (``symbolic_solver_labels=True`` uses the same one, so a file written with it
     is byte-identical) that remembers every component of the model it labels: ``labels`` maps ``id`` to
     (component, label). Pyomo's LP writer labels what it writes (and its own ``ONE_VAR_CONSTANT``, not
-    recorded), its MPS writer also the unused variables."""
+    recorded), its MPS writer also the unused variables. Raises InputError naming both components when two get
+    the same label (the labels replace characters other than letters, digits, ``_``, ``(``, ``)`` by ``_``,
+    so ``x['a b']`` and ``x['a_b']`` are both ``x(a_b)``); Pyomo failed on them with a RuntimeError, whose
+    MPS message named neither. ``rows_apart``: constraint labels clash only with each other (Pyomo's LP
+    writer; its MPS writer keeps all labels in one map)."""
 
-    def __init__(self):
+    def __init__(self, rows_apart: bool):
         self._labeler = LPFileLabeler()
+        self._rows_apart = rows_apart
         self.labels: dict[int, tuple] = {}
+        self._owners: dict[tuple, object] = {}
 
     def __call__(self, component):
         label = self._labeler(component)
-        if component.parent_block() is not None:  # Pyomo's ONE_VAR_CONSTANT belongs to no model
+        ours = component.parent_block() is not None  # Pyomo's ONE_VAR_CONSTANT belongs to no model
+        if ours:
             self.labels[id(component)] = (component, label)
+        owner = self._owners.setdefault((self._rows_apart and component.ctype is pyo.Constraint, label), component)
+        if owner is not component:
+            if not ours or owner.parent_block() is None:
+                user = owner if ours else component
+                raise InputError(f"{user.name!r} is written as {label!r}, the name Pyomo gives the objective's "
+                                 "constant term: rename it")
+            raise InputError(f"{owner.name!r} and {component.name!r} are both written as {label!r} (the names "
+                             "keep letters, digits, _ and parentheses, other characters become _): rename one")
         return label
 
 
@@ -98,3 +116,9 @@ def name_problems(labels: dict, suffix: str) -> list[tuple[str, str, str]]:
             problems.append((component.name, label, reason))
     return problems
 
+
+def row_like(labels: dict) -> list[str]:
+    """Names of the variables and objective whose label has the form of a row label (``c_u_NAME_``): Pyomo's
+    LP writer stops on such a variable when that row exists. Raises nothing. A utility."""
+    return [component.name for component, label in labels.values()
+            if component.ctype is not pyo.Constraint and _ROW_LABEL.match(label)]

@@ -180,6 +180,38 @@ def test_the_message_lists_the_names_and_says_when_the_other_format_takes_them(t
 
 
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_two_components_written_under_one_name_are_named(tmp_path, suffix):
+    """Bug: Pyomo's labels turn characters other than letters, digits, _ and parentheses into _, and Pyomo
+    stopped such a write with a RuntimeError, in .mps without naming the components ('SymbolMap.addSymbol():
+    duplicate symbol.'): variable b.x and constraint b_x, both b_x (.lp writes the row as c_u_b_x_ and takes
+    them). A variable ONE_VAR_CONSTANT next to an objective constant clashed with Pyomo's name for it."""
+    m = pyo.ConcreteModel()
+    m.b = pyo.Block()
+    m.b.x = pyo.Var(bounds=(0, 1))
+    m.b_x = pyo.Constraint(expr=m.b.x <= 0.5)
+    m.o = pyo.Objective(expr=m.b.x, sense=pyo.maximize)
+    if suffix == ".mps":
+        with pytest.raises(InputError, match=r"'b\.x' and 'b_x' are both written as 'b_x'.*rename one"):
+            bilevel.write_model(m, tmp_path / f"m{suffix}")
+    else:
+        assert _highs(bilevel.write_model(m, tmp_path / f"m{suffix}")) == pytest.approx(0.5)
+    m.x = pyo.Var(["a b", "a_b"], bounds=(0, 1))
+    m.c = pyo.Constraint(expr=m.x["a b"] + m.x["a_b"] >= 1)
+    with pytest.raises(InputError, match=r"'x\[a b\]' and 'x\[a_b\]' are both written as 'x\(a_b\)'"):
+        bilevel.write_model(m, tmp_path / f"n{suffix}")
+    constant = _model(var="ONE_VAR_CONSTANT", constant=10.0)
+    with pytest.raises(InputError, match="'ONE_VAR_CONSTANT'.*objective's constant term"):
+        bilevel.write_model(constant, tmp_path / f"c{suffix}")
+    row = _model(var="c_u_c1_")  # the row of constraint c1 (v + y <= 4) is c_u_c1_ in both formats
+    if suffix == ".lp":
+        with pytest.raises(InputError, match="named like Pyomo's rows.*rename 'c_u_c1_'"):
+            bilevel.write_model(row, tmp_path / f"r{suffix}")
+    else:  # columns and rows have names of their own in MPS
+        assert _highs(bilevel.write_model(row, tmp_path / f"r{suffix}")) == pytest.approx(_optimum())
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["m.lp"] if suffix == ".lp" else ["r.mps"])
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
 def test_a_refused_name_leaves_an_existing_file_unchanged(tmp_path, suffix):
     path = tmp_path / f"m{suffix}"
     bilevel.write_model(_model(), path)
