@@ -184,12 +184,25 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
         raise InputError(f"positive label {pos!r} is not one of the labels {values} of {source!r}")
     features = frame.drop(columns=[label_col])
     bad = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
-    if bad:
-        raise InputError(f"feature columns of {source!r} must be numeric; not numeric: {bad}")
+    if bad:  # name a value that is not a number: one '?' (UCI's missing value) among 500 numbers is hard to find
+        raise InputError(f"feature columns of {source!r} must be numeric; not numeric: {bad} "
+                         f"({', '.join(_first_non_number(features[c]) for c in bad[:3])})")
     X = features.to_numpy(dtype=np.float64)
     _check_finite(X, f"features of {source!r} contain")
     y = np.where(labels.to_numpy() == pos, 1.0, -1.0)
     return Dataset(X, y, [str(c) for c in features.columns])
+
+
+def _first_non_number(column: pd.Series) -> str:
+    """``"'b' holds '?' in row 3"``: the first value of the non-numeric ``column`` that is no number (rows
+    counted from 0, as :func:`_check_finite` counts them), or its first missing value (or, when every value
+    converts, such as integers beyond 64 bits, the column's type)."""
+    numbers = pd.to_numeric(column, errors="coerce").to_numpy()
+    rows = np.nonzero(pd.isna(numbers))[0]
+    if len(rows) == 0:
+        return f"{column.name!r} was read as {column.dtype}, e.g. {column.iloc[0]!r} in row 0"
+    value = column.iloc[rows[0]]
+    return f"{column.name!r} holds {'a missing value' if pd.isna(value) else repr(value)} in row {rows[0]}"
 
 
 def _check_finite(X: np.ndarray, what: str) -> None:

@@ -310,3 +310,23 @@ def test_spaces_after_the_commas_are_not_part_of_names_or_labels(tmp_path):
     np.testing.assert_array_equal(d.X, expected)
     np.testing.assert_array_equal(d.y, [1.0, -1.0, 1.0, -1.0])
     np.testing.assert_array_equal(bilevel.load_dataset(path).y, d.y)
+
+
+def test_a_value_that_is_no_number_is_named_with_its_row(tmp_path):
+    # UCI writes a missing value as '?': "not numeric: ['bare_nuclei']" left the user to find one '?' among
+    # hundreds of numbers (and a quoted "1,000" among numbers, too)
+    import csv
+
+    rows = [[str(i), str(i % 7), f"{i}.5", "M" if i % 2 else "B"] for i in range(40)]
+    rows[23][1], rows[31][2] = "?", "1,000"
+    path = tmp_path / "uci.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([["id", "bare_nuclei", "size", "class"], *rows])
+    with open(path, newline="") as fh:  # the csv module's reading: the data rows (from 0) holding them
+        read = list(csv.DictReader(fh))
+    at_q = next(k for k, r in enumerate(read) if r["bare_nuclei"] == "?")
+    at_comma = next(k for k, r in enumerate(read) if r["size"] == "1,000")
+    with pytest.raises(InputError, match=rf"not numeric: \['bare_nuclei', 'size'\] \('bare_nuclei' holds '\?' in "
+                                         rf"row {at_q}, 'size' holds '1,000' in row {at_comma}\)"):
+        bilevel.load_dataset(path)
+
