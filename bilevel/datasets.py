@@ -100,14 +100,19 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
                          f"{_separator_hint(header, ' (', ')')}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(f"{key!r} is not a readable CSV file: {exc}".splitlines()[0]) from None
-    names = [str(v) for v in header.iloc[0] if str(v)]  # empty names become "Unnamed: k", all distinct
+    fields = [str(v) for v in header.iloc[0]]
+    names = [v for v in fields if v]  # empty names become "Unnamed: k", all distinct
+    no_header = (f"{key!r} has no header row: its first line {','.join(names)[:60]!r} holds numbers and a label "
+                 "value (it would be read as column names and that row lost); add a header line naming the columns")
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:  # pandas renames the second "y" to "y.1": a copy of the label could become a feature
+        label_col = frame.columns[-1] if label is None else label
+        if label_col in frame.columns and _is_data_row(frame, label_col, fields):  # UCI's .data files: a first
+            raise InputError(no_header)  # line "5,1,1,1,2,1,3,1,1,2" was named a header with a repeated '1'
         raise InputError(f"{key!r} has repeated column names in its header: {repeated}")
     if frame.shape[1] < 2:
         raise InputError(f"{key!r} is not a CSV table with features and a label column (found {frame.shape[1]} "
                          f"column{_separator_hint(header, '; ')})")
-    fields = [str(v) for v in header.iloc[0]]
     blank = [k + 1 for k, c in enumerate(frame.columns) if k < len(fields) and not fields[k] and frame[c].isna().all()]
     if blank:  # it became the label column 'Unnamed: 3' "with missing values", or a feature of NaN only
         raise InputError(f"{key!r}: column {blank[0]} of {len(fields)} has neither a name nor a value (does every "
@@ -122,10 +127,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
                           skipinitialspace=True)[label_col]
         if (raw != "").all():
             frame[label_col] = raw
-    if _is_data_row(frame, label_col):  # its first data row became the column names, and was lost
-        raise InputError(f"{key!r} has no header row: its first line {','.join(names)[:60]!r} holds numbers "
-                         "and a label value (it would be read as column names and that row lost); add a header "
-                         "line naming the columns")
+    if _is_data_row(frame, label_col, fields):  # its first data row became the column names, and was lost
+        raise InputError(no_header)
     return _frame_to_dataset(frame, label_col, positive, source=key)
 
 
@@ -139,16 +142,19 @@ def _separator_hint(header: pd.DataFrame, before: str, after: str = "") -> str:
     return ""
 
 
-def _is_data_row(frame: pd.DataFrame, label_col: str) -> bool:
-    """Whether the column names of ``frame`` read from a CSV file look like a data row: every feature name is a
-    number, the label column's name is one of its values, and the names are not the column numbers 0..k-1 (or
-    1..k) that ``DataFrame.to_csv`` writes for a frame of k unnamed columns."""
-    numbers = [finite_number(str(c)) for c in frame.columns]
+def _is_data_row(frame: pd.DataFrame, label_col: str, fields: list[str]) -> bool:
+    """Whether the header line ``fields`` (its k fields as written, one per column of ``frame``) of a CSV file
+    looks like a data row: every feature name is a number, the label column's name is one of its values, and
+    the names are not the column numbers 0..k-1 (or 1..k) that ``DataFrame.to_csv`` writes for a frame of k
+    unnamed columns. The fields, not ``frame.columns``: pandas renames a repeated "1" to "1.1"."""
+    names = fields if len(fields) == frame.shape[1] else [str(c) for c in frame.columns]
+    numbers = [finite_number(n) for n in names]
     if numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1))):
         return False
     if any(number is None for number, c in zip(numbers, frame.columns) if c != label_col):
         return False
-    name, as_number = str(label_col), finite_number(str(label_col))
+    name = names[list(frame.columns).index(label_col)]
+    as_number = finite_number(name)
     for v in pd.unique(frame[label_col].dropna()):
         v = v.item() if isinstance(v, np.generic) else v
         if str(v) == name or (as_number is not None and isinstance(v, (int, float)) and float(v) == as_number):

@@ -330,3 +330,18 @@ def test_a_value_that_is_no_number_is_named_with_its_row(tmp_path):
                                          rf"row {at_q}, 'size' holds '1,000' in row {at_comma}\)"):
         bilevel.load_dataset(path)
 
+
+@pytest.mark.parametrize("first", ["1000025,5,1,1,1,2,1,3,1,1,2", "0,0,1,M", "1,2,1"])
+def test_a_file_without_a_header_whose_first_line_repeats_a_number_is_named_as_such(tmp_path, first):
+    # UCI's .data files have no header; a first line with a repeated number was refused as "repeated column
+    # names in its header: ['1']", which sent the user looking for a header the file does not have
+    rest = {11: ["1002945,5,4,4,5,7,10,3,2,1,2", "1015425,3,1,1,1,2,2,3,1,1,4"], 4: ["1,0,2,B", "0,1,3,M"],
+            3: ["3,4,0", "5,6,1"]}[first.count(",") + 1]
+    path = tmp_path / "d.data"
+    path.write_text("\n".join([first, *rest]) + "\n")
+    assert len(pd.read_csv(path, header=None)) == 3  # pandas: every line is a data row
+    with pytest.raises(InputError, match=f"has no header row: its first line '{first}'"):
+        bilevel.load_dataset(path)
+    path.write_text("x,x,y\n1,2,0\n3,4,1\n")  # a real header with a repeated name is still named as such
+    with pytest.raises(InputError, match="repeated column names"):
+        bilevel.load_dataset(path)
