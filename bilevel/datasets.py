@@ -62,7 +62,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     ------
     InputError (a ``ValueError``) when the file is missing or not an uncompressed CSV table (data rows with
     more fields than the header names, a column name used twice, a column with neither a name nor a value, or
-    no header row, i.e. a first line of numbers and a label value, or no data row, included), the label column
+    no header row, i.e. a first line of numbers and a label value, or no data row, included), its first column
+    has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes), the label column
     is missing
     (or, for a built-in set, not its own), ``positive`` is not one of the labels, the labels do not take
     exactly two values, or a feature is not numeric or not finite.
@@ -122,6 +123,13 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         raise InputError(f"label column {label_col!r} not found in {key!r}; columns are {list(frame.columns)}")
     if len(frame) == 0:  # was "label column 'y' must have exactly two distinct values, found 0: []"
         raise InputError(f"{key!r} has a header row but no data rows")
+    first = frame.iloc[:, 0]
+    if (not fields[0] and frame.columns[0] != label_col and pd.api.types.is_integer_dtype(first)
+            and np.array_equal(first.to_numpy(), np.arange(len(frame)))):
+        # DataFrame.to_csv writes the index, unnamed, as the first column: the row numbers became a feature
+        # "Unnamed: 0", which predicts the class perfectly in a file sorted by class
+        raise InputError(f"{key!r}: column 1 has no name and holds the row numbers 0..{len(frame) - 1} (the index "
+                         "DataFrame.to_csv writes; write with index=False); remove it, or name it to keep it")
     if frame[label_col].isna().any():  # pandas reads "NA", "None", "null", "NaN" as missing: class names here
         raw = pd.read_csv(path, index_col=False, compression=None, dtype=str, keep_default_na=False,
                           skipinitialspace=True)[label_col]

@@ -345,3 +345,22 @@ def test_a_file_without_a_header_whose_first_line_repeats_a_number_is_named_as_s
     path.write_text("x,x,y\n1,2,0\n3,4,1\n")  # a real header with a repeated name is still named as such
     with pytest.raises(InputError, match="repeated column names"):
         bilevel.load_dataset(path)
+
+
+@pytest.mark.parametrize("order", ["sorted", "shuffled"])
+def test_the_index_that_to_csv_writes_is_not_read_as_a_feature(tmp_path, order):
+    # df.to_csv(path) writes the index as an unnamed first column: it was loaded as the feature "Unnamed: 0",
+    # the row numbers, which in a file sorted by class separate the classes perfectly
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=12), "b": rng.normal(size=12), "y": ["B"] * 6 + ["M"] * 6})
+    if order == "shuffled":
+        frame = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    path = tmp_path / "written.csv"
+    frame.to_csv(path)
+    assert pd.read_csv(path, index_col=0).equals(frame)  # pandas: the first column is the index
+    with pytest.raises(InputError, match=r"column 1 has no name and holds the row numbers 0\.\.11 .*index=False"):
+        bilevel.load_dataset(path)
+    frame.to_csv(path, index=False)
+    assert bilevel.load_dataset(path).X.tolist() == frame[["a", "b"]].to_numpy().tolist()
+    path.write_text(",a,y\n3,1.5,0\n1,2.5,1\n2,0.5,0\n")  # an unnamed column of other values still loads
+    assert bilevel.load_dataset(path).feature_names == ["Unnamed: 0", "a"]
