@@ -18,6 +18,8 @@ tolerance)" it lies below the objective; only a proof of optimality without one 
 CBC 2.10 misreads some valid files and solves another model (HiGHS's LP section headers ``bin``/``gen``/``semi``
 read as columns, a ranged LP row ``r: 1.5 <= x + y <= 3.5``): its reader's diagnostics (:data:`_MISREAD`) make
 the run an ``error``, except its notice of a variable that appears only in the bounds (not a section keyword).
+CBC 2.10 also says "Optimal" for a point it knows to be infeasible (Cgl0013I "Postprocessed model is infeasible",
+columns marked ``**`` in its solution file: outside their bounds); such a run is an ``error`` too.
 """
 from __future__ import annotations
 
@@ -211,6 +213,16 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
         message = read_error.group(1) if read_error else (out.strip().splitlines() or ["no output"])[-1]
     if misread and status != "error":  # CBC solved another model than the file's: its answer is no answer
         status, message = "error", "CBC misread the file: " + "; ".join(misread)
+    # CBC marks a column "**" in its solution file when its value lies outside the column's bounds, and prints
+    # Cgl0013I when undoing its preprocessing gave an infeasible point; either way it still says "Optimal"
+    # (CBC 2.10 returned x3 = 5.0005e12 for 0 <= x3 <= 3, and x3 = 4.5 from the .lp, as an optimum)
+    outside = [line.split()[2] for line in solution_text.splitlines()[1:] if line.split()[:1] == ["**"]
+               and len(line.split()) >= 3]
+    infeasible_point = re.search(r"^Cgl0013I .*$", out, re.MULTILINE)
+    if (outside or infeasible_point) and status in ("optimal", "time_limit"):
+        status, message = "error", "CBC returned an infeasible point: " + "; ".join(
+            ([infeasible_point.group(0).strip()] if infeasible_point else []) +
+            ([f"columns outside their bounds: {', '.join(outside[:5])}"] if outside else []))
     no_solution = "No feasible solution found" in out or "no integer solution" in solution_text or lp_stopped
     result = RunResult(NAME, path, status, seconds=seconds, message=message.strip()[:200])
     if not no_solution and status in ("optimal", "time_limit"):

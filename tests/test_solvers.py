@@ -401,6 +401,45 @@ def test_cbc_reports_the_returned_solutions_objective_after_postprocessing(tmp_p
         assert result.solution["x0"] == pytest.approx(3.31) and result.solution["x1"] == pytest.approx(5)
 
 
+def test_cbc_does_not_report_a_point_outside_the_bounds_as_an_optimum(tmp_path):
+    """CBC 2.10 printed "Cgl0013I Postprocessed model is infeasible", marked x3 "**" in its solution file and
+    still said "Optimal": from the .mps x3 = 5.0005e12 (x0 = -1.0001e13), from the .lp x3 = 4.5, both with
+    0 <= x3 <= 3, and the runner reported that point as the optimum 8 (found by differential fuzzing against
+    scipy's milp). A point the runner reports lies within the bounds and rows; the optimum by enumeration."""
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    import itertools
+
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()
+    m.xcol0 = pyo.Var(domain=pyo.Integers)  # free: Pyomo writes LI/UI bounds of -/+1e21, which CBC keeps
+    m.xcol1 = pyo.Var(domain=pyo.Integers, bounds=(-1, 2))
+    m.xcol2 = pyo.Var(bounds=(-1, 2))
+    m.xcol3 = pyo.Var(bounds=(0, 3))
+    m.row = pyo.Constraint(expr=m.xcol0 - 1.5 * m.xcol1 + m.xcol2 + 2 * m.xcol3 >= 0)
+    m.obj = pyo.Objective(expr=3 * m.xcol1 + m.xcol2, sense=pyo.maximize)
+    # x0 is free, so the row never binds: x1 and x2 at their upper bounds
+    optimum = max(3 * x1 + x2 for x1, x2 in itertools.product(range(-1, 3), (-1, 2)))
+    for fmt in ("mps", "lp"):
+        result = cbc.solve(_write(m, tmp_path / f"outside.{fmt}"), time_limit=60)
+        if result.status == "error":
+            assert "infeasible point" in result.message and result.objective is None and not result.solution, result
+            continue
+        assert result.status == "optimal" and result.objective == pytest.approx(optimum), (fmt, result)
+        x = {name: result.solution.get(name, 0.0) for name in ("xcol0", "xcol1", "xcol2", "xcol3")}
+        assert -1 <= x["xcol1"] <= 2 and -1 <= x["xcol2"] <= 2 and 0 <= x["xcol3"] <= 3, (fmt, x)
+        assert x["xcol0"] - 1.5 * x["xcol1"] + x["xcol2"] + 2 * x["xcol3"] >= -1e-6, (fmt, x)
+
+
+def test_cbc_output_parser_refuses_a_point_cbc_calls_infeasible_after_postprocessing():
+    """Cgl0013I alone (a violated row, which the solution file does not mark by default) is no optimum either."""
+    out = ("Cgl0013I Postprocessed model is infeasible - possible tolerance issue - try without preprocessing\n"
+           "Result - Optimal solution found\n\nObjective value:                8.00000000\n")
+    r = cbc.parse_output(out, "Optimal - objective value 8.00000000\n      0 xcol1      2      3\n")
+    assert r.status == "error" and "Cgl0013I" in r.message and r.objective is None and r.solution == {}
+
+
 def test_cbc_run_abandoned_is_an_error():
     out = "Stopped due to errors\nResult - Run abandonedOptimal solution found\n\nObjective value: 0\n"
     r = cbc.parse_output(out, "")
