@@ -11,15 +11,18 @@ seen with a first bound line ``BV BOUND x``, written for a model whose first col
 Statuses: CBC's "infeasible or unbounded" verdicts (pre-processing, presolve, an unbounded linear
 relaxation of a MILP) are ``infeasible_or_unbounded``; a file without integer columns, which CBC hands to
 Clp without a "Result" line, is read from Clp's lines (a Clp run stopped by the time limit reports no
-incumbent: its iterate need not be feasible); after "Postprocessing changed objective" (Cgl0014I)
-the objective is the returned solution's (the solution file's header), not the preprocessed model's. The bound
+incumbent: its iterate need not be feasible). After "Postprocessed model is infeasible" (Cgl0013I) or
+"Postprocessing changed objective" (Cgl0014I) CBC runs again without preprocessing, as it advises (it had called a
+point outside the bounds, and a point worth 3 of the optimum 5, "Optimal"); a run that still prints Cgl0013I, or
+Cgl0014I and "Optimal", is an ``error``; after Cgl0014I a time-limited run's incumbent objective is the returned
+solution's (the solution file's header), not the preprocessed model's. The bound
 is CBC's printed "Lower bound" ("Upper bound" when maximising): after "Optimal solution found (within gap
 tolerance)" it lies below the objective; only a proof of optimality without one makes the objective the bound.
 CBC 2.10 misreads some valid files and solves another model (HiGHS's LP section headers ``bin``/``gen``/``semi``
 read as columns, a ranged LP row ``r: 1.5 <= x + y <= 3.5``): its reader's diagnostics (:data:`_MISREAD`) make
 the run an ``error``, except its notice of a variable that appears only in the bounds (not a section keyword).
-CBC 2.10 also says "Optimal" for a point it knows to be infeasible (Cgl0013I "Postprocessed model is infeasible",
-columns marked ``**`` in its solution file: outside their bounds); such a run is an ``error`` too.
+A point CBC marks infeasible (a column marked ``**`` in its solution file: outside its bounds) is no answer either
+(``error``).
 """
 from __future__ import annotations
 
@@ -90,6 +93,12 @@ _UNUSED_VARIABLE = re.compile(r"Variable (\S+) does not appear in objective func
 _LP_KEYWORDS = frozenset("bin bins binary binaries gen gens general generals int ints integer integers semi semis "
                          "semi-continuous sos sos1 sos2 free bound bounds end".split())
 
+#: CBC 2.10's warnings that undoing its preprocessing went wrong: "Cgl0013I Postprocessed model is infeasible" (the
+#: returned point lies outside the bounds or rows) and "Cgl0014I Postprocessing changed objective from A to B" (the
+#: returned point is not the one whose optimality was proved), both "- possible tolerance issue - try without
+#: preprocessing".
+_POSTPROCESSING = re.compile(r"^Cgl001[34]I .*$", re.MULTILINE)
+
 _RESULT = [
     ("abandoned", "error"),  # "Run abandoned" after input errors (CBC 2.10 appends "Optimal solution found")
     ("Optimal solution found", "optimal"),
@@ -138,7 +147,17 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         if path.suffix.lower() == ".mps" and "errors on input" in out:
             # CBC 2.10 guesses fixed or free MPS and can guess wrong on a free file (Pyomo's with a first bound
             # line without a value, e.g. " BV BOUND x"): say it is free MPS (NAME ... FREE) and read it again.
-            run = _run(exe, _free_mps_copy(path, Path(tmp) / "free.mps"), options, timeout, Path(tmp))
+            given = _free_mps_copy(path, Path(tmp) / "free.mps")
+            run = _run(exe, given, options, timeout, Path(tmp))
+            if isinstance(run, RunResult):
+                return run
+            out, solution_text, seconds = run[0], run[1], seconds + run[2]
+        if _POSTPROCESSING.search(out):
+            # CBC 2.10's own advice after Cgl0013I / Cgl0014I ("possible tolerance issue - try without
+            # preprocessing"): it had returned a point outside the bounds, or a feasible one that is not optimal
+            # (3 for the optimum 5), as "Optimal"; without preprocessing it found the optima. parse_output calls a
+            # run that still prints them an error.
+            run = _run(exe, given, options + ["-preprocess", "off"], timeout, Path(tmp))
             if isinstance(run, RunResult):
                 return run
             out, solution_text, seconds = run[0], run[1], seconds + run[2]
@@ -219,18 +238,21 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     outside = [line.split()[2] for line in solution_text.splitlines()[1:] if line.split()[:1] == ["**"]
                and len(line.split()) >= 3]
     infeasible_point = re.search(r"^Cgl0013I .*$", out, re.MULTILINE)
+    postprocessed = re.search(r"^Cgl0014I .*$", out, re.MULTILINE)
     if (outside or infeasible_point) and status in ("optimal", "time_limit"):
         status, message = "error", "CBC returned an infeasible point: " + "; ".join(
             ([infeasible_point.group(0).strip()] if infeasible_point else []) +
             ([f"columns outside their bounds: {', '.join(outside[:5])}"] if outside else []))
+    elif postprocessed and status == "optimal":
+        # CBC proved the preprocessed model's optimum, not the returned point's: it returned 3 for the optimum 5
+        status, message = "error", "CBC's returned point is not proved optimal: " + postprocessed.group(0).strip()
     no_solution = "No feasible solution found" in out or "no integer solution" in solution_text or lp_stopped
     result = RunResult(NAME, path, status, seconds=seconds, message=message.strip()[:200])
     if not no_solution and status in ("optimal", "time_limit"):
         best = re.findall(r"best objective ([-+0-9.eE]+)", out)
         obj = re.search(r"^Objective value:\s*(\S+)", out, re.MULTILINE)
         header = re.search(r"objective value\s+(\S+)", solution_text.split("\n", 1)[0], re.IGNORECASE)
-        postprocessed = re.search(r"^Cgl0014I .*$", out, re.MULTILINE)
-        if postprocessed and header:
+        if postprocessed and header:  # an incumbent at the time limit (an "optimal" one is an error above)
             # "Postprocessing changed objective from A to B": the search's values are the preprocessed model's;
             # the solution file's header is the returned solution's objective (in the model's sense)
             result.objective = finite_or_none(header.group(1))

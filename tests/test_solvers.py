@@ -432,6 +432,45 @@ def test_cbc_does_not_report_a_point_outside_the_bounds_as_an_optimum(tmp_path):
         assert x["xcol0"] - 1.5 * x["xcol1"] + x["xcol2"] + 2 * x["xcol3"] >= -1e-6, (fmt, x)
 
 
+def test_cbc_does_not_call_a_point_that_postprocessing_made_worse_optimal(tmp_path):
+    """CBC 2.10 printed "Cgl0014I Postprocessing changed objective from 5 to 3" and "Optimal", and the runner
+    reported the returned point's 3, with the bound 3, as the optimum of a model whose optimum is 5 (v2 = -5,
+    v1 = -1; found by fuzzing against scipy's milp). Without preprocessing, CBC's advice, it finds 5. The optimum
+    here by enumerating the integers (v2, continuous, at its least value for each)."""
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    import itertools
+
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()
+    m.v = pyo.Var(range(4))
+    for j, lb, ub, integer in ((0, 0, None, True), (1, -3, None, True), (2, -5, 0, False), (3, 0, None, True)):
+        m.v[j].setlb(lb), m.v[j].setub(ub)
+        m.v[j].domain = pyo.Integers if integer else pyo.Reals
+    m.r1 = pyo.Constraint(expr=0.5 * m.v[1] + 0.5 * m.v[2] + 0.5 * m.v[3] >= -3)
+    m.r2 = pyo.Constraint(expr=-m.v[0] - 1.5 * m.v[1] + m.v[2] + m.v[3] <= 2)
+    m.obj = pyo.Objective(expr=-m.v[0] - m.v[2] - m.v[3], sense=pyo.maximize)
+    values = []
+    for v0, v1, v3 in itertools.product(range(0, 8), range(-3, 8), range(0, 8)):  # larger ones only cost
+        v2 = max(-5.0, -6.0 - v1 - v3)  # least v2 of row r1 and the bound
+        if v2 <= 0 and v2 <= 2 + v0 + 1.5 * v1 - v3:
+            values.append(-v0 - v2 - v3)
+    optimum = max(values)
+    for fmt in ("mps", "lp"):
+        result = cbc.solve(_write(m, tmp_path / f"post.{fmt}"), time_limit=60)
+        assert result.status in ("optimal", "error"), (fmt, result)
+        if result.status == "optimal":
+            assert result.objective == pytest.approx(optimum) and result.bound == pytest.approx(optimum), (fmt, result)
+
+
+def test_cbc_output_parser_calls_an_optimum_changed_by_postprocessing_an_error():
+    out = ("Cgl0014I Postprocessing changed objective from 5 to 3 - possible tolerance issue - try without "
+           "preprocessing\n\nResult - Optimal solution found\n\nObjective value:                5.00000000\n")
+    r = cbc.parse_output(out, "Optimal - objective value 3.00000000\n      0 v(2)     -3     0\n", maximise=True)
+    assert r.status == "error" and "Cgl0014I" in r.message and r.objective is None and r.bound is None
+
+
 def test_cbc_output_parser_refuses_a_point_cbc_calls_infeasible_after_postprocessing():
     """Cgl0013I alone (a violated row, which the solution file does not mark by default) is no optimum either."""
     out = ("Cgl0013I Postprocessed model is infeasible - possible tolerance issue - try without preprocessing\n"
