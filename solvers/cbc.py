@@ -152,12 +152,15 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             if isinstance(run, RunResult):
                 return run
             out, solution_text, seconds = run[0], run[1], seconds + run[2]
-        if _POSTPROCESSING.search(out):
+        left = float(time_limit) - seconds if limited else None
+        if _POSTPROCESSING.search(out) and (left is None or left > 0):
             # CBC 2.10's own advice after Cgl0013I / Cgl0014I ("possible tolerance issue - try without
             # preprocessing"): it had returned a point outside the bounds, or a feasible one that is not optimal
             # (3 for the optimum 5), as "Optimal"; without preprocessing it found the optima. parse_output calls a
-            # run that still prints them an error.
-            run = _run(exe, given, options + ["-preprocess", "off"], timeout, Path(tmp))
+            # run that still prints them an error. The rerun gets what is left of the time limit (none left: the
+            # first run's output stands, judged by parse_output).
+            again = options if left is None else ["-sec", f"{left:g}"] + options[2:]
+            run = _run(exe, given, again + ["-preprocess", "off"], timeout, Path(tmp))
             if isinstance(run, RunResult):
                 return run
             out, solution_text, seconds = run[0], run[1], seconds + run[2]

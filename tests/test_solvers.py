@@ -464,6 +464,38 @@ def test_cbc_does_not_call_a_point_that_postprocessing_made_worse_optimal(tmp_pa
             assert result.objective == pytest.approx(optimum) and result.bound == pytest.approx(optimum), (fmt, result)
 
 
+def test_cbc_runs_without_preprocessing_within_what_is_left_of_the_time_limit(tmp_path, monkeypatch):
+    """The run again without preprocessing after Cgl0014I got the whole time limit a second time (a 10 s limit
+    could take 20 s); it now gets what is left, and none when the first run used it all (that run's output is
+    then judged as it is: an "Optimal" after Cgl0014I is an error)."""
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1), domain=pyo.Integers)
+    m.o = pyo.Objective(expr=m.x)
+    path = _write(m, tmp_path / "m.mps")
+    warned = ("Cgl0014I Postprocessing changed objective from 0 to 1 - possible tolerance issue - try without "
+              "preprocessing\nResult - Optimal solution found\nObjective value:                1.00000000\n")
+    calls = []
+
+    def fake_run(exe, given, options, timeout, tmp):
+        calls.append(options)
+        return warned, "Optimal - objective value 1.00000000\n      0 x     1     0\n", first_seconds
+
+    monkeypatch.setattr(cbc, "binary", lambda: "cbc")
+    monkeypatch.setattr(cbc, "_run", fake_run)
+    first_seconds = 3.0
+    cbc.solve(path, time_limit=10)
+    assert calls == [["-sec", "10"], ["-sec", "7", "-preprocess", "off"]]
+    calls.clear()
+    cbc.solve(path)  # no limit: the rerun has none either
+    assert calls == [[], ["-preprocess", "off"]]
+    calls.clear()
+    first_seconds = 10.5
+    result = cbc.solve(path, time_limit=10)
+    assert calls == [["-sec", "10"]] and result.status == "error" and "Cgl0014I" in result.message
+
+
 def test_cbc_output_parser_calls_an_optimum_changed_by_postprocessing_an_error():
     out = ("Cgl0014I Postprocessing changed objective from 5 to 3 - possible tolerance issue - try without "
            "preprocessing\n\nResult - Optimal solution found\n\nObjective value:                5.00000000\n")
