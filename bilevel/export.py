@@ -33,8 +33,10 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     digit, ``inf`` or ``nan`` or is a section keyword (``free``, ``end``, ...); in ``.mps`` a variable
     ``NAME``, ``OBJSENSE``, ``BOUND``, an objective ``RHS``; in both, a written name over 100 characters
     and a variable ``ONE_VAR_CONSTANT``. The message says when the other format takes the names. Also
-    for two components written under one name (``x['a b']`` and ``x['a_b']`` are both ``x(a_b)``). A
-    utility (no equation of the papers)."""
+    for two components written under one name (``x['a b']`` and ``x['a_b']`` are both ``x(a_b)``), and
+    for a variable whose bounds cross (``5 <= z <= 4``) or that is fixed outside its bounds: Pyomo's writers
+    drop such a variable when no row holds it, or write a fixed one as a constant, so an infeasible model
+    would be written as a feasible one. A utility (no equation of the papers)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in _FORMATS:
@@ -45,6 +47,7 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     if n_objectives != 1:  # Pyomo's LP writer failed with an IndexError, its MPS writer with a ValueError
         raise InputError(f"the model has {n_objectives} active objectives; exactly one can be written to "
                          f"{str(path)!r}")
+    _check_bounds(model, path)
     fmt = guess_format(f"model{suffix}")  # what Pyomo infers from a lower-case suffix: cpxlp or mps
 
     def write(temp: Path) -> None:
@@ -66,6 +69,26 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
 
     replace_atomically(path, write)
     return path
+
+
+def _check_bounds(model: pyo.ConcreteModel, path: Path) -> None:
+    """InputError naming the variables of ``model`` whose bounds cross or whose fixed value lies outside them
+    (by more than 1e-9 relative): Pyomo writes neither into the file (a variable in no row is left out with its
+    bounds, a fixed one becomes a constant), so the file would be feasible where the model is not."""
+    bad = []
+    for var in model.component_data_objects(pyo.Var, active=True, descend_into=True):
+        lb, ub = var.lb, var.ub
+        if lb is not None and ub is not None and lb > ub:
+            bad.append(f"{var.name!r} has bounds {lb:g} > {ub:g}")
+        elif var.fixed and var.value is not None:
+            value = float(var.value)
+            if (lb is not None and value < lb - 1e-9 * (1 + abs(lb))) or (
+                    ub is not None and value > ub + 1e-9 * (1 + abs(ub))):
+                bad.append(f"{var.name!r} is fixed at {value:g}, outside its bounds [{lb}, {ub}]")
+    if bad:
+        more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""
+        raise InputError(f"cannot write {str(path)!r}: the model is infeasible by its variable bounds alone, and "
+                         f"the file would not be ({'; '.join(bad[:5])}{more})")
 
 
 def _check_names(labels: dict, suffix: str, path: Path) -> None:

@@ -233,3 +233,30 @@ def test_the_package_models_are_written_as_pyomo_writes_them(tmp_path, suffix, m
         model = bilevel.build_pessimistic_model(X, y, X[:4] + 0.1, y[:4], [0, 1], epsilon=0.2, objective_floor=0.0)
     path = bilevel.write_model(model, tmp_path / f"m{suffix}")
     assert path.read_bytes() == _pyomo_bytes(model, tmp_path / f"pyomo{suffix}")
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+@pytest.mark.parametrize("case", ["crossed", "fixed_outside"])
+def test_a_model_infeasible_by_its_bounds_is_not_written_as_a_feasible_one(tmp_path, suffix, case):
+    """Bug: Pyomo leaves a variable that no row holds out of the file with its bounds, and writes a fixed
+    variable as a constant, so a variable with bounds 5 <= z <= 4, or fixed at 3 with bounds [0, 1], made an
+    infeasible model a feasible file (HiGHS solved it to the other variables' optimum). Now an InputError names
+    the variable and no file is left. Oracle: the same model's bounds, infeasible by hand."""
+    model = _model()
+    if case == "crossed":
+        model.z = pyo.Var(bounds=(5, 4))
+        message = r"'z' has bounds 5 > 4"
+    else:
+        model.f = pyo.Var(bounds=(0, 1))
+        model.f.fix(3)
+        model.c3 = pyo.Constraint(expr=model.v + model.f >= 0)
+        message = r"'f' is fixed at 3, outside its bounds \[0, 1\]"
+    path = tmp_path / f"m{suffix}"
+    with pytest.raises(InputError, match=message):
+        bilevel.write_model(model, path)
+    assert list(tmp_path.iterdir()) == []
+    model.write(str(path), io_options={"symbolic_solver_labels": True})  # what write_model wrote before
+    assert _highs(path) == pytest.approx(_optimum())  # a feasible file, solved to the optimum without z / f
+    if case == "fixed_outside":
+        model.f.fix(1.0)  # on its bound: written, and solved as before
+        assert _highs(bilevel.write_model(model, tmp_path / f"ok{suffix}")) == pytest.approx(_optimum())
