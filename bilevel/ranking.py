@@ -262,7 +262,8 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
     """
     n_pair = w + w.T
     theta = _bt_log_ratio_start(w)
-    for it in range(1, max_iter + 1):
+    # max_iter steps and max_iter + 1 stationarity tests: the point after the last step may be the maximiser
+    for it in range(1, max_iter + 2):
         step, diff, curv, ref = _bt_newton_step(w, n_pair, theta)
         biggest = np.max(np.abs(step))
         floor = _bt_step_floor(w, theta, diff, curv, ref)
@@ -270,7 +271,9 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
             if floor.max() > _BT_NOISE_CAP:
                 _bt_unresolved(tol, floor)
             theta = theta + step  # at the maximiser up to tol: take this last (tiny) Newton step and stop
-            return theta - theta.mean(), True, it
+            return theta - theta.mean(), True, min(it, max_iter)
+        if it > max_iter:
+            break
         if biggest > 50.0:  # trust region: one step moves no log-score by more than 50
             step = _bt_damped_step(w, theta, curv, step, 50.0)
 
@@ -295,15 +298,6 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         t = max(t, 1.0 / max(moved, 1.0))
         theta = theta + t * step
         theta -= theta.mean()
-    # The point after the last update gets the same stationarity test as every other: it may already be the
-    # maximiser (only the floor above 1e-6 means "cannot resolve"; a tiny floor is ordinary convergence).
-    step, diff, curv, ref = _bt_newton_step(w, n_pair, theta)
-    floor = _bt_step_floor(w, theta, diff, curv, ref)
-    if _bt_step_at_floor(step, floor, tol):
-        if floor.max() > _BT_NOISE_CAP:
-            _bt_unresolved(tol, floor)
-        theta = theta + step
-        return theta - theta.mean(), True, max_iter
     return theta, False, max_iter
 
 
