@@ -97,7 +97,8 @@ _LP_KEYWORDS = frozenset("bin bins binary binaries gen gens general generals int
 #: returned point lies outside the bounds or rows) and "Cgl0014I Postprocessing changed objective from A to B" (the
 #: returned point is not the one whose optimality was proved), both "- possible tolerance issue - try without
 #: preprocessing".
-_POSTPROCESSING = re.compile(r"^Cgl001[34]I .*$", re.MULTILINE)
+_INFEASIBLE_POINT = re.compile(r"^Cgl0013I .*$", re.MULTILINE)
+_CHANGED_OBJECTIVE = re.compile(r"^Cgl0014I .*$", re.MULTILINE)
 
 _RESULT = [
     ("abandoned", "error"),  # "Run abandoned" after input errors (CBC 2.10 appends "Optimal solution found")
@@ -133,8 +134,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
                          "CBC 2.10 drops; give CBC the .mps file, or write the constant as a variable fixed to 1")
     limited = time_limit is not None  # check_limits made inf None: CBC refuses "-sec inf"
     with tempfile.TemporaryDirectory() as tmp:
-        options = (["-sec", f"{float(time_limit):g}"] if limited else []) + \
-                  (["-ratioGap", f"{float(mip_gap):g}"] if mip_gap is not None else []) + (["-max"] if maximise else [])
+        others = (["-ratioGap", f"{float(mip_gap):g}"] if mip_gap is not None else []) + (["-max"] if maximise else [])
+        options = (["-sec", f"{float(time_limit):g}"] if limited else []) + others
         timeout = 3 * float(time_limit) + 60 if limited else None
         if timeout is not None and timeout > _MAX_WAIT:
             timeout = None  # longer than subprocess can wait (OverflowError): CBC's own -sec stops it
@@ -153,13 +154,13 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
                 return run
             out, solution_text, seconds = run[0], run[1], seconds + run[2]
         left = float(time_limit) - seconds if limited else None
-        if _POSTPROCESSING.search(out) and (left is None or left > 0):
+        if (_INFEASIBLE_POINT.search(out) or _CHANGED_OBJECTIVE.search(out)) and (left is None or left > 0):
             # CBC 2.10's own advice after Cgl0013I / Cgl0014I ("possible tolerance issue - try without
             # preprocessing"): it had returned a point outside the bounds, or a feasible one that is not optimal
             # (3 for the optimum 5), as "Optimal"; without preprocessing it found the optima. parse_output calls a
             # run that still prints them an error. The rerun gets what is left of the time limit (none left: the
             # first run's output stands, judged by parse_output).
-            again = options if left is None else ["-sec", f"{left:g}"] + options[2:]
+            again = (["-sec", f"{left:g}"] if limited else []) + others
             run = _run(exe, given, again + ["-preprocess", "off"], timeout, Path(tmp))
             if isinstance(run, RunResult):
                 return run
@@ -238,10 +239,10 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     # CBC marks a column "**" in its solution file when its value lies outside the column's bounds, and prints
     # Cgl0013I when undoing its preprocessing gave an infeasible point; either way it still says "Optimal"
     # (CBC 2.10 returned x3 = 5.0005e12 for 0 <= x3 <= 3, and x3 = 4.5 from the .lp, as an optimum)
-    outside = [line.split()[2] for line in solution_text.splitlines()[1:] if line.split()[:1] == ["**"]
-               and len(line.split()) >= 3]
-    infeasible_point = re.search(r"^Cgl0013I .*$", out, re.MULTILINE)
-    postprocessed = re.search(r"^Cgl0014I .*$", out, re.MULTILINE)
+    outside = [fields[2] for fields in map(str.split, solution_text.splitlines()[1:])
+               if fields[:1] == ["**"] and len(fields) >= 3]
+    infeasible_point = _INFEASIBLE_POINT.search(out)
+    postprocessed = _CHANGED_OBJECTIVE.search(out)
     if (outside or infeasible_point) and status in ("optimal", "time_limit"):
         status, message = "error", "CBC returned an infeasible point: " + "; ".join(
             ([infeasible_point.group(0).strip()] if infeasible_point else []) +
