@@ -49,7 +49,7 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         name's ending does not matter: a plain CSV named ``data.zip`` is read as a CSV, a gzip, zip, bzip2,
         xz or zstd file is refused). Spaces after a comma are skipped (``a, b, y`` names the columns ``a``,
         ``b``, ``y``, and ``1.5, yes`` holds the label ``yes``).
-    label : the label column of a CSV file (default: its last column). A built-in set has its own label column
+    label : the name (a str) of the label column of a CSV file (default: its last column). A built-in set has its own label column
         (``BUILTIN``); ``label`` may only name that one.
     positive : the label value mapped to +1 (default: the larger of the two values in sorted order; for a
         built-in set the value ``BUILTIN`` names, e.g. ``"malignant"`` for cancer).
@@ -60,8 +60,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
 
     Raises
     ------
-    InputError (a ``ValueError``) when the file is missing or not an uncompressed CSV table (data rows with
-    more fields than the header names, a column name used twice, a column with neither a name nor a value, or
+    InputError (a ``ValueError``) when ``label`` is not a str, the file is missing or not an uncompressed CSV
+    table (data rows with more or fewer fields than the header names, a column name used twice, a column with neither a name nor a value, or
     no header row, i.e. a first line of numbers and a label value, or no data row, included), its first column
     has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes), the label column
     is missing
@@ -69,6 +69,9 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     exactly two values, or a feature is not numeric or not finite.
     """
     key = str(name_or_path)
+    if label is not None and not isinstance(label, str):  # label=2 for a header "0,1,2" was "not found"
+        raise InputError(f"label must be the label column's name as a str; got {label!r} "
+                         f"({type(label).__name__}): a column named {str(label)!r} is label={str(label)!r}")
     if key in BUILTIN:
         fname, label_col, pos = BUILTIN[key]
         if label is not None and label != label_col:
@@ -130,11 +133,19 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         # "Unnamed: 0", which predicts the class perfectly in a file sorted by class
         raise InputError(f"{key!r}: column 1 has no name and holds the row numbers 0..{len(frame) - 1} (the index "
                          "DataFrame.to_csv writes; write with index=False); remove it, or name it to keep it")
-    if frame[label_col].isna().any():  # pandas reads "NA", "None", "null", "NaN" as missing: class names here
+    if frame.iloc[:, -1].isna().any() or frame[label_col].isna().any():
+        # the text as written; the python engine reads a missing field (a row shorter than the header) as NaN,
+        # an empty one as "" (the C engine reads both as "")
         raw = pd.read_csv(path, index_col=False, compression=None, dtype=str, keep_default_na=False,
-                          skipinitialspace=True)[label_col]
-        if (raw != "").all():
-            frame[label_col] = raw
+                          skipinitialspace=True, engine="python")
+        short = np.nonzero(raw.iloc[:, -1].isna().to_numpy())[0]
+        if len(short):  # its missing fields were read as missing values, e.g. of the label column
+            row = int(short[0])
+            count = int(raw.iloc[row].notna().sum())
+            raise InputError(f"{key!r}: data row {row} (counted from 0, after the header) has {count} field{'s' * (count != 1)}, the "
+                             f"header names {frame.shape[1]} columns ({len(short)} such row{'s' * (len(short) != 1)})")
+        if frame[label_col].isna().any() and (raw[label_col] != "").all():  # pandas reads "NA", "None", "null", "NaN" as missing: class names here
+            frame[label_col] = raw[label_col]
     if _is_data_row(frame, label_col, fields):  # its first data row became the column names, and was lost
         raise InputError(no_header)
     return _frame_to_dataset(frame, label_col, positive, source=key)
@@ -195,7 +206,9 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
         )
     pos = values[1] if positive is None else positive
     if pos not in values:
-        raise InputError(f"positive label {pos!r} is not one of the labels {values} of {source!r}")
+        twin = [v for v in values if str(v) == str(pos)]  # positive='1' where the labels were read as 0 and 1
+        hint = f" (pass positive={twin[0]!r}: the labels were read as {type(twin[0]).__name__})" if twin else ""
+        raise InputError(f"positive label {pos!r} is not one of the labels {values} of {source!r}{hint}")
     features = frame.drop(columns=[label_col])
     bad = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
     if bad:  # name a value that is not a number: one '?' (UCI's missing value) among 500 numbers is hard to find

@@ -365,3 +365,41 @@ def test_the_index_that_to_csv_writes_is_not_read_as_a_feature(tmp_path, order):
     np.testing.assert_allclose(bilevel.load_dataset(path).X, frame[["a", "b"]].to_numpy(), rtol=1e-14)
     path.write_text(",a,y\n3,1.5,0\n1,2.5,1\n2,0.5,0\n")  # an unnamed column of other values still loads
     assert bilevel.load_dataset(path).feature_names == ["Unnamed: 0", "a"]
+
+
+@pytest.mark.parametrize("label", [None, "a"])
+@pytest.mark.parametrize("short", [["3"], ["3", "4"]])
+def test_a_row_shorter_than_the_header_is_named_with_its_row(tmp_path, short, label):
+    # pandas fills the missing fields with NaN: the row was reported as "label column 'y' ... has missing
+    # values" (or, with label='a', the short row's missing feature as NaN), not as the short row it is
+    import csv
+
+    rows = [["a", "b", "y"], ["1", "2", "0"], ["5", "6", "1"], short, ["7", "8", "1"], ["2"]]
+    path = tmp_path / "short.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    with open(path, newline="") as fh:  # the csv module's reading: the first data row (from 0) with fewer fields
+        read = list(csv.reader(fh))
+    first = next(k for k, r in enumerate(read[1:]) if len(r) < len(read[0]))
+    with pytest.raises(InputError, match=rf"data row {first} \(counted from 0, after the header\) has {len(short)} "
+                                         rf"fields?, the header names 3 columns \(2 such rows\)"):
+        bilevel.load_dataset(path, label=label)
+    path.write_text("a,b,y\n1,2,0\n3,4,\n5,6,1\n")  # an empty label field is a missing value, as before
+    with pytest.raises(InputError, match="label column 'y' .* has missing values"):
+        bilevel.load_dataset(path)
+
+
+def test_a_label_or_positive_of_the_wrong_type_is_named(tmp_path):
+    # the columns of a header "0,1,2" are the strs '0', '1', '2': label=2 was "not found ... columns are ['0',
+    # '1', '2']", and positive='1' for labels read as the ints 0 and 1 was "not one of the labels [0, 1]"
+    path = tmp_path / "numbered.csv"
+    path.write_text("0,1,2\n1.5,2,0\n3,4,1\n5,6,1\n")
+    assert list(pd.read_csv(path).columns) == ["0", "1", "2"]
+    with pytest.raises(InputError, match=r"label must be the label column's name as a str; got 2 \(int\): a column "
+                                         r"named '2' is label='2'"):
+        bilevel.load_dataset(path, label=2)
+    with pytest.raises(InputError, match=r"positive label '1' is not one of the labels \[0, 1\] .*pass positive=1"):
+        bilevel.load_dataset(path, label="2", positive="1")
+    np.testing.assert_array_equal(bilevel.load_dataset(path, label="2", positive=1).y, [-1.0, 1.0, 1.0])
+    with pytest.raises(InputError, match=r"positive label 7 is not one of the labels \[0, 1\] of '[^']*'$"):
+        bilevel.load_dataset(path, label="2", positive=7)
