@@ -1023,6 +1023,36 @@ def test_checker_rejects_a_follower_that_is_not_optimal(highs_answer):
     assert not rep.trusted and any("not a training optimum" in r for r in rep.reasons), rep.summary()
 
 
+def test_checker_rejects_a_follower_whose_training_loss_is_below_the_least_at_w_bar():
+    """The box test is in w-units and the follower test was one-sided: the exact optimum in the box widened by
+    0.99 tolerance (found by scipy's linprog) lies within the box tolerance, yet its training loss is below
+    any follower's at ``w_bar`` by 1.2 tolerances; it was TRUSTED. The exact optimum at ``w_bar`` still is."""
+    from scipy.optimize import linprog
+
+    tol = 1e-4
+    split = library.build_instance(library.InstanceSpec.from_row(ROWS[NONTRIVIAL])).split
+    X, y = split.X_train, split.y_train
+    n, p = X.shape
+    w_bar = np.full(p, 0.05)  # a box that binds: the least loss falls with it
+
+    def follower(box):  # min mean xi s.t. xi_i >= 1 - y_i (x_i w - b), xi >= 0, |w| <= box; over (w, b, xi)
+        A = np.hstack([-y[:, None] * X, y[:, None], -np.eye(n)])
+        res = linprog(np.r_[np.zeros(p + 1), np.full(n, 1 / n)], A_ub=A, b_ub=-np.ones(n),
+                      bounds=[(-c, c) for c in box] + [(None, None)] + [(0, None)] * n, method="highs")
+        assert res.status == 0
+        return {**{f"w_bar[{j}]": w_bar[j] for j in range(p)}, **{f"w[{j}]": res.x[j] for j in range(p)},
+                "b": res.x[p]}, res.fun
+
+    exact, least = follower(w_bar)
+    wide, lower = follower(w_bar + 0.99 * tol)
+    assert lower < least - tol  # the case: within the box tolerance, below the least loss by more than tol
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, wide, tolerance=tol)
+    assert not rep.trusted and any("is below the least" in r and "outside the box" in r for r in rep.reasons), \
+        rep.summary()
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, exact, tolerance=tol)
+    assert rep.trusted, rep.summary()
+
+
 def test_checker_rejects_a_wrong_claimed_objective_and_a_box_violation(highs_answer):
     sol = _readable(highs_answer)
     rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "objective": 0.001})
