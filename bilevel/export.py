@@ -86,9 +86,8 @@ def _check_bounds(model: pyo.ConcreteModel, path: Path) -> None:
                     ub is not None and value > ub + 1e-9 * (1 + abs(ub))):
                 bad.append(f"{var.name!r} is fixed at {value:g}, outside its bounds [{lb}, {ub}]")
     if bad:
-        more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""
         raise InputError(f"cannot write {str(path)!r}: the model is infeasible by its variable bounds alone, and "
-                         f"the file would not be ({'; '.join(bad[:5])}{more})")
+                         f"the file would not be ({_first_five(bad)})")
 
 
 def _check_names(labels: dict, suffix: str, path: Path) -> None:
@@ -96,12 +95,16 @@ def _check_names(labels: dict, suffix: str, path: Path) -> None:
     problems = name_problems(labels, suffix)
     if not problems:
         return
-    shown = "; ".join(_describe(*problem) for problem in problems[:5])
-    more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+    shown = _first_five([_describe(*problem) for problem in problems])
     other = ".mps" if suffix == ".lp" else ".lp"
     switch = f" or write {other}, where these names are read right" if not name_problems(labels, other) else ""
     raise InputError(f"cannot write {str(path)!r}: {len(problems)} name(s) that {suffix} readers refuse or "
-                     f"misread: {shown}{more}. Rename these components{switch}")
+                     f"misread: {shown}. Rename these components{switch}")
+
+
+def _first_five(items: list[str]) -> str:
+    """The first five of ``items`` joined by "; ", with "; and N more" when there are more."""
+    return "; ".join(items[:5]) + (f"; and {len(items) - 5} more" if len(items) > 5 else "")
 
 
 def _describe(name: str, label: str, reason: str) -> str:
