@@ -210,6 +210,25 @@ def test_exact_counts_with_huge_n(n, alpha):
         binomial_p_value((ks[0] + 0.5) / n, n, alpha)
 
 
+def test_exact_counts_between_2_22_and_2_23():
+    """k errors in [2**22, 2**23) out of n > 2**23, given as r_hat = k / n: n * r_hat is k + 1 ulp (9.3e-10) for some
+    k, which rounding to 9 decimals turned into k + 1e-9 and ceil into k + 1 (6% of such counts; e.g. k = 8341777,
+    n = 963133153). Oracle: e times scipy's binomial CDF at k; for Hoeffding-Bentkus its minimum with the KL term."""
+    from scipy import stats
+
+    alpha = 0.26
+    rng = np.random.default_rng(3)
+    ks = rng.integers(2**22, 2**23, 2000)
+    ns = (ks / alpha).astype(np.int64) + rng.integers(1, 6000, ks.size)  # k within about 3 sd below n alpha
+    r = ks / ns
+    assert np.any(np.round(ns * r, 9) > ks), "no count comes back above k: the case of the rounding is not exercised"
+    expected = np.minimum(1.0, math.e * stats.binom.cdf(ks, ns, alpha))
+    assert np.all(expected > 1e-12)  # one count more changes the CDF by a relative 1e-6 or more
+    np.testing.assert_allclose(bentkus_p_value(r, ns, alpha), expected, rtol=1e-12)
+    np.testing.assert_allclose(hoeffding_bentkus_p_value(r, ns, alpha),
+                               np.minimum(hoeffding_kl_p_value(r, ns, alpha), expected), rtol=1e-12)
+
+
 @pytest.mark.parametrize("alpha", [1e-10, 1e-12, 1e-14])
 def test_kl_p_value_for_tiny_alpha(alpha):
     """exp(-n h1(r_hat, alpha)) against the closed form in 60-digit decimal arithmetic, with n ~ 1 / alpha so

@@ -44,8 +44,8 @@ _COUNT_DECIMALS = 9
 # np.round(x, 9) computes rint(x * 1e9) / 1e9, which moves x by an ulp once x * 1e9 passes 2**53 (x above about
 # 9e6): an exact count of 9.3e9 errors came back as 9.3e9 + 1.9e-6. And r_hat = k / n then n * r_hat are two
 # roundings, so n * r_hat is only within 2 eps k of k: for n = 1e9, 1.7% of the exact counts k came back above k
-# (ceil k + 1). Below 2**23 the 9 decimals are kept; from there on, where float64 has no digit at 1e-9, a value
-# within 2 eps |x| of an integer counts as that integer.
+# (ceil k + 1). So a value within 2 eps |x| of an integer counts as that integer (at every size: from 2**22 on one
+# ulp already rounds to 1e-9), and below 2**23 the 9 decimals are then kept; from there on float64 has no digit at 1e-9.
 _ROUND_BELOW = 2.0**23
 
 
@@ -88,12 +88,14 @@ def _check_alpha(alpha) -> float:
 
 
 def _rounded_count(r: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """``n * r_hat`` rounded to :data:`_COUNT_DECIMALS` decimals; from 2**23 on, the nearest integer when within
-    ``2 eps |n r_hat|`` of it, else unchanged (see :data:`_ROUND_BELOW`)."""
+    """``n * r_hat`` as the nearest integer when within ``2 eps |n r_hat|`` of it; below 2**23 then rounded to
+    :data:`_COUNT_DECIMALS` decimals (see :data:`_ROUND_BELOW`)."""
     x = n * r
     nearest = np.rint(x)
-    large = np.where(np.abs(x - nearest) <= 2.0 * np.finfo(float).eps * np.abs(x), nearest, x)
-    return np.where(np.abs(x) < _ROUND_BELOW, np.round(x, _COUNT_DECIMALS), large)
+    # the snap applies below 2**23 too: from 2**22 on one ulp of x (2**-30 = 9.3e-10) rounds to 1e-9 at 9 decimals,
+    # so k = 8341777 errors out of n = 963133153 (n * fl(k / n) = k + 1 ulp) counted as k + 1
+    snapped = np.where(np.abs(x - nearest) <= 2.0 * np.finfo(float).eps * np.abs(x), nearest, x)
+    return np.where(np.abs(x) < _ROUND_BELOW, np.round(snapped, _COUNT_DECIMALS), snapped)
 
 
 def _loss_count(r: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -161,8 +163,8 @@ def bentkus_p_value(r_hat, n, alpha):
 
     Second term of Eq. (27) of the Pareto-testing paper (Bates et al., 2021). Valid for any loss in
     [0, 1]. ``n * r_hat`` is rounded to 9 decimals before ``ceil`` so that a sum of 0/1 losses that
-    is an integer up to floating-point error is not bumped up by one (from ``n * r_hat = 2**23`` on, where
-    float64 has no digit at 1e-9, a value within ``2 eps n r_hat`` of an integer counts as that integer). Once ``r_hat >= alpha`` the
+    is an integer up to floating-point error is not bumped up by one (before that, a value within
+    ``2 eps n r_hat`` of an integer counts as that integer: from ``n * r_hat = 2**22`` on one ulp rounds to 1e-9). Once ``r_hat >= alpha`` the
     binomial CDF is at least 1/2 (the median of ``Binomial(n, alpha)`` is at most ``ceil(n alpha)``),
     so the p-value is 1 there. Shapes, errors: as :func:`hoeffding_p_value`.
     """
