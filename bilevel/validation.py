@@ -196,6 +196,8 @@ def check_open_unit(value, name: str) -> float:
         v = float(value)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be a number in (0, 1), got {value!r}") from None
+    except OverflowError:  # an int beyond the float range, e.g. 10**400 (as in as_number)
+        raise InputError(f"{name} must lie strictly between 0 and 1, got an int too large for a float") from None
     if not np.isfinite(v) or not 0.0 < v < 1.0:
         raise InputError(f"{name} must lie strictly between 0 and 1, got {value!r}")
     return v

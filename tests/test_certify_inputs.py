@@ -340,3 +340,25 @@ def test_a_loss_csv_without_a_header_row_is_named(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_losses_csv(named)  # one non-numeric name: no warning
+
+
+_HUGE = 10**400  # a Python int beyond the float range: float() raises OverflowError, not ValueError
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: ltt(LOSSES, _HUGE, 0.1), "alpha"),
+    (lambda: ltt(LOSSES, 0.2, _HUGE), "delta"),
+    (lambda: pareto_testing(LOSSES, 0.2, _HUGE, seed=0), "delta"),
+    (lambda: rg_pt(LOSSES, [_HUGE], 0.1, seed=0), "alpha"),
+    (lambda: bonferroni([0.01, 0.2], _HUGE), "delta"),
+    (lambda: fixed_sequence([0.01, 0.2], -_HUGE), "delta"),
+    (lambda: hoeffding_p_value(0.1, 20, _HUGE), "alpha"),
+    (lambda: ltt([[0.0, _HUGE]], 0.2, 0.1), "losses"),
+    (lambda: ltt(LOSSES, 0.2, 0.1, aux=[_HUGE] * LOSSES.shape[1]), "auxiliary objective"),
+    (lambda: pareto_testing(LOSSES, 0.2, 0.1, split=([_HUGE], [0])), "split"),
+    (lambda: dagger([0.01] * 2, [[], [_HUGE]], 0.1), r"parents\[1\]"),
+])
+def test_an_int_too_large_for_a_float_is_an_input_error(call, name):
+    """Each of these raised OverflowError ('int too large to convert to float') instead of an InputError."""
+    with pytest.raises(InputError, match=name):
+        call()

@@ -97,6 +97,9 @@ def _normalise_parents(parents, n_nodes: int | None = None) -> list[np.ndarray]:
             arr = np.asarray(items, dtype=float).ravel()
         except (TypeError, ValueError):
             raise InputError(f"parents[{i}] must be a list of integer node indices, got {ps!r}") from None
+        except OverflowError:  # an int beyond the float range, e.g. 10**400
+            raise InputError(f"parents[{i}] refers to a node outside 0..{n_nodes - 1} (an int too large for a "
+                             "float)") from None
         if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
             raise InputError(f"parents[{i}] must contain integer node indices, got {ps!r}")
         arr = np.unique(arr.astype(np.int64))

@@ -57,6 +57,8 @@ def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
         arr = np.asarray(losses, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be a numeric array") from None
+    except OverflowError:  # an int beyond the float range, e.g. 10**400
+        raise InputError(f"{name} must lie in [0, 1] (bounded losses); got an int too large for a float") from None
     if arr.ndim not in (2, 3):
         raise InputError(f"{name} must have shape (n_cal, m) or (n_cal, m, L), got {arr.shape}")
     if arr.shape[0] == 0:
@@ -98,6 +100,8 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
             arr = np.asarray(item, dtype=float)
         except (TypeError, ValueError):
             raise InputError(f"auxiliary objective {k} must be numeric, of shape ({m},) or ({n_cal}, {m})") from None
+        except OverflowError:  # an int beyond the float range, e.g. 10**400
+            raise InputError(f"auxiliary objective {k} must be finite; it holds an int too large for a float") from None
         if arr.shape not in ((m,), (n_cal, m)):
             raise InputError(
                 f"auxiliary objective {k} must have shape ({m},) (a cost per candidate) or ({n_cal}, {m}) "

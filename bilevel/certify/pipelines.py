@@ -155,6 +155,8 @@ def _prepare(losses, alpha) -> tuple[np.ndarray, np.ndarray]:
         a = np.atleast_1d(np.asarray(alpha, dtype=float))
     except (TypeError, ValueError):
         raise InputError(f"alpha (risk limit) must be a number or one number per controlled risk, got {alpha!r}") from None
+    except OverflowError:  # an int beyond the float range, e.g. 10**400
+        raise InputError("alpha (risk limit) must lie strictly between 0 and 1, got an int too large for a float") from None
     if a.ndim != 1 or a.size not in (1, n_risks):
         raise InputError(f"alpha must be a scalar or have one entry per controlled risk ({n_risks}), got {np.shape(alpha)}")
     if a.size == 1:
@@ -223,6 +225,8 @@ def _resolve_split(n_cal: int, opt_fraction, seed, split) -> tuple[np.ndarray, n
         opt_f, test_f = (np.asarray(s, dtype=float).ravel() for s in split)
     except (TypeError, ValueError):
         raise InputError("split must be a pair (opt_indices, test_indices) of integer row indices") from None
+    except OverflowError:  # an int beyond the float range, e.g. 10**400
+        raise InputError(f"split: row indices must lie in 0..{n_cal - 1}; got an int too large for a float") from None
     if any(masks):  # as numbers, the mask [True, False] would name rows 1 and 0
         raise InputError("split takes integer row indices, not boolean masks (np.nonzero(mask)[0] gives them)")
     both_f = np.concatenate([opt_f, test_f])
