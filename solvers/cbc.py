@@ -9,7 +9,12 @@ whether an MPS file is fixed or free format and can guess wrong on Pyomo's free 
 seen with a first bound line ``BV BOUND x``, written for a model whose first column is binary, and with
 ``LO BOUND x0 -2``); on such a read error CBC gets a copy marked free (``NAME ... FREE``) and reads it again.
 Statuses: CBC's "infeasible or unbounded" verdicts (pre-processing, presolve, an unbounded linear
-relaxation of a MILP) are ``infeasible_or_unbounded``; a file without integer columns, which CBC hands to
+relaxation of a MILP) are ``infeasible_or_unbounded``; CBC 2.10's pre-processing also says so of feasible models
+(optimum -10), so after "Pre-processing says infeasible or unbounded" CBC runs again without preprocessing within
+what is left of the time limit and that run's answer is reported, unless it finds no optimum either (then the
+first verdict stands) or no time is left (``time_limit`` without an incumbent); the same after pre-processing
+that left no integer column ("Cbc3007W No integer variables"): CBC 2.10 returned an integer column at 2.5 as the
+"Optimal" point of a model without an integer point; a file without integer columns, which CBC hands to
 Clp without a "Result" line, is read from Clp's lines (a Clp run stopped by the time limit reports no
 incumbent: its iterate need not be feasible). After "Postprocessed model is infeasible" (Cgl0013I) or
 "Postprocessing changed objective" (Cgl0014I) CBC runs again without preprocessing, as it advises (it had called a
@@ -100,6 +105,21 @@ _LP_KEYWORDS = frozenset("bin bins binary binaries gen gens general generals int
 _INFEASIBLE_POINT = re.compile(r"^Cgl0013I .*$", re.MULTILINE)
 _CHANGED_OBJECTIVE = re.compile(r"^Cgl0014I .*$", re.MULTILINE)
 
+#: CBC 2.10's pre-processing verdict "Pre-processing says infeasible or unbounded" (after "Cgl0000I Cut generators
+#: found to be infeasible! (or unbounded)"), printed before any search: not the linear relaxation's verdict (Clp's
+#: "Problem is infeasible", "Presolve thinks problem is unbounded"). CBC 2.10 says it of feasible models (min -2 v0
+#: - 0.5 v1 - 2 v3 in tests/test_solvers.py, optimum -10, which it finds with ``-preprocess off``).
+_PREPROCESSING_INFEASIBLE = re.compile(r"^Pre-processing says infeasible.*$", re.MULTILINE)
+
+#: CBC 2.10's pre-processing left no integer column ("Cgl0004I processed model has 0 rows, 0 columns (0 integer ...")
+#: and CBC solved the rest as an LP ("Cbc3007W No integer variables - nothing to do"): it substituted an integer
+#: column out through an equality row and returned it fractional (v0 = 2.5 as "Optimal" 6.5 for max v0 - 0.5 v1 +
+#: 4 v2, 2 v0 - 2 v1 - 2 v2 = 3, ..., which has no integer point); without preprocessing it said infeasible.
+_NO_INTEGERS_LEFT = re.compile(r"^Cgl0004I processed model has .*\(0 integer .*\n(.*\n)*?Cbc3007W .*$", re.MULTILINE)
+
+#: The statuses that say the model has no optimum.
+_NO_OPTIMUM = ("infeasible", "unbounded", "infeasible_or_unbounded")
+
 _RESULT = [
     ("abandoned", "error"),  # "Run abandoned" after input errors (CBC 2.10 appends "Optimal solution found")
     ("Optimal solution found", "optimal"),
@@ -154,17 +174,36 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
                 return run
             out, solution_text, seconds = run[0], run[1], seconds + run[2]
         left = float(time_limit) - seconds if limited else None
-        if (_INFEASIBLE_POINT.search(out) or _CHANGED_OBJECTIVE.search(out)) and (left is None or left > 0):
+        preprocessing_says = _PREPROCESSING_INFEASIBLE.search(out)
+        postprocessing_warned = _INFEASIBLE_POINT.search(out) or _CHANGED_OBJECTIVE.search(out)
+        no_integers_left = _NO_INTEGERS_LEFT.search(out)
+        if (preprocessing_says or no_integers_left) and not (left is None or left > 0):
+            # no time left to check a verdict CBC 2.10 gives feasible models, or an answer whose integer columns
+            # preprocessing may have lost: no proof, no answer
+            said = preprocessing_says.group(0).strip() if preprocessing_says else "no integer column left"
+            return RunResult(NAME, str(path), "time_limit", seconds=seconds, message=(
+                f"CBC's pre-processing ({said!r}: wrong on some models) could not be checked without it within the "
+                "time limit"))
+        if (preprocessing_says or postprocessing_warned or no_integers_left) and (left is None or left > 0):
             # CBC 2.10's own advice after Cgl0013I / Cgl0014I ("possible tolerance issue - try without
             # preprocessing"): it had returned a point outside the bounds, or a feasible one that is not optimal
             # (3 for the optimum 5), as "Optimal"; without preprocessing it found the optima. parse_output calls a
             # run that still prints them an error. The rerun gets what is left of the time limit (none left: the
-            # first run's output stands, judged by parse_output).
+            # first run's output stands, judged by parse_output). Its pre-processing also called a feasible model
+            # (optimum -10) "infeasible or unbounded", which it solves without preprocessing, and lost the integrality
+            # of a column it substituted out (a fractional integer column as "Optimal" of an infeasible model).
+            first = parse_output(out, solution_text, str(path), seconds, maximise)
             again = (["-sec", f"{left:g}"] if limited else []) + others
             run = _run(exe, given, again + ["-preprocess", "off"], timeout, Path(tmp))
             if isinstance(run, RunResult):
                 return run
             out, solution_text, seconds = run[0], run[1], seconds + run[2]
+            if preprocessing_says:
+                rerun = parse_output(out, solution_text, str(path), seconds, maximise)
+                if rerun.status in _NO_OPTIMUM:  # it agrees: keep the pre-processing's weaker verdict, as CBC
+                    first.seconds = seconds  # 2.10 can call a feasible unbounded MILP "infeasible"
+                    return first
+                return rerun
     return parse_output(out, solution_text, str(path), seconds, maximise)
 
 

@@ -43,12 +43,27 @@ def silent_cplex():
     return c
 
 
+#: CPLEX 22.2's one warning for an MPS file whose RHS section is empty ("RHS" followed by no entry), which Pyomo
+#: writes for a model without rows (a variable, its bounds and the objective): such a file has no right-hand side
+#: to give, so the warning is benign there, and only there.
+EMPTY_RHS_WARNING = "Warning:  Blank RHS name changed to 'rhs'."
+
+
+def benign_read_warnings(text: str, suffix: str, rows: int) -> bool:
+    """Whether CPLEX's reading warnings ``text`` are only :data:`EMPTY_RHS_WARNING`, for an MPS file (``suffix``
+    ``.mps``, any case) that CPLEX read with ``rows`` = 0 linear constraints. Any other warning, or that one for
+    a file with rows (whose empty RHS section may be a cut or damaged one), is not benign."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines == [EMPTY_RHS_WARNING] and suffix.lower() == ".mps" and rows == 0
+
+
 def read_warnings(text: str) -> str:
     """CPLEX's warnings while reading a file (``text``, its warning stream) as one line. CPLEX reads a truncated
     file without an error: it only warns ("Unfinished constraint is discarded.", "'End' missing.", "'ENDATA'
     missing.") and solves the part it read; it also drops the bounds of a variable in no row ("Name 'z' does
     not exist.", so crossed bounds 5 <= z <= 4 gave "optimal" where the file is infeasible). So any reading
-    warning makes the run an ``error``: the package's exported files are read without one."""
+    warning makes the run an ``error`` (the package's exported files are read without one), except CPLEX's warning
+    about the empty RHS section of an MPS file without rows (:func:`benign_read_warnings`)."""
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())[:200]
 
 
@@ -57,7 +72,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
 
     ``time_limit`` seconds (CPLEX ``timelimit``, wall clock; ``None`` or ``inf``: none), ``mip_gap`` relative gap (``mip.tolerances.mipgap``;
     ``None``: CPLEX default 1e-4). Returns a :class:`RunResult` whose solution uses the file's column names;
-    a file CPLEX cannot read or reads with a warning (a truncated file: see :func:`read_warnings`), one above
+    a file CPLEX cannot read or reads with a warning (a truncated file: see :func:`read_warnings`; not the warning
+    about the empty RHS section of an MPS file without rows, :func:`benign_read_warnings`), one above
     the Community Edition's size limits, or a parameter CPLEX refuses gives status ``error`` with CPLEX's
     message. Raises InputError for a missing file, another suffix or a bad limit
     (:func:`solvers.common.check_limits`); returns status
@@ -80,7 +96,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         c.set_warning_stream(warnings)
         c.read(str(path))
         c.set_warning_stream(None)
-        if warnings.getvalue().strip():  # see read_warnings
+        if warnings.getvalue().strip() and not benign_read_warnings(warnings.getvalue(), path.suffix,
+                                                                    c.linear_constraints.get_num()):
             return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
                              message="CPLEX read the file with warnings: " + read_warnings(warnings.getvalue()))
         start = c.get_time()

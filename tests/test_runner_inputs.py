@@ -85,6 +85,43 @@ def test_cplex_calls_a_file_it_reads_with_a_warning_an_error_not_an_answer(tmp_p
     assert "Name 'z' does not exist" in result.message, result.message
 
 
+@pytest.mark.parametrize("sense", ["minimize", "maximize"])
+def test_cplex_solves_a_model_without_rows_and_still_refuses_other_warnings(tmp_path, sense):
+    """Pyomo writes an empty RHS section for a model without rows (a variable, bounds, an objective); CPLEX 22.2
+    warns "Blank RHS name changed to 'rhs'." on reading it, and the runner called the .mps an error. The optimum
+    of a bounds-only model in closed form: each variable at the bound its cost favours. The same warning for a
+    file with rows, and any other warning of a file without rows, are still errors."""
+    pytest.importorskip("cplex")
+    import pyomo.environ as pyo
+
+    import bilevel
+
+    lower, upper, cost = {"xcol": -2, "ycol": 1}, {"xcol": 3, "ycol": 4}, {"xcol": 2, "ycol": -1}
+    m = pyo.ConcreteModel()
+    m.xcol = pyo.Var(bounds=(lower["xcol"], upper["xcol"]))
+    m.ycol = pyo.Var(bounds=(lower["ycol"], upper["ycol"]), domain=pyo.Integers)
+    m.obj = pyo.Objective(expr=cost["xcol"] * m.xcol + cost["ycol"] * m.ycol,
+                          sense=pyo.minimize if sense == "minimize" else pyo.maximize)
+    sign = 1 if sense == "minimize" else -1
+    best = {v: lower[v] if sign * cost[v] > 0 else upper[v] for v in cost}
+    optimum = sum(cost[v] * best[v] for v in cost)
+    for fmt in ("mps", "lp"):
+        path = bilevel.write_model(m, tmp_path / f"bounds_only.{fmt}")
+        result = cplex.solve(path, time_limit=60)
+        assert result.status == "optimal" and result.objective == pytest.approx(optimum), (fmt, result)
+        assert result.bound == pytest.approx(optimum) and {v: result.solution[v] for v in best} == pytest.approx(best), (fmt, result)
+    assert "\nRHS\nBOUNDS\n" in (tmp_path / "bounds_only.mps").read_text()  # the empty RHS section
+    cases = {  # a row whose right-hand side is missing; no RHS section at all; cut short in BOUNDS
+        "row.mps": "NAME x\nROWS\n N obj\n G r1\nCOLUMNS\n xcol obj 1 r1 1\nRHS\nBOUNDS\n UP BOUND xcol 3\nENDATA\n",
+        "none.mps": "NAME x\nROWS\n N obj\nCOLUMNS\n xcol obj 1\nBOUNDS\n UP BOUND xcol 3\nENDATA\n",
+        "cut.mps": "NAME x\nROWS\n N obj\nCOLUMNS\n xcol obj 1\nRHS\nBOUNDS\n UP BOUND xcol 3\n",
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        result = cplex.solve(tmp_path / name, time_limit=60)
+        assert result.status == "error" and "warning" in result.message.lower(), (name, result)
+
+
 @pytest.mark.parametrize("runner", [highs, scip, cbc, cplex, gurobi, xpress], ids=lambda r: r.NAME)
 def test_every_runner_refuses_bad_limits_and_reads_inf_as_no_limit(runner):
     """A NaN or negative time limit and a NaN, negative or infinite gap are InputErrors before the solver sees

@@ -496,6 +496,153 @@ def test_cbc_runs_without_preprocessing_within_what_is_left_of_the_time_limit(tm
     assert calls == [["-sec", "10"]] and result.status == "error" and "Cgl0014I" in result.message
 
 
+#: A feasible MILP CBC 2.10's pre-processing calls "infeasible or unbounded" (found by differential fuzzing against
+#: scipy's milp), as Pyomo writes it: min -2 v0 - 0.5 v1 - 2 v3 s.t. 0.5 v0 + 4 v1 + 1.5 v2 + 2 v3 >= 0,
+#: 1.5 v1 + 4 v2 - 2 v3 = -2, v0 <= 0, v1 <= 5, v2 <= 0, -4 <= v3 <= 6, v0, v2, v3 integer (optimum -10 at v0 = 0,
+#: v1 = 4, v2 = 0, v3 = 4).
+PREPROCESSING_INFEASIBLE_LP = """min
+obj:
+-2 v(0)
+-0.5 v(1)
+-2 v(3)
+s.t.
+c_l_rows(1)_:
++0.5 v(0)
++4 v(1)
++1.5 v(2)
++2 v(3)
+>= 0
+c_e_rows(2)_:
++1.5 v(1)
++4 v(2)
+-2 v(3)
+= -2
+bounds
+   -inf <= v(0) <= 0
+   -inf <= v(1) <= 5
+   -inf <= v(2) <= 0
+   -4 <= v(3) <= 6
+general
+  v(0)
+  v(2)
+  v(3)
+end
+"""
+PREPROCESSING_INFEASIBLE_MPS = """NAME unknown
+OBJSENSE
+ MIN
+ROWS
+ N  obj
+ G  c_l_rows(1)_
+ E  c_e_rows(2)_
+COLUMNS
+     v(0) obj -2
+     v(0) c_l_rows(1)_ 0.5
+     v(1) obj -0.5
+     v(1) c_l_rows(1)_ 4
+     v(1) c_e_rows(2)_ 1.5
+     v(2) c_l_rows(1)_ 1.5
+     v(2) c_e_rows(2)_ 4
+     v(3) obj -2
+     v(3) c_l_rows(1)_ 2
+     v(3) c_e_rows(2)_ -2
+RHS
+     RHS c_l_rows(1)_ 0
+     RHS c_e_rows(2)_ -2
+BOUNDS
+ LI BOUND v(0) -10E20
+ UI BOUND v(0) 0
+ MI BOUND v(1)
+ UP BOUND v(1) 5
+ LI BOUND v(2) -10E20
+ UI BOUND v(2) 0
+ LI BOUND v(3) -4
+ UI BOUND v(3) 6
+ENDATA
+"""
+
+
+def test_cbc_solves_without_preprocessing_a_feasible_model_its_preprocessing_calls_infeasible(tmp_path):
+    """CBC 2.10 printed "Cgl0000I Cut generators found to be infeasible! (or unbounded)" and "Pre-processing says
+    infeasible or unbounded" for this feasible model, and the runner reported ``infeasible_or_unbounded``; with
+    ``-preprocess off`` it finds the optimum. Oracle: scipy's milp on the same data."""
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    rows = LinearConstraint([[0.5, 4, 1.5, 2], [0, 1.5, 4, -2]], [0, -2], [np.inf, -2])
+    oracle = milp([-2, -0.5, 0, -2], constraints=[rows], integrality=[1, 0, 1, 1],
+                  bounds=Bounds([-np.inf, -np.inf, -np.inf, -4], [0, 5, 0, 6]))
+    assert oracle.status == 0
+    for name, text in (("pre.lp", PREPROCESSING_INFEASIBLE_LP), ("pre.mps", PREPROCESSING_INFEASIBLE_MPS)):
+        path = tmp_path / name
+        path.write_text(text)
+        result = cbc.solve(path, time_limit=60)
+        assert result.status == "optimal" and result.objective == pytest.approx(oracle.fun), (name, result)
+        assert result.bound == pytest.approx(oracle.fun), (name, result)
+
+
+def test_cbc_does_not_return_an_integer_column_that_preprocessing_made_fractional(tmp_path):
+    """max v0 - 0.5 v1 + 4 v2 s.t. 2 v0 - 2 v1 - 2 v2 = 3, 1.5 v1 + v2 <= 2, v0, v1 >= 0, 0 <= v2 <= 1, all integer,
+    has no integer point (the left side of the equality is even). CBC 2.10's pre-processing substituted v0 out
+    ("processed model has 0 rows, 0 columns (0 integer ...", "Cbc3007W No integer variables - nothing to do") and
+    returned v0 = 2.5 as "Optimal" 6.5 (found by differential fuzzing against scipy's milp, the oracle here);
+    without preprocessing CBC finds no integer point."""
+    if not cbc.available():
+        pytest.skip("no CBC binary (pip install pulp)")
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    rows = LinearConstraint([[2, -2, -2], [0, 1.5, 1]], [3, -np.inf], [3, 2])
+    oracle = milp([-1, 0.5, -4], constraints=[rows], integrality=[1, 1, 1], bounds=Bounds([0, 0, 0], [np.inf, np.inf, 1]))
+    assert oracle.status == 2  # infeasible
+    path = tmp_path / "fractional.lp"
+    path.write_text("max\nobj: +1 v(0) -0.5 v(1) +4 v(2)\ns.t.\nc_e_rows(1)_: +2 v(0) -2 v(1) -2 v(2) = 3\n"
+                    "c_u_rows(2)_: +1.5 v(1) +1 v(2) <= 2\nbounds\n 0 <= v(0) <= +inf\n 0 <= v(1) <= +inf\n"
+                    " 0 <= v(2) <= 1\ngeneral\n v(0)\n v(1)\n v(2)\nend\n")
+    result = cbc.solve(path, time_limit=60)
+    assert result.status in ("infeasible", "infeasible_or_unbounded") and result.objective is None, result
+
+
+def test_cbc_checks_a_preprocessing_verdict_within_what_is_left_of_the_time_limit(tmp_path, monkeypatch):
+    """After "Pre-processing says infeasible or unbounded" the rerun without preprocessing gets what is left of
+    the time limit; its answer is reported, but a rerun that also finds no optimum leaves the first, weaker verdict
+    (CBC 2.10 can call a feasible unbounded MILP "infeasible"); with no time left the verdict is no answer."""
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1), domain=pyo.Integers)
+    m.o = pyo.Objective(expr=m.x)
+    path = _write(m, tmp_path / "m.mps")
+    said = ("Cgl0000I Cut generators found to be infeasible! (or unbounded)\n"
+            "Pre-processing says infeasible or unbounded\n")
+    optimal = ("Result - Optimal solution found\nObjective value:                1.00000000\n",
+               "Optimal - objective value 1.00000000\n      0 x     1     1\n")
+    infeasible = ("Problem is infeasible!\n", "Integer infeasible - objective value 0.5\n")
+    calls, reruns = [], []
+
+    def fake_run(exe, given, options, timeout, tmp):
+        calls.append(options)
+        return (said, "", first_seconds) if len(calls) == 1 else (*reruns.pop(0), 1.0)
+
+    monkeypatch.setattr(cbc, "binary", lambda: "cbc")
+    monkeypatch.setattr(cbc, "_run", fake_run)
+    first_seconds = 3.0
+    reruns.append(optimal)
+    result = cbc.solve(path, time_limit=10)
+    assert calls == [["-sec", "10"], ["-sec", "7", "-preprocess", "off"]]
+    assert (result.status, result.objective, result.seconds) == ("optimal", 1.0, 4.0)
+    calls.clear()
+    reruns.append(infeasible)
+    result = cbc.solve(path)
+    assert calls == [[], ["-preprocess", "off"]]
+    assert result.status == "infeasible_or_unbounded" and result.seconds == 4.0
+    calls.clear()
+    first_seconds = 10.5
+    result = cbc.solve(path, time_limit=10)
+    assert calls == [["-sec", "10"]] and result.status == "time_limit" and result.objective is None
+    assert "Pre-processing says" in result.message
+
+
 def test_cbc_output_parser_calls_an_optimum_changed_by_postprocessing_an_error():
     out = ("Cgl0014I Postprocessing changed objective from 5 to 3 - possible tolerance issue - try without "
            "preprocessing\n\nResult - Optimal solution found\n\nObjective value:                5.00000000\n")
