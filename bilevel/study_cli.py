@@ -153,8 +153,8 @@ def _config(args, mod):
 def run(args) -> int:
     """Run the selected studies (Section 5.1 and Table A1 of the pessimistic bilevel tuning paper) and write
     their tables and plots under ``args.out``; returns 0, or 1 when a run ended with an error. Raises
-    InputError for missing study dependencies, bad ``--jobs`` or ``--out``, an unknown data set or sizes the
-    data cannot supply (checked before any run starts)."""
+    InputError for missing study dependencies, bad ``--jobs`` or ``--out`` (empty, a file, not writable), an
+    unknown data set or sizes the data cannot supply (checked before any run starts)."""
     missing = [name for name in ("sklearn", "joblib", "matplotlib") if importlib.util.find_spec(name) is None]
     if missing:
         raise InputError(f"bilevel study needs {', '.join(missing)}: pip install 'bilevel[study]'")
@@ -162,6 +162,8 @@ def run(args) -> int:
     cfg = _config(args, mod)
     if args.jobs == 0 or args.jobs < -1:
         raise InputError(f"--jobs must be a positive number of processes or -1 (all cores); got {args.jobs}")
+    if not args.out.strip():  # Path("") is the working directory: the study was written into it
+        raise InputError("--out is an empty path; give a folder name, or leave --out out (out/study)")
     check_writable_folder(args.out, "--out")
     mod.check_data(cfg)  # fail fast on a bad data set name or file, or sizes the data cannot supply
     scheduler = args.scheduler

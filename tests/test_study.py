@@ -233,6 +233,17 @@ def test_out_that_is_a_file_is_refused(tmp_path, capsys):
     assert code == 2 and "is a file" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("out", ["", " "])
+def test_an_empty_out_is_refused_not_the_working_directory(tmp_path, capsys, monkeypatch, out):
+    """--out '' ran the whole study into the working directory (Path('') is '.'): runs/, CSVs, plots."""
+    monkeypatch.chdir(tmp_path)
+    code = main(["study", "--quick", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes", "5",
+                 "--out", out, "--no-progress", "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--out is an empty path" in err and len(err.strip().splitlines()) == 1, err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_missing_experiments_folder_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(study_cli, "__file__", str(tmp_path / "site-packages" / "bilevel" / "study_cli.py"))
     monkeypatch.setenv("BILEVEL_EXPERIMENTS_ROOT", str(tmp_path))
