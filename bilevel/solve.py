@@ -244,7 +244,7 @@ def solve_model(
     InputError for a ``model`` that is not a Pyomo model, an ``improve`` or ``interrupt_when`` that is not
     callable, a negative or NaN ``improve_after``, a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``,
     ``clock``, an option HiGHS rejects
-    (or whose name is not a string), one of :data:`UNSAFE_OPTIONS`, or a ``mip_start`` that is not
+    (or whose name is not a string, or whose value is NaN), one of :data:`UNSAFE_OPTIONS`, or a ``mip_start`` that is not
     ``(variable, number)`` pairs or a mapping;
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError; a plain SolverError when a
     re-solve reports it after the first run returned values that satisfy the model) or unbounded, fails, does
@@ -265,6 +265,9 @@ def solve_model(
     bad_keys = [key for key in opts if not isinstance(key, str)]
     if bad_keys:  # highspy raised a raw TypeError
         raise InputError(f"HiGHS option names must be strings; got {bad_keys[0]!r}")
+    nan_keys = [key for key, value in opts.items() if isinstance(value, (float, np.floating)) and np.isnan(value)]
+    if nan_keys:  # HiGHS accepts NaN for any double option (mip_rel_gap, tolerances): no range check fails on it
+        raise InputError(f"HiGHS option {nan_keys[0]}=nan is not a number")
     for key, (allowed, why) in UNSAFE_OPTIONS.items():
         if key in opts and opts[key] != allowed:
             raise InputError(f"HiGHS option {key}={opts[key]!r} is refused (only HiGHS's default, {allowed!r}, is "

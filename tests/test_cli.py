@@ -89,6 +89,9 @@ def test_result_json_records_the_settings(tmp_path, capsys):
         # an empty output path is not taken for "not given" (the default file name)
         (["--data", "cancer", "--json", ""], "--json is an empty path"),
         (["--data", "cancer", "--export", " "], "--export is an empty path"),
+        # HiGHS takes NaN for any double option; json then refused the result file after every solve (a traceback)
+        (["--data", "cancer", "--n-train", "6", "--n-val", "6", "--highs-option", "mip_rel_gap=nan"],
+         "HiGHS option mip_rel_gap=nan is not a number"),
     ],
 )
 def test_bad_input_one_line_exit_2(args, match, capsys):
@@ -96,6 +99,23 @@ def test_bad_input_one_line_exit_2(args, match, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and match in err and "Traceback" not in err
+
+
+def test_an_infinite_time_limit_is_no_limit_and_the_result_is_written(tmp_path, capsys):
+    """--time-limit inf and --highs-option time_limit=inf (HiGHS's default) are valid: the solves ran, then json
+    refused inf ("Out of range float values are not JSON compliant"), a traceback, and no result file."""
+    base = ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic", "--json"]
+    assert main([*base, str(tmp_path / "none.json")]) == 0
+    expected = json.loads((tmp_path / "none.json").read_text())["results"]["optimistic"]["objective"]
+    for extra in (["--time-limit", "inf"], ["--highs-option", "time_limit=inf"]):
+        path = tmp_path / "r.json"
+        code = main([*base, str(path), *extra])
+        err = capsys.readouterr().err
+        assert code == 0, err
+        result = json.loads(path.read_text())  # strict JSON: no Infinity
+        assert result["time_limit"] is None and result["highs_options"].get("time_limit") is None
+        assert result["results"]["optimistic"]["objective"] == pytest.approx(expected, abs=1e-9)
+        path.unlink()
 
 
 def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, capsys, monkeypatch):
