@@ -63,6 +63,7 @@ import numpy as np
 import bilevel
 import bilevel.ties
 from bilevel.errors import InputError, SolverError
+from bilevel.solve import MAX_CONCURRENCY
 from bilevel.validation import MAX_EPSILON, MAX_W_BAR_UB, check_clock, check_positive, repeated_values
 
 from . import attack as attack_mod
@@ -230,7 +231,8 @@ def check_config(cfg: StudyConfig) -> None:
     """Raise InputError for an unusable configuration (a list field given as a string, a data set that is not a
     name or path, a count, size or seed
     that is not an integer, a negative seed, unknown study or flip rule, sizes < 2 / < 1,
-    negative budgets or epsilons, epsilons above 1e6, runs < 1, a non-positive time limit, an unknown tie criterion,
+    negative budgets or epsilons, epsilons above 1e6, threads < 1 or above 256, runs < 1, a non-positive time
+    limit, an unknown tie criterion,
     a tie tolerance that is not a finite number >= 0, a w_bar bound that is not positive or above 1e4: the values
     every unit would refuse)."""
     for name in ("datasets", "studies", "val_sizes", "train_sizes", "epsilons", "rho_tests", "rho_vals",
@@ -280,6 +282,8 @@ def check_config(cfg: StudyConfig) -> None:
         raise InputError(f"time limit must be positive seconds; got {cfg.time_limit}")
     if cfg.threads is not None and cfg.threads < 1:
         raise InputError(f"threads must be >= 1; got {cfg.threads}")
+    if cfg.threads is not None and cfg.threads > MAX_CONCURRENCY:  # solve_model refuses it: every unit failed
+        raise InputError(f"threads must be at most {MAX_CONCURRENCY} (bilevel.tune's limit); got {cfg.threads}")
     unknown = [c for c in cfg.tie_criteria if c not in bilevel.ties.CRITERIA]
     if unknown:
         raise InputError(f"unknown tie criteria {unknown}; choose from {', '.join(bilevel.ties.CRITERIA)}")

@@ -381,13 +381,14 @@ def test_without_an_optimistic_hyperplane_no_model_is_scored_as_attacked(monkeyp
     (dict(w_bar_ub=1e5), "w_bar upper bound must be at most 10000"),
     (dict(tie_tolerance=-1.0), "tie_tolerance must be a finite number >= 0"),
     (dict(tie_tolerance=float("nan")), "tie_tolerance must be a finite number >= 0"),
+    (dict(threads=257), "threads must be at most 256"),  # solve_model's limit: every unit ended in an error
 ])
 def test_settings_every_unit_would_refuse_are_refused_up_front(kw, match):
     # bilevel.tune refuses epsilon > 1e6 and w_bar_ub > 1e4, optimistic_tie_range a negative or NaN tolerance: the
     # config was accepted, every unit failed with that InputError in its record, and `bilevel study` exited 1
     with pytest.raises(bilevel.InputError, match=match):
         _tiny(**kw)
-    _tiny(epsilons=(0.0, 1e6), w_bar_ub=1e4, tie_tolerance=0.0)  # the limits themselves are fine
+    _tiny(epsilons=(0.0, 1e6), w_bar_ub=1e4, tie_tolerance=0.0, threads=256)  # the limits themselves are fine
 
 
 def test_cli_refuses_an_epsilon_tune_refuses_before_any_run(tmp_path, capsys):
