@@ -118,6 +118,14 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+#: The options of one study's grid (flag, argparse name): refused with ``--study`` naming the other study alone.
+_STUDY_OPTIONS = {
+    "limited": (("--runs", "runs"), ("--val-sizes", "val_sizes"), ("--train-sizes", "train_sizes")),
+    "perturbed": (("--perturbed-runs", "perturbed_runs"), ("--perturbed-size", "perturbed_size"),
+                  ("--epsilons", "epsilons"), ("--rho-test", "rho_test"), ("--rho-val", "rho_val")),
+}
+
+
 def _config(args, mod):
     datasets = None
     if args.data:
@@ -130,6 +138,13 @@ def _config(args, mod):
     if datasets:
         over["datasets"] = datasets
     over["studies"] = ("limited", "perturbed") if args.study == "both" else (args.study,)
+    if args.study != "both":  # a grid option of the study not run was ignored without a word (like tune's --epsilon)
+        other = "perturbed" if args.study == "limited" else "limited"
+        given = [flag for flag, name in _STUDY_OPTIONS[other] if getattr(args, name) is not None]
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise InputError(f"{' and '.join(given)} {verb} only to the {other} study, and --study {args.study} runs "
+                             f"the {args.study} one alone; drop it or use --study {other} or both")
     for name, key in (("runs", "runs"), ("perturbed_runs", "perturbed_runs"), ("val_sizes", "val_sizes"),
                       ("train_sizes", "train_sizes"), ("epsilons", "epsilons"), ("rho_test", "rho_tests"),
                       ("rho_val", "rho_vals"), ("time_limit", "time_limit")):
@@ -154,7 +169,8 @@ def run(args) -> int:
     """Run the selected studies (Section 5.1 and Table A1 of the pessimistic bilevel tuning paper) and write
     their tables and plots under ``args.out``; returns 0, or 1 when a run ended with an error. Raises
     InputError for missing study dependencies, bad ``--jobs`` or ``--out`` (empty, a file, not writable), an
-    unknown data set or sizes the data cannot supply (checked before any run starts)."""
+    option of the grid of the study that ``--study`` leaves out, an unknown data set or sizes the data cannot
+    supply (checked before any run starts)."""
     missing = [name for name in ("sklearn", "joblib", "matplotlib") if importlib.util.find_spec(name) is None]
     if missing:
         raise InputError(f"bilevel study needs {', '.join(missing)}: pip install 'bilevel[study]'")

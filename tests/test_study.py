@@ -207,6 +207,10 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
     (["--rho-val", "0.3,0.3"], "rho_vals lists 0.3 more than once"),
     (["--rho-test", "0,0"], "rho_tests lists 0.0 more than once"),
     (["--tie-criteria", "sum_w_bar,sum_w_bar"], "tie_criteria lists sum_w_bar more than once"),
+    # a grid option of the study not run was ignored without a word (the perturbed study ran at 6,6, not |V| = 20)
+    (["--study", "perturbed", "--val-sizes", "20"], "--val-sizes applies only to the limited study"),
+    (["--study", "limited", "--epsilons", "0.2", "--rho-val", "0"],
+     "--epsilons and --rho-val apply only to the perturbed study"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, match, capsys):
     code = main(["study", "--quick", "--out", str(tmp_path / "x"), "--no-progress", *args])
