@@ -740,7 +740,9 @@ def _execute(tasks: list[dict], jobs: int | None, scheduler, progress: bool, on_
         else:
             from joblib import Parallel, delayed
 
-            par = Parallel(n_jobs=jobs or -1, return_as="generator_unordered", batch_size=1, pre_dispatch="2*n_jobs")
+            # no more workers than runs: joblib starts every worker asked for (--jobs 1000 made 1000 processes)
+            n_jobs = min(jobs, len(tasks)) if jobs else -1
+            par = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1, pre_dispatch="2*n_jobs")
             for rec in par(delayed(run_unit)(t) for t in tasks):
                 on_result(rec)
                 bar.update()

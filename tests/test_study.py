@@ -838,3 +838,26 @@ def test_run_study_refuses_sizes_the_data_cannot_supply_before_any_unit(tmp_path
     with pytest.raises(bilevel.InputError, match=rf"\|T\| = {n}, \|V\| = 5"):
         us.run_study(_tiny(studies=("perturbed",), perturbed_n_train=n, perturbed_n_val=5), out, jobs=1,
                      progress=False)
+
+
+@pytest.mark.parametrize("jobs, n_tasks, expected", [(50, 3, 3), (2, 5, 2), (None, 3, -1)])
+def test_no_more_local_workers_than_runs(monkeypatch, jobs, n_tasks, expected):
+    # joblib starts every worker asked for (n_jobs=40 for 3 runs made 42 child processes): --jobs 1000 on a
+    # quick study would have started 1000 Python processes
+    import joblib
+
+    mod = study_cli.load_study_module()
+    asked = []
+
+    class Serial:  # joblib.Parallel's interface, run in this process, recording the workers asked for
+        def __init__(self, n_jobs, **_):
+            asked.append(n_jobs)
+
+        def __call__(self, calls):
+            return (f(*a, **k) for f, a, k in calls)
+
+    monkeypatch.setattr(joblib, "Parallel", Serial)
+    monkeypatch.setattr(mod, "run_unit", lambda task: {"run_id": task["run_id"]})
+    done = []
+    mod._execute([{"run_id": k} for k in range(n_tasks)], jobs, None, False, done.append)
+    assert asked == [expected] and sorted(r["run_id"] for r in done) == list(range(n_tasks))
