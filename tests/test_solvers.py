@@ -464,16 +464,21 @@ def test_cbc_does_not_call_a_point_that_postprocessing_made_worse_optimal(tmp_pa
             assert result.objective == pytest.approx(optimum) and result.bound == pytest.approx(optimum), (fmt, result)
 
 
-def test_cbc_runs_without_preprocessing_within_what_is_left_of_the_time_limit(tmp_path, monkeypatch):
-    """The run again without preprocessing after Cgl0014I got the whole time limit a second time (a 10 s limit
-    could take 20 s); it now gets what is left, and none when the first run used it all (that run's output is
-    then judged as it is: an "Optimal" after Cgl0014I is an error)."""
+def _one_integer_column(path: Path) -> Path:
+    """``min x, x in {0, 1}`` written to ``path``: a file for the CBC runner whose runs a test fakes."""
     import pyomo.environ as pyo
 
     m = pyo.ConcreteModel()
     m.x = pyo.Var(bounds=(0, 1), domain=pyo.Integers)
     m.o = pyo.Objective(expr=m.x)
-    path = _write(m, tmp_path / "m.mps")
+    return _write(m, path)
+
+
+def test_cbc_runs_without_preprocessing_within_what_is_left_of_the_time_limit(tmp_path, monkeypatch):
+    """The run again without preprocessing after Cgl0014I got the whole time limit a second time (a 10 s limit
+    could take 20 s); it now gets what is left, and none when the first run used it all (that run's output is
+    then judged as it is: an "Optimal" after Cgl0014I is an error)."""
+    path = _one_integer_column(tmp_path / "m.mps")
     warned = ("Cgl0014I Postprocessing changed objective from 0 to 1 - possible tolerance issue - try without "
               "preprocessing\nResult - Optimal solution found\nObjective value:                1.00000000\n")
     calls = []
@@ -607,12 +612,7 @@ def test_cbc_checks_a_preprocessing_verdict_within_what_is_left_of_the_time_limi
     """After "Pre-processing says infeasible or unbounded" the rerun without preprocessing gets what is left of
     the time limit; its answer is reported, but a rerun that also finds no optimum leaves the first, weaker verdict
     (CBC 2.10 can call a feasible unbounded MILP "infeasible"); with no time left the verdict is no answer."""
-    import pyomo.environ as pyo
-
-    m = pyo.ConcreteModel()
-    m.x = pyo.Var(bounds=(0, 1), domain=pyo.Integers)
-    m.o = pyo.Objective(expr=m.x)
-    path = _write(m, tmp_path / "m.mps")
+    path = _one_integer_column(tmp_path / "m.mps")
     said = ("Cgl0000I Cut generators found to be infeasible! (or unbounded)\n"
             "Pre-processing says infeasible or unbounded\n")
     optimal = ("Result - Optimal solution found\nObjective value:                1.00000000\n",
