@@ -6,7 +6,9 @@ held out as the test set, then ``n_train`` training and ``n_val`` validation poi
 """
 from __future__ import annotations
 
+import os
 import warnings
+from collections.abc import Hashable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -16,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .validation import as_float_array, as_number, check_flag, check_seed, finite_number
+from .validation import as_float_array, as_number, check_aligned, check_flag, check_seed, finite_number
 
 HUGE_FEATURE = 1e150
 """A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this is
@@ -60,7 +62,7 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
 
     Raises
     ------
-    InputError (a ``ValueError``) when ``label`` is not a str, the file is missing or not an uncompressed CSV
+    InputError (a ``ValueError``) when ``name_or_path`` is not a str or Path, ``label`` is not a str, the file is missing or not an uncompressed CSV
     table (data rows with more or fewer fields than the header names, a column name used twice, a column with neither a name nor a value, or
     no header row, i.e. a first line of numbers and a label value, or no data row, included), its first column
     has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes), the label column
@@ -68,6 +70,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     (or, for a built-in set, not its own), ``positive`` is not one of the labels, the labels do not take
     exactly two values, or a feature is not numeric or not finite.
     """
+    if not isinstance(name_or_path, (str, os.PathLike)):  # 5 looked for a file "5"; 10**400 was an OSError
+        raise InputError(f"name_or_path must be a data set name or a path (str or Path); got {name_or_path!r:.80}")
     key = str(name_or_path)
     if label is not None and not isinstance(label, str):  # label=2 for a header "0,1,2" was "not found"
         raise InputError(f"label must be the label column's name as a str; got {label!r} "
@@ -81,7 +85,11 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
             frame = pd.read_csv(fh)
         return _frame_to_dataset(frame, label_col, pos if positive is None else positive, source=key)
     path = Path(key)
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except OSError as exc:  # a name too long for the file system: "[Errno 36] File name too long"
+        raise InputError(f"data set {key[:80]!r}...: not a usable path ({exc.strerror})") from None
+    if not exists:
         raise InputError(
             f"data set {key!r} is neither a built-in name ({', '.join(BUILTIN)}) nor an existing file"
         )
@@ -205,7 +213,7 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
             f"found {len(values)}: {shown}{' ...' if len(values) > 6 else ''}"
         )
     pos = values[1] if positive is None else positive
-    if pos not in values:
+    if not isinstance(pos, Hashable) or pos not in values:  # an array: numpy's "truth value ... is ambiguous"
         twin = [v for v in values if str(v) == str(pos)]  # positive='1' where the labels were read as 0 and 1
         hint = f" (pass positive={twin[0]!r}: the labels were read as {type(twin[0]).__name__})" if twin else ""
         raise InputError(f"positive label {pos!r} is not one of the labels {values} of {source!r}{hint}")
@@ -310,6 +318,7 @@ def split_dataset(
     not an integer >= 0 (or ``None`` / a ``numpy.random.Generator``), a ``standardize`` that is not a bool, a pool
     too small, or a training set missing a class.
     """
+    check_aligned(X, y)
     X = as_float_array(X, "X", "a numeric 2-D array (n, p)")
     y = as_float_array(y, "y", "a 1-D array of the labels -1 and +1")
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
@@ -317,8 +326,8 @@ def split_dataset(
     if not np.isin(y, (-1.0, 1.0)).all():
         raise InputError("labels y must be -1 or +1")
     _check_finite(X, "X contains")
-    for size_name, size in (("n_train", n_train), ("n_val", n_val), ("n_cal", n_cal)):
-        if size is not None and (isinstance(size, bool) or not isinstance(size, (int, np.integer))):
+    for size_name, size in (("n_train", n_train), ("n_val", n_val), ("n_cal", n_cal)):  # None: only n_cal
+        if (size is not None or size_name != "n_cal") and (isinstance(size, bool) or not isinstance(size, (int, np.integer))):
             raise InputError(f"{size_name} must be an integer number of rows, got {size!r}")
     test_fraction = as_number(test_fraction, "test_fraction")
     if not 0.0 <= test_fraction < 1.0:

@@ -36,7 +36,12 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     for two components written under one name (``x['a b']`` and ``x['a_b']`` are both ``x(a_b)``), and
     for a variable whose bounds cross (``5 <= z <= 4``) or that is fixed outside its bounds: Pyomo's writers
     drop such a variable when no row holds it, or write a fixed one as a constant, so an infeasible model
-    would be written as a feasible one. A utility (no equation of the papers)."""
+    would be written as a feasible one; and for a ``model`` that is not a Pyomo model or a ``path`` that is not a
+    str or Path. A utility (no equation of the papers)."""
+    if not isinstance(model, pyo.Block):  # e.g. None: an AttributeError from inside the objective count
+        raise InputError(f"model must be a Pyomo model; got {type(model).__name__}")
+    if not isinstance(path, (str, os.PathLike)):  # e.g. None: pathlib's TypeError
+        raise InputError(f"path must be a str or Path ending in .lp or .mps; got {path!r:.80}")
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in _FORMATS:

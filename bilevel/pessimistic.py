@@ -57,7 +57,7 @@ from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, fix_decided_points, margin_expr
 from .pause_gc import gc_paused
-from .validation import (as_number, check_epsilon, check_hyperplane, check_indices, check_positive, check_scale,
+from .validation import (as_number, check_epsilon, check_hyperplane, check_indices, is_choice, check_positive, check_scale,
                          check_w_bar_bounds, check_xy)
 
 
@@ -317,7 +317,7 @@ def pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon: float = 0
     Vf = check_indices(flipped, len(y_v), "flipped (the set V_f)")
     if len(Vf) == 0:
         raise InputError(f"the flipped set V_f must be a non-empty subset of 0..{len(y_v) - 1}")
-    if replica not in ("optimal", "feasible"):
+    if not is_choice(replica, ("optimal", "feasible")):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
     X_t, y_t, X_v, y_v = (np.array(a) for a in (X_t, y_t, X_v, y_v))  # copies, as build_optimistic_model's
     return {

@@ -19,7 +19,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, logsumexp
 
 from .errors import InputError, SolverError
-from .validation import as_float_array, as_number, check_count, check_flag, check_positive
+from .validation import as_float_array, as_number, check_aligned, check_count, check_flag, check_positive, is_choice
 
 __all__ = ["bradley_terry", "bradley_terry_log_likelihood", "rgpt_win_counts", "nonnegative_lasso"]
 
@@ -397,7 +397,7 @@ def bradley_terry(
     c = as_number(pseudo_count, "pseudo_count")
     if not np.isfinite(c) or c < 0:
         raise InputError(f"pseudo_count must be a finite non-negative number, got {pseudo_count!r}")
-    if method not in ("newton", "mm"):
+    if not is_choice(method, ("newton", "mm")):
         raise InputError(f"method must be 'newton' or 'mm', got {method!r}")
     tol = check_positive(tol, "tol")
     if max_iter is None:
@@ -523,6 +523,7 @@ def check_eta(eta, m: int) -> np.ndarray:
 
 
 def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
+    check_aligned(X, y)
     x = as_float_array(X, "X", "a numeric 2-D (n, k) matrix")
     v = as_float_array(y, "y", "a numeric 1-D array")
     if x.ndim != 2:
@@ -871,7 +872,7 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
     """
     x, v = _check_xy(X, y)
     t = check_positive(tau, "tau", allow_zero=True)
-    if loss not in ("squared", "absolute"):
+    if not is_choice(loss, ("squared", "absolute")):
         raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
     if x.shape[1] == 0:
         return np.zeros(0)

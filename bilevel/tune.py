@@ -15,7 +15,7 @@ from .optimistic import build_optimistic_model
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set, pessimistic_info,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
-from .validation import (check_clock, check_epsilon, check_features, check_flag, check_positive, check_scale,
+from .validation import (check_clock, check_epsilon, check_features, check_flag, check_positive, is_choice, check_scale,
                          check_w_bar_bounds, check_xy, tiny_features, warn_tiny_features)
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
@@ -566,9 +566,9 @@ def tune(
     pessimistic MILP infeasible at every lambda bound up to ``max_lambda_bound`` raises InfeasibleModelError
     naming the bounds tried).
     """
-    if replica not in ("optimal", "feasible"):
+    if not is_choice(replica, ("optimal", "feasible")):
         raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
-    if mode not in ("optimistic", "pessimistic"):
+    if not is_choice(mode, ("optimistic", "pessimistic")):
         raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {mode!r}")
     check_clock(clock)
     X_t, y_t = check_xy(X_train, y_train, "train")

@@ -16,7 +16,9 @@ from .errors import InputError
 def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True,
              p_from: str = "the training set") -> tuple[np.ndarray, np.ndarray]:
     """Return ``X`` (n, p) and ``y`` (n,) as float64 after checking ``X`` (:func:`check_features`), ``y``'s
-    shape and labels in {-1, +1} (both present when ``both_classes``). Raises InputError otherwise."""
+    shape and labels in {-1, +1} (both present when ``both_classes``), and that pandas ``X`` and ``y`` share
+    their row index (:func:`check_aligned`). Raises InputError otherwise."""
+    check_aligned(X, y, f"X_{name}", f"y_{name}")
     X = check_features(X, name, p, p_from)
     y = as_float_array(y, f"y_{name}", "a 1-D array of the labels -1 and +1")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
@@ -30,6 +32,20 @@ def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True,
     if both_classes and len(np.unique(y)) < 2:
         raise InputError(f"the {name} set has one class only (label {y[0]:+.0f}); both classes are needed")
     return X, y
+
+
+def check_aligned(X, y, x_name: str = "X", y_name: str = "y") -> None:
+    """Raise InputError when ``X`` and ``y`` are both pandas objects (DataFrame / Series) whose row indexes
+    differ: their rows are paired by position, so a ``y`` shuffled, sorted or filtered apart from ``X`` would pair
+    each row with another row's label without a word (pandas itself would align them by index). Raises nothing
+    otherwise (arrays, lists, or one pandas object)."""
+    if not (type(X).__module__.startswith("pandas") and type(y).__module__.startswith("pandas")):
+        return
+    x_index, y_index = X.index, y.index
+    if len(x_index) == len(y_index) and not x_index.equals(y_index):  # other lengths: the shape check names them
+        raise InputError(f"{x_name} and {y_name} are pandas objects with different row indexes: rows are paired by "
+                         f"position, not by index label; align them first (e.g. {y_name}.loc[{x_name}.index]) or "
+                         "pass arrays (.to_numpy())")
 
 
 def check_features(X, name: str, p: int | None = None, p_from: str = "the training set") -> np.ndarray:
@@ -62,7 +78,7 @@ def finite_number(text: str) -> float | None:
 def as_number(value, name: str) -> float:
     """``float(value)``; InputError naming ``name`` when ``value`` is not a number (a bool included; a
     numeric string such as ``"2"`` is read as its number)."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):  # np.True_ too: float() reads it as 1.0
         raise InputError(f"{name} must be a number, got {value!r}")
     try:
         return float(value)
@@ -157,9 +173,15 @@ def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
 CLOCKS = ("seconds", "nodes")
 
 
+def is_choice(value, choices) -> bool:
+    """Whether ``value`` is a string among the strings ``choices``. ``value in choices`` itself raises numpy's
+    "truth value of an array is ambiguous" for an array. Raises nothing."""
+    return isinstance(value, str) and value in choices
+
+
 def check_clock(clock) -> str:
     """Return ``clock``; raise InputError unless it is one of :data:`CLOCKS`."""
-    if clock not in CLOCKS:
+    if not is_choice(clock, CLOCKS):
         raise InputError(f"clock must be one of {', '.join(map(repr, CLOCKS))}; got {clock!r}")
     return clock
 
@@ -190,7 +212,7 @@ def check_epsilon(epsilon) -> float:
 def check_open_unit(value, name: str) -> float:
     """Return ``value`` as a float after checking it lies strictly between 0 and 1 (a risk limit ``alpha`` or
     an error level ``delta``); raise InputError naming ``name`` otherwise (not a number, NaN, outside (0, 1))."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         raise InputError(f"{name} must be a number in (0, 1), got {value!r}")
     try:
         v = float(value)
@@ -245,7 +267,10 @@ def check_indices(values, n: int, name: str) -> np.ndarray:
     """Return the sorted distinct indices into ``range(n)`` that ``values`` names: integers (Python or numpy;
     floats only when integral, e.g. 2.0) or a boolean mask of length ``n``. Raise InputError naming ``name``
     for NaN or fractional numbers, strings, out-of-range indices or a mask of another length."""
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):  # ragged nested lists
+        raise InputError(f"{name} must be a 1-D array of indices or a boolean mask of length {n}") from None
     if arr.ndim != 1:
         raise InputError(f"{name} must be a 1-D array of indices or a boolean mask of length {n}; got shape {arr.shape}")
     if arr.dtype == bool:

@@ -362,3 +362,48 @@ def test_an_int_too_large_for_a_float_is_an_input_error(call, name):
     """Each of these raised OverflowError ('int too large to convert to float') instead of an InputError."""
     with pytest.raises(InputError, match=name):
         call()
+
+
+# --- found by a type-mutation fuzz of the public API (each failed before the fix) ---------------------
+
+
+@pytest.mark.parametrize("call, name", [
+    # booleans read as numbers: a rejection mask as p-values (True = p 1), True as the empirical risk 1.0,
+    # numpy's True_ as tau = 1 (Python's True was refused)
+    (lambda: bonferroni([True, False], 0.1), "p_values .*booleans"),
+    (lambda: dagger(np.array([False, True]), [[], [0]], 0.1), "p_values .*booleans"),
+    (lambda: hoeffding_p_value(True, 10, 0.2), "r_hat .*booleans"),
+    (lambda: hoeffding_p_value(np.array([False, True]), 10, 0.2), "r_hat .*booleans"),
+    (lambda: rg_pt(LOSSES, 0.2, 0.1, seed=0, tau=np.True_), "tau"),
+    # an array where a name is expected: numpy's "truth value of an array ... is ambiguous"
+    (lambda: ltt(LOSSES, 0.2, 0.1, control=np.array(["fdr", "fwer"])), "control"),
+    (lambda: pareto_testing(LOSSES, 0.2, 0.1, seed=0, control=np.array(["fdr", "fwer"])), "control"),
+    (lambda: rg_pt(LOSSES, 0.2, 0.1, seed=0, orphans=np.array(["best", "root"])), "orphans"),
+    (lambda: rg_pt(LOSSES, 0.2, 0.1, seed=0, cluster_method=np.array(["ward", "single"])), "cluster_method"),
+    # a ragged n: numpy's "inhomogeneous shape" ValueError
+    (lambda: hoeffding_p_value([0.1, 0.2], [[10, 20], [30]], 0.2), r"\bn\b"),
+    # 10**400: OverflowError, numpy's "Maximum allowed dimension exceeded"
+    (lambda: split_calibration(10**400), "n_cal"),
+    (lambda: fixed_sequence_thresholds(10**400, 0.1), "m"),
+])
+def test_fuzzed_bad_arguments_name_the_argument(call, name):
+    with pytest.raises(InputError, match=name):
+        call()
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: __import__("bilevel.ranking").ranking.bradley_terry(np.ones((2, 2)), method=np.array(["mm", "x"])),
+     "method"),
+    (lambda: __import__("bilevel.ranking").ranking.nonnegative_lasso(np.eye(2), np.ones(2), 0.1,
+                                                                     loss=np.array(["squared", "absolute"])), "loss"),
+])
+def test_ranking_names_an_array_given_for_a_name(call, name):
+    with pytest.raises(InputError, match=name):
+        call()
+
+
+def test_boolean_free_inputs_still_work():
+    # 0/1 losses as a bool array are losses, not p-values: still accepted, and the same as floats
+    bool_losses = LOSSES.astype(bool)
+    np.testing.assert_array_equal(ltt(bool_losses, 0.2, 0.1).certified, ltt(LOSSES, 0.2, 0.1).certified)
+    assert hoeffding_p_value(0.0, 10, 0.2) == pytest.approx(np.exp(-2 * 10 * 0.2**2))

@@ -338,3 +338,69 @@ def test_an_infeasible_milp_still_raises_after_the_check_without_presolve():
     m.cap = pyo.Constraint(expr=m.validation_hinge.expr <= 1.0)
     with pytest.raises(bilevel.InfeasibleModelError, match="with presolve off"):
         bilevel.solve_model(m)
+
+
+# --- found by a type-mutation fuzz of the public API (each failed before the fix) ---------------------
+
+
+def _tiny_lp():
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.o = pyo.Objective(expr=m.x)
+    return m
+
+
+@pytest.mark.parametrize("call, match", [
+    # numpy booleans were read as 1.0 (Python's True was refused)
+    (lambda: bilevel.tune(X, Y, XV, YV, tolerance=np.True_), "tolerance must be a number"),
+    (lambda: bilevel.tune(X, Y, XV, YV, time_limit=np.True_), "time_limit"),
+    (lambda: bilevel.build_pessimistic_model(X, Y, XV, YV, [0], epsilon=np.True_), "epsilon must be a number"),
+    # an array where a name is expected: numpy's "truth value of an array ... is ambiguous"
+    (lambda: bilevel.tune(X, Y, XV, YV, mode=np.array(["optimistic", "pessimistic"])), "mode"),
+    (lambda: bilevel.tune(X, Y, XV, YV, replica=np.array(["optimal", "feasible"])), "replica"),
+    (lambda: bilevel.build_pessimistic_model(X, Y, XV, YV, [0], replica=np.array(["a", "b"])), "replica"),
+    (lambda: bilevel.solve_model(_tiny_lp(), clock=np.array(["seconds", "nodes"])), "clock"),
+    (lambda: bilevel.load_dataset("cancer", positive=np.array(["benign", "malignant"])), "positive label"),
+    # ragged index lists: numpy's "inhomogeneous shape" ValueError
+    (lambda: bilevel.build_pessimistic_model(X, Y, XV, YV, [[0, 1], [2]]), "flipped"),
+    (lambda: bilevel.flipped_set(XV, YV, np.ones(2), 0.0, [[0, 1], [2]]), "flip"),
+    # n_train=None: "'<' not supported between instances of 'NoneType' and 'int'"
+    (lambda: bilevel.split_dataset(X, Y, None, 2, test_fraction=0.0), "n_train"),
+    (lambda: bilevel.split_dataset(X, Y, 2, None, test_fraction=0.0), "n_val"),
+    # a name that is no str or Path (10**400: "[Errno 36] File name too long"), and one too long for a path
+    (lambda: bilevel.load_dataset(10**400), "name_or_path"),
+    (lambda: bilevel.load_dataset("x" * 5000), "not a usable path"),
+    # write_model(None, ...): AttributeError; write_model(model, None): pathlib's TypeError
+    (lambda: bilevel.write_model(None, "m.lp"), "model must be a Pyomo model"),
+    (lambda: bilevel.write_model(pyo.ConcreteModel(), None), "path must be a str or Path"),
+])
+def test_fuzzed_bad_arguments_are_named(call, match):
+    with pytest.raises(InputError, match=match):
+        call()
+
+
+def test_pandas_rows_paired_by_position_must_share_their_index():
+    """A y Series whose index differs from X's (shuffled or sorted apart from X) was paired with X's rows by
+    position without a word, i.e. each row got another row's label. Now an InputError; same index, or arrays,
+    give the same answer as numpy arrays."""
+    pd = pytest.importorskip("pandas")
+    from bilevel.ranking import nonnegative_lasso
+
+    data = bilevel.load_dataset("cancer")
+    frame, labels = pd.DataFrame(data.X[:80]), pd.Series(data.y[:80])
+    shuffled = labels.sample(frac=1.0, random_state=0)
+    assert (shuffled.to_numpy() != labels.to_numpy()).any()  # positionally, other labels
+    with pytest.raises(InputError, match="different row indexes"):
+        bilevel.split_dataset(frame, shuffled, 5, 5)
+    with pytest.raises(InputError, match="X_train and y_train .* different row indexes"):
+        bilevel.tune(pd.DataFrame(X), pd.Series(Y, index=range(10, 16)), XV, YV)
+    with pytest.raises(InputError, match="different row indexes"):
+        nonnegative_lasso(frame, shuffled, 0.1)
+    a = bilevel.split_dataset(frame, labels, 5, 5)
+    b = bilevel.split_dataset(frame, shuffled.loc[frame.index], 5, 5)  # aligned by the caller
+    c = bilevel.split_dataset(data.X[:80], data.y[:80], 5, 5)
+    for s in (a, b):
+        np.testing.assert_array_equal(s.X_train, c.X_train)
+        np.testing.assert_array_equal(s.y_train, c.y_train)
+    by_position = bilevel.split_dataset(frame, shuffled.to_numpy(), 5, 5)  # one pandas object: by position
+    np.testing.assert_array_equal(by_position.y_train, shuffled.to_numpy()[by_position.train_index])

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..errors import InputError
-from ..validation import as_float_array, check_open_unit
+from ..validation import as_float_array, check_open_unit, is_boolean
 
 __all__ = [
     "hoeffding_p_value",
@@ -60,12 +60,17 @@ MAX_N = 2**53
 
 
 def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
+    if is_boolean(r_hat):  # True would be read as the risk 1.0
+        raise InputError(f"r_hat must be empirical risks in [0, 1], not booleans; got {r_hat!r}")
     r = as_float_array(r_hat, "r_hat", "a number or an array of empirical risks in [0, 1]")
     if r.size and not np.all(np.isfinite(r)):
         raise InputError("r_hat contains NaN or infinite values")
     if r.size and (r.min() < 0.0 or r.max() > 1.0):
         raise InputError(f"r_hat must lie in [0, 1] (losses bounded in [0, 1]); got range [{r.min()}, {r.max()}]")
-    n_arr = np.asarray(n)
+    try:
+        n_arr = np.asarray(n)
+    except (TypeError, ValueError):  # ragged nested lists
+        raise InputError(f"n must be a positive integer or an array of them, got {n!r}") from None
     if n_arr.dtype.kind not in "iuf" or not np.all(np.isfinite(n_arr)):
         raise InputError(f"n must be a positive integer, got {n!r}")
     if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):

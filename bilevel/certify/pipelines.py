@@ -45,10 +45,10 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from ..errors import InputError
 from ..ranking import bradley_terry, check_eta, nonnegative_lasso, rgpt_win_counts
-from ..validation import as_number, check_count, check_seed
+from ..validation import as_number, check_count, check_seed, is_choice
 from .dagger import dagger_details
 from .losses import validate_aux, validate_losses
-from .p_values import p_values_from_losses, resolve_p_value_method
+from .p_values import MAX_N, p_values_from_losses, resolve_p_value_method
 from .pareto import pareto_front
 from .procedures import (
     benjamini_hochberg,
@@ -201,7 +201,7 @@ def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple
     Raises ``InputError`` when ``n_cal`` is not an integer, ``seed`` is not one of the above (a negative
     number, a float, a string), ``opt_fraction`` is not in (0, 1) or either part would be empty.
     """
-    n_cal = check_count(n_cal, "n_cal (number of calibration rows)")
+    n_cal = check_count(n_cal, "n_cal (number of calibration rows)", 0, MAX_N)  # 10**400: OverflowError below
     seed = check_seed(seed)
     f = as_number(opt_fraction, "opt_fraction")
     if not np.isfinite(f) or not 0.0 < f < 1.0:
@@ -334,6 +334,8 @@ def procedure_name(control: str, procedure: str | None) -> str:
 
 
 def _procedures_for(control: str) -> dict[str, Callable]:
+    if not is_choice(control, ("fdr", "fwer")):  # an array: numpy's "truth value ... is ambiguous"
+        raise InputError(f"control must be 'fdr' or 'fwer', got {control!r}")
     if control == "fdr":
         return _FDR_PROCEDURES
     if control == "fwer":
@@ -382,7 +384,7 @@ def pareto_testing(
     """
     arr, a = _prepare(losses, alpha)
     d = check_delta(delta)
-    if control not in ("fdr", "fwer"):
+    if not is_choice(control, ("fdr", "fwer")):
         raise InputError(f"control must be 'fdr' or 'fwer', got {control!r}")
     n_cal, m, _ = arr.shape
     aux_items = validate_aux(aux, n_cal, m)
@@ -535,13 +537,13 @@ def rg_pt(
     d = check_delta(delta)
     n_cal, m, n_risks = arr.shape
     aux_items = validate_aux(aux, n_cal, m)
-    if orphans not in ("best", "root"):
+    if not is_choice(orphans, ("best", "root")):
         raise InputError(f"orphans must be 'best' or 'root', got {orphans!r}")
     if n_levels is not None:
         n_lev_f = as_number(n_levels, "n_levels")
         if not np.isfinite(n_lev_f) or n_lev_f != round(n_lev_f) or n_lev_f < 1:
             raise InputError(f"n_levels must be a positive integer, got {n_levels!r}")
-    if cluster_method not in _LINKAGE_METHODS:
+    if not is_choice(cluster_method, _LINKAGE_METHODS):
         raise InputError(f"cluster_method must be one of {', '.join(_LINKAGE_METHODS)}; got {cluster_method!r}")
     tau_f = as_number(tau, "tau")
     if not np.isfinite(tau_f) or tau_f < 0:

@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..validation import as_float_array, check_count, check_flag, check_open_unit
+from ..validation import as_float_array, check_count, check_flag, check_open_unit, is_boolean
+from .p_values import MAX_N
 
 __all__ = [
     "bonferroni",
@@ -53,8 +54,10 @@ def check_p_values(p_values, *, allow_empty: bool = False) -> np.ndarray:
     Raises
     ------
     InputError
-        Not numeric, not 1-D, empty (unless ``allow_empty``), NaN, or values outside [0, 1].
+        Not numeric (booleans included), not 1-D, empty (unless ``allow_empty``), NaN, or values outside [0, 1].
     """
+    if is_boolean(p_values):  # a rejection mask is no p-values: True would be read as p = 1
+        raise InputError("p_values must be numbers in [0, 1], not booleans")
     p = as_float_array(p_values, "p_values", "a 1-D array of p-values in [0, 1]")
     if p.ndim != 1:
         raise InputError(f"p_values must be a 1-D array, got shape {p.shape}")
@@ -163,7 +166,7 @@ def fixed_sequence_thresholds(m: int, delta, *, fdr: bool = False, max_failures:
     d = check_delta(delta)
     k = _check_max_failures(max_failures)
     fdr = check_flag(fdr, "fdr")  # a truthy string such as "no" or "fwer" meant FDR
-    m = check_count(m, "m (number of hypotheses)", 1)
+    m = check_count(m, "m (number of hypotheses)", 1, MAX_N)  # 10**400: numpy's "Maximum allowed dimension exceeded"
     k = min(k, m)
     if not fdr:
         return np.full(m, d / k)
