@@ -57,8 +57,8 @@ from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, fix_decided_points, margin_expr
 from .pause_gc import gc_paused
-from .validation import (as_number, check_epsilon, check_hyperplane, check_indices, is_choice, check_positive, check_scale,
-                         check_w_bar_bounds, check_xy)
+from .validation import (as_number, check_epsilon, check_hyperplane, check_indices, check_positive, check_scale,
+                         check_w_bar_bounds, check_xy, is_choice)
 
 
 def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:

@@ -15,8 +15,8 @@ from .optimistic import build_optimistic_model
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set, pessimistic_info,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
-from .validation import (check_clock, check_epsilon, check_features, check_flag, check_positive, is_choice, check_scale,
-                         check_w_bar_bounds, check_xy, tiny_features, warn_tiny_features)
+from .validation import (check_clock, check_epsilon, check_features, check_flag, check_positive, check_scale,
+                         check_w_bar_bounds, check_xy, is_choice, tiny_features, warn_tiny_features)
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
