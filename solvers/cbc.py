@@ -177,14 +177,15 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         preprocessing_says = _PREPROCESSING_INFEASIBLE.search(out)
         postprocessing_warned = _INFEASIBLE_POINT.search(out) or _CHANGED_OBJECTIVE.search(out)
         no_integers_left = _NO_INTEGERS_LEFT.search(out)
-        if (preprocessing_says or no_integers_left) and not (left is None or left > 0):
+        time_left = left is None or left > 0
+        if (preprocessing_says or no_integers_left) and not time_left:
             # no time left to check a verdict CBC 2.10 gives feasible models, or an answer whose integer columns
             # preprocessing may have lost: no proof, no answer
             said = preprocessing_says.group(0).strip() if preprocessing_says else "no integer column left"
             return RunResult(NAME, str(path), "time_limit", seconds=seconds, message=(
                 f"CBC's pre-processing ({said!r}: wrong on some models) could not be checked without it within the "
                 "time limit"))
-        if (preprocessing_says or postprocessing_warned or no_integers_left) and (left is None or left > 0):
+        if (preprocessing_says or postprocessing_warned or no_integers_left) and time_left:
             # CBC 2.10's own advice after Cgl0013I / Cgl0014I ("possible tolerance issue - try without
             # preprocessing"): it had returned a point outside the bounds, or a feasible one that is not optimal
             # (3 for the optimum 5), as "Optimal"; without preprocessing it found the optima. parse_output calls a
@@ -192,7 +193,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             # first run's output stands, judged by parse_output). Its pre-processing also called a feasible model
             # (optimum -10) "infeasible or unbounded", which it solves without preprocessing, and lost the integrality
             # of a column it substituted out (a fractional integer column as "Optimal" of an infeasible model).
-            first = parse_output(out, solution_text, str(path), seconds, maximise)
+            # the pre-processing's verdict, read before the rerun's output replaces this run's
+            first = parse_output(out, solution_text, str(path), seconds, maximise) if preprocessing_says else None
             again = (["-sec", f"{left:g}"] if limited else []) + others
             run = _run(exe, given, again + ["-preprocess", "off"], timeout, Path(tmp))
             if isinstance(run, RunResult):
