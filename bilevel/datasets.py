@@ -314,7 +314,8 @@ def split_dataset(
     ``seed`` gives the same split.
 
     Shapes: ``X`` (n, p) finite, ``y`` (n,) in {-1, +1}. Raises InputError for non-numeric, NaN or inf
-    features, sizes that are not integers or negative, a ``test_fraction`` outside [0, 1), a ``seed`` that is
+    features, a pandas ``X`` and ``y`` whose row indexes differ (rows are paired by position), sizes that are
+    not integers (``n_train``, ``n_val``; ``n_cal`` may be ``None``) or negative, a ``test_fraction`` outside [0, 1), a ``seed`` that is
     not an integer >= 0 (or ``None`` / a ``numpy.random.Generator``), a ``standardize`` that is not a bool, a pool
     too small, or a training set missing a class.
     """

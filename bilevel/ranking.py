@@ -865,7 +865,8 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
     Raises
     ------
     InputError
-        ``X`` or ``y`` not numeric, shapes disagree, ``X`` has no rows, NaN, ``tau`` not a finite number
+        ``X`` or ``y`` not numeric, shapes disagree, pandas ``X`` and ``y`` with other row indexes, ``X`` has no
+        rows, NaN, ``tau`` not a finite number
         ``>= 0`` (a bool included), unknown ``loss``, an optimum beyond the float range.
     SolverError
         HiGHS fails, or (squared loss) its solution violates the KKT conditions of Eq. (13).

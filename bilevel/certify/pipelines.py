@@ -198,7 +198,7 @@ def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple
     bool); ``seed`` is an int >= 0, ``None`` or a ``numpy.random.Generator``. Returns
     ``(opt_indices, test_indices)``, each sorted.
 
-    Raises ``InputError`` when ``n_cal`` is not an integer, ``seed`` is not one of the above (a negative
+    Raises ``InputError`` when ``n_cal`` is not an integer in [0, 2**53], ``seed`` is not one of the above (a negative
     number, a float, a string), ``opt_fraction`` is not in (0, 1) or either part would be empty.
     """
     n_cal = check_count(n_cal, "n_cal (number of calibration rows)", 0, MAX_N)  # 10**400: OverflowError below

@@ -160,7 +160,7 @@ def fixed_sequence_thresholds(m: int, delta, *, fdr: bool = False, max_failures:
 
     ``k`` larger than ``m`` is replaced by ``m`` (the procedure then never stops early either way).
 
-    Returns an array of shape (m,). Raises ``InputError`` for bad ``delta``, ``m`` not an integer >= 1
+    Returns an array of shape (m,). Raises ``InputError`` for bad ``delta``, ``m`` not an integer in [1, 2**53]
     (a float, a bool, NaN), ``max_failures`` not an integer >= 1 or ``fdr`` not a bool.
     """
     d = check_delta(delta)
