@@ -635,7 +635,13 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     interrupted = highspy.HighsModelStatus.kInterrupt
     inconclusive = (highspy.HighsModelStatus.kTimeLimit, interrupted)
 
+    go, abandon = threading.Event(), threading.Event()
+
     def work(k: int) -> None:
+        go.wait()  # no run enters HiGHS before every thread has started (see below)
+        if abandon.is_set():
+            ended[k].set()
+            return
         try:
             runs[k].run()
         finally:
@@ -647,9 +653,10 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
                 ended[k].set()  # whatever happened: an interrupted main thread waits for it
 
     workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(race)]
-    for t in workers:
-        t.start()
     try:
+        for t in workers:
+            t.start()
+        go.set()
         for t in workers:
             t.join()
     except BaseException:
@@ -657,9 +664,15 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
         # have left HiGHS before it propagates (waiting on events: Python 3.11's Thread.join, interrupted, can
         # mark a running thread stopped). Left running, a run met the interpreter's exit inside HiGHS and the
         # process aborted (`bilevel tune --race 2`: "terminate called without an active exception", exit -6).
+        # Before ``go``, the started threads wait outside HiGHS (a Ctrl-C or "can't start new thread" while
+        # the threads start): they leave without running. After it, every thread has started and sets its event.
+        launched = go.is_set()
+        abandon.set()
         stopper.stop.set()
-        for event in ended:
-            event.wait()
+        go.set()
+        if launched:
+            for event in ended:
+                event.wait()
         raise
     order = [k for k in finished if runs[k].getModelStatus() != interrupted] or finished
     winner = runs[order[0]]
