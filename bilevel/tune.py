@@ -150,15 +150,17 @@ class TuneResult(LinearClassifier):
                 lambda_history=self.lambda_history,
                 lambda_max=self.lambda_max,
             )
-        return _finite_or_none(out)
+        return finite_or_none(out)
 
 
-def _finite_or_none(obj):
-    """``obj`` with every float that is inf or NaN, at any depth of dicts and lists, replaced by None."""
+def finite_or_none(obj):
+    """``obj`` with every float that is inf or NaN, at any depth of dicts, lists, tuples and numpy arrays,
+    replaced by None (tuples and arrays become lists), for JSON, which has no inf or NaN. A utility of this
+    package (the result records of :meth:`TuneResult.to_dict` and ``bilevel tune --json``); never raises."""
     if isinstance(obj, dict):
-        return {k: _finite_or_none(v) for k, v in obj.items()}
+        return {k: finite_or_none(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, np.ndarray)):
-        return [_finite_or_none(v) for v in (obj.tolist() if isinstance(obj, np.ndarray) else obj)]
+        return [finite_or_none(v) for v in (obj.tolist() if isinstance(obj, np.ndarray) else obj)]
     if isinstance(obj, (float, np.floating)) and not np.isfinite(obj):
         return None
     return obj

@@ -15,7 +15,7 @@ from .errors import InputError
 from .export import write_model
 from .help_format import DefaultsHelpFormatter
 from .solve import UNSAFE_OPTIONS
-from .tune import TuneResult, _finite_or_none, tune, tuning_options
+from .tune import TuneResult, finite_or_none, tune, tuning_options
 from .validation import CLOCKS, check_epsilon, check_writable_file, check_writable_folder
 
 
@@ -245,7 +245,7 @@ def run(args) -> int:
     try:
         # an infinite --time-limit or --highs-option value (time_limit=inf, HiGHS's default) as null, like the
         # results' infinite numbers: json refused it after every solve had run, and no result was written
-        json_path.write_text(json.dumps(_finite_or_none(out), indent=2, default=_json_default, allow_nan=False))
+        json_path.write_text(json.dumps(finite_or_none(out), indent=2, default=_json_default, allow_nan=False))
     except OSError as exc:  # e.g. a full disk: name the file (bilevel.cli prints it in one line)
         raise OSError(exc.errno, exc.strerror, str(json_path)) from None
     print(f"result      : {json_path}")
