@@ -48,7 +48,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
 
     Raises InputError when the file is missing, holds no ``name value`` line, gives a variable or the
-    objective a value that is not finite (``nan``, ``inf``), gives one variable two different values, or is
+    objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value (``C5,``, ``objective,``)
+    or with two numbers after the name (``C5,1,5``: a decimal comma), gives one variable two different values, or is
     CBC's report of an infeasible or unbounded model or of a run stopped without an integer point (first line
     ``Infeasible - ...``, ``Integer infeasible - ...``, ``Unbounded - ...``, ``Stopped on time (no integer
     solution - continuous used) - ...``: the values it lists are no solution) or of a status other than
@@ -93,6 +94,14 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             m = None
         if m or line.startswith("#") or line.lower().startswith(("solution status", "model status")):
             continue
+        if "," in plain:  # a CSV row (no other format uses commas): "C5," (its value lost) was skipped, C5 then 0,
+            # and "C5,1,5" (a decimal comma) was read as C5 = 1; "objective," dropped the claim
+            fields = [f.strip() for f in plain.split(",")]
+            if len(fields) == 2 and fields[0] and not fields[1]:
+                raise InputError(f"{str(path)!r} gives no value in the line {line!r}")
+            if len(fields) >= 3 and _NUMBER.match(fields[1]) and _NUMBER.match(fields[2]):
+                raise InputError(f"{str(path)!r} has two numbers after the name in the line {line!r}: a decimal "
+                                 "comma? (write CSV values with a decimal point)")
         tokens = [t.strip("\"'") for t in re.split(r"[,\s]+", line.replace("**", " ")) if t.strip("\"'")]
         if len(tokens) >= 3 and tokens[0].isdigit() and _NUMBER.match(tokens[2]):  # CBC
             _store(values, tokens[1], tokens[2], path)

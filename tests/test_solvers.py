@@ -1031,9 +1031,15 @@ def test_a_truncated_highs_solution_file_is_refused(highs_files, tmp_path):
     ("solution status: optimal solution found\nobjective value: 0.25\nw_bar(0) 1\nb -0.5x\n", "malformed value"),
     ("Optimal - objective value 0.25\n      0 w_bar(0)   1   0\n      7 b   -.5e   0\n", "malformed value"),
     ("solution status: optimal solution found\nobjective value: 0.25x\nw_bar(0) 1\nb -0.5\n", "claims the objective"),
+    ("name,value\nobjective,0.25\nw_bar(0),\nb,-0.5\n", "no value in the line 'w_bar\\(0\\),'"),
+    ('"name","value"\n"objective","0.25"\n"w_bar(0)",""\n"b","-0.5"\n', "no value in the line"),
+    ("name,value\nobjective,\nw_bar(0),1\nb,-0.5\n", "no value in the line 'objective,'"),
+    ("name,value\nobjective,0.25\nw_bar(0),1\nb,-0,5\n", "decimal comma"),
 ])
 def test_a_damaged_value_is_refused_not_dropped(tmp_path, text, match):
-    """A value such as 0.18x was skipped (the variable counted as 0) and a damaged objective claim dropped."""
+    """A value such as 0.18x was skipped (the variable counted as 0) and a damaged objective claim dropped. So were
+    a CSV row's empty value (``w_bar(0),``: w_bar(0) then 0; ``objective,``: no claim), and a decimal comma
+    (``b,-0,5``) was read as b = -0: the checker judged a vector the file does not hold."""
     path = tmp_path / "s.sol"
     path.write_text(text)
     with pytest.raises(InputError, match=match):
