@@ -379,13 +379,13 @@ def bradley_terry(
     Raises
     ------
     InputError
-        ``wins`` not numeric, not square, empty, negative or non-finite; ``pseudo_count`` not a number or
-        ``< 0``; an unknown ``method``; ``tol`` not a finite number ``> 0``; ``max_iter`` not an integer
-        ``>= 1``; ``return_log`` not a bool; positive counts spanning more than about 473 orders of magnitude
-        with the largest above 1e150 (they are scaled down to at most 1e150); or **no finite maximiser
-        exists**. By Ford's (1957) condition a finite maximiser exists (and is unique up to scale) iff the
-        directed graph with an edge ``i -> j`` whenever ``wins[i, j] > 0`` is strongly connected: otherwise
-        some group of items never loses to the rest, and its scores run off to infinity. The error names the
+        ``wins`` not numeric, not square, empty, negative or non-finite; ``pseudo_count`` not a number or ``< 0``; an
+        unknown ``method``; ``tol`` not a finite number ``> 0``; ``max_iter`` not an integer ``>= 1``; ``return_log``
+        not a bool; positive counts spanning more than about 473 orders of magnitude with the largest above 1e150 (they
+        are scaled down to at most 1e150; counts all below 1, subnormal ones included, are scaled up by a power of 2);
+        or **no finite maximiser exists**. By Ford's (1957) condition a finite maximiser exists (and is unique up to
+        scale) iff the directed graph with an edge ``i -> j`` whenever ``wins[i, j] > 0`` is strongly connected:
+        otherwise some group of items never loses to the rest, and its scores run off to infinity. The error names the
         problem and suggests ``pseudo_count > 0``.
     SolverError
         The iteration did not converge within ``max_iter`` (or, Newton, the scores span more than a float
@@ -423,6 +423,11 @@ def bradley_terry(
             raise InputError("Bradley-Terry: the positive counts span more orders of magnitude than a float can "
                              f"hold once scaled (from {w[w > 0].min():.3g} to {w.max():.3g})")
         w = scaled
+    elif w.max() < 1.0:
+        # the same for counts below the normal float range (5e-324 both ways, or every count times 1e-315): Newton
+        # raised SolverError ("comparison probabilities underflowed") or ran to max_iter; scaled up by a power of 2
+        # (exact) to a largest count in [1, 2)
+        w = np.ldexp(w, -int(np.frexp(w.max())[1]) + 1)
     if method == "newton":
         theta, ok, _ = _bt_newton(w, tol, max_iter)
     else:
@@ -545,10 +550,11 @@ _QP_REGULARIZATIONS = (1e-10, 1e-7)
 _REFINEMENTS = 3  # rounds of iterative refinement after both QP forms missed the KKT conditions (one was enough)
 
 
-def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
-    """Eq. (13) with HiGHS's QP solver; ``x`` (n, k), ``v`` (n,), returns ``beta`` (k,).
+def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
+    """Eq. (13) with HiGHS's QP solver; ``x`` (n, k), ``v`` (n,), ``tau`` a number or one finite penalty per
+    column (k,); returns ``beta`` (k,).
 
-    When ``tau >= 2 max_j x_j^T v`` the KKT conditions hold at ``beta = 0``, which is returned without a
+    When every ``tau_j >= 2 x_j^T v`` the KKT conditions hold at ``beta = 0``, which is returned without a
     solve. Otherwise the problem is rewritten with unit-norm columns and target (:func:`_scaled_problem`, an
     equivalent problem), so that HiGHS's absolute tolerances mean the same whatever the units of the data
     (unscaled, a single column of norm 0.01 made HiGHS report the residual form "unbounded"). It is solved
@@ -572,7 +578,7 @@ def _nnls_qp_highs(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     on 38 of 200 random designs with ``n < k`` and ``tau = 1e-12..1e-4``). When the polish cannot certify a
     point, HiGHS's is returned. When every HiGHS run fails, the polish from the best point (or 0) is tried before
     raising SolverError."""
-    if tau >= 2.0 * float(np.max(x.T @ v)):
+    if np.all(tau >= 2.0 * (x.T @ v)):
         return np.zeros(x.shape[1])
     xs, vs, penalty, unscale = _scaled_problem(x, v, tau)
     failures = []
@@ -685,12 +691,14 @@ def _norm(a: np.ndarray, axis=None) -> np.ndarray | float:
     return big * np.linalg.norm(scaled, axis=axis)
 
 
-def _scaled_problem(x: np.ndarray, v: np.ndarray, tau: float):
+def _scaled_problem(x: np.ndarray, v: np.ndarray, tau):
     """Eq. (13) in scaled variables: with the column norms ``c_j = ||x_j||`` and ``sigma = ||v|| > 0``,
     ``beta_j = sigma b_j / c_j`` turns ``||v - x beta||^2 + tau sum(beta)`` into ``sigma^2 (||v / sigma -
     sum_j b_j x_j / c_j||^2 + sum_j tau / (sigma c_j) b_j)``: unit-norm columns, a unit-norm target and
-    the per-column penalties ``tau / (sigma c_j)``. Zero columns are dropped (their ``beta_j = 0`` is
-    optimal). Returns ``(xs, vs, penalty, unscale)``; ``unscale(b)`` gives ``beta`` (k,)."""
+    the per-column penalties ``tau / (sigma c_j)`` (``tau`` a number or one per column). Zero columns are
+    dropped (their ``beta_j = 0`` is optimal). Meant for the data of :func:`_binary_rescale` (every ``c_j`` and
+    ``sigma`` at least 0.5): with 1e-170 in ``x`` and ``v`` the product ``sigma c_j`` underflowed to 0 and
+    ``tau = 0`` gave the penalty NaN. Returns ``(xs, vs, penalty, unscale)``; ``unscale(b)`` gives ``beta`` (k,)."""
     norms = _norm(x, axis=0)
     used = norms > 0.0
     sigma = float(_norm(v))
@@ -701,7 +709,8 @@ def _scaled_problem(x: np.ndarray, v: np.ndarray, tau: float):
         beta[used] = b * factor
         return beta
 
-    return x[:, used] / norms[used], v / sigma, tau / (sigma * norms[used]), unscale
+    tau_used = np.broadcast_to(tau, (x.shape[1],))[used]
+    return x[:, used] / norms[used], v / sigma, tau_used / (sigma * norms[used]), unscale
 
 
 def _run_qp(lp, hess, what: str, regularization: float) -> np.ndarray:
@@ -806,18 +815,19 @@ def _kkt_residual(x: np.ndarray, v: np.ndarray, tau, beta: np.ndarray) -> tuple[
     return residual, 1e-6 * (1.0 + float(np.max(np.abs(tau), initial=0.0)) + 2.0 * size)
 
 
-def _nn_lad_lp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
+def _nn_lad_lp(x: np.ndarray, v: np.ndarray, tau) -> np.ndarray:
     """``min ||v - x beta||_1 + tau sum(beta)`` over ``beta >= 0`` (``x`` (n, k), ``v`` (n,)) as an LP for HiGHS.
 
     It is solved in the units of :func:`_scaled_problem`: with ``beta_j = sigma b_j / c_j`` (``c_j = ||x_j||``,
     ``sigma = ||v||``) the objective is ``sigma (||v / sigma - sum_j b_j x_j / c_j||_1 + sum_j (tau / c_j) b_j)``,
     so HiGHS's absolute tolerances mean the same whatever the units (unscaled, entries of 1e-10 fell below
-    HiGHS's matrix tolerance and ``beta = 0`` came back for an exact fit)."""
+    HiGHS's matrix tolerance and ``beta = 0`` came back for an exact fit). ``tau`` a number or one per column."""
     if not np.any(v):
         return np.zeros(x.shape[1])  # beta = 0 fits exactly at no penalty
     xs, vs, _, unscale = _scaled_problem(x, v, tau)
     norms = _norm(x, axis=0)
-    penalty = tau / norms[norms > 0.0]  # the columns _scaled_problem keeps
+    used = norms > 0.0  # the columns _scaled_problem keeps
+    penalty = np.broadcast_to(tau, norms.shape)[used] / norms[used]
     n, k = xs.shape
     # variables: b (k), u (n), w (n) with xs b + u - w = vs, all >= 0; min penalty^T b + sum(u + w)
     cost = np.concatenate([penalty, np.ones(2 * n)])
@@ -828,6 +838,40 @@ def _nn_lad_lp(x: np.ndarray, v: np.ndarray, tau: float) -> np.ndarray:
     return unscale(np.asarray(res.x[:k], dtype=float))
 
 
+def _binary_rescale(x: np.ndarray, v: np.ndarray, tau: float, loss: str):
+    """Eq. (13) (or its absolute-loss variant) with each column ``x_j`` (n,) and ``v`` (n,) multiplied by a power of
+    2 that brings its largest absolute entry into [0.5, 1): ``x_j = 2^c_j x'_j``, ``v = 2^a v'`` and
+    ``beta_j = 2^(a - c_j) b_j`` turn the objective into ``4^a (||v' - x' b||^2 + sum_j tau 2^(-a - c_j) b_j)``
+    (``2^a (||v' - x' b||_1 + sum_j tau 2^(-c_j) b_j)``). Exact (powers of 2), so the test ``tau_j >= 2 x_j^T v``
+    for ``beta = 0`` keeps its exact ties. Returns ``(x', v', penalties (k,), shift (k,))``, ``beta_j =
+    ldexp(b_j, shift_j)``; a penalty may be ``inf`` (``tau`` overflowed; see :func:`_unused_columns`).
+
+    Why: in the data's own units products of small or large entries left the float range: with ``x`` and ``y``
+    of 1e-170, ``x_j^T y`` underflowed to 0 and ``tau = 0 >= 0`` returned ``beta = 0`` for an exact fit, or the
+    penalty came out NaN and the active-set method raised a bare ValueError; with ``y`` of 1e308 its norm was inf
+    and a finite optimum was refused as overflowing."""
+    ex = np.frexp(np.max(np.abs(x), axis=0))[1]  # 0 for a zero column
+    ev = int(np.frexp(np.max(np.abs(v)))[1])
+    with np.errstate(over="ignore", under="ignore"):
+        penalty = np.ldexp(tau, -(ex + ev) if loss == "squared" else -ex)
+    return np.ldexp(x, -ex), np.ldexp(v, -ev), penalty, ev - ex
+
+
+def _unused_columns(x: np.ndarray, v: np.ndarray, penalty: np.ndarray, loss: str) -> np.ndarray:
+    """Mask (k,) of the columns whose penalty alone rules them out, ``penalty_j > 2 ||x_j|| ||v||`` (squared loss)
+    or ``penalty_j > ||x_j||_1`` (absolute loss), ``inf`` included: every minimiser has ``beta_j = 0`` there.
+    (Squared: at a minimiser ``||v - x beta|| <= ||v||``, so the KKT condition of a ``beta_j > 0``,
+    ``penalty_j = 2 x_j^T (v - x beta)``, cannot hold; absolute: lowering ``beta_j`` by ``d`` raises the loss by at
+    most ``d ||x_j||_1``.) Why: such penalties, divided by column norms below 1, overflowed to inf and reached
+    HiGHS (``linprog``'s bare ValueError "c must not contain values inf" from ``tau = 1e300``, absolute loss and a
+    column of 1e-10)."""
+    if loss == "squared":
+        bound = 2.0 * _norm(x, axis=0) * _norm(v)
+    else:
+        bound = np.sum(np.abs(x), axis=0)
+    return penalty > bound
+
+
 def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
     """Non-negative Lasso without intercept, Eq. (13) of the RG-PT paper, solved exactly with HiGHS.
 
@@ -835,13 +879,14 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
 
         minimise_{beta >= 0}  ||y - X beta||_2^2 + tau * sum(beta)
 
-    a convex QP solved by HiGHS' QP solver on an equivalent problem with unit-norm columns and target (so
-    the result does not depend on the units of ``X`` and ``y``), in residual form over a thin QR factor of
-    ``X``, then, if that fails, in Gram form (see :func:`_nnls_qp_highs`), its solution checked against the
-    KKT conditions, then polished by an exact active-set method on its support: the support and coefficients
-    are those of the exact minimiser wherever the KKT conditions separate it by more than ~1e-14 of the data
-    (with ``n < k`` they were another support's, off by O(1), for ``tau`` below ~1e-6 in the units of unit-norm
-    columns and ``y``). With ``tau = 0`` and ``n < k`` the minimiser need not be unique: one of them.
+    a convex QP solved by HiGHS' QP solver on an equivalent problem with unit-norm columns and target (so the result
+    does not depend on the units of ``X`` and ``y``; each column and ``y`` are first scaled by exact powers of 2, so
+    entries from 1e-300 to 1e308 neither underflow nor overflow in products), in residual form over a thin QR factor of
+    ``X``, then, if that fails, in Gram form (see :func:`_nnls_qp_highs`), its solution checked against the KKT
+    conditions, then polished by an exact active-set method on its support: the support and coefficients are those of
+    the exact minimiser wherever the KKT conditions separate it by more than ~1e-14 of the data (with ``n < k`` they
+    were another support's, off by O(1), for ``tau`` below ~1e-6 in the units of unit-norm columns and ``y``). With
+    ``tau = 0`` and ``n < k`` the minimiser need not be unique: one of them.
     ``loss="absolute"`` replaces the squared error by ``||y - X beta||_1`` (a robust LP variant, solved by
     HiGHS through ``scipy.optimize.linprog``).
 
@@ -877,15 +922,21 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
         raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
     if x.shape[1] == 0:
         return np.zeros(0)
-    if loss == "squared":
-        beta = _nnls_qp_highs(x, v, t)
-    elif loss == "absolute":
-        beta = _nn_lad_lp(x, v, t)
-    else:
-        raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
+    x, v, penalty, shift = _binary_rescale(x, v, t, loss)
+    b = np.zeros(x.shape[1])
+    used = ~_unused_columns(x, v, penalty, loss)  # the others have beta_j = 0
+    if np.any(used):
+        if loss == "squared":
+            b[used] = _nnls_qp_highs(x[:, used], v, penalty[used])
+        elif loss == "absolute":
+            b[used] = _nn_lad_lp(x[:, used], v, penalty[used])
+        else:
+            raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
     with np.errstate(divide="ignore", invalid="ignore"):  # zero columns have beta_j = 0 already
-        unit = _norm(v) / _norm(x, axis=0)  # the size of beta_j that fits y with column j
-    beta[beta < 1e-12 * unit] = 0.0
+        unit = _norm(v) / _norm(x, axis=0)  # the size of b_j that fits v with column j
+    b[b < 1e-12 * unit] = 0.0
+    with np.errstate(over="ignore", under="ignore"):
+        beta = np.ldexp(b, shift)
     if not np.all(np.isfinite(beta)):  # e.g. X = [[1e-300]], y = [1e300]: the optimum 1e600 is no float
         raise InputError("the non-negative Lasso optimum overflows a float (columns of X tiny against y); "
                          "rescale X or y")

@@ -886,3 +886,53 @@ def test_bradley_terry_with_log_score_gaps_beyond_745():
                                                                    [1, 2, 1, 1]])
     np.fill_diagonal(wins, 0.0)
     assert worst_cut_imbalance(wins, bradley_terry(wins, return_log=True)) < 1e-9
+
+
+# --------------------------------------------------------------------------------------------------
+# Bug hunt: counts and data at the ends of the float range
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["newton", "mm"])
+def test_bradley_terry_with_counts_below_the_normal_float_range(method):
+    """Eq. (12) times a constant has the same maximiser. Counts of 5e-324 both ways raised SolverError ("comparison
+    probabilities underflowed"), and every count times 1e-315 ran Newton to max_iter."""
+    np.testing.assert_allclose(bradley_terry(np.array([[0.0, 5e-324], [5e-324, 0.0]]), method=method), [0.5, 0.5])
+    w = np.array([[0, 2, 1], [1, 0, 3], [2, 1, 0]], dtype=float)
+    for scale in (2.0 ** -1046, 2.0 ** -1040):  # 2^-1046 ~ 1e-315: every count subnormal, but exact
+        np.testing.assert_allclose(bradley_terry(w * scale, method=method), choix_scores(w), rtol=1e-7)
+
+
+def test_nonnegative_lasso_with_data_of_1e_minus_170_is_not_zero():
+    """x_j^T y of 1e-170 entries underflowed to 0, so the test for beta = 0 (tau >= 2 max_j x_j^T y) passed at tau = 0
+    and returned 0 for an exact fit; a column of 1e-170 next to one of 1 made its penalty 0 / 0 = NaN and the
+    active-set method raised a bare ValueError."""
+    X, y = np.array([[1e-170], [2e-170]]), np.array([1e-170, 2e-170])
+    for loss in ("squared", "absolute"):
+        np.testing.assert_allclose(nonnegative_lasso(X, y, 0.0, loss=loss), [1.0], rtol=1e-9)  # exact fit
+    X = np.array([[1.0, 1e-170], [0.5, 2e-170], [0.2, 1e-170]])
+    y = np.array([-1e-170, 2e-170, 1e-170])
+    b2 = nnls(X * np.array([1.0, 1e170]), y * 1e170)[0]  # the same problem in units where it is O(1)
+    np.testing.assert_allclose(nonnegative_lasso(X, y, 0.0), [b2[0] * 1e-170, b2[1]], rtol=1e-9, atol=1e-300)
+
+
+def test_nonnegative_lasso_with_y_near_the_float_limit():
+    """||y|| of y = (1e308, 1.5e308) is inf: the finite optimum was refused as "overflows a float". One column of
+    ones: the squared-loss optimum is mean(y) - tau / (2 n), the absolute-loss one (tau = 1 < n) min(y) for n = 2."""
+    X, y = np.ones((2, 1)), np.array([1e308, 1.5e308])
+    mean = y[0] / 2 + y[1] / 2  # y.mean() overflows
+    np.testing.assert_allclose(nonnegative_lasso(X, y, 1.0), [mean - 1.0 / 4], rtol=1e-12)
+    np.testing.assert_allclose(nonnegative_lasso(X, y, 1.0, loss="absolute"), [1e308], rtol=1e-9)
+
+
+def test_nonnegative_lasso_with_a_penalty_that_rules_a_column_out():
+    """tau = 1e300 divided by the norm of a column of 1e-10 overflowed to inf and linprog raised a bare ValueError
+    ("c must not contain values inf"). Closed form: beta_1 = 0 (a unit of it costs 1e300 and lowers the loss by at
+    most 2e-10); in beta_2 the objective 3e300 |1 - beta_2| + 1e300 beta_2 (absolute) is least at 1, and
+    ||y - x_2 beta_2||^2 + tau beta_2 (squared) at 1 - tau / (2 ||x_2||^2)."""
+    X, y = np.array([[1e-10, 1e150], [1e-10, 2e150]]), np.array([1e150, 2e150])
+    np.testing.assert_allclose(nonnegative_lasso(X, y, 1e150, loss="absolute"), [0.0, 1.0], rtol=1e-9)
+    np.testing.assert_allclose(nonnegative_lasso(X, y, 1e300, loss="squared"), [0.0, 1.0 - 1e300 / (2 * 5e300)],
+                               rtol=1e-9)
+    X, y = np.array([[1e-10, 1e300], [1e-10, 2e300]]), np.array([1e300, 2e300])
+    np.testing.assert_allclose(nonnegative_lasso(X, y, 1e300, loss="absolute"), [0.0, 1.0], rtol=1e-9)
