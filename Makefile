@@ -32,9 +32,12 @@ demo: $(STAMP)
 
 # PYTEST_ARGS go to pytest, e.g. `make test PYTEST_ARGS="--highs-seed 1"` (tests/conftest.py) or "-m 'not slow'".
 PYTEST_ARGS ?=
+# The tests run in PYTEST_JOBS processes (pytest-xdist): 2 uses both cores of a 2-core machine, where it halves
+# the suite's time (README, "Tests"); PYTEST_JOBS=0 runs them in the pytest process itself, one at a time.
+PYTEST_JOBS ?= 2
 
 test: $(STAMP)
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_JOBS) $(PYTEST_ARGS)
 
 # The same tests in a second environment holding the lowest version pyproject.toml allows of every
 # dependency (tests/minimum-versions.txt), so the declared lower bounds are tested, not guessed.
@@ -45,7 +48,7 @@ $(MIN_STAMP): pyproject.toml tests/minimum-versions.txt
 	touch $(MIN_STAMP)
 
 test-min: $(MIN_STAMP)
-	$(MIN_VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	$(MIN_VENV)/bin/python -m pytest -n $(PYTEST_JOBS) $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV) out .pytest_cache
