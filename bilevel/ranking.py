@@ -312,7 +312,11 @@ def _bt_unresolved(tol: float, floor: np.ndarray):
 def _bt_mm(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
     """Hunter's (2004) MM iteration ``s_i <- W_i / sum_j N_ij / (s_i + s_j)``, in logs: ``theta_i <- log W_i -
     logsumexp_j(log N_ij - logaddexp(theta_i, theta_j))``, then ``theta -= logsumexp(theta)``. (In scores,
-    ``s_i`` below 1e-308 underflowed to 0 and ``N_ij / (s_i + s_j)`` gave inf and NaN.)"""
+    ``s_i`` below 1e-308 underflowed to 0 and ``N_ij / (s_i + s_j)`` gave inf and NaN.) It stops once an
+    iteration changes no ``theta_i`` by ``tol`` or more *and* the point passes :func:`_bt_newton`'s stationarity
+    test (the Newton step, near the maximiser the remaining error, within ``tol`` plus its rounding floor):
+    MM converges linearly, and where its rate is close to 1 a change below ``tol`` left log-scores 475 times
+    ``tol`` from the maximiser (tol 1e-10, five items, counts of 34 to 4341, pseudo count 0.5)."""
     m = w.shape[0]
     n_pair = w + w.T
     log_won = np.log(w.sum(axis=1))
@@ -321,7 +325,9 @@ def _bt_mm(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, 
         new = log_won - logsumexp(-np.logaddexp(theta[:, None], theta[None, :]), axis=1, b=n_pair)
         new -= logsumexp(new)
         if np.max(np.abs(new - theta)) < tol:
-            return new, True, it
+            step, diff, curv, ref = _bt_newton_step(w, n_pair, new)
+            if _bt_step_at_floor(step, _bt_step_floor(w, new, diff, curv, ref), tol):
+                return new, True, it
         theta = new
     return theta, False, max_iter
 
@@ -361,7 +367,8 @@ def bradley_terry(
         maximiser, the remaining error of ``log s``) moves no ``log s_i`` by more than ``tol``; a start that
         is already stationary is returned after one check. MM stops when an iteration changes no ``log s_i``
         by more than ``tol`` (up to the common normalisation, that change is ``log`` of the item's wins over
-        its expected wins). Newton's ``tol`` is widened, item by item, by the step's rounding floor when that
+        its expected wins) and Newton's stationarity test holds there too (MM's change alone can be far smaller
+        than its remaining error). Newton's ``tol`` is widened, item by item, by the step's rounding floor when that
         floor is at most 1e-6 (items whose only comparisons are far smaller counts than the others'); a larger
         floor is a SolverError, not an answer.
     max_iter : int >= 1, optional
