@@ -521,7 +521,9 @@ def check_eta(eta, m: int) -> np.ndarray:
     """Return the prior matrix ``eta`` (m, m) of Eq. (11) of the RG-PT paper, as used by :func:`rgpt_win_counts`
     (``eta_ij``: prior probability that
     candidate ``i`` is more reliable than ``j``) as floats after checking it: off the diagonal (which is
-    ignored) probabilities in [0, 1], no NaN, with ``eta_ij + eta_ji = 1`` to 1e-6. Raises InputError."""
+    ignored) probabilities in [0, 1], no NaN, with ``eta_ij + eta_ji = 1`` to 1e-6. Raises InputError, also
+    when ``m`` is not an integer >= 0 (``m=True`` or ``2.5`` asked for the shape ``(True, True)``)."""
+    m = check_count(m, "m (number of candidates)", 0)
     e = as_float_array(eta, "eta", f"a numeric ({m}, {m}) matrix of prior probabilities")
     if e.shape != (m, m):
         raise InputError(f"eta must have shape ({m}, {m}) (one row and column per candidate), got {e.shape}")

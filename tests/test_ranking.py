@@ -953,3 +953,11 @@ def test_mm_stops_within_tol_of_the_maximiser():
     step = np.linalg.lstsq(hess, grad, rcond=None)[0]
     step -= step.mean()
     assert np.max(np.abs(step)) <= 1e-9
+
+
+@pytest.mark.parametrize("m", [True, 2.5, "2", -1])
+def test_check_eta_refuses_a_candidate_count_that_is_not_an_integer(m):
+    """``m=True`` or ``2.5`` reached the shape check and asked for a matrix of shape (True, True) or (2.5, 2.5)."""
+    from bilevel.ranking import check_eta
+    with pytest.raises(InputError, match=r"m \(number of candidates\) must be an integer"):
+        check_eta(np.full((2, 2), 0.5), m)
