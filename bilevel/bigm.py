@@ -97,6 +97,16 @@ bilevel optimum. The derivations:
    follower optimum, whatever ``w_bar``. A ``lambda_bound >= Lambda*`` therefore keeps every
    bilevel-feasible point: the MILP is exact in ``lambda``. ``Lambda* = inf`` when ``epsilon = 0`` or
    ``v*(w_bar_ub) = 0`` (training set separable inside the box).
+
+12. **Stationarity rows of tiny features.** For a feature that :func:`bilevel.validation.tiny_features`
+   flags (largest ``|x_ij|`` below 1e-4 times ``max(1, largest feature value)``) the row in ``w_j`` (items 4
+   and 8) has coefficients ``y_i x_ij / |T|`` at HiGHS's absolute tolerances. Its row is divided by
+   ``s_j = max_i |x_ij|`` (training and validation data) and its box multipliers substituted,
+   ``mu+-_j = s_j mu'+-_j`` (:func:`stationarity_scale`): the model's ``mu_plus[j]``, ``mu_minus[j]`` are the
+   ``mu'``, bounded by ``M^mu_j = max(S_j / s_j, MU_FLOOR)`` (the bound of items 4 and 8 in the new units,
+   with the floor there). An exact reformulation: ``w``, ``w_bar``, ``b`` and every other row keep their
+   units; :func:`bilevel.verify_model` and the MIP starts convert with ``s_j``. ``s_j = 1`` for every other
+   feature, so models of ordinary (e.g. standardised) data are unchanged.
 """
 from __future__ import annotations
 
@@ -110,6 +120,7 @@ from scipy import sparse
 
 from .errors import InputError, SolverError
 from .highs_run import silent_highs
+from .validation import tiny_features
 
 
 class InfeasibleCutoff(InputError):
@@ -241,11 +252,30 @@ def _tightened(X_train, y_train, w_bar_ub, budget, X_rows, labels, cutoff=None):
 MU_FLOOR = 1e-3  # least big-M constant of a box multiplier mu+-_j (item 8 of the module docstring)
 
 
+def stationarity_scale(X_list) -> np.ndarray:
+    """The divisors ``s_j`` (p,) of the stationarity rows in ``w_j`` (item 12 of the module docstring): for the
+    features :func:`bilevel.validation.tiny_features` flags in the data ``X_list`` (arrays (n, p): training and
+    validation features), ``s_j = max_i |x_ij|`` over them; exactly 1.0 for every other feature, whose rows and
+    multipliers stay as they are. The model's box multipliers are then ``mu+-_j / s_j`` (dimensionless scale
+    factors; the duals of Eq. (20) / Eq. (25) are ``s_j`` times the model's). Raises nothing."""
+    X_list = [np.asarray(X, dtype=float) for X in X_list]
+    scale = np.ones(X_list[0].shape[1])
+    tiny = tiny_features(X_list)
+    if tiny:
+        scale[tiny] = np.max([np.abs(X).max(axis=0, initial=0.0) for X in X_list], axis=0)[tiny]
+    return scale
+
+
 def mu_big_m(sums: np.ndarray) -> np.ndarray:
     """The big-M constants (p,) of the box multipliers ``mu+-_j`` (items 4 and 8 of the module docstring):
     the bound ``sums`` (p,) of ``|mu+_j - mu-_j|`` from stationarity, raised to at least :data:`MU_FLOOR`
     (HiGHS mishandles a variable whose range is below its feasibility tolerance)."""
     return np.maximum(np.asarray(sums, dtype=float), MU_FLOOR)
+
+
+def _scaled(sums: np.ndarray, mu_scale) -> np.ndarray:
+    """``sums / mu_scale`` (the bound of the model's ``mu+-_j / s_j``, item 12), ``sums`` itself without a scale."""
+    return sums if mu_scale is None else sums / np.asarray(mu_scale, dtype=float)
 
 
 def feature_reach(X: np.ndarray, w_bar_ub: np.ndarray) -> np.ndarray:
@@ -266,17 +296,19 @@ class OptimisticBigM:
     g: np.ndarray          # (|V|,) validation hinge
     outside: np.ndarray | None = None  # (|T|,) bool: margin > 1 at every solution kept (beta_i = 0, xi_i = 0)
     inside: np.ndarray | None = None   # (|T|,) bool: margin < 1 at every solution kept (beta_i = 1/|T|)
+    mu_scale: np.ndarray | None = None  # (p,) s_j of item 12: the model's mu+-_j are the duals / s_j (None: 1)
 
 
 def optimistic_big_m(X_train, y_train, X_val, w_bar_ub, least_loss_bound: float | None = None, y_val=None,
-                     cutoff: float | None = None) -> OptimisticBigM:
+                     cutoff: float | None = None, mu_scale=None) -> OptimisticBigM:
     """Valid big-M constants for the optimistic KKT system, Eq. (21) of the pessimistic bilevel tuning
     paper; derivation in the module docstring (items 1-4). ``X_train`` (|T|, p), ``X_val`` (|V|, p),
     ``w_bar_ub`` (p,) the upper bound of ``w_bar``. With ``least_loss_bound = v*(w_bar_lb)`` the constants
     for ``b``, ``xi`` and the margin slacks are tightened by LPs (item 9). With ``cutoff = U`` and
     ``y_val`` (|V|,) too, the LPs keep only hyperplanes of mean validation hinge ``<= U`` (item 10) and the
     training points whose margin this decides are marked ``outside`` / ``inside``. Raises InfeasibleCutoff
-    when no hyperplane reaches ``U``."""
+    when no hyperplane reaches ``U``. ``mu_scale`` (p,), :func:`stationarity_scale`: ``M.mu`` bounds the
+    model's ``mu+-_j / s_j`` (item 12); None: 1."""
     n_t = len(y_train)
     r_t = feature_reach(X_train, w_bar_ub)
     b = float(r_t.max() + 1.0)
@@ -286,9 +318,10 @@ def optimistic_big_m(X_train, y_train, X_val, w_bar_ub, least_loss_bound: float 
         xi=1.0 + f_t,
         slack=np.maximum(f_t - 1.0, 0.0),
         beta=1.0 / n_t,
-        mu=mu_big_m(np.abs(X_train).sum(axis=0) / n_t),
+        mu=mu_big_m(_scaled(np.abs(X_train).sum(axis=0) / n_t, mu_scale)),
         box=2.0 * np.asarray(w_bar_ub, dtype=float),
         g=1.0 + feature_reach(X_val, w_bar_ub) + b,
+        mu_scale=mu_scale,
     )
     if least_loss_bound is None:
         return M
@@ -329,11 +362,12 @@ class PessimisticBigM:
     outside: np.ndarray | None = None  # (|T| + |V_f|,) bool: follower margin > 1 at every solution kept
     inside: np.ndarray | None = None   # (|T| + |V_f|,) bool: follower margin < 1 at every solution kept
     lambda_max: float = np.inf         # Lambda* of item 11: lambda <= Lambda* at every follower optimum
+    mu_scale: np.ndarray | None = None  # (p,) s_j of item 12: the model's mu+-_j are the duals / s_j (None: 1)
 
 
 def pessimistic_big_m(
     X_train, y_train, X_val, flipped, epsilon, w_bar_ub, lambda_bound, least_loss_bound: float | None = None,
-    y_val=None, cutoff: float | None = None, least_loss_ub: float | None = None,
+    y_val=None, cutoff: float | None = None, least_loss_ub: float | None = None, mu_scale=None,
 ) -> PessimisticBigM:
     """Valid big-M constants for the pessimistic KKT system, Eq. (25) of the pessimistic bilevel tuning
     paper; derivation in the module docstring (items 5-8). ``flipped`` are the indices of ``V_f`` in the
@@ -347,7 +381,9 @@ def pessimistic_big_m(
     followers of mean validation hinge (true labels, the outer objective) ``<= U`` (item 10), and the
     training and flipped points (in this order) whose follower margin this decides are marked ``outside``
     / ``inside``; raises InfeasibleCutoff when no hyperplane reaches ``U``. With ``least_loss_ub = v*(w_bar_ub)``
-    as well (mean hinge units, ``>= 0``), ``lambda_max`` is ``Lambda*`` of item 11 (``inf`` without it)."""
+    as well (mean hinge units, ``>= 0``), ``lambda_max`` is ``Lambda*`` of item 11 (``inf`` without it).
+    ``mu_scale`` (p,), :func:`stationarity_scale`: ``M.mu`` bounds the model's ``mu+-_j / s_j`` (item 12);
+    None: 1."""
     n_t = len(y_train)
     r_t = feature_reach(X_train, w_bar_ub)
     r_v = feature_reach(X_val, w_bar_ub)
@@ -379,9 +415,10 @@ def pessimistic_big_m(
         lam=1.0,  # lam = lambda/(1+lambda) < 1 whatever the bound: the model need not change with it
         kappa_min=1.0 / (1.0 + float(lambda_bound)),
         beta=1.0 / n_t,
-        mu=mu_big_m(np.maximum(np.abs(X_val[np.asarray(flipped, dtype=int)]).sum(axis=0) / n_f,
-                               np.abs(X_train).sum(axis=0) / n_t)),
+        mu=mu_big_m(_scaled(np.maximum(np.abs(X_val[np.asarray(flipped, dtype=int)]).sum(axis=0) / n_f,
+                                       np.abs(X_train).sum(axis=0) / n_t), mu_scale)),
         box=2.0 * np.asarray(w_bar_ub, dtype=float),
+        mu_scale=mu_scale,
     )
     if least_loss_bound is None or y_val is None:
         return M

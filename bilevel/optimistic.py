@@ -28,7 +28,7 @@ import time
 import numpy as np
 import pyomo.environ as pyo
 
-from .bigm import optimistic_big_m
+from .bigm import optimistic_big_m, stationarity_scale
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .pause_gc import gc_paused
@@ -45,10 +45,13 @@ def add_lp_svm_duals(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, 
     """Declare the LP-SVM duals ``beta{tag}[i]`` in ``[0, 1/|T|]`` (dual feasibility of ``xi``),
     ``mu_plus{tag}[j]``, ``mu_minus{tag}[j]`` in ``[0, M.mu_j]`` and the stationarity rows
     ``stationarity_w{tag}[j]: -sum_i beta_i y_i x_ij + mu+_j - mu-_j = 0`` and
-    ``stationarity_b{tag}: sum_i beta_i y_i = 0`` of Eq. (20)/(21). Returns the three dual variables."""
+    ``stationarity_b{tag}: sum_i beta_i y_i = 0`` of Eq. (20)/(21). Returns the three dual variables.
+    With ``M.mu_scale`` (p,) (item 12 of :mod:`bilevel.bigm`) the row in ``w_j`` is divided by ``s_j`` and the
+    ``mu`` variables are ``mu+-_j / s_j``."""
     n_t, p = X_t.shape
     J, T = range(p), range(n_t)
     yt = y_t.tolist()
+    s = _row_scale(M, p)
     beta = pyo.Var(T, bounds=(0.0, M.beta))
     mu_plus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
     mu_minus = pyo.Var(J, bounds=lambda _, j: (0.0, float(M.mu[j])))
@@ -57,11 +60,16 @@ def add_lp_svm_duals(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, 
     m.add_component(f"mu_minus{tag}", mu_minus)
     m.add_component(f"stationarity_w{tag}", pyo.Constraint(
         J,
-        rule=lambda _, j: -pyo.quicksum(float(yt[i] * X_t[i, j]) * beta[i] for i in T if X_t[i, j] != 0.0)
+        rule=lambda _, j: -pyo.quicksum(float(yt[i] * X_t[i, j] / s[j]) * beta[i] for i in T if X_t[i, j] != 0.0)
         + mu_plus[j] - mu_minus[j] == 0,
     ))
     m.add_component(f"stationarity_b{tag}", pyo.Constraint(expr=pyo.quicksum(yt[i] * beta[i] for i in T) == 0))
     return beta, mu_plus, mu_minus
+
+
+def _row_scale(M, p: int) -> list:
+    """The divisors ``s_j`` of the stationarity rows (item 12 of :mod:`bilevel.bigm`), ``M.mu_scale`` or 1.0."""
+    return [1.0] * p if getattr(M, "mu_scale", None) is None else [float(v) for v in M.mu_scale]
 
 
 def add_lp_svm_kkt(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, tag: str = "") -> None:
@@ -157,7 +165,8 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
         objective_cutoff = check_positive(objective_cutoff, "objective_cutoff (a mean hinge value)", allow_zero=True)
     t_lp = time.perf_counter()
     least = hinge_lp(lb, (X_t, y_t)).value
-    M = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least, y_val=y_v, cutoff=objective_cutoff)
+    M = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least, y_val=y_v, cutoff=objective_cutoff,
+                         mu_scale=stationarity_scale([X_t, X_v]))
     lp_seconds = time.perf_counter() - t_lp
     n_t, n_v = len(y_t), len(y_v)
     J, T, V = range(p), range(n_t), range(n_v)

@@ -51,7 +51,7 @@ import time
 import numpy as np
 import pyomo.environ as pyo
 
-from .bigm import optimistic_big_m, pessimistic_big_m
+from .bigm import optimistic_big_m, pessimistic_big_m, stationarity_scale
 from .errors import InputError
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
@@ -194,9 +194,11 @@ def build_pessimistic_model(
     least_ub = None  # v*(w_bar_ub), for lambda_max: the same LP as v*(w_bar_lb) when the box is fixed
     if replica == "optimal" and eps > 0:
         least_ub = least if np.array_equal(lb, ub) else hinge_lp(ub, (X_t, y_t)).value
+    scale = stationarity_scale([X_t, X_v])  # item 12 of bilevel.bigm: 1.0 but for tiny features
     M = pessimistic_big_m(X_t, y_t, X_v, Vf, eps, ub, lambda_bound, least_loss_bound=least, y_val=y_v,
-                          cutoff=objective_cutoff, least_loss_ub=least_ub)
-    M_train = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least)
+                          cutoff=objective_cutoff, least_loss_ub=least_ub, mu_scale=scale)
+    M_train = optimistic_big_m(X_t, y_t, X_v, ub, least_loss_bound=least, mu_scale=scale)
+    s = scale.tolist()
     lp_seconds = time.perf_counter() - t_lp
     n_t, n_v, n_f = len(y_t), len(y_v), len(Vf)
     J, T, V, F = range(p), range(n_t), range(n_v), Vf.tolist()
@@ -264,8 +266,8 @@ def build_pessimistic_model(
     # Stationarity and dual feasibility.
     m.stationarity_w = pyo.Constraint(
         J,
-        rule=lambda _, j: -pyo.quicksum(float(ybar[k] * X_v[k, j]) * m.alpha[k] for k in F if X_v[k, j] != 0.0)
-        - pyo.quicksum(float(yt[i] * X_t[i, j]) * m.beta[i] for i in T if X_t[i, j] != 0.0)
+        rule=lambda _, j: -pyo.quicksum(float(ybar[k] * X_v[k, j] / s[j]) * m.alpha[k] for k in F if X_v[k, j] != 0.0)
+        - pyo.quicksum(float(yt[i] * X_t[i, j] / s[j]) * m.beta[i] for i in T if X_t[i, j] != 0.0)
         + m.mu_plus[j] - m.mu_minus[j] == 0,
     )
     m.stationarity_b = pyo.Constraint(

@@ -144,16 +144,18 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     obj_rep = float(pyo.value(model.validation_hinge))
     obj_rec = float(hinge(X_v, y_v, w, b).mean())
     beta = _vals(model.beta)
-    mu = _vals(model.mu_plus) - _vals(model.mu_minus)
     M = info["big_m"]
+    # the model's box multipliers of a tiny feature are mu+-_j / s_j (item 12 of bilevel.bigm)
+    mu_scale = np.ones(len(w)) if getattr(M, "mu_scale", None) is None else np.asarray(M.mu_scale, dtype=float)
+    mu = (_vals(model.mu_plus) - _vals(model.mu_minus)) * mu_scale
     comp = []
 
     def pair(p, q):  # complementarity residual: both sides scaled to their natural size
         comp.append(float(np.max(np.minimum(np.maximum(p, 0), np.maximum(q, 0)), initial=0.0)))
 
-    mu_scale = np.where(M.mu > 0, M.mu, 1.0)
-    pair(_vals(model.mu_plus) / mu_scale, w_bar - w)
-    pair(_vals(model.mu_minus) / mu_scale, w_bar + w)
+    mu_bound = np.where(M.mu > 0, M.mu, 1.0)  # in the model's units, as the values
+    pair(_vals(model.mu_plus) / mu_bound, w_bar - w)
+    pair(_vals(model.mu_minus) / mu_bound, w_bar + w)
     xi = _vals(model.xi)
     slack_t = xi + y_t * (X_t @ w - b) - 1
 

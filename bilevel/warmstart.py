@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from .bigm import stationarity_scale
 from .errors import InputError, SolverError
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .inner import relaxed_hinge_lp, unchecked_hinge as hinge
@@ -73,17 +74,18 @@ def _binaries(values: list, name: str, p_sides: list, q: np.ndarray) -> None:
     _assign(values, f"z_{name}", ((q <= _ZERO) | (q <= p)).astype(float))
 
 
-def _training_kkt(values, X, y, lp, tag, w, b, own_primal):
-    """Values of the LP-SVM duals ``beta{tag}``, ``mu_plus{tag}``, ``mu_minus{tag}`` of Eq. (20) and, when
-    ``own_primal``, of the primal ``w{tag}``, ``b{tag}``, ``xi{tag}``. Returns the hinge values (|T|,) and
-    the p-sides of the complementarity pairs ``beta``, ``xi``, ``mu_plus``, ``mu_minus`` (a dict)."""
+def _training_kkt(values, X, y, lp, tag, w, b, own_primal, scale):
+    """Values of the LP-SVM duals ``beta{tag}``, ``mu_plus{tag}``, ``mu_minus{tag}`` of Eq. (20) (the box
+    multipliers divided by ``scale`` (p,), :func:`bilevel.bigm.stationarity_scale`, as the model holds them)
+    and, when ``own_primal``, of the primal ``w{tag}``, ``b{tag}``, ``xi{tag}``. Returns the hinge values
+    (|T|,) and the p-sides of the complementarity pairs ``beta``, ``xi``, ``mu_plus``, ``mu_minus`` (a dict)."""
     xi = hinge(X, y, w, b)
     if own_primal:  # the replica's own primal variables
         _assign(values, f"w{tag}", w)
         _assign(values, f"b{tag}", b)
         _assign(values, f"xi{tag}", xi)
     beta = np.clip(lp.hinge_duals[0], 0.0, 1.0 / len(y))
-    mu = lp.mu_plus - lp.mu_minus
+    mu = (lp.mu_plus - lp.mu_minus) / scale
     _assign(values, f"beta{tag}", beta)
     _assign(values, f"mu_plus{tag}", np.maximum(mu, 0.0))
     _assign(values, f"mu_minus{tag}", np.maximum(-mu, 0.0))
@@ -182,13 +184,14 @@ def queued_start(info: dict, w_bar: np.ndarray):
     (expand them on a model with :func:`start_pairs`): what a search over boxes evaluates, paying for
     Pyomo's variables only at the box it keeps, and what a start computed before its model is built is."""
     X_t, y_t, X_v, y_v = info["X_train"], info["y_train"], info["X_val"], info["y_val"]
+    scale = stationarity_scale([X_t, X_v])  # the model's box multipliers are mu+-_j / s_j (item 12 of bilevel.bigm)
     values: list = []
     _assign(values, "w_bar", w_bar)
     train = hinge_lp(w_bar, (X_t, y_t))
     if info["mode"] == "optimistic":
         w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, train.value)], (train.w, train.b))
         w = _snapped(w, w_bar, train.mu_plus - train.mu_minus, X_t)
-        xi, p_side = _training_kkt(values, X_t, y_t, train, "", w, b, own_primal=False)
+        xi, p_side = _training_kkt(values, X_t, y_t, train, "", w, b, own_primal=False, scale=scale)
         q_side = {"beta": xi + y_t * (X_t @ w - b) - 1, "xi": xi, "mu_plus": w_bar - w, "mu_minus": w_bar + w}
         pairs = {name: ([p_side[name]], q) for name, q in q_side.items()}
     else:
@@ -210,10 +213,11 @@ def queued_start(info: dict, w_bar: np.ndarray):
         xi = hinge(X_t, y_t, w, b)
         shared = {}  # p-sides of the training duals that share the follower's binaries (epsilon = 0)
         if info.get("shared_replica"):
-            _, shared = _training_kkt(values, X_t, y_t, train, "_hat", w, b, own_primal=False)
+            _, shared = _training_kkt(values, X_t, y_t, train, "_hat", w, b, own_primal=False, scale=scale)
             xi_hat = None
         elif info.get("replica") == "optimal":
-            xi_hat, p_hat = _training_kkt(values, X_t, y_t, train, "_hat", train.w, train.b, own_primal=True)
+            xi_hat, p_hat = _training_kkt(values, X_t, y_t, train, "_hat", train.w, train.b, own_primal=True,
+                                        scale=scale)
             f_hat = X_t @ train.w - train.b
             for name, q in (("beta", xi_hat + y_t * f_hat - 1), ("xi", xi_hat),
                             ("mu_plus", w_bar - train.w), ("mu_minus", w_bar + train.w)):
@@ -229,7 +233,7 @@ def queued_start(info: dict, w_bar: np.ndarray):
         _assign(values, "lam", 1.0 - kappa)
         alpha_n = np.clip(kappa * alpha, 0.0, kappa / len(Vf))
         beta_n = np.clip(kappa * beta_f, 0.0, (1.0 - kappa) / len(y_t))
-        mu_p, mu_m = np.maximum(kappa * mu, 0.0), np.maximum(-kappa * mu, 0.0)
+        mu_p, mu_m = np.maximum(kappa * mu / scale, 0.0), np.maximum(-kappa * mu / scale, 0.0)
         for name, array in (("alpha", alpha_n), ("beta", beta_n), ("mu_plus", mu_p), ("mu_minus", mu_m)):
             _assign(values, name, array)
         v = hinge(X_f, ybar, w, b)

@@ -239,6 +239,38 @@ def test_tiny_features_are_warned_of():
     assert "presolve" not in tuning_options(None, [Xt * [1.0, 1e6]])
 
 
+def test_tiny_feature_stationarity_rows_are_rescaled():
+    """The stationarity row in w_j of a tiny feature is divided by s_j = max_i |x_ij| and its box multipliers
+    are mu+-_j / s_j in the model (item 12 of bilevel.bigm; an exact reformulation). Before, on this
+    pessimistic instance (epsilon = 0, V_f = {1}; found by differential fuzzing, a feature of size 1e-7..1e-6
+    next to one of size 1e3) HiGHS proved 0.66667 "optimal" with presolve off, and it was verified, while the
+    bilevel optimum (the KKT enumeration) is 0.53754. Standardised data keep scale 1 (byte-identical models)."""
+    Xt = np.array([[1090.0836917872539, -3.417426711182704e-07], [2174.019706561512, 5.120115948726936e-07],
+                   [-1069.5010461601846, -2.4491416138973176e-07], [-45.731581923021096, -2.486124340156864e-08]])
+    yt = np.array([1.0, 1.0, -1.0, -1.0])
+    Xv = np.array([[281.637886349719, 2.0155563363013306e-07], [-1588.0078848322491, -1.8929721115466112e-07],
+                   [157.22648471776998, 1.0561395920551287e-06]])
+    yv = np.array([1.0, -1.0, 1.0])
+    bounds, Vf = (0.0, 0.09437192552363605), np.array([1])
+    try:
+        value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, Vf, 0.0, bounds)
+    except RuntimeError:  # scipy 1.11's linprog ends with status 4 on features of 1e-7: the same bilevel problem
+        c = np.abs(np.vstack([Xt, Xv])).max(axis=0)  # in unit-scale data, x_j / c_j with boxes c_j w_bar_j
+        try:
+            value, _, _ = pessimistic_optimum(Xt / c, yt, Xv / c, yv, Vf, 0.0, (np.zeros(2), bounds[1] * c))
+        except RuntimeError as exc:
+            pytest.skip(f"the enumeration oracle's LPs failed at this scipy version: {exc}")
+    assert _close(value, 0.537542544456032), value
+    with pytest.warns(UserWarning, match=r"feature\(s\) \[1\]"):
+        res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip=Vf, w_bar_bounds=bounds)
+    assert res.optimal and res.verified and _close(res.objective, value), res.objective
+    model = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, Vf, 0.0, bounds)
+    scale = model.bilevel_info["big_m"].mu_scale
+    assert scale[0] == 1.0 and scale[1] == np.abs(np.vstack([Xt, Xv])[:, 1]).max()
+    assert bilevel.build_pessimistic_model(Xt * [1.0, 1e6], yt, Xv * [1.0, 1e6], yv, Vf, 0.0,
+                                           bounds).bilevel_info["big_m"].mu_scale.tolist() == [1.0, 1.0]
+
+
 def test_standardised_data_are_not_warned_of_tiny_features():
     import warnings
 
