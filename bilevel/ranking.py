@@ -934,13 +934,9 @@ def nonnegative_lasso(X, y, tau: float, *, loss: str = "squared") -> np.ndarray:
     x, v, penalty, shift = _binary_rescale(x, v, t, loss)
     b = np.zeros(x.shape[1])
     used = ~_unused_columns(x, v, penalty, loss)  # the others have beta_j = 0
-    if np.any(used):
-        if loss == "squared":
-            b[used] = _nnls_qp_highs(x[:, used], v, penalty[used])
-        elif loss == "absolute":
-            b[used] = _nn_lad_lp(x[:, used], v, penalty[used])
-        else:
-            raise InputError(f"loss must be 'squared' or 'absolute', got {loss!r}")
+    if np.any(used):  # loss is one of the two, checked above
+        solver = _nnls_qp_highs if loss == "squared" else _nn_lad_lp
+        b[used] = solver(x[:, used], v, penalty[used])
     with np.errstate(divide="ignore", invalid="ignore"):  # zero columns have beta_j = 0 already
         unit = _norm(v) / _norm(x, axis=0)  # the size of b_j that fits v with column j
     b[b < 1e-12 * unit] = 0.0
