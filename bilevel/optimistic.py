@@ -141,7 +141,8 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     Returns
     -------
     A ``pyomo.environ.ConcreteModel`` named ``optimistic_bilevel_svm`` with variables ``w_bar[j]``,
-    ``w[j]``, ``b``, ``xi[i]``, ``g[k]``, ``beta[i]``, ``mu_plus[j]``, ``mu_minus[j]`` and binaries
+    ``w[j]``, ``b``, ``xi[i]``, ``g[k]``, ``beta[i]``, ``mu_plus[j]``, ``mu_minus[j]`` (for a tiny feature ``j`` the box
+    multipliers divided by ``s_j = bilevel_info["big_m"].mu_scale[j]``, item 12 of :mod:`bilevel.bigm`) and binaries
     ``z_beta[i]``, ``z_xi[i]``, ``z_mu_plus[j]``, ``z_mu_minus[j]``; the objective ``validation_hinge`` is the
     mean validation hinge loss. ``model.bilevel_info`` holds the data, the big-M constants and
     ``lp_seconds``, the time of the build's LPs (the least training loss and the bound tightening of items 9-10

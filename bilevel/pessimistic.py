@@ -166,7 +166,9 @@ def build_pessimistic_model(
     A ``ConcreteModel`` named ``pessimistic_bilevel_svm``: leader variables ``w_bar``, replica ``w_hat``,
     ``b_hat``, ``xi_hat``; follower ``w``, ``b``, ``xi``, ``v``; outer hinge ``g``; duals ``alpha``,
     ``beta``, ``kappa``, ``lam``, ``mu_plus``, ``mu_minus`` (normalised, see the module docstring;
-    :func:`lambda_value` gives Eq. (25)'s ``lambda``); binaries ``z_*``; objective ``validation_hinge``.
+    :func:`lambda_value` gives Eq. (25)'s ``lambda``; for a tiny feature ``j`` the box multipliers, here and in
+    the replica's ``mu_plus_hat``, ``mu_minus_hat``, are also divided by ``s_j = bilevel_info["big_m"].mu_scale[j]``,
+    item 12 of :mod:`bilevel.bigm`); binaries ``z_*``; objective ``validation_hinge``.
     ``model.bilevel_info`` holds the data, ``V_f``, the big-M constants, ``lp_seconds`` (the time of the build's
     LPs, as in :func:`bilevel.build_optimistic_model`) and ``lambda_max``: with epsilon > 0 and
     ``replica="optimal"``, the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every
