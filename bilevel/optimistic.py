@@ -69,7 +69,7 @@ def add_lp_svm_duals(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, 
 
 def _row_scale(M, p: int) -> list:
     """The divisors ``s_j`` of the stationarity rows (item 12 of :mod:`bilevel.bigm`), ``M.mu_scale`` or 1.0."""
-    return [1.0] * p if getattr(M, "mu_scale", None) is None else [float(v) for v in M.mu_scale]
+    return [1.0] * p if M.mu_scale is None else [float(v) for v in M.mu_scale]
 
 
 def add_lp_svm_kkt(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, tag: str = "") -> None:

@@ -146,7 +146,7 @@ def verify_model(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Verificat
     beta = _vals(model.beta)
     M = info["big_m"]
     # the model's box multipliers of a tiny feature are mu+-_j / s_j (item 12 of bilevel.bigm)
-    mu_scale = np.ones(len(w)) if getattr(M, "mu_scale", None) is None else np.asarray(M.mu_scale, dtype=float)
+    mu_scale = np.ones(len(w)) if M.mu_scale is None else np.asarray(M.mu_scale, dtype=float)
     mu = (_vals(model.mu_plus) - _vals(model.mu_minus)) * mu_scale
     comp = []
 
