@@ -224,7 +224,9 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
                          f"({', '.join(_first_non_number(features[c]) for c in bad[:3])})")
     X = features.to_numpy(dtype=np.float64)
     _check_finite(X, f"features of {source!r} contain")
-    y = np.where(labels.to_numpy() == pos, 1.0, -1.0)
+    # Python's ==, as the labels were told apart above: numpy's == strips trailing NULs from a str ('yes\x00' is
+    # 'yes'), so the labels 'no' and 'yes\x00' both became -1, a file of two classes silently of one
+    y = np.array([1.0 if v == pos else -1.0 for v in labels.tolist()], dtype=np.float64)
     return Dataset(X, y, [str(c) for c in features.columns])
 
 

@@ -403,3 +403,22 @@ def test_a_label_or_positive_of_the_wrong_type_is_named(tmp_path):
     np.testing.assert_array_equal(bilevel.load_dataset(path, label="2", positive=1).y, [-1.0, 1.0, 1.0])
     with pytest.raises(InputError, match=r"positive label 7 is not one of the labels \[0, 1\] of '[^']*'$"):
         bilevel.load_dataset(path, label="2", positive=7)
+
+
+def test_a_label_with_a_trailing_nul_is_its_own_class(tmp_path):
+    # numpy's == strips trailing NULs from a str: the labels 'no' and 'yes\x00' were told apart (two values) and
+    # then both mapped to -1, a file of two classes silently loaded as one. Oracle: the csv module's reading.
+    import csv
+
+    path = tmp_path / "nul.csv"
+    rows = [(0.5 * k, (-1.0) ** k, "yes\x00" if k % 3 == 0 else "no") for k in range(9)]
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([("a", "b", "y"), *rows])
+    with open(path, newline="") as fh:
+        read = list(csv.reader(fh))[1:]
+    labels = [r[-1] for r in read]
+    pos = sorted(set(labels))[1]
+    data = bilevel.load_dataset(path)
+    np.testing.assert_array_equal(data.y, [1.0 if v == pos else -1.0 for v in labels])
+    np.testing.assert_array_equal(data.X, [[float(v) for v in r[:-1]] for r in read])
+    assert set(data.y) == {-1.0, 1.0}
