@@ -784,7 +784,7 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     h = cfg.result_hash()
     existing = load_records(out)
     # a unit that ended in an error holds no result (it is computed again on resume), whatever its settings
-    clash = [rid for rid, rec in existing.items() if rec.get("error") is None and not cfg.reuses(rec)]
+    clash = [rid for rid, rec in existing.items() if rec.get("error") is None and not _fits(cfg, rec)]
     if clash:
         raise InputError(
             f"{out} already holds {len(clash)} finished runs computed with other settings "
@@ -818,6 +818,25 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     files["study.json"] = out / "study.json"
     return StudyResult(out, files, len(tasks), len(computed), len(tasks) - len(todo), n_err, seconds, computed,
                        n_failed_steps)
+
+
+def _fits(cfg: StudyConfig, record: dict) -> bool:
+    """Whether the finished unit ``record`` may stay in a folder that ``cfg`` runs in: :meth:`StudyConfig.reuses`,
+    or, for a perturbed unit when ``cfg`` does not run the perturbed study, reused by ``cfg`` with the rho_test grid
+    of the unit's own rows. ``bilevel study --study limited`` refuses ``--rho-test`` (the limited study attacks no
+    test point), so a folder holding the perturbed runs of a ``--rho-test 0,0.5`` study refused every
+    ``--study limited`` call ("rho_tests [0.0, 0.5] there, [0.0, 0.1, ...] now"), with no option to comply."""
+    if cfg.reuses(record):
+        return True
+    if record.get("study") != "perturbed" or "perturbed" in cfg.studies:
+        return False
+    grid = {row.get("rho_test") for row in record.get("rows", []) if isinstance(row, dict)}
+    if not grid or not all(isinstance(v, float) for v in grid):
+        return False
+    try:
+        return replace(cfg, rho_tests=tuple(sorted(grid))).reuses(record)
+    except InputError:
+        return False
 
 
 def check_data(cfg: StudyConfig) -> None:

@@ -861,3 +861,29 @@ def test_no_more_local_workers_than_runs(monkeypatch, jobs, n_tasks, expected):
     done = []
     mod._execute([{"run_id": k} for k in range(n_tasks)], jobs, None, False, done.append)
     assert asked == [expected] and sorted(r["run_id"] for r in done) == list(range(n_tasks))
+
+
+def test_a_limited_study_runs_beside_perturbed_runs_of_another_rho_test_grid(tmp_path, capsys):
+    # `--study limited` refuses `--rho-test` (the limited study attacks no test point), yet a folder holding the
+    # perturbed runs of a `--rho-test 0,0.5` study refused every `--study limited` call as "computed with other
+    # settings (rho_tests [0.0, 0.5] there, [0.0, 0.1, ...] now)": no option could make it run. Oracle: the
+    # limited table equals the one of the same call into an empty folder; a setting the limited runs use (the
+    # seed) still refuses the folder, and the perturbed runs are still reused by their own grid.
+    out = tmp_path / "o"
+    common = ["--data", "cancer", "--time-limit", "5", "--clock", "nodes", "--jobs", "1", "--no-progress"]
+    per = ["study", "--study", "perturbed", "--perturbed-size", "4,3", "--perturbed-runs", "1", "--epsilons", "0.2",
+           "--rho-val", "0", "--rho-test", "0,0.5", "--tie-criteria", "sum_w_bar", *common]
+    lim = ["study", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes", "5",
+           "--tie-criteria", "sum_w_bar", *common]
+    assert main([*per, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main([*lim, "--out", str(out)]) == 0, capsys.readouterr().err
+    assert main([*lim, "--out", str(tmp_path / "fresh")]) == 0
+    got, fresh = (pd.read_csv(p / "limited_runs.csv") for p in (out, tmp_path / "fresh"))
+    keep = [c for c in fresh.columns if not c.endswith("_seconds")]
+    pd.testing.assert_frame_equal(got[keep], fresh[keep])
+    capsys.readouterr()
+    assert main([*lim, "--seed", "1", "--out", str(out)]) == 2
+    assert "seed 0 there, 1 now" in capsys.readouterr().err
+    assert main([*per, "--out", str(out)]) == 0
+    assert "0 computed now, 1 reused" in capsys.readouterr().out
