@@ -137,7 +137,10 @@ def compile_model(model: pyo.ConcreteModel) -> CompiledModel:
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n_col, n_row
     lp.col_cost_ = np.asarray(repn.c.toarray()[0] if repn.c.shape[0] else np.zeros(n_col), dtype=float)
-    lp.offset_ = float(repn.c_offset[0]) if len(repn.c_offset) else 0.0
+    try:
+        lp.offset_ = float(repn.c_offset[0]) if len(repn.c_offset) else 0.0
+    except ValueError:  # pyomo's InvalidNumber of a NaN constant in the objective (InvalidValueError)
+        raise InputError("the model has a NaN or infinite objective coefficient") from None
     inf = highspy.kHighsInf
     lower = np.array([-inf if v.lb is None else v.lb for v in repn.columns], dtype=float)
     upper = np.array([inf if v.ub is None else v.ub for v in repn.columns], dtype=float)
@@ -238,6 +241,8 @@ def solve_model(
     start's objective (HiGHS 1.15.1's presolve has cut off a better point there), solved again from the start.
     A report of infeasibility is checked the same way: the
     model is solved again with ``presolve="off"`` in the time left, and only that run's infeasibility raises.
+    A run given a ``mip_start`` that HiGHS ends in a solve error is solved again without the start, in the time
+    left (HiGHS 1.15.1 has ended a tie re-solve so, from its start only).
 
     Raises
     ------
@@ -356,6 +361,18 @@ def solve_model(
                                    "infeasible, e.g. HiGHS issue #3307: options={'presolve': 'off'} confirms)")
     if status in ("unbounded", "unbounded_or_infeasible"):
         raise SolverError(f"HiGHS reports the model {status.replace('_', ' ')}")
+    if status_enum == highspy.HighsModelStatus.kSolveError and start is not None:
+        # HiGHS 1.15.1, handed a MIP start, has ended a tie re-solve (|T| = 3, |V| = 2, max of a linear criterion,
+        # presolve off) in a solve error ("MIP solver claims optimality, but with ... primal infeasibilities" of
+        # 1e-6, its own feasibility tolerance); without the start it solves. Solved again without it, in the time left.
+        seconds_so_far = earlier_seconds + float(h.getRunTime())
+        seconds_left = opts["time_limit"] - seconds_so_far if "time_limit" in opts else None
+        if seconds_left is None or seconds_left > 0:
+            again = solve_model(model, time_limit=seconds_left, mip_gap=mip_gap, threads=threads, options=opts,
+                                race=race, improve=improve, improve_after=improve_after,
+                                interrupt_when=interrupt_when, clock=clock)
+            again.seconds += seconds_so_far
+            return again
     if status_enum in (highspy.HighsModelStatus.kSolveError, highspy.HighsModelStatus.kModelError,
                        highspy.HighsModelStatus.kLoadError, highspy.HighsModelStatus.kPresolveError,
                        highspy.HighsModelStatus.kPostsolveError):

@@ -33,6 +33,7 @@ from typing import Callable, Iterator
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numvalue import NumericValue
+from pyomo.core.expr.visitor import identify_variables
 
 from .errors import InputError
 from .inner import hinge
@@ -132,6 +133,13 @@ def _criterion_expr(model: pyo.ConcreteModel, criterion):
             # None, a string or an indexed component gave a raw Pyomo error (and logged lines) in the Objective
             raise InputError(f"the criterion must return a linear Pyomo expression (or a number); got "
                              f"{type(expr).__name__}: {expr!r:.60}")
+        if isinstance(expr, NumericValue):
+            for var in identify_variables(expr, include_fixed=True):
+                if var.model() is not model:
+                    # e.g. result.model's own w_bar: HiGHS solved it as a free column in its bounds (a w_bar range
+                    # [0, 1] where the optimal set's is [0.5, 1]) and loaded its value into result.model
+                    raise InputError(f"the criterion uses the variable {var.name!r}, which is not a variable of the "
+                                     f"model it is given (use the argument's variables, not result.model's)")
         return expr
     if criterion == "sum_w_bar":
         return pyo.quicksum(model.w_bar[j] for j in model.w_bar)
@@ -171,7 +179,8 @@ def optimistic_tie_range(
     result : a :class:`bilevel.TuneResult` of ``mode="optimistic"`` (its ``model`` holds the solution).
     criterion : ``"sum_w_bar"`` (sum of the p box bounds, units of ``w``), ``"val_margin"`` (mean signed
         validation margin ``y_k (x_k^T w - b)``, units of the decision function) or a callable
-        ``model -> linear Pyomo expression``. None of them uses test data.
+        ``model -> linear Pyomo expression`` over the variables of the model it is given (a copy of
+        ``result.model``). None of them uses test data.
     tolerance : absolute allowance (mean-hinge units, >= 0) above the optimal outer objective.
     time_limit : seconds per solve (two solves); a solve that stops early keeps the best solution found
         and reports a non-optimal ``status``. threads, mip_gap : HiGHS options (see :func:`bilevel.solve_model`).
@@ -191,8 +200,9 @@ def optimistic_tie_range(
     Raises
     ------
     InputError when ``result`` is not an optimistic result with a model, the criterion is unknown or not
-    linear, ``tolerance`` is not a number >= 0 or ``verify_tolerance`` not one > 0, or for a bad ``time_limit``,
-    ``threads``, ``mip_gap`` or ``highs_options`` (as :func:`bilevel.solve_model`: a rejected or unsafe option);
+    linear (or uses a variable of another model, e.g. ``result.model``'s own), ``tolerance`` is not a number
+    >= 0 or ``verify_tolerance`` not one > 0, or for a bad ``time_limit``, ``threads``, ``mip_gap`` or
+    ``highs_options`` (as :func:`bilevel.solve_model`: a rejected or unsafe option);
     SolverError (incl. NoSolutionError) when HiGHS fails.
     """
     if getattr(result, "mode", None) != "optimistic" or getattr(result, "model", None) is None:

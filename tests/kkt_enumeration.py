@@ -135,6 +135,7 @@ def _search(c, v: _Vars, rows: _Rows, states: list, tol: float = 1e-9):
     bounds = list(zip(v.lower, v.upper))
     best = [np.inf, None]
     counts = [0]
+    n_complete = sum(len(states[d][0]) for d in range(len(states)))  # equalities of a complete combination
 
     def solve(fixed):
         A_eq, b_eq = _matrix(fixed, v.n)
@@ -143,13 +144,15 @@ def _search(c, v: _Vars, rows: _Rows, states: list, tol: float = 1e-9):
         counts[0] += 1
         if res.status == 2:
             return None
+        if res.status == 3 and len(fixed) < n_complete:  # the free states relaxed away left a ray: cuts nothing
+            return "unbounded"
         if res.status != 0:
             raise RuntimeError(f"oracle LP ended with status {res.status}: {res.message}")
         return res
 
     def dfs(depth, fixed):
         res = solve(fixed)
-        if res is None or res.fun >= best[0] - tol:
+        if res is None or (res != "unbounded" and res.fun >= best[0] - tol):
             return
         if depth == len(states):
             best[0], best[1] = res.fun, res.x
@@ -194,12 +197,19 @@ def optimistic_optimum(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 1.0)):
 
 def optimistic_tie_extremes(Xt, yt, Xv, yv, criterion, ceiling, w_bar_bounds=(0.0, 1.0)):
     """Least and largest ``criterion`` over the optimistic bilevel-feasible points whose mean validation
-    hinge is at most ``ceiling`` (the optimum plus a tolerance): ``"sum_w_bar"`` (``sum_j w_bar_j``) or
-    ``"val_margin"`` (``mean_k y_k (x_k^T w - b)`` over the validation points). Returns ``(low, high)``."""
+    hinge is at most ``ceiling`` (the optimum plus a tolerance): ``"sum_w_bar"`` (``sum_j w_bar_j``),
+    ``"val_margin"`` (``mean_k y_k (x_k^T w - b)`` over the validation points) or a linear function given as
+    a dict ``{"w_bar": (p,), "w": (p,), "b": float, "constant": float}`` (missing keys: 0).
+    Returns ``(low, high)``."""
     v, rows, states, ix = _optimistic_system(Xt, yt, Xv, yv, w_bar_bounds)
     rows.le({int(k): 1.0 / len(yv) for k in ix["g"]}, ceiling)
     c = np.zeros(v.n)
-    if criterion == "sum_w_bar":
+    constant = 0.0
+    if isinstance(criterion, dict):
+        for key in ("w_bar", "w", "b"):
+            c[ix[key]] += np.asarray(criterion.get(key, 0.0), dtype=float)
+        constant = float(criterion.get("constant", 0.0))
+    elif criterion == "sum_w_bar":
         c[ix["w_bar"]] = 1.0
     elif criterion == "val_margin":
         for k in range(len(yv)):
@@ -209,7 +219,7 @@ def optimistic_tie_extremes(Xt, yt, Xv, yv, criterion, ceiling, w_bar_bounds=(0.
         raise ValueError(f"unknown criterion {criterion!r}")
     low = _search(c, v, rows, states)[0]
     high = -_search(-c, v, rows, states)[0]
-    return low, high
+    return low + constant, high + constant
 
 
 def pessimistic_optimum(Xt, yt, Xv, yv, flipped, epsilon, w_bar_bounds=(0.0, 1.0), replica="optimal"):

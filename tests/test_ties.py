@@ -154,3 +154,42 @@ def test_built_in_criteria_on_the_model_around_the_optimum_match_the_plain_model
         for a, b in zip(got, expected):
             assert a.status == b.status == "optimal" and a.verification.verified
             assert a.criterion_value == pytest.approx(b.criterion_value, abs=1e-4)
+
+
+def test_a_callable_criterion_on_result_model_variables_is_refused_and_leaves_it():
+    """A callable must use the variables of the model it is given (a copy of result.model). With result.model's
+    own b it was solved as a free column in b's bounds: the range [-2, 2] where the optimal set's b lies in
+    [-1/3, 1/3] (closed form of _tiny), and b's value was loaded into result.model (0 -> 2)."""
+    X_t, y_t, X_v, y_v = _tiny()
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
+    before = (opt.model.b.value, opt.model.w_bar.extract_values(), opt.model.w.extract_values())
+    for criterion in (lambda m: opt.model.b, lambda m: m.w_bar[0] + opt.model.w_bar[0]):
+        with pytest.raises(bilevel.InputError, match="not a variable of the model"):
+            optimistic_tie_range(opt, criterion)
+    assert (opt.model.b.value, opt.model.w_bar.extract_values(), opt.model.w.extract_values()) == before
+    with pytest.raises(bilevel.InputError, match="NaN"):  # a raw Pyomo InvalidValueError from the compiler
+        optimistic_tie_range(opt, lambda m: m.b + float("nan"))
+
+
+def test_a_linear_callable_criterion_gets_the_exact_extremes_where_highs_failed_from_its_start():
+    """HiGHS 1.15.1 ended the max re-solve of this callable criterion, from its MIP start and with presolve off,
+    in a solve error (its solution 1e-6 infeasible by its own check) and the tie range raised SolverError;
+    without the start it solves. Oracle: the KKT enumeration (tests/kkt_enumeration.py) of 2 w_bar + 2 w - b - 2
+    over the bilevel-feasible points with validation hinge <= F* + tolerance, F* its own optimum (0 here)."""
+    from kkt_enumeration import optimistic_optimum, optimistic_tie_extremes
+
+    X_t, y_t = np.array([[-1.5], [7.0], [-1.0]]), np.array([-1.0, 1.0, 1.0])
+    X_v, y_v = np.array([[-2.0], [0.5]]), np.array([-1.0, 1.0])
+    bounds = (np.array([0.2]), np.array([1.2]))
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=bounds, threads=1)
+    f_star = optimistic_optimum(X_t, y_t, X_v, y_v, bounds)[0]
+    assert opt.objective == pytest.approx(f_star, abs=1e-7)
+    tie = optimistic_tie_range(opt, lambda m: 2 * m.w_bar[0] + 2 * m.w[0] - m.b - 2, tolerance=1e-6, threads=1)
+    low, high = optimistic_tie_extremes(X_t, y_t, X_v, y_v, {"w_bar": [2.0], "w": [2.0], "b": -1.0, "constant": -2.0},
+                                        f_star + 1e-6, bounds)
+    assert tie.low.criterion_value == pytest.approx(low, rel=1e-4, abs=1e-5)
+    assert tie.high.criterion_value == pytest.approx(high, rel=1e-4, abs=1e-5)
+    for sol in tie:
+        assert sol.status == "optimal" and sol.verification.verified
+        assert bilevel.hinge(X_v, y_v, sol.w, sol.b).mean() <= f_star + 1e-6 + 1e-7
+        assert bilevel.hinge(X_t, y_t, sol.w, sol.b).mean() <= bilevel.hinge_lp(sol.w_bar, (X_t, y_t)).value + 1e-6
