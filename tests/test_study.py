@@ -196,6 +196,9 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
     (["--rho-test", "-0.1"], "rho_tests"),
     (["--tie-criteria", "median"], "unknown tie criteria"),
     (["--tie-criteria", ","], "names no criterion"),  # ran without the tie spread
+    # an empty item was dropped without a word ("cancer,,diabetes" ran both; the number lists: below)
+    (["--data", "cancer,,diabetes"], "--data has an empty item: 'cancer,,diabetes'"),
+    (["--tie-criteria", "sum_w_bar,,val_margin"], "--tie-criteria has an empty item"),
     (["--jobs", "0"], "--jobs"),
     (["--time-limit", "0"], "time limit"),
     (["--study", "limited", "--train-sizes", "1000"], "exceeds"),  # before any run, not as failed runs
@@ -216,6 +219,17 @@ def test_bad_input_one_line_exit_2(tmp_path, args, match, capsys):
     code = main(["study", "--quick", "--out", str(tmp_path / "x"), "--no-progress", *args])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and match in err, err
+
+
+@pytest.mark.parametrize("args", [["--val-sizes", "5,,10"], ["--train-sizes", "5,"], ["--epsilons", ",0.2"],
+                                  ["--rho-test", "0, ,0.5"], ["--perturbed-size", "6,,6"]])
+def test_a_number_list_with_an_empty_item_is_refused(tmp_path, args, capsys):
+    """"--val-sizes 5,,10" ran the sizes 5 and 10 without a word (an empty item was dropped); argparse's error."""
+    with pytest.raises(SystemExit) as exc:
+        main(["study", "--quick", "--out", str(tmp_path / "x"), "--no-progress", *args])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and f"without empty items, got {args[1]!r}" in err, err
+    assert not (tmp_path / "x").exists()
 
 
 def test_a_csv_path_with_a_comma_is_one_data_set(tmp_path, capsys):
