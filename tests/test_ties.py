@@ -193,3 +193,24 @@ def test_a_linear_callable_criterion_gets_the_exact_extremes_where_highs_failed_
         assert sol.status == "optimal" and sol.verification.verified
         assert bilevel.hinge(X_v, y_v, sol.w, sol.b).mean() <= f_star + 1e-6 + 1e-7
         assert bilevel.hinge(X_t, y_t, sol.w, sol.b).mean() <= bilevel.hinge_lp(sol.w_bar, (X_t, y_t)).value + 1e-6
+
+
+@pytest.mark.parametrize("highs_seed", [0, 2])
+def test_a_root_solved_tie_re_solve_is_checked_without_presolve(highs_seed):
+    """HiGHS 1.15.1's presolve ended the min re-solve of sum_w_bar on the model built around the optimum
+    "optimal" at node 0 with the bound 0.3636 and w_bar 0.3636 (verified: a bilevel-feasible point, but not the
+    least one), at HiGHS seeds 0, 2 and 3. Oracle: the KKT enumeration of the bilevel-feasible points with
+    validation hinge <= F* + tolerance (tests/kkt_enumeration.py), 0.30708 here."""
+    from kkt_enumeration import optimistic_optimum, optimistic_tie_extremes
+
+    X_t, y_t = np.array([[4.0], [3.5], [-4.0], [4.0], [-2.0]]), np.array([1.0, 1.0, -1.0, 1.0, -1.0])
+    X_v, y_v = np.array([[4.0], [3.5], [-4.5], [-3.0]]), np.array([1.0, 1.0, -1.0, -1.0])
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic", threads=1, highs_options={"random_seed": highs_seed})
+    f_star = optimistic_optimum(X_t, y_t, X_v, y_v)[0]
+    assert opt.objective == pytest.approx(f_star, abs=1e-7)
+    tie = optimistic_tie_range(opt, "sum_w_bar", tolerance=1e-3, threads=1, highs_options={"random_seed": highs_seed})
+    low, high = optimistic_tie_extremes(X_t, y_t, X_v, y_v, "sum_w_bar", f_star + 1e-3)
+    assert tie.low.criterion_value == pytest.approx(low, rel=1e-4, abs=1e-6)
+    assert tie.high.criterion_value == pytest.approx(high, rel=1e-4, abs=1e-6)
+    for sol in tie:
+        assert sol.status == "optimal" and sol.verification.verified
