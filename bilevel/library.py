@@ -322,16 +322,18 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
     fields in their fixed columns; numbers <= 12 characters (:func:`mps_number`); minimisation (no
     ``OBJSENSE`` section); no objective constant; rows ``L``/``G``/``E`` (a row with two finite sides is
     ``L`` with a ``RANGES`` entry); integer columns between ``'MARKER' 'INTORG'``/``'INTEND'`` lines and
-    always with an explicit upper bound (``UP 1`` for a binary; some readers give a bound-less integer
-    column the bounds [0, 1]); a lower bound is written whenever it is not 0 and also before a negative
-    upper bound (readers differ on ``UP < 0`` alone); free columns ``FR``, ``-inf`` lower bounds ``MI``.
+    always with an explicit finite upper bound (``UP 1`` for a binary; some readers give a bound-less integer
+    column the bounds [0, 1], HiGHS's fixed-format parser even one marked ``PL``, ``MI`` or ``FR``); a lower
+    bound is written whenever it is not 0 and also before a negative upper bound (readers differ on ``UP < 0``
+    alone); free (continuous) columns ``FR``, ``-inf`` lower bounds ``MI``.
     ``comments`` become ``*`` lines after ``NAME`` (the library writes none: HiGHS 1.15's fixed-format
     parser misreads a file with comment lines).
 
     Returns the name map ``{"col": [...], "row": [...], "obj": name}`` of readable names by position.
     The file is written to a temporary file and renamed (:func:`bilevel.export.replace_atomically`).
-    Raises InputError for a free row, an infeasible bound pair, a number that cannot be written, or a file that
-    cannot be written."""
+    Raises InputError for a free row, an infeasible bound pair, an integer column without a finite upper bound
+    (HiGHS's fixed-format parser reads it as [lower, 1]: ``k >= 2.5`` integer was infeasible), a number that
+    cannot be written, or a file that cannot be written."""
     path = Path(path)
     n_row, n_col = mm.A.shape
     cols, rows = short_names("C", n_col), short_names("R", n_row)
@@ -389,6 +391,9 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
         if lo > up:
             raise InputError(f"column {mm.col_names[j]} has lower bound {lo} > upper bound {up}")
         c = cols[j]
+        if mm.integer[j] and not np.isfinite(up):  # PL, MI, FR: [lo, 1] to HiGHS's fixed parser
+            raise InputError(f"integer column {mm.col_names[j]} has no finite upper bound, which MPS readers disagree "
+                             "on (HiGHS's fixed-format parser reads it as at most 1): give it one")
         if lo == up:
             lines.append(_entry("FX", "BND", c, mps_number(lo)))
             continue
@@ -401,8 +406,6 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
             lines.append(_entry("LO", "BND", c, mps_number(lo)))
         if np.isfinite(up):
             lines.append(_entry("UP", "BND", c, mps_number(up)))
-        elif mm.integer[j]:
-            lines.append(_entry("PL", "BND", c))
     lines.append("ENDATA")
     text = "\n".join(lines) + "\n"
     replace_atomically(path, lambda temp: temp.write_text(text, newline="\n"))  # never half-written

@@ -545,3 +545,36 @@ def test_fixed_mps_writer_lists_a_column_whose_matrix_entries_are_stored_zeros(t
     if cbc.available():
         result = cbc.solve(path)
         assert result.status == "optimal" and result.objective == pytest.approx(optimum), result
+
+
+@pytest.mark.parametrize("bounds", [(0, None), (2, None), (-5, None), (None, None)])
+def test_fixed_mps_writer_never_writes_an_integer_column_a_reader_caps_at_one(bounds, tmp_path):
+    """An integer column without an upper bound was written ``PL`` (or ``MI``/``FR``), which HiGHS's fixed-format
+    parser reads as [lower, 1]: min k s.t. k >= 2.5, k integer >= 0 read as infeasible where its optimum is 3. The
+    writer now refuses such a column; whatever it writes, both HiGHS parsers must solve it to scipy's optimum."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    lo, up = bounds
+    m = pyo.ConcreteModel()
+    m.k = pyo.Var(domain=pyo.Integers, bounds=bounds)
+    m.x = pyo.Var(bounds=(0, 10))
+    m.c = pyo.Constraint(expr=m.k - m.x >= 2.5)
+    m.c2 = pyo.Constraint(expr=m.k <= 7)
+    m.obj = pyo.Objective(expr=m.k + 2 * m.x)
+    oracle = milp([1.0, 2.0], constraints=[LinearConstraint([[1.0, -1.0], [1.0, 0.0]], [2.5, -np.inf], [np.inf, 7.0])],
+                  bounds=Bounds([-np.inf if lo is None else lo, 0.0], [np.inf, 10.0]), integrality=[1, 0])
+    assert oracle.status == 0 and oracle.fun == pytest.approx(3.0)
+    path = tmp_path / "k.mps"
+    try:
+        library.write_fixed_mps(library.mps_model(m), path)
+    except library.InputError as exc:
+        assert "integer column k" in str(exc) and "upper bound" in str(exc)
+        return
+    for free in (True, False):  # what the old writer reached: the fixed parser read k <= 1
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("mps_parser_type_free", free)
+        assert h.readModel(str(path)) != highspy.HighsStatus.kError
+        h.run()
+        assert h.modelStatusToString(h.getModelStatus()) == "Optimal", free
+        assert h.getInfo().objective_function_value == pytest.approx(oracle.fun), free
