@@ -365,7 +365,7 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
     for j in range(n_col):
         if mm.integer[j] != in_int:
             tag = "'INTORG'" if mm.integer[j] else "'INTEND'"
-            lines.append(f"    {_field(f'MARKER{marker:02d}', 8)}  'MARKER'                 {tag}")
+            lines.append(f"    {_field(_marker_name(marker), 8)}  'MARKER'                 {tag}")
             marker += 1
             in_int = bool(mm.integer[j])
         if mm.cost[j] != 0.0:
@@ -376,7 +376,7 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
         if mm.cost[j] == 0.0 and not np.any(A.data[A.indptr[j]:A.indptr[j + 1]] != 0.0):  # stored zeros are skipped
             lines.append(_entry("", cols[j], "OBJ", "0"))  # a column must appear in COLUMNS
     if in_int:
-        lines.append(f"    {_field(f'MARKER{marker:02d}', 8)}  'MARKER'                 'INTEND'")
+        lines.append(f"    {_field(_marker_name(marker), 8)}  'MARKER'                 'INTEND'")
     lines.append("RHS")
     for i in range(n_row):
         if rhs[i] != 0.0:
@@ -411,6 +411,13 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
     replace_atomically(path, lambda temp: temp.write_text(text, newline="\n"))  # never half-written
     return {"col": list(zip(cols, mm.col_names)), "row": list(zip(rows, mm.row_names)),
             "obj": ("OBJ", mm.objective_name)}
+
+
+def _marker_name(k: int) -> str:
+    """Name of the ``k``-th ``'MARKER'`` line: ``MARKER00`` to ``MARKER99``, then ``M100``, ``M101``, ... (8
+    characters; ``MARKER100`` did not fit, so a model whose integer and continuous columns alternate more than
+    99 times was refused)."""
+    return f"MARKER{k:02d}" if k < 100 else f"M{k}"
 
 
 def write_name_map(names: dict, path) -> Path:

@@ -578,3 +578,37 @@ def test_fixed_mps_writer_never_writes_an_integer_column_a_reader_caps_at_one(bo
         h.run()
         assert h.modelStatusToString(h.getModelStatus()) == "Optimal", free
         assert h.getInfo().objective_function_value == pytest.approx(oracle.fun), free
+
+
+def test_fixed_mps_writer_takes_integer_and_continuous_columns_that_alternate_often(tmp_path):
+    """Columns x_i in [0, 1] and binaries k_i declared in turn (a block per i) need one 'MARKER' line per switch;
+    the 101st was named MARKER100 (9 characters) and the model refused. min sum x_i + 0.3 k_i s.t. x_i + k_i >=
+    0.5: both HiGHS parsers solve the file to scipy's optimum."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    n = 60
+    m = pyo.ConcreteModel()
+
+    def block(b, i):
+        b.x = pyo.Var(bounds=(0, 1))
+        b.k = pyo.Var(domain=pyo.Binary)
+        b.c = pyo.Constraint(expr=b.x + b.k >= 0.5)
+
+    m.b = pyo.Block(range(n), rule=block)
+    m.obj = pyo.Objective(expr=sum(m.b[i].x + 0.3 * m.b[i].k for i in range(n)))
+    mm = library.mps_model(m)
+    assert np.count_nonzero(np.diff(mm.integer.astype(int))) >= 100
+    path = tmp_path / "alternating.mps"
+    library.write_fixed_mps(mm, path)
+    A = np.kron(np.eye(n), [1.0, 1.0])
+    oracle = milp(np.tile([1.0, 0.3], n), constraints=LinearConstraint(A, 0.5, np.inf),
+                  bounds=Bounds(0, 1), integrality=np.tile([0, 1], n))
+    assert oracle.status == 0
+    for free in (True, False):
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("mps_parser_type_free", free)
+        assert h.readModel(str(path)) != highspy.HighsStatus.kError
+        assert int(np.sum(np.asarray(h.getLp().integrality_) == highspy.HighsVarType.kInteger)) == n
+        h.run()
+        assert h.getInfo().objective_function_value == pytest.approx(oracle.fun), free
