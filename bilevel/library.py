@@ -648,8 +648,8 @@ def read_manifest(path) -> list[dict]:
     """Read a manifest CSV into dicts with typed values: ints for sizes and counts, floats for
     parameters and HiGHS numbers, bools for ``committed``/``verified``/``lambda_at_bound``, ``None`` for
     empty cells, strings otherwise (also in columns not in :data:`MANIFEST_COLUMNS`, which are kept). Raises
-    InputError for a missing file, a file that is not UTF-8 CSV text, missing columns, a row with more cells
-    than the header, or a size, count or number cell that does not parse."""
+    InputError for a missing file, a file that is not UTF-8 CSV text, missing columns, a column named twice in the
+    header, a row with more cells than the header, or a size, count or number cell that does not parse."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"manifest {str(path)!r} not found")
@@ -667,6 +667,9 @@ def _read_manifest_rows(path: Path) -> list[dict]:
         missing = [c for c in ("id", "data", "mode", "mps") if c not in (reader.fieldnames or [])]
         if missing:
             raise InputError(f"{str(path)!r} is not an instance manifest (missing columns {missing})")
+        twice = sorted({c for c in reader.fieldnames if reader.fieldnames.count(c) > 1})
+        if twice:  # csv keeps the last cell of a repeated column and drops the others without a word
+            raise InputError(f"{str(path)!r}: column(s) {twice} appear more than once in the header")
         rows = []
         for line, raw in enumerate(reader, start=2):
             if None in raw:  # csv keeps the cells past the header under the key None: columns out of step

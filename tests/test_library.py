@@ -612,3 +612,12 @@ def test_fixed_mps_writer_takes_integer_and_continuous_columns_that_alternate_of
         assert int(np.sum(np.asarray(h.getLp().integrality_) == highspy.HighsVarType.kInteger)) == n
         h.run()
         assert h.getInfo().objective_function_value == pytest.approx(oracle.fun), free
+
+
+def test_a_manifest_with_a_column_named_twice_is_refused(tmp_path):
+    """csv.DictReader keeps the last of two cells under one header name: a manifest with n_train twice (5, then 99)
+    was read as n_train = 99 without a word, and select_rows(max_size=10) dropped the instance."""
+    path = tmp_path / "manifest.csv"
+    path.write_text("id,data,mode,mps,n_train,n_train,n_val\na,cancer,optimistic,a.mps,5,99,5\n", encoding="utf-8")
+    with pytest.raises(library.InputError, match="n_train"):
+        library.read_manifest(path)
