@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import highspy
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.common.errors import InfeasibleConstraintException
 from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
 from scipy.sparse import csc_matrix, csr_matrix
 
@@ -123,7 +124,9 @@ class CompiledModel:
 def compile_model(model: pyo.ConcreteModel) -> CompiledModel:
     """Compile a linear Pyomo model with one active objective into a ``highspy.HighsLp``.
 
-    Raises InputError when the model is not linear or has no / several active objectives."""
+    Raises InputError when the model is not linear or has no / several active objectives;
+    InfeasibleModelError when a row holds no free variable and its constant breaks it (e.g. ``0 * x >= 1``, or
+    ``y >= 1`` with ``y`` fixed at 0: Pyomo's compiler refuses it before HiGHS sees the model)."""
     t0 = time.perf_counter()
     objectives = list(model.component_data_objects(pyo.Objective, active=True))
     if len(objectives) != 1:
@@ -132,6 +135,13 @@ def compile_model(model: pyo.ConcreteModel) -> CompiledModel:
         repn = LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None)
     except (ValueError, TypeError) as exc:  # nonlinear expressions and the like
         raise InputError(f"the model is not a linear (MI)LP Pyomo can compile: {exc}") from None
+    except InfeasibleConstraintException as exc:  # raised a raw Pyomo exception from solve_model and mps_model
+        raise InfeasibleModelError(f"the model is infeasible: {exc} (a row without free variables)") from None
+    except NameError as exc:  # Pyomo 6.7's compiler, at the same row, names an exception it does not import
+        if "InfeasibleError" not in str(exc):
+            raise
+        raise InfeasibleModelError("the model is infeasible: it has a row without free variables that its constant "
+                                   "breaks") from None
     A = repn.A.tocsc()
     n_col, n_row = A.shape[1], A.shape[0]
     lp = highspy.HighsLp()
@@ -251,6 +261,8 @@ def solve_model(
     ``clock``, an option HiGHS rejects
     (or whose name is not a string, or whose value is NaN), one of :data:`UNSAFE_OPTIONS`, or a ``mip_start`` that is not
     ``(variable, number)`` pairs or a mapping;
+    InfeasibleModelError (a SolverError) for a row without free variables that its constant breaks (Pyomo's
+    compiler refuses it, :func:`compile_model`);
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError; a plain SolverError when a
     re-solve reports it after the first run returned values that satisfy the model) or unbounded, fails, does
     not run it, or returns values that miss its reported objective without a start to blame (or that violate

@@ -404,3 +404,29 @@ def test_pandas_rows_paired_by_position_must_share_their_index():
         np.testing.assert_array_equal(s.y_train, c.y_train)
     by_position = bilevel.split_dataset(frame, shuffled.to_numpy(), 5, 5)  # one pandas object: by position
     np.testing.assert_array_equal(by_position.y_train, shuffled.to_numpy()[by_position.train_index])
+
+
+@pytest.mark.parametrize("row", ["zero_times_x", "fixed_variable"])
+def test_a_row_without_free_variables_that_its_constant_breaks_is_an_infeasible_model(row):
+    """Pyomo's compiler raised its raw InfeasibleConstraintException from solve_model and mps_model (found by the
+    export hunt). Oracle: scipy's linprog calls the same LP infeasible (status 2), and the twin whose constant
+    the row keeps is solved (optimum 0)."""
+    import pyomo.environ as pyo
+    from scipy.optimize import linprog
+
+    from bilevel.library import mps_model
+    from bilevel.solve import InfeasibleModelError
+
+    def model(rhs):
+        m = pyo.ConcreteModel()
+        m.x, m.y = pyo.Var(bounds=(0, 1)), pyo.Var(bounds=(0, 1))
+        m.y.fix(0)
+        m.c = pyo.Constraint(expr=(0 * m.x if row == "zero_times_x" else m.y) >= rhs)
+        m.o = pyo.Objective(expr=m.x)
+        return m
+
+    assert linprog([1.0], A_ub=[[0.0]], b_ub=[-1.0], bounds=[(0, 1)]).status == 2  # 0 x >= 1
+    for call in (bilevel.solve_model, mps_model):
+        with pytest.raises(InfeasibleModelError, match="the model is infeasible"):
+            call(model(1.0))
+    assert bilevel.solve_model(model(-1.0)).objective == pytest.approx(linprog([1.0], bounds=[(0, 1)]).fun)
