@@ -427,7 +427,7 @@ def write_name_map(names: dict, path) -> Path:
     path = Path(path)
 
     def write(temp: Path) -> None:
-        with open(temp, "w", newline="") as fh:
+        with open(temp, "w", newline="", encoding="utf-8") as fh:  # the locale's encoding could not hold a name
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(["kind", "short", "name"])
             w.writerow(["obj", *names["obj"]])
@@ -440,16 +440,29 @@ def write_name_map(names: dict, path) -> Path:
 
 
 def read_name_map(path) -> dict:
-    """Read a name map CSV: returns ``{short_name: (kind, readable_name)}``. Raises InputError for a
-    missing or malformed file."""
+    """Read a name map CSV (UTF-8, as :func:`write_name_map` writes it): returns ``{short_name: (kind,
+    readable_name)}``. Raises InputError for a missing file, one that is not UTF-8 CSV text, a header other than
+    ``kind,short,name``, a row without exactly three cells, or a short name given twice (the later row replaced
+    the earlier one without a word)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"name map {str(path)!r} not found")
-    with open(path, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if reader.fieldnames != ["kind", "short", "name"]:
-            raise InputError(f"{str(path)!r} is not a name map (header kind,short,name)")
-        return {r["short"]: (r["kind"], r["name"]) for r in reader}
+    out = {}
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            if next(reader, None) != ["kind", "short", "name"]:
+                raise InputError(f"{str(path)!r} is not a name map (header kind,short,name)")
+            for row in reader:
+                if len(row) != 3:
+                    raise InputError(f"{str(path)!r}, line {reader.line_num}: expected 3 cells (kind,short,name); "
+                                     f"got {len(row)}")
+                if row[1] in out:
+                    raise InputError(f"{str(path)!r}, line {reader.line_num}: the short name {row[1]!r} is given twice")
+                out[row[1]] = (row[0], row[2])
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"{str(path)!r} is not a UTF-8 CSV name map: {exc}") from None
+    return out
 
 
 def sha256(path) -> str:

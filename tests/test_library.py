@@ -621,3 +621,29 @@ def test_a_manifest_with_a_column_named_twice_is_refused(tmp_path):
     path.write_text("id,data,mode,mps,n_train,n_train,n_val\na,cancer,optimistic,a.mps,5,99,5\n", encoding="utf-8")
     with pytest.raises(library.InputError, match="n_train"):
         library.read_manifest(path)
+
+
+@pytest.mark.parametrize("content,match", [
+    (b"kind,short,name\ncol,C0,w[0]\ncol,C0,w[1]\n", "given twice"),  # w[1] silently replaced w[0]
+    (b"kind,short,name\ncol,C0\n", "expected 3 cells"),  # read as name None
+    (b"kind,short,name\ncol,C0,w[0],extra\n", "expected 3 cells"),  # the extra cell was dropped
+    (b"kind,short,name\ncol,C0,w\xe9\n", "not a UTF-8"),  # a raw UnicodeDecodeError
+])
+def test_a_malformed_name_map_is_refused(tmp_path, content, match):
+    """Found by the export hunt; oracle: Python's csv module reads these rows as written (a repeated key, a short
+    row, a long row), and the Latin-1 byte is not UTF-8."""
+    path = tmp_path / "x.names.csv"
+    path.write_bytes(content)
+    with pytest.raises(library.InputError, match=match):
+        library.read_name_map(path)
+
+
+def test_a_name_map_round_trips_names_outside_ascii(tmp_path):
+    """write_name_map and read_name_map used the locale's encoding (now UTF-8, as the manifest); the names of a
+    model may hold any text, commas and quotes included."""
+    names = {"obj": ("OBJ", "validation_hinge"), "col": [("C0", "w[é]"), ("C1", 'β,"x"')], "row": [("R0", "ρ ≤ 1")]}
+    path = library.write_name_map(names, tmp_path / "m.names.csv")
+    assert path.read_bytes().decode("utf-8").count("é") == 1
+    got = library.read_name_map(path)
+    assert got == {"OBJ": ("obj", "validation_hinge"), "C0": ("col", "w[é]"), "C1": ("col", 'β,"x"'),
+                   "R0": ("row", "ρ ≤ 1")}
