@@ -709,12 +709,20 @@ def _read_manifest_rows(path: Path) -> list[dict]:
 
 def select_rows(rows, patterns=(), max_size: int | None = None, committed_only: bool = False) -> list[dict]:
     """Manifest rows whose id matches any of the shell ``patterns`` (all when empty), with
-    ``max(n_train, n_val) <= max_size`` and, with ``committed_only``, only committed instances."""
+    ``max(n_train, n_val) <= max_size`` and, with ``committed_only``, only committed instances. Raises
+    InputError for a row without an id (with ``patterns``) or without integer sizes (with ``max_size``), as
+    :func:`read_manifest` reads empty cells (a raw TypeError or KeyError before)."""
     out = []
     for r in rows:
+        if patterns and not isinstance(r.get("id"), str):
+            raise InputError(f"a manifest row has no id to match {list(patterns)} against: {r!r:.100}")
         if patterns and not any(fnmatch.fnmatch(r["id"], p) for p in patterns):
             continue
-        if max_size is not None and max(r["n_train"], r["n_val"]) > max_size:
+        sizes = (r.get("n_train"), r.get("n_val"))
+        if max_size is not None and not all(isinstance(v, int) and not isinstance(v, bool) for v in sizes):
+            raise InputError(f"manifest row {r.get('id')!r} has no integer n_train and n_val (needed by the size "
+                             f"limit); got {sizes}")
+        if max_size is not None and max(sizes) > max_size:
             continue
         if committed_only and not r.get("committed"):
             continue

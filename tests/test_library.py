@@ -647,3 +647,15 @@ def test_a_name_map_round_trips_names_outside_ascii(tmp_path):
     got = library.read_name_map(path)
     assert got == {"OBJ": ("obj", "validation_hinge"), "C0": ("col", "w[é]"), "C1": ("col", 'β,"x"'),
                    "R0": ("row", "ρ ≤ 1")}
+
+
+@pytest.mark.parametrize("row,kwargs,match", [
+    ({"id": "a", "n_train": None, "n_val": 5}, {"max_size": 10}, "no integer n_train and n_val"),
+    ({"id": "a", "n_val": 5}, {"max_size": 10}, "no integer n_train and n_val"),
+    ({"id": None, "n_train": 5, "n_val": 5}, {"patterns": ["cancer-*"]}, "has no id"),
+])
+def test_select_rows_refuses_a_row_without_what_the_selection_needs(row, kwargs, match):
+    """read_manifest reads an empty cell as None; select_rows raised a raw TypeError / KeyError (export hunt)."""
+    with pytest.raises(library.InputError, match=match):
+        library.select_rows([row], **kwargs)
+    assert library.select_rows([row]) == [row]  # nothing asked of the row: it is kept
