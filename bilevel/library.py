@@ -662,7 +662,8 @@ def read_manifest(path) -> list[dict]:
     parameters and HiGHS numbers, bools for ``committed``/``verified``/``lambda_at_bound``, ``None`` for
     empty cells, strings otherwise (also in columns not in :data:`MANIFEST_COLUMNS`, which are kept). Raises
     InputError for a missing file, a file that is not UTF-8 CSV text, missing columns, a column named twice in the
-    header, a row with more cells than the header, or a size, count or number cell that does not parse."""
+    header, a row with more or fewer cells than the header, or a size, count or number cell that does not parse
+    (digits grouped by ``_`` included)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"manifest {str(path)!r} not found")
@@ -688,12 +689,18 @@ def _read_manifest_rows(path: Path) -> list[dict]:
             if None in raw:  # csv keeps the cells past the header under the key None: columns out of step
                 raise InputError(f"{str(path)!r}, line {line}: more cells than the header has columns "
                                  f"({len(raw[None])} more)")
+            short = [k for k, v in raw.items() if v is None]
+            if short:  # csv gives the missing cells None, which read as empty cells without a word
+                raise InputError(f"{str(path)!r}, line {line}: fewer cells than the header has columns "
+                                 f"({len(short)} missing, from {short[0]!r})")
             row = {}
             for k, v in raw.items():
-                if v is None or v == "":
+                if v == "":
                     row[k] = None
                 elif k in _INT_COLUMNS or k in _FLOAT_COLUMNS:
                     try:
+                        if "_" in v:  # Python's int and float read "1_0" as 10
+                            raise ValueError(v)
                         row[k] = int(v) if k in _INT_COLUMNS else float(v)
                     except ValueError:
                         kind = "an integer" if k in _INT_COLUMNS else "a number"

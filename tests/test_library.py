@@ -133,6 +133,26 @@ def test_a_manifest_row_with_more_cells_than_the_header_is_refused(tmp_path):
         library.write_manifest([{"id": "x", None: ["surplus"]}], tmp_path / "other.csv")
 
 
+def test_a_manifest_row_with_fewer_cells_or_grouped_digits_is_refused(tmp_path):
+    """csv.DictReader gave the missing cells of a short row None, read as empty cells; int() read n_train "1_0" as
+    10 (export hunt). Oracle: Python's csv module counts the row's cells."""
+    import csv
+
+    lines = MANIFEST.read_text(encoding="utf-8").splitlines()
+    header = next(csv.reader([lines[0]]))
+    short = ",".join(next(csv.reader([lines[1]]))[:-2])
+    path = tmp_path / "manifest.csv"
+    path.write_text("\n".join([lines[0], short, *lines[2:]]) + "\n", encoding="utf-8")
+    with pytest.raises(library.InputError, match=rf"line 2: fewer cells than the header has columns \(2 missing, from "
+                                                 rf"{header[-2]!r}\)"):
+        library.read_manifest(path)
+    cells = next(csv.reader([lines[1]]))
+    cells[header.index("n_train")] = "1_0"
+    path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n", encoding="utf-8")
+    with pytest.raises(library.InputError, match="column 'n_train' must hold an integer, got '1_0'"):
+        library.read_manifest(path)
+
+
 def test_an_interrupted_name_map_write_leaves_the_old_map(tmp_path):
     # write_name_map (and write_fixed_mps) wrote straight into the file: an export stopped midway left a
     # truncated map of short to readable names next to a whole model (write_model and the manifest rename)
