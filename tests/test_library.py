@@ -465,12 +465,22 @@ def test_export_library_writes_a_repeated_size_or_data_set_once(tmp_path, capsys
     (["--max-size", "3"], "no sizes left"),
     (["--data", "iris"], "data set"),
     (["--data", ","], "names no data set"),
+    (["--data", "cancer,,diabetes"], "--data has an empty item"),  # read as "cancer,diabetes" without a word
     (["--sizes", "5", "--mip-gap", "2"], "mip-gap"),
 ])
 def test_export_library_bad_input_is_one_line_exit_2(args, match, tmp_path, capsys):
     code = main(["export-library", "--out", str(tmp_path), "--no-solve", *args])
     err = capsys.readouterr().err
     assert code == 2 and match in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("sizes", ["5,,10", "5,", ",5"])
+def test_export_library_refuses_sizes_with_an_empty_item(sizes, tmp_path, capsys):
+    """"--sizes 5,,10" was read as "5,10" without a word; argparse's error, and nothing is written."""
+    with pytest.raises(SystemExit) as exc:
+        main(["export-library", "--out", str(tmp_path / "lib"), "--no-solve", "--sizes", sizes])
+    assert exc.value.code == 2 and f"without empty items, got {sizes!r}" in capsys.readouterr().err
+    assert not (tmp_path / "lib").exists()
 
 
 def test_instance_spec_rejects_bad_parameters():
