@@ -205,3 +205,44 @@ def test_render_of_an_older_csv_leaves_unverified_optimal_solves_out_of_the_spee
     assert bench_milp.main(["--render", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "bench.md").read_text()
     assert "over the 1 instances both solve to optimality: **12.7x**" in text, text
+
+
+def test_an_unverified_optimal_package_solve_is_no_bound_on_the_speed_up(tmp_path):
+    """A package "optimal" solve that failed verification showed ">=3.0x" beside an optimal textbook solve: a
+    lower bound, i.e. a claim that the textbook ran into the limit, which it had not; and its time is no measure
+    of the package's (both_optimal leaves it out of the geometric mean). Oracle: the rows' statuses by hand."""
+    (r,) = _parsed(tmp_path, _row(pkg_verified=False, speedup=3.0, both_optimal=False, obj_match=""))
+    assert bench_milp._speedup_text(r) == "-"
+    (r,) = _parsed(tmp_path, _row(pkg_verified=False, tb_status="time_limit", speedup=3.0, both_optimal=False,
+                                  obj_match=""))
+    assert bench_milp._speedup_text(r) == "-"
+    (r,) = _parsed(tmp_path, _row(tb_status="time_limit", speedup=3.0, both_optimal=False, obj_match=""))
+    assert bench_milp._speedup_text(r) == ">=3.0x"  # a verified package optimum keeps its lower bound
+
+
+def test_a_zero_package_solve_time_renders(tmp_path):
+    """A row with pkg_solve 0 ended the render with ZeroDivisionError in the table's overhead column (the share
+    lines already skipped such rows). Oracle: the speed-up from the CSV's columns by hand, 0.0285 / 1e-3."""
+    rows = _parsed(tmp_path, _row(pkg_solve=0.0, speedup=0.0285 / 1e-3), _row(seed=1))
+    text, geo, count = bench_milp._markdown(rows, 5.0)
+    assert count == 2 and abs(geo - math.sqrt(28.5 * 12.7)) < 1e-9
+    assert "| cancer | opt | 5 | 0 | optimal | 0.0e+00 | 0.00 | 0.007 | 0.002 | 0.005 | nan% |" in text, text
+    assert "below 10% of the solve time: 0 of 1 instances" in text  # the share counts only the timed row
+
+
+def test_rows_without_a_solution_are_not_counted_as_failed_verifications(tmp_path):
+    """A package solve that found no solution (or an infeasible MILP), and a textbook solve reported infeasible,
+    have verified False and nothing to verify: the report said "All package solutions verified: False" (and the
+    same for the textbook) although every solution there was verified. Oracle: the rows by hand."""
+    none = _row(seed=1, pkg_status="no_solution", pkg_obj="nan", pkg_gap="inf", pkg_build="nan", pkg_solve=5.0,
+                pkg_start="nan", pkg_write="nan", pkg_compile="", pkg_nodes=-1, pkg_verified=False,
+                tb_status="infeasible", tb_obj="nan", tb_gap="inf", tb_solve="nan", tb_verified=False,
+                speedup="nan", both_optimal=False, obj_match="")
+    text, _, _ = bench_milp._markdown(_parsed(tmp_path, _row(), none), 5.0)
+    assert "All textbook solutions verified: True." in text, text
+    assert "All package solutions verified: True (1 instance(s) without a package solution: not counted)." in text
+    failed = _row(seed=2, pkg_status="time_limit", pkg_verified=False, tb_verified=False, both_optimal=False,
+                  obj_match="")
+    text, _, _ = bench_milp._markdown(_parsed(tmp_path, _row(), none, failed), 5.0)
+    assert "All textbook solutions verified: False." in text
+    assert "All package solutions verified: False (1 instance(s) without a package solution: not counted)." in text
