@@ -99,13 +99,18 @@ def _check_mode_options(args) -> None:
 
 
 def _highs_option(text: str) -> tuple[str, object]:
-    """``NAME=VALUE`` -> ``(NAME, value)`` with ``true``/``false`` as booleans and numbers as int or float."""
+    """``NAME=VALUE`` -> ``(NAME, value)`` with ``true``/``false`` as booleans and numbers as int or float.
+    A value with ``_`` or non-ASCII characters stays a string (HiGHS then refuses it for a numeric option):
+    Python's int/float read ``1_0`` as 10 and ``١٠`` (Arabic-Indic digits) as 10, where HiGHS's own options
+    reader refuses ``random_seed = 1_0``."""
     name, sep, raw = text.partition("=")
     if not sep or not name.strip() or not raw.strip():
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE, e.g. mip_heuristic_run_rens=true; got {text!r}")
     raw = raw.strip()
     if raw.lower() in ("true", "false"):
         return name.strip(), raw.lower() == "true"
+    if "_" in raw or not raw.isascii():  # a typo such as 1_0 was passed to HiGHS as 10
+        return name.strip(), raw
     for cast in (int, float):
         try:
             return name.strip(), cast(raw)

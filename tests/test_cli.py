@@ -175,6 +175,24 @@ def test_highs_option_values_are_typed():
         _highs_option("presolve")
 
 
+@pytest.mark.parametrize("value", ["1_0", "\u0661\u0660"])  # "1_0" and Arabic-Indic "10": Python's int reads 10
+def test_a_highs_option_value_highs_refuses_is_not_read_as_another_number(value, tmp_path, capsys):
+    """--highs-option random_seed=1_0 ran HiGHS with random_seed=10 (and recorded 10 in the JSON). Oracle:
+    HiGHS's own options-file reader refuses the same text and keeps its default."""
+    import highspy
+
+    options = tmp_path / "highs.opt"
+    options.write_text(f"random_seed = {value}\n", encoding="utf-8")
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    assert highs.readOptions(str(options)) == highspy.HighsStatus.kError
+    assert main(["tune", "--data", "cancer", "--n-train", "4", "--n-val", "4", "--mode", "optimistic",
+                 "--highs-option", f"random_seed={value}", "--json", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "random_seed" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "r.json").exists()
+
+
 def test_bad_label_column_via_subprocess(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("a,y\n1,0\n2,1\n3,2\n")
