@@ -543,7 +543,9 @@ def tune(
     lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*). The escalation
         only reacts to a solution at the bound: a bound below ``lambda_max`` keeps only the followers with
         ``lambda`` up to it, which can cut off the bilevel optimum without the solution touching the bound
-        (a verification note then says so when ``lambda_max`` is known). A bound that makes the MILP
+        (a verification note then says so, also when ``lambda_max`` is ``inf``: no bound on ``lambda`` is then
+        known, as with epsilon = 0, and a solution below the bound certifies nothing; the note is left out only
+        when the objective meets its floor). A bound that makes the MILP
         infeasible is multiplied by ``lambda_growth`` until it is feasible (up to ``max_lambda_bound``).
         max_lambda_bound, lambda_growth : the escalation above.
 
@@ -760,9 +762,19 @@ def tune(
             notes.append("a larger lambda bound might allow a better objective (see lambda_history)" + (
                 f", but the solutions with the larger bound(s) tried ({', '.join(f'{h:g}' for h in larger)}) failed "
                 "verification" if larger else ""))
-    elif np.isfinite(lambda_max) and bound < lambda_max and info.objective > floor + tolerance:
-        notes.append(f"lambda bound {bound:g} is below lambda_max {lambda_max:.6g}: followers with a larger lambda "
-                     "were not considered, so a larger bound might allow a better objective")
+    elif bound < lambda_max and info.objective > floor + tolerance:
+        # A solution below its bound certifies nothing: the bound cuts off every point whose smallest valid lambda
+        # exceeds it (with epsilon = 0 the valid lambdas of a point form a half-line, and HiGHS returns any value
+        # in it up to the bound: a solution with lambda 9785 at bound 1e4 reached 0.6667 against the optimum 0,
+        # which needs lambda 1.6e4). Only a bound at or above lambda_max (item 11 of bilevel.bigm) keeps them all.
+        if np.isfinite(lambda_max):
+            notes.append(f"lambda bound {bound:g} is below lambda_max {lambda_max:.6g}: followers with a larger "
+                         "lambda were not considered, so a larger bound might allow a better objective")
+        else:
+            notes.append(f"lambda bound {bound:g}: no bound on lambda at the follower optima is known (lambda_max = "
+                         "inf: epsilon = 0, replica='feasible' or a training set separable inside the box), so "
+                         "followers with a larger lambda were not considered and a larger bound might allow a "
+                         "better objective")
     return _result(
         "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),

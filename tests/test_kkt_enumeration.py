@@ -2,6 +2,8 @@
 scipy LP per state combination (tests/kkt_enumeration.py: no big-M, no bound on lambda, no MIP solver).
 The grid oracle of tests/test_milp_bruteforce.py only bounds the optimum from above; this one is exact,
 so an optimum the MILP's big-M constants, its lambda bound or HiGHS's search wrongly cut off shows here."""
+import re
+
 import numpy as np
 import pytest
 
@@ -60,6 +62,25 @@ def test_pessimistic_milp_reaches_the_exact_optimum(seed, epsilon, flipped, boun
     assert res.optimal and res.verified
     assert _close(res.objective, value), (res.objective, value)
     assert res.best_bound <= value + 1e-6
+
+
+def test_a_lambda_bound_that_may_cut_off_the_optimum_is_noted_without_lambda_max():
+    """epsilon = 0: no bound lambda_max on the follower's lambda exists, and the valid lambdas of a point form a
+    half-line, so a solution below its bound certifies nothing. Training features 1000 times smaller than the
+    validation ones: the optimum (0, the enumeration with lambda unbounded) needs lambda about 1.6e4, above
+    the bound 1e4; tune returned 0.6667 (lambda 9787, below its bound), optimal and verified, with no note."""
+    Xt, yt = np.array([[0.003], [0.0001], [-0.0016], [-0.0017]]), np.array([1.0, -1.0, -1.0, -1.0])
+    Xv, yv = np.array([[-9.0], [2.5], [-23.0]]), np.array([-1.0, 1.0, -1.0])
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(3), 0.0)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", flip="all")
+    assert res.verified and res.lambda_max == np.inf
+    noted = any(re.search(r"larger (lambda )?bound might allow a better objective", m)
+                for m in res.verification.messages)
+    assert noted or res.objective <= value + 1e-6, (res.objective, value, res.verification.messages)
+    # the bound is what stood between: with a larger one the MILP reaches the optimum
+    big = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", flip="all", lambda_bound=1e5, max_lambda_bound=1e5,
+                       optimistic=res.optimistic)
+    assert big.verified and _close(big.objective, value), (big.objective, value)
 
 
 def test_one_feature_three_points():
