@@ -65,7 +65,9 @@ def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
     """Indices of the validation points whose labels are flipped, and the rule actually used.
 
     ``flip="margin"`` (Corollary 4 and Section 4.2 of the pessimistic bilevel tuning paper): the points
-    the optimistic hyperplane ``(w, b)`` misclassifies or places inside its margin, ``y_k (x_k^T w - b) < 1``.
+    the optimistic hyperplane ``(w, b)`` misclassifies or places inside its margin, ``y_k (x_k^T w - b) < 1``,
+    tested as ``< 1 - 1e-9`` (dimensionless margin units) so that a point the MILP solution puts on its margin,
+    up to rounding, is not flipped.
     ``flip="all"``: every validation point (Appendix A, small sets). An explicit index array is used as is.
 
     **Empty ``V_f``.** When the optimistic hyperplane classifies every validation point correctly and
