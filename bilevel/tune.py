@@ -771,10 +771,11 @@ def tune(
             notes.append(f"lambda bound {bound:g} is below lambda_max {lambda_max:.6g}: followers with a larger "
                          "lambda were not considered, so a larger bound might allow a better objective")
         else:
+            why = ("epsilon = 0" if eps == 0 else "replica='feasible'" if replica == "feasible"
+                   else "the training set is separable inside the box: least training loss 0 at w_bar_ub")
             notes.append(f"lambda bound {bound:g}: no bound on lambda at the follower optima is known (lambda_max = "
-                         "inf: epsilon = 0, replica='feasible' or a training set separable inside the box), so "
-                         "followers with a larger lambda were not considered and a larger bound might allow a "
-                         "better objective")
+                         f"inf: {why}), so followers with a larger lambda were not considered and a larger bound "
+                         "might allow a better objective")
     return _result(
         "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),

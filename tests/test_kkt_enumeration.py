@@ -77,6 +77,7 @@ def test_a_lambda_bound_that_may_cut_off_the_optimum_is_noted_without_lambda_max
     noted = any(re.search(r"larger (lambda )?bound might allow a better objective", m)
                 for m in res.verification.messages)
     assert noted or res.objective <= value + 1e-6, (res.objective, value, res.verification.messages)
+    assert not any("lambda_max = inf" in m and "inf: epsilon = 0)" not in m for m in res.verification.messages)
     # the bound is what stood between: with a larger one the MILP reaches the optimum
     big = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", flip="all", lambda_bound=1e5, max_lambda_bound=1e5,
                        optimistic=res.optimistic)
@@ -318,3 +319,30 @@ def test_the_presolve_benchmark_runs_both_settings_on_scaled_data(capsys):
     assert [r[3] for r in rows] == ["optimistic", "pessimistic"]
     assert all(r[5] == r[10] for r in rows)  # the same optimum with presolve on and off
     assert "geometric mean" in out
+
+
+def test_the_note_of_an_unknown_lambda_max_names_its_cause():
+    """lambda_max is inf for exactly three causes (item 11 of bilevel.bigm): epsilon = 0, replica='feasible', or a
+    least training loss v*(w_bar_ub) of 0; the note named all three at once. Training points separable by a
+    unit-box hyperplane (oracle: scipy's linprog on the LP-SVM at w_bar_ub gives 0), epsilon = 0.2."""
+    from scipy.optimize import linprog
+
+    Xt, yt = np.array([[2.0], [1.5], [-2.0], [-1.2]]), np.array([1.0, 1.0, -1.0, -1.0])
+    Xv, yv = np.array([[0.3], [-0.2], [1.0]]), np.array([-1.0, 1.0, 1.0])
+    # LP-SVM at w_bar_ub = 1 over (w, b, xi): min mean xi s.t. xi_i >= 1 - y_i (x_i w - b), xi >= 0, |w| <= 1
+    n = len(yt)
+    A = np.hstack([-(yt * Xt[:, 0])[:, None], yt[:, None], -np.eye(n)])
+    lp = linprog(np.r_[0.0, 0.0, np.ones(n) / n], A_ub=A, b_ub=-np.ones(n),
+                 bounds=[(-1, 1), (None, None)] + [(0, None)] * n)
+    assert lp.status == 0 and lp.fun <= 1e-12
+    for kwargs, cause in (({"epsilon": 0.2}, "separable inside the box"), ({"epsilon": 0.0}, "epsilon = 0"),
+                          ({"epsilon": 0.2, "replica": "feasible"}, "replica='feasible'")):
+        res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", flip="all", lambda_bound=0.1, max_lambda_bound=0.1,
+                           **kwargs)
+        assert res.lambda_max == np.inf
+        messages = res.verification.messages
+        # the objective is far above its floor: a note either way (lambda at its bound, or below it with the cause)
+        assert any(re.search(r"larger (lambda )?bound might allow a better objective", m) for m in messages), messages
+        notes = [m for m in messages if "lambda_max = inf" in m]
+        others = {"separable inside the box", "epsilon = 0", "replica='feasible'"} - {cause}
+        assert all(cause in m and not any(o in m for o in others) for m in notes), (kwargs, notes)
