@@ -95,7 +95,7 @@ def _check_mode_options(args) -> None:
         if getattr(args, name) is None:
             setattr(args, name, default)
     if args.mode != "optimistic":
-        check_epsilon(args.epsilon)
+        args.epsilon = check_epsilon(args.epsilon)  # -0.0 as 0.0 in the JSON
 
 
 def _highs_option(text: str) -> tuple[str, object]:

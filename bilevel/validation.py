@@ -199,14 +199,15 @@ MAX_SCALE = 1e5
 
 
 def check_epsilon(epsilon) -> float:
-    """Return ``epsilon`` as float; raise InputError unless it is finite, >= 0 and at most :data:`MAX_EPSILON`."""
+    """Return ``epsilon`` as float (``-0.0`` as ``0.0``: it was printed and recorded as -0.0); raise InputError
+    unless it is finite, >= 0 and at most :data:`MAX_EPSILON`."""
     eps = as_number(epsilon, "epsilon")
     if not np.isfinite(eps) or eps < 0:
         raise InputError(f"epsilon must be finite and >= 0 (relative suboptimality of the training loss); got {epsilon}")
     if eps > MAX_EPSILON:
         raise InputError(f"epsilon must be at most {MAX_EPSILON:g}, got {epsilon}: beyond it the budget row's "
                          "coefficient 1 + epsilon puts the MILP outside HiGHS's numerical range")
-    return eps
+    return eps + 0.0  # -0.0 + 0.0 is 0.0
 
 
 def check_open_unit(value, name: str) -> float:

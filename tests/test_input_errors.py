@@ -430,3 +430,19 @@ def test_a_row_without_free_variables_that_its_constant_breaks_is_an_infeasible_
         with pytest.raises(InfeasibleModelError, match="the model is infeasible"):
             call(model(1.0))
     assert bilevel.solve_model(model(-1.0)).objective == pytest.approx(linprog([1.0], bounds=[(0, 1)]).fun)
+
+
+def test_epsilon_minus_zero_is_zero(tmp_path, capsys):
+    """--epsilon -0.0 was printed and recorded in the JSON as -0.0 (the tune-CLI hunt); the sign is math's."""
+    import json
+    import math
+
+    from bilevel.validation import check_epsilon
+
+    assert math.copysign(1.0, check_epsilon(-0.0)) == 1.0
+    path = tmp_path / "r.json"
+    assert main(["tune", "--data", "cancer", "--n-train", "4", "--n-val", "4", "--mode", "pessimistic",
+                 "--epsilon", "-0.0", "--json", str(path)]) == 0
+    assert "-0.0" not in capsys.readouterr().out
+    result = json.loads(path.read_text())
+    assert [math.copysign(1.0, e) for e in (result["epsilon"], result["results"]["pessimistic"]["epsilon"])] == [1, 1]
