@@ -1,7 +1,23 @@
-"""The help formatter of every ``bilevel`` subcommand."""
+"""The argparse pieces every ``bilevel`` subcommand shares: the help formatter and comma-separated lists."""
 from __future__ import annotations
 
 import argparse
+
+
+def has_empty_item(text: str) -> bool:
+    """Whether the comma-separated list ``text`` has an empty (or blank) item, as in ``"5,,10"`` or ``"5,"``: a
+    typo the command-line tools refuse (they read ``"5,,10"`` as ``"5,10"`` without a word). A utility; raises
+    nothing."""
+    return not all(item.strip() for item in text.split(","))
+
+
+def comma_items(text: str, what: str) -> list[str]:
+    """The stripped items of the comma-separated list ``text``, for an argparse ``type``; ``what`` names them in
+    the message (e.g. ``"integers"``). A utility; raises argparse.ArgumentTypeError for an empty item
+    (:func:`has_empty_item`)."""
+    if has_empty_item(text):
+        raise argparse.ArgumentTypeError(f"expected comma-separated {what} without empty items, got {text!r}")
+    return [item.strip() for item in text.split(",")]
 
 
 class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

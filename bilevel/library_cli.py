@@ -8,15 +8,14 @@ from pathlib import Path
 
 from . import library
 from .errors import InputError
-from .help_format import DefaultsHelpFormatter
+from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item
 from .validation import check_mip_gap, check_writable_folder
 
 
 def _int_list(text: str) -> list[int]:
-    if not all(v.strip() for v in text.split(",")):  # "5,,10" was read as "5,10" without a word
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers without empty items, got {text!r}")
+    items = comma_items(text, "integers")  # "5,,10" was read as "5,10" without a word
     try:
-        values = [int(v) for v in text.split(",")]
+        values = [int(v) for v in items]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
     if not values or min(values) < 2:
@@ -70,7 +69,7 @@ def run(args) -> int:
     datasets = list(dict.fromkeys(d.strip() for d in args.data.split(",") if d.strip()))
     if not datasets:
         raise InputError(f"--data names no data set; got {args.data!r} (built-in: {', '.join(library.DATASETS)})")
-    if not all(d.strip() for d in args.data.split(",")):  # "cancer,,diabetes": a typo, read without a word
+    if has_empty_item(args.data):  # "cancer,,diabetes": a typo, read without a word
         raise InputError(f"--data has an empty item: {args.data!r}")
     unknown = [d for d in datasets if d not in library.DATASETS]
     if unknown:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .validation import CLOCKS, check_writable_folder
-from .help_format import DefaultsHelpFormatter
+from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item
 
 
 def load_study_module():
@@ -48,25 +48,16 @@ def load_study_module():
     return importlib.import_module("experiments.uci_study")
 
 
-def _items(text: str, what: str) -> list[str]:
-    """The comma-separated items of ``text``; an empty one ("5,,10", "5,") is refused, as a typo ("5,,10" was
-    read as "5,10" without a word)."""
-    items = [x.strip() for x in text.split(",")]
-    if not all(items):
-        raise argparse.ArgumentTypeError(f"expected comma-separated {what} without empty items, got {text!r}")
-    return items
-
-
 def _floats(text: str) -> tuple:
     try:
-        return tuple(float(x) for x in _items(text, "numbers"))
+        return tuple(float(x) for x in comma_items(text, "numbers"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
 
 
 def _ints(text: str) -> tuple:
     try:
-        return tuple(int(x) for x in _items(text, "integers"))
+        return tuple(int(x) for x in comma_items(text, "integers"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
@@ -143,7 +134,7 @@ def _config(args, mod):
                          for d in ([item] if os.path.isfile(item) else item.split(",")) if d.strip())
         if not datasets:  # "--data ," ran the default data sets
             raise InputError(f"--data names no data set: {', '.join(map(repr, args.data))}")
-        empty = [item for item in args.data if not os.path.isfile(item) and not all(d.strip() for d in item.split(","))]
+        empty = [item for item in args.data if not os.path.isfile(item) and has_empty_item(item)]
         if empty:  # "cancer,,diabetes": a typo, read as "cancer,diabetes" without a word
             raise InputError(f"--data has an empty item: {', '.join(map(repr, empty))}")
     over = {}
@@ -170,7 +161,7 @@ def _config(args, mod):
     over["tie_criteria"] = tuple(c.strip() for c in args.tie_criteria.split(",") if c.strip())
     if not over["tie_criteria"]:  # "--tie-criteria ," ran without the tie spread, as if asked to
         raise InputError(f"--tie-criteria names no criterion: {args.tie_criteria!r}")
-    if len(over["tie_criteria"]) != len(args.tie_criteria.split(",")):  # "sum_w_bar,,val_margin": a typo
+    if has_empty_item(args.tie_criteria):  # "sum_w_bar,,val_margin": a typo
         raise InputError(f"--tie-criteria has an empty item: {args.tie_criteria!r}")
     over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock, label=args.label)
     try:
