@@ -348,17 +348,21 @@ def solve_model(
     if status == "infeasible" and kept is not None:  # not InfeasibleModelError: callers act on that one
         raise SolverError("HiGHS reports the model infeasible after returning values that satisfy it (a HiGHS fault)")
 
-    def without_presolve(seconds: float) -> SolveInfo | None:
-        """The model solved again with ``presolve="off"`` in what is left of the time limit after ``seconds``
-        (summed into the result's ``seconds``); None when no time is left."""
+    def solve_again(seconds: float, again_start, again_opts: dict) -> SolveInfo | None:
+        """The model solved again from ``again_start`` with ``again_opts`` in what is left of the time limit after
+        ``seconds`` (summed into the result's ``seconds``); None when no time is left."""
         seconds_left = opts["time_limit"] - seconds if "time_limit" in opts else None
         if seconds_left is not None and seconds_left <= 0:
             return None
-        again = solve_model(model, time_limit=seconds_left, mip_gap=mip_gap, threads=threads, mip_start=mip_start,
-                            options={**opts, "presolve": "off"}, race=race, improve=improve,
-                            improve_after=improve_after, interrupt_when=interrupt_when, clock=clock)
+        again = solve_model(model, time_limit=seconds_left, mip_gap=mip_gap, threads=threads, mip_start=again_start,
+                            options=again_opts, race=race, improve=improve, improve_after=improve_after,
+                            interrupt_when=interrupt_when, clock=clock)
         again.seconds += seconds
         return again
+
+    def without_presolve(seconds: float) -> SolveInfo | None:
+        """:func:`solve_again` from the same start with ``presolve="off"``."""
+        return solve_again(seconds, mip_start, {**opts, "presolve": "off"})
 
     if status == "infeasible" and opts.get("presolve", "choose") != "off":
         # HiGHS 1.15.1's presolve has called feasible tuning MILPs infeasible (a pessimistic 7/2 model without a
@@ -377,13 +381,8 @@ def solve_model(
         # HiGHS 1.15.1, handed a MIP start, has ended a tie re-solve (|T| = 3, |V| = 2, max of a linear criterion,
         # presolve off) in a solve error ("MIP solver claims optimality, but with ... primal infeasibilities" of
         # 1e-6, its own feasibility tolerance); without the start it solves. Solved again without it, in the time left.
-        seconds_so_far = earlier_seconds + float(h.getRunTime())
-        seconds_left = opts["time_limit"] - seconds_so_far if "time_limit" in opts else None
-        if seconds_left is None or seconds_left > 0:
-            again = solve_model(model, time_limit=seconds_left, mip_gap=mip_gap, threads=threads, options=opts,
-                                race=race, improve=improve, improve_after=improve_after,
-                                interrupt_when=interrupt_when, clock=clock)
-            again.seconds += seconds_so_far
+        again = solve_again(earlier_seconds + float(h.getRunTime()), None, opts)
+        if again is not None:
             return again
     if status_enum in (highspy.HighsModelStatus.kSolveError, highspy.HighsModelStatus.kModelError,
                        highspy.HighsModelStatus.kLoadError, highspy.HighsModelStatus.kPresolveError,
