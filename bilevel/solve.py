@@ -259,7 +259,8 @@ def solve_model(
     InputError for a ``model`` that is not a Pyomo model, an ``improve`` or ``interrupt_when`` that is not
     callable, a negative or NaN ``improve_after``, a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``,
     ``clock``, an option HiGHS rejects
-    (or whose name is not a string, or whose value is NaN), one of :data:`UNSAFE_OPTIONS`, or a ``mip_start`` that is not
+    (or whose name is not a string, or whose value is NaN), one of :data:`UNSAFE_OPTIONS`, ``time_limit``, ``mip_gap``
+    or ``threads`` given also as the option ``time_limit``, ``mip_rel_gap`` or ``threads``, or a ``mip_start`` that is not
     ``(variable, number)`` pairs or a mapping;
     InfeasibleModelError (a SolverError) for a row without free variables that its constant breaks (Pyomo's
     compiler refuses it, :func:`compile_model`);
@@ -285,6 +286,11 @@ def solve_model(
     nan_keys = [key for key, value in opts.items() if isinstance(value, (float, np.floating)) and np.isnan(value)]
     if nan_keys:  # HiGHS accepts NaN for any double option (mip_rel_gap, tolerances): no range check fails on it
         raise InputError(f"HiGHS option {nan_keys[0]}=nan is not a number")
+    for arg, value, key in (("time_limit", time_limit, "time_limit"), ("mip_gap", mip_gap, "mip_rel_gap"),
+                            ("threads", threads, "threads")):
+        if value is not None and key in opts:  # the argument won without a word, and a record of both misled
+            raise InputError(f"{arg}={value!r} and the HiGHS option {key}={opts[key]!r} set the same thing; give "
+                             f"it once")
     for key, (allowed, why) in UNSAFE_OPTIONS.items():
         if key in opts and opts[key] != allowed:
             raise InputError(f"HiGHS option {key}={opts[key]!r} is refused (only HiGHS's default, {allowed!r}, is "
@@ -354,9 +360,10 @@ def solve_model(
         seconds_left = opts["time_limit"] - seconds if "time_limit" in opts else None
         if seconds_left is not None and seconds_left <= 0:
             return None
-        again = solve_model(model, time_limit=seconds_left, mip_gap=mip_gap, threads=threads, mip_start=again_start,
-                            options=again_opts, race=race, improve=improve, improve_after=improve_after,
-                            interrupt_when=interrupt_when, clock=clock)
+        if seconds_left is not None:  # again_opts holds this run's time limit, gap and threads already
+            again_opts = {**again_opts, "time_limit": seconds_left}
+        again = solve_model(model, mip_start=again_start, options=again_opts, race=race, improve=improve,
+                            improve_after=improve_after, interrupt_when=interrupt_when, clock=clock)
         again.seconds += seconds
         return again
 

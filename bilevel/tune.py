@@ -519,7 +519,8 @@ def tune(
         only and pseudo-costs reliable after 4 observations, not 8), e.g. ``{"mip_heuristic_run_rens": True,
         "mip_allow_cut_separation_at_nodes": True, "mip_pscost_minreliable": 8}`` to restore HiGHS's own.
         Options that give wrong answers on these MILPs (``bilevel.solve.UNSAFE_OPTIONS``, e.g.
-        ``mip_lifting_for_probing``) raise InputError.
+        ``mip_lifting_for_probing``) raise InputError, and so do ``time_limit``, ``mip_rel_gap`` or ``threads``
+        here together with the argument ``time_limit``, ``mip_gap`` or ``threads``.
     cutoff_restarts : build the pessimistic MILP around its MIP start's objective (as ``objective_cutoff``,
         unless the start already meets the floor; the start is computed from the data first, so this is the
         model's only build, in ``build_seconds``), and, in both modes,

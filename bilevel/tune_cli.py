@@ -98,6 +98,17 @@ def _check_mode_options(args) -> None:
         args.epsilon = check_epsilon(args.epsilon)  # -0.0 as 0.0 in the JSON
 
 
+def _check_highs_options(args) -> None:
+    """Refuse (InputError) ``--highs-option`` naming an option that ``--time-limit``, ``--mip-gap`` or
+    ``--threads`` also sets: the flag won, and the JSON recorded both values without saying which applied."""
+    given = dict(args.highs_option)
+    for flag, value, key in (("--time-limit", args.time_limit, "time_limit"), ("--mip-gap", args.mip_gap, "mip_rel_gap"),
+                             ("--threads", args.threads, "threads")):
+        if value is not None and key in given:
+            raise InputError(f"{flag} {value} and --highs-option {key}={given[key]} set the same HiGHS option; give "
+                             "it once")
+
+
 def _highs_option(text: str) -> tuple[str, object]:
     """``NAME=VALUE`` -> ``(NAME, value)`` with ``true``/``false`` as booleans and numbers as int or float.
     A value with ``_`` or non-ASCII characters stays a string (HiGHS then refuses it for a numeric option):
@@ -202,8 +213,10 @@ def run(args) -> int:
     """Split the data set, solve the optimistic MILP (Eq. (21) of the pessimistic bilevel tuning paper) and,
     with ``--mode pessimistic|both``, the pessimistic one (Eq. (25)), print and write the verified results
     (JSON; ``--export``: the plain models as .lp and .mps); returns 0, or 1 when a solution fails
-    verification. Raises InputError for bad options or data, SolverError when HiGHS fails."""
+    verification. Raises InputError for bad options or data (also ``--highs-option`` setting what ``--time-limit``,
+    ``--mip-gap`` or ``--threads`` sets), SolverError when HiGHS fails."""
     _check_mode_options(args)
+    _check_highs_options(args)
     json_path = _check_outputs(args)
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, args.n_train, args.n_val, test_fraction=args.test_fraction, seed=args.seed)

@@ -127,7 +127,11 @@ def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, 
     (tmp_path / "afile").write_text("")
     for args, match in ((["--epsilon", "-1"], "epsilon"), (["--json", str(tmp_path)], "is a folder"),
                         (["--export", str(tmp_path / "afile")], "is a file"),
-                        (["--json", str(tmp_path / "afile" / "r.json")], "is a file")):
+                        (["--json", str(tmp_path / "afile" / "r.json")], "is a file"),
+                        # the flag won, and the JSON recorded both values without saying which applied
+                        (["--mip-gap", "0.01", "--highs-option", "mip_rel_gap=0.02"], "--mip-gap 0.01 and --highs-option"),
+                        (["--threads", "1", "--highs-option", "threads=2"], "--threads 1 and --highs-option threads=2"),
+                        (["--time-limit", "5", "--highs-option", "time_limit=9"], "--time-limit 5.0 and --highs-option")):
         code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", *args])
         err = capsys.readouterr().err
         assert code == 2 and match in err and len(err.strip().splitlines()) == 1, err

@@ -113,6 +113,10 @@ def test_solve_model_refuses_nan_coefficients_and_bad_options():
     _raises(bilevel.solve_model, m, options={1: 2}, match="option names must be strings")  # raw TypeErrors
     for start in (5, [m.x], [(m.x, "a")]):
         _raises(bilevel.solve_model, m, mip_start=start, match="mip_start")
+    # an argument and an option setting the same thing: the argument won without a word
+    for arg, option in ((dict(mip_gap=0.01), {"mip_rel_gap": 0.02}), (dict(threads=1), {"threads": 2}),
+                        (dict(time_limit=5), {"time_limit": 9.0})):
+        _raises(bilevel.solve_model, m, options=option, **arg, match="set the same thing")
     assert bilevel.solve_model(m, race=np.int64(1), time_limit=float("inf")).objective == 0.0
 
 
