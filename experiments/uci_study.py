@@ -64,7 +64,8 @@ import bilevel
 import bilevel.ties
 from bilevel.errors import InputError, SolverError
 from bilevel.solve import MAX_CONCURRENCY
-from bilevel.validation import MAX_EPSILON, MAX_W_BAR_UB, check_clock, check_positive, repeated_values
+from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, check_clock, check_positive, check_writable_folder,
+                                repeated_values)
 
 from . import attack as attack_mod
 from . import baseline as baseline_mod
@@ -778,7 +779,8 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     check_config(cfg)
     check_data(cfg)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    # OUT and OUT/runs (a file there failed the first finished run's write, after its solves)
+    check_writable_folder(_record_path(out, "x").parent, "the study's runs folder (OUT/runs)")
     t0 = time.perf_counter()
     tasks = build_tasks(cfg)
     h = cfg.result_hash()

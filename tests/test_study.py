@@ -251,6 +251,16 @@ def test_out_that_is_a_file_is_refused(tmp_path, capsys):
     assert code == 2 and "is a file" in err and len(err.strip().splitlines()) == 1
 
 
+def test_out_whose_runs_is_a_file_is_refused_before_any_run(tmp_path, capsys):
+    """OUT/runs a file: the study solved its first unit, then failed to write it (FileExistsError)."""
+    (tmp_path / "runs").write_text("")
+    code = main(["study", "--quick", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes", "5",
+                 "--out", str(tmp_path), "--no-progress", "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "runs" in err and "is a file" in err and len(err.strip().splitlines()) == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]  # no table, no study.json
+
+
 @pytest.mark.parametrize("out", ["", " "])
 def test_an_empty_out_is_refused_not_the_working_directory(tmp_path, capsys, monkeypatch, out):
     """--out '' ran the whole study into the working directory (Path('') is '.'): runs/, CSVs, plots."""
