@@ -773,8 +773,9 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     Raises
     ------
     InputError for a bad configuration, a data set that cannot be loaded or cannot supply the sizes
-    (:func:`check_data`, before any unit runs), or when ``out`` holds finished units computed with other settings
-    (another seed, time limit, flip rule, ...): use another ``out``.
+    (:func:`check_data`, before any unit runs), an ``out`` or ``OUT/runs`` that is a file or cannot be written
+    to, or when ``out`` holds finished units computed with other settings (another seed, time limit, flip rule,
+    ...): use another ``out``.
     """
     check_config(cfg)
     check_data(cfg)
