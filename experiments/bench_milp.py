@@ -12,7 +12,7 @@ pair, the valid big-Ms of items 1-8 of ``bilevel.bigm`` (not the LP-tightened on
 multipliers with the lambda bound the package ended with, or the one
 it starts from when it found no solution, no warm start, default HiGHS); a package solve without a solution keeps
 the textbook solve of its instance. Prints the speed-up (b)/(a) per instance and the geometric mean over the
-instances both solve to optimality (the package's solution verified, :func:`both_optimal`); instances that hit the time limit are reported with their gap. The package's
+instances both solve to optimality (both solutions verified, :func:`both_optimal`); instances that hit the time limit are reported with their gap. The package's
 solve time leaves out its build's LPs (bound tightening, ``pkg_build_lps``) and, pessimistic, the optimistic solve
 it builds on (``V_f``'s hyperplane, the MIP start's boxes, at epsilon = 0 the objective floor; ``pkg_opt_solve``,
 its build's LPs included); ``bench.md`` gives the geometric mean with both counted too.
@@ -124,11 +124,17 @@ def _size_shares(rows: list[dict]) -> str:
     return ", ".join(f"{n}: {o / t:.1%}" for n, (o, t) in sorted(sums.items())) or "-"
 
 
+def _proved(r: dict, side: str) -> bool:
+    """Whether the ``side`` (``"pkg"`` or ``"tb"``) solve of row ``r`` proved optimality with a solution that
+    passed verification (an unverified "optimal" solve is not an optimum of the bilevel problem)."""
+    return r.get(f"{side}_status") == "optimal" and r.get(f"{side}_verified") is True
+
+
 def both_optimal(r: dict) -> bool:
-    """Whether row ``r`` counts in the speed-up's geometric mean: both formulations proved optimality and the
-    package's solution passed its verification (an unverified "optimal" solve is not an optimum of the bilevel
-    problem, and its time is no measure of the package's)."""
-    return r["pkg_status"] == "optimal" and r.get("pkg_verified") is True and r.get("tb_status") == "optimal"
+    """Whether row ``r`` counts in the speed-up's geometric mean: both formulations proved optimality and both
+    solutions passed their verification (an unverified "optimal" solve is not an optimum of the bilevel
+    problem, and its time is no measure of its formulation's)."""
+    return _proved(r, "pkg") and _proved(r, "tb")
 
 
 def run_instance(data, mode_key, n, seed, time_limit, textbook=True, race: int = 1, clock: str = "seconds") -> dict:
@@ -205,11 +211,13 @@ def _speedup_text(r: dict) -> str:
     package would need at least the time it ran), "-" when neither did or the textbook did not run, and "-" for a
     package "optimal" solve that failed verification (as in :func:`both_optimal`, its time is no measure of the
     package's: it showed ">=", a lower bound claiming the textbook ran into the limit, even where the textbook
-    had proved optimality)."""
+    had proved optimality), and likewise "-" for a textbook "optimal" solve that failed verification."""
     if not _is_number(r.get("speedup")):
         return "-"
     if r["both_optimal"]:
         return f"{r['speedup']:.1f}x"
+    if r.get("tb_status") == "optimal" and r.get("tb_verified") is not True:
+        return "-"
     if r["pkg_status"] == "optimal":
         return f">={r['speedup']:.1f}x" if r.get("pkg_verified") is True else "-"
     return f"<={r['speedup']:.2f}x" if r.get("tb_status") == "optimal" else "-"

@@ -101,9 +101,10 @@ def test_an_unverified_or_infeasible_package_solve_is_not_a_speed_up(monkeypatch
     InfeasibleModelError from the package's tune ended the whole benchmark with a traceback."""
     import pytest
 
-    row = {"pkg_status": "optimal", "pkg_verified": True, "tb_status": "optimal"}
+    row = {"pkg_status": "optimal", "pkg_verified": True, "tb_status": "optimal", "tb_verified": True}
     assert bench_milp.both_optimal(row)
     assert not bench_milp.both_optimal({**row, "pkg_verified": False})
+    assert not bench_milp.both_optimal({**row, "tb_verified": False})  # counted: the textbook's was not checked
     assert not bench_milp.both_optimal({**row, "tb_status": "time_limit"})
     from bilevel.solve import InfeasibleModelError
 

@@ -88,6 +88,21 @@ def test_a_package_time_out_against_an_optimal_textbook_solve_shows_an_upper_bou
     assert bench_milp._speedup_text(r) == ">=3.0x"
 
 
+def test_an_unverified_textbook_optimum_is_no_speed_up_nor_a_bound(tmp_path):
+    """A textbook "optimal" solve that failed verification counted in the geometric mean (and, beside a package
+    time-out, showed "<=", a bound from a solve that proved nothing about the bilevel problem)."""
+    text = WITH_TEXTBOOK.replace(",optimal,0.0,0.0,0.0285,1,True,", ",optimal,0.0,0.0,0.0285,1,False,")
+    path = tmp_path / "bench.csv"
+    path.write_text("\n".join([HEADER, text]) + "\n")
+    (r,) = bench_milp._read_csv(path)
+    assert r["both_optimal"] is False and bench_milp._speedup_text(r) == "-"
+    _, geo, count = bench_milp._markdown([r], 5.0)
+    assert count == 0
+    (r,) = _parsed(tmp_path, _row(pkg_status="time_limit", pkg_gap=0.27, pkg_solve=120.0, tb_solve=118.4, tb_verified="False",
+                                  speedup=118.4 / 120.0, both_optimal=False, obj_match=""))
+    assert bench_milp._speedup_text(r) == "-"
+
+
 @pytest.mark.parametrize("pkg, tb, tb_gap, match", [
     (0.1499307, 0.1499429, 8.08e-5, True),   # results/bench_medium_race2, cancer opt 50 seed 1: was False
     (0.1499307, 0.1499429, 0.0, False),      # the same values without a gap to explain them
