@@ -268,10 +268,18 @@ def _speedup_all_solving(r: dict) -> float:
     pessimistic instance, the optimistic solve it builds on (``pkg_opt_solve``, its build's LPs included: it
     gives ``V_f``'s hyperplane, the boxes of the MIP start and, at epsilon = 0, the objective floor, none of
     which the textbook model gets or needs). NaN where the row does not record them (CSVs written before)."""
-    extra = [r.get("pkg_build_lps")] + ([] if r["mode"] == "opt" else [r.get("pkg_opt_solve")])
-    if not (all(map(_is_number, extra)) and _is_number(r.get("tb_solve"))):
+    seconds = _all_solving_seconds(r)
+    if not (math.isfinite(seconds) and _is_number(r.get("tb_solve"))):
         return math.nan
-    return r["tb_solve"] / max(r["pkg_solve"] + sum(extra), 1e-3)
+    return r["tb_solve"] / max(seconds, 1e-3)
+
+
+def _all_solving_seconds(r: dict) -> float:
+    """All the package's solving time of a row: ``pkg_solve`` plus its build's LPs (``pkg_build_lps``) and, for a
+    pessimistic instance, the optimistic solve it builds on (``pkg_opt_solve``); NaN where the row does not
+    record them (CSVs written before)."""
+    extra = [r.get("pkg_build_lps")] + ([] if r["mode"] == "opt" else [r.get("pkg_opt_solve")])
+    return r["pkg_solve"] + sum(extra) if all(map(_is_number, extra)) else math.nan
 
 
 NO_SOLUTION = ("no_solution", "infeasible")  # statuses of a row without a solution to verify (run_instance)
@@ -297,9 +305,10 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
     ok = [r["speedup"] for r in rows if r["both_optimal"]]
     geo = gmean(ok) if ok else math.nan
     # The issue's "largest |T| solved to proven optimality within 10 minutes": a verified optimum, solved
-    # within 600 s (a run with a larger --time-limit can prove optima later than that).
+    # within 600 s (a run with a larger --time-limit can prove optima later than that), all of its solving
+    # counted where the row records it (a pessimistic one's optimistic solve too; CSVs written before: pkg_solve)
     proven = [r["n"] for r in rows if r["pkg_status"] == "optimal" and r["pkg_verified"] is True
-              and r["pkg_solve"] <= PROVEN_WITHIN]
+              and np.nan_to_num(_all_solving_seconds(r), nan=r["pkg_solve"]) <= PROVEN_WITHIN]
     races = sorted({int(r.get("race") or 1) for r in rows})
     share = [_overhead(r) for r in rows if _timed(r)]
     long = [_overhead(r) for r in rows if _timed(r, 0.1)]
@@ -350,7 +359,8 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
             f"{gmean(all_solving):.1f}x.")
     lines += [
               f"Largest |T| = |V| the package solved to proven optimality within {PROVEN_WITHIN / 60:g} minutes "
-              f"(a verified solution): {max(proven) if proven else '-'}.",
+              f"(a verified solution; all of its solving counted where bench.csv records it: the build's LPs and, "
+              f"pessimistic, the optimistic solve): {max(proven) if proven else '-'}.",
               f"Build + compile (Pyomo to HiGHS) + write below 10% of the solve time: {sum(x < 0.1 for x in share)} of {len(share)} instances "
               f"({sum(x < 0.1 for x in long)} of the {len(long)} with solve time >= 0.1 s).",
               "Build + compile + write summed over each size's instances, as a share of their summed solve time: "
