@@ -158,3 +158,44 @@ def test_a_chosen_candidate_without_a_proven_optimum_is_flagged(capsys, monkeypa
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert re.search(r"note: the chosen candidate's MILP ended 'time_limit' and its solution failed verification", out)
+
+
+def test_candidate_names_read_back_as_their_values():
+    # 0.1 and the next float, 0.10000000000000002, were both pes_e0.1_ub1 (15 digits): two candidates of one name,
+    # whose test errors and MILP statuses the report looks up by name; and epsilon -0.0 was named pes_e-0_ub1
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 5, 5, n_cal=20, seed=0)
+    eps = (-0.0, 0.1, float(np.nextafter(0.1, 1.0)))
+    cands = milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, epsilons=eps, w_bar_ubs=(1.0,))
+    names = [c.name for c in cands]
+    assert len(set(names)) == len(names), names
+    parsed = [re.fullmatch(r"pes_e(.+)_ub(.+)", n) for n in names[1:]]
+    assert [float(m[1]) for m in parsed] == list(eps) and all(float(m[2]) == 1.0 for m in parsed)
+    assert names[1] == "pes_e0_ub1" and names[2] == "pes_e0.1_ub1"  # the short names are kept where they read back
+    assert all(np.copysign(1.0, c.epsilon) == 1.0 for c in cands)
+
+
+@pytest.mark.parametrize("grid, match", [
+    (dict(epsilons=(0.1, -1.0)), "epsilon"),
+    (dict(epsilons=(0.1, float("inf"))), "epsilon"),
+    (dict(w_bar_ubs=(0.5, float("nan"))), "w_bar_ub"),
+    (dict(w_bar_ubs=(0.5, float("inf"))), "w_bar_ub"),
+    (dict(w_bar_ubs=(0.5, 2e4)), "w_bar_ub"),
+])
+def test_the_whole_grid_is_checked_before_any_milp(monkeypatch, capsys, grid, match):
+    # a bad value late in the grid was refused by tune() only when its turn came, after the MILPs before it
+    import bilevel.certify.milp as milp
+
+    def no_solve(*a, **k):
+        raise AssertionError("solved a MILP before checking the grid")
+    monkeypatch.setattr(milp, "tune", no_solve)
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 5, 5, n_cal=20, seed=0)
+    with pytest.raises(InputError, match=match):
+        milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, **grid)
+    argv = ["--data", "cancer", "--n-train", "5", "--n-val", "5", "--n-cal", "20"]
+    for key, values in grid.items():
+        argv += ["--" + key.replace("_", "-"), *map(repr, values)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bilevel certify: error:") and match in err and "\n" not in err, err

@@ -11,6 +11,7 @@ import numpy as np
 from ..datasets import load_dataset, split_dataset
 from ..errors import InputError
 from ..tune import LinearClassifier, tune
+from ..validation import as_number, check_epsilon, check_scale, check_xy
 
 
 @dataclass
@@ -29,22 +30,39 @@ class Candidate(LinearClassifier):
     verified: bool
 
 
+def _number(x: float) -> str:
+    """``x`` in a candidate name: 15 significant digits when they read back as ``x``, else in full (``repr``)."""
+    short = f"{x:.15g}"
+    return short if float(short) == x else repr(x)
+
+
 def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4), w_bar_ubs=(0.25, 0.5, 1.0),
                     flip="margin", time_limit=None) -> list[Candidate]:
     """Solve the optimistic MILP (Eq. (21)) for each ``w_bar_ub`` and the pessimistic MILP (Eq. (25)) for
     each ``(epsilon, w_bar_ub)`` of the pessimistic bilevel tuning paper, with ``w_bar`` in
     ``[0, w_bar_ub]^p``. Returns ``len(w_bar_ubs) * (1 + len(epsilons))`` candidates.
 
-    Candidates are named ``opt_ub<w_bar_ub>`` and ``pes_e<epsilon>_ub<w_bar_ub>``, the numbers to 15 significant
-    digits (so 0.1 and 0.1000001 get distinct names).
+    Candidates are named ``opt_ub<w_bar_ub>`` and ``pes_e<epsilon>_ub<w_bar_ub>``, each number to 15 significant
+    digits when that reads back as the same float and in full (Python's ``repr``) otherwise, so distinct values
+    get distinct names (0.1 and 0.1000001, and 0.1 and 0.10000000000000002, the next float); ``-0`` is named 0.
 
-    Shapes as in :func:`bilevel.tune`. Raises InputError for an empty grid, a value given twice, ``epsilon < 0``
-    or ``w_bar_ub <= 0``; SolverError when a MILP fails."""
-    epsilons, ubs = [float(e) for e in epsilons], [float(u) for u in w_bar_ubs]
+    Shapes as in :func:`bilevel.tune`. Raises InputError for an empty grid, a value given twice, an ``epsilon``
+    that is not finite or < 0 (or above 1e6), a ``w_bar_ub`` that is not finite or <= 0 or that the MILPs'
+    big-M constants cannot take (:func:`bilevel.validation.check_scale`), all before any MILP is solved;
+    SolverError when a MILP fails."""
+    X_t, _ = check_xy(X_train, y_train, "train")
+    X_v, _ = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
+    # the whole grid is checked here: tune() checked each value only when its MILP came, after the MILPs of the
+    # values before it had been solved (minutes on a real grid), and named -0.0 "-0"
+    epsilons = [check_epsilon(e) for e in epsilons]
+    ubs = [as_number(u, "w_bar_ub") + 0.0 for u in w_bar_ubs]
     if not epsilons or not ubs:
         raise InputError("the candidate grid is empty: give at least one epsilon and one w_bar_ub")
-    if min(ubs) <= 0:
-        raise InputError(f"every w_bar_ub must be > 0; got {ubs}")
+    bad = [u for u in ubs if not (np.isfinite(u) and u > 0)]
+    if bad:
+        raise InputError(f"every w_bar_ub must be finite and > 0; got {bad[0]} in {ubs}")
+    for ub in ubs:
+        check_scale([X_t, X_v], ub)
     for name, values in (("epsilon", epsilons), ("w_bar_ub", ubs)):
         if len(set(values)) < len(values):  # two candidates of one name: their losses and test errors mixed up
             raise InputError(f"an {name} is given twice: {values}")
@@ -53,12 +71,12 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
         warnings.simplefilter("ignore", RuntimeWarning)  # unverified candidates are recorded, not hidden
         for ub in ubs:
             opt = tune(X_train, y_train, X_val, y_val, "optimistic", w_bar_bounds=(0.0, ub), time_limit=time_limit)
-            out.append(Candidate(f"opt_ub{ub:.15g}", "optimistic", 0.0, ub, opt.w_bar, opt.w, opt.b, opt.status,
+            out.append(Candidate(f"opt_ub{_number(ub)}", "optimistic", 0.0, ub, opt.w_bar, opt.w, opt.b, opt.status,
                                  opt.verified))
             for eps in epsilons:
                 pes = tune(X_train, y_train, X_val, y_val, "pessimistic", epsilon=eps, w_bar_bounds=(0.0, ub),
                            flip=flip, optimistic=opt, time_limit=time_limit)
-                out.append(Candidate(f"pes_e{eps:.15g}_ub{ub:.15g}", "pessimistic", eps, ub, pes.w_bar, pes.w, pes.b,
+                out.append(Candidate(f"pes_e{_number(eps)}_ub{_number(ub)}", "pessimistic", eps, ub, pes.w_bar, pes.w, pes.b,
                                      pes.status, pes.verified))
     return out
 
