@@ -199,3 +199,23 @@ def test_the_whole_grid_is_checked_before_any_milp(monkeypatch, capsys, grid, ma
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("bilevel certify: error:") and match in err and "\n" not in err, err
+
+
+@pytest.mark.parametrize("value", ["0.1,,0.2", "0.5,", ",0.5", "0.1, ,0.2"])
+def test_grid_options_refuse_an_empty_comma_item(monkeypatch, capsys, value):
+    # "0.5," was read as "0.5" and "0.1,,0.2" as "0.1,0.2" without a word (the other CLIs refuse such typos)
+    import bilevel.certify.milp as milp
+
+    monkeypatch.setattr(milp, "milp_candidates", lambda *a, **k: pytest.fail("ran the MILPs"))
+    for option in ("--epsilons", "--w-bar-ubs"):
+        with pytest.raises(SystemExit) as exc:
+            main(["--data", "cancer", "--n-cal", "40", option, value])
+        assert exc.value.code == 2
+        assert "empty items" in capsys.readouterr().err
+
+
+def test_grid_options_still_read_commas_and_spaces():
+    from bilevel.certify.cli import build_parser
+
+    args = build_parser().parse_args(["--data", "cancer", "--epsilons", "0.1,0.2 0.3", "0.4", "--w-bar-ubs", " 1, 2 "])
+    assert args.epsilons == [[0.1, 0.2, 0.3], [0.4]] and args.w_bar_ubs == [[1.0, 2.0]]

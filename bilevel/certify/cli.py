@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..help_format import has_empty_item
 from ..validation import check_count, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify, procedure_name
@@ -37,6 +38,13 @@ _P_VALUES = {"hoeffding": "hoeffding", "bentkus": "bentkus", "hb": "hb", "binomi
 
 
 def _float_list(text: str) -> list[float]:
+    """The numbers of one ``--epsilons`` / ``--w-bar-ubs`` argument, separated by commas or spaces; a blank
+    argument is no number (the empty grid, which milp_candidates refuses by name). Raises
+    argparse.ArgumentTypeError for a non-number or an empty comma item (``"0.1,,0.2"``, ``"0.5,"``: a typo, read
+    as ``"0.1,0.2"`` and ``"0.5"`` without a word, as the other command-line tools no longer do)."""
+    if text.strip() and has_empty_item(text):
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas or spaces without empty items, "
+                                         f"got {text!r}")
     try:
         return [float(t) for t in text.replace(",", " ").split()]
     except ValueError:
