@@ -202,7 +202,9 @@ def optimistic_tie_range(
 
     Raises
     ------
-    InputError when ``result`` is not an optimistic result with a model, the criterion is unknown or not
+    InputError when ``result`` is not an optimistic result with a model and status ``"optimal"`` (a time-limited
+    or gap-limited solve's objective is only an upper bound on the optimum: the range would reach beyond the optimal
+    set), the criterion is unknown or not
     linear (or uses a variable of another model, e.g. ``result.model``'s own), ``tolerance`` is not a number
     >= 0 or ``verify_tolerance`` not one > 0, or for a bad ``time_limit``, ``threads``, ``mip_gap`` or
     ``highs_options`` (as :func:`bilevel.solve_model`: a rejected or unsafe option);
@@ -214,6 +216,10 @@ def optimistic_tie_range(
     verify_tolerance = check_positive(verify_tolerance, "verify_tolerance")
     if result.objective is None or not np.isfinite(result.objective):
         raise InputError("the optimistic result has no finite objective value")
+    if getattr(result, "status", None) != "optimal":  # its objective is only an upper bound on the optimum
+        raise InputError(f"optimistic_tie_range needs a proven optimum; the optimistic result's status is "
+                         f"{getattr(result, 'status', None)!r}, so the points within tolerance of its objective "
+                         "need not be optima: solve it to optimality first (a longer time_limit, the default mip_gap)")
     name = criterion if isinstance(criterion, str) else getattr(criterion, "__name__", "custom")
     reference = float(result.objective)
     model = _around_optimum(result.model, reference + tolerance) if isinstance(criterion, str) else None

@@ -502,12 +502,16 @@ def _limited_unit(task: dict, cfg: dict) -> list[dict]:
     row.update(_tune_fields("opt", opt, split))
     tie_accs = []
     if not isinstance(opt, str):
-        tie_accs.append(row["opt_acc_test"])
         pes = _solve("pessimistic", X_t, y_t, X_v, y_v, cfg, epsilon=0.0, flip=flip, optimistic=opt)
         row.update(_tune_fields("pes", pes, split))
         if not isinstance(pes, str):
             row.update(pes_n_flipped=len(pes.flipped), pes_flip_rule=pes.flip_rule)
+        if opt.status == "optimal":  # else its objective only bounds the optimum: no range over the optimal set
+            tie_accs.append(row["opt_acc_test"])
         for crit in cfg["tie_criteria"]:
+            if opt.status != "optimal":
+                row.update({f"tie_{crit}_{ext}_status": f"not_run (optimistic {opt.status})" for ext in ("lo", "hi")})
+                continue
             try:
                 tr = bilevel.ties.optimistic_tie_range(opt, crit, tolerance=cfg["tie_tolerance"],
                                                        time_limit=cfg["time_limit"], threads=cfg["threads"])
@@ -940,12 +944,14 @@ def _nonopt(df, prefix) -> int:
 def _nonopt_ties(df) -> int:
     """Runs with a tie re-solve (a ``tie_<criterion>_<min|max>_status`` column) that ended other than
     "optimal" (at the time limit: its extreme is an optimum of the outer problem, not the extreme; it still
-    counts in the tie range)."""
+    counts in the tie range). A re-solve not run (``"not_run (optimistic time_limit)"``: no range around an
+    optimistic solve that is not optimal, which its own column counts) is none."""
     cols = [c for c in df.columns if c.startswith("tie_") and c.endswith("_status")]
     if not cols:
         return 0
-    d = df.drop_duplicates("run_id")[cols]
-    return int((d.notna() & (d.astype(str) != "optimal")).any(axis=1).sum())
+    d = df.drop_duplicates("run_id")[cols].astype(object)
+    ran = d.notna() & ~d.astype(str).apply(lambda col: col.str.startswith("not_run"))
+    return int((ran & (d.astype(str) != "optimal")).any(axis=1).sum())
 
 
 def _unverified(df, prefix) -> int:

@@ -524,6 +524,30 @@ def test_a_failed_tie_re_solve_is_reported_with_the_other_outcomes(tmp_path, mon
     assert f"failed steps: {len(failed)} runs" in printed
 
 
+def test_no_tie_range_around_an_optimistic_solve_that_is_not_optimal(monkeypatch):
+    """A time-limited optimistic solve's tie range reached beyond the optimal set (its objective only bounds the
+    optimum) and its extremes went into tie_acc_min / tie_acc_max, the table's spread over optimistic optima."""
+    import dataclasses
+
+    cfg = us.StudyConfig(datasets=("cancer",), studies=("limited",), runs=1, val_sizes=(5,), train_sizes=(5,),
+                         time_limit=20.0, clock="nodes")
+    (task,) = us.build_tasks(cfg)
+    real = us._solve
+
+    def time_limited(kind, *a, **k):
+        res = real(kind, *a, **k)
+        return dataclasses.replace(res, status="time_limit") if kind == "optimistic" else res
+    monkeypatch.setattr(us, "_solve", time_limited)
+    monkeypatch.setattr(bilevel.ties, "optimistic_tie_range", lambda *a, **k: pytest.fail("a tie range was computed"))
+    (row,) = us.run_unit(task)["rows"]
+    assert row["opt_status"] == "time_limit" and "tie_acc_min" not in row and "tie_acc_max" not in row
+    for crit in cfg.tie_criteria:
+        assert row[f"tie_{crit}_lo_status"] == row[f"tie_{crit}_hi_status"] == "not_run (optimistic time_limit)"
+    assert not any(key.startswith("tie_") and key.endswith("_error") for key in row)  # no failed step either
+    df = pd.DataFrame([{**row, "run_id": "a"}, {**row, "run_id": "b", "tie_val_margin_hi_status": "time_limit"}])
+    assert us._nonopt_ties(df) == 1  # only the run whose re-solve ran and stopped early
+
+
 def test_perturbed_rows_record_the_flip_rule_the_pessimistic_solve_used():
     # the limited study's rows had pes_flip_rule, the perturbed ones only pes_n_flipped: under flip="margin" a
     # V_f that comes out empty flips every point instead, and the perturbed CSV did not say which rule was used

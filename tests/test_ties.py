@@ -133,6 +133,21 @@ def test_bad_input():
         optimistic_tie_range(pes_like)
 
 
+def test_a_result_that_is_not_a_proven_optimum_is_refused():
+    """A time-limited solve's objective only bounds the optimum from above. Around it the range reached beyond the
+    optimal set: here an incumbent of objective 0.5 gave min sum_w_bar about 0.25, where the closed form of the
+    optimal set (w_bar in [1/2, 1]) gives 0.5."""
+    import dataclasses
+
+    X_t, y_t, X_v, y_v = _tiny()
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
+    for status in ("time_limit", "gap_limit", "interrupted"):
+        stale = dataclasses.replace(opt, status=status, objective=0.5)
+        with pytest.raises(bilevel.InputError, match=f"status is '{status}'"):
+            optimistic_tie_range(stale, "sum_w_bar")
+    assert optimistic_tie_range(opt, "sum_w_bar").low.criterion_value == pytest.approx(0.5, abs=1e-5)
+
+
 @pytest.mark.parametrize("data,seed", [("cancer", 2), ("diabetes", 0), ("diabetes", 1)])
 def test_built_in_criteria_on_the_model_around_the_optimum_match_the_plain_model(data, seed):
     """The built-in criteria are re-solved on the MILP built around the optimum (tighter big-Ms, decided
