@@ -29,14 +29,15 @@ _CACHE_SIZE = 16
 _LOCAL = threading.local()  # .lps: OrderedDict, data key -> loaded highspy.Highs (HiGHS objects are not thread-safe)
 
 
-def hinge_lp_highs(w_bar, objective, constraints=()) -> HingeLP:
+def hinge_lp_highs(w_bar, objective, constraints=(), fixed=None) -> HingeLP:
     """Solve the hinge LP of :mod:`bilevel.inner` (Eq. (20) of the pessimistic bilevel tuning paper,
     generalised) with ``highspy``; same arguments, result and sign conventions as
     :func:`bilevel.inner.hinge_lp`.
 
     Columns ``(w (p), b, h (sum n_k))``; rows ``y_k (x_k^T w - b) + h_k >= 1`` for every point of every
     block, then ``mean_{k in C_r} h_k <= rhs_r``. ``w_bar`` (p,) >= 0; ``objective`` ``(X, y)``;
-    ``constraints`` a sequence of ``(X, y, rhs)``.
+    ``constraints`` a sequence of ``(X, y, rhs)``. ``fixed`` (p,), optional: ``w_j`` held at ``fixed_j`` where
+    that is not NaN (a value in ``[-w_bar_j, w_bar_j]``), free in its box elsewhere.
 
     Raises SolverError when HiGHS does not report the LP optimal (e.g. a budget below the block's
     least hinge loss makes it infeasible) or rejects the box or a budget (e.g. NaN), InputError when ``w_bar``
@@ -53,7 +54,12 @@ def hinge_lp_highs(w_bar, objective, constraints=()) -> HingeLP:
     rhs = np.array([float(c[2]) for c in constraints])
     sizes = [len(block[1]) for block in blocks]
     n_h = sum(sizes)
-    h = _loaded(blocks, w_bar, rhs, n_h)
+    lower, upper = -w_bar, w_bar
+    if fixed is not None:
+        fixed = np.asarray(fixed, dtype=float)
+        held = ~np.isnan(fixed)
+        lower, upper = np.where(held, fixed, lower), np.where(held, fixed, upper)
+    h = _loaded(blocks, lower, upper, rhs, n_h)
     run_checked(h, "hinge LP")
     solution = h.getSolution()
     x = np.asarray(solution.col_value)
@@ -66,9 +72,9 @@ def hinge_lp_highs(w_bar, objective, constraints=()) -> HingeLP:
     )
 
 
-def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray, n_h: int) -> highspy.Highs:
+def _loaded(blocks: list, lower: np.ndarray, upper: np.ndarray, rhs: np.ndarray, n_h: int) -> highspy.Highs:
     """A ``highspy.Highs`` holding the hinge LP of ``blocks`` (``(X, y)`` pairs: the objective's, then one per
-    budget row; ``n_h`` points in all) with the box ``w_bar`` and the budgets ``rhs``, ready to run from
+    budget row; ``n_h`` points in all) with the bounds ``lower <= w <= upper`` and the budgets ``rhs``, ready to run from
     scratch: this thread's cached object for the same data (bounds changed, solver state cleared), or a new
     one. Raises SolverError when HiGHS rejects a new model, or the new bounds of a cached one."""
     key = hashlib.sha1(b"".join(a.tobytes() + repr(a.shape).encode() for block in blocks for a in block)).digest()
@@ -76,10 +82,10 @@ def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray, n_h: int) -> highs
     if lps is None:
         lps = _LOCAL.lps = OrderedDict()
     h = lps.get(key)
-    p = len(w_bar)
+    p = len(lower)
     if h is None:
         h = silent_highs()
-        load_model(h, _hinge_model(blocks, w_bar, rhs), "hinge LP")
+        load_model(h, _hinge_model(blocks, lower, upper, rhs), "hinge LP")
         lps[key] = h
         if len(lps) > _CACHE_SIZE:
             lps.popitem(last=False)
@@ -87,7 +93,7 @@ def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray, n_h: int) -> highs
     lps.move_to_end(key)
     # A box or budget HiGHS rejects (NaN, a budget of -inf) leaves the previous call's bounds in place: raise, as
     # a new object's load does, rather than solve the previous LP again.
-    ok = h.changeColsBounds(p, np.arange(p, dtype=np.int32), -w_bar, w_bar) != highspy.HighsStatus.kError
+    ok = h.changeColsBounds(p, np.arange(p, dtype=np.int32), lower, upper) != highspy.HighsStatus.kError
     if ok and len(rhs):
         ok = h.changeRowsBounds(len(rhs), np.arange(n_h, n_h + len(rhs), dtype=np.int32), np.full(len(rhs), -_INF),
                                 rhs) != highspy.HighsStatus.kError
@@ -97,9 +103,9 @@ def _loaded(blocks: list, w_bar: np.ndarray, rhs: np.ndarray, n_h: int) -> highs
     return h
 
 
-def _hinge_model(blocks: list, w_bar: np.ndarray, rhs: np.ndarray) -> highspy.HighsLp:
-    """The hinge LP of :func:`hinge_lp_highs` as a ``highspy.HighsLp`` (columns ``(w, b, h)``)."""
-    p = len(w_bar)
+def _hinge_model(blocks: list, lower: np.ndarray, upper: np.ndarray, rhs: np.ndarray) -> highspy.HighsLp:
+    """The hinge LP of :func:`hinge_lp_highs` as a ``highspy.HighsLp`` (columns ``(w, b, h)``; ``lower <= w <= upper``)."""
+    p = len(lower)
     sizes = [len(block[1]) for block in blocks]
     n_h, n_r = sum(sizes), len(rhs)
     n = p + 1 + n_h
@@ -121,8 +127,8 @@ def _hinge_model(blocks: list, w_bar: np.ndarray, rhs: np.ndarray) -> highspy.Hi
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, n_h + n_r
     lp.col_cost_ = cost
-    lp.col_lower_ = np.concatenate([-w_bar, [-_INF], np.zeros(n_h)])
-    lp.col_upper_ = np.concatenate([w_bar, [_INF], np.full(n_h, _INF)])
+    lp.col_lower_ = np.concatenate([lower, [-_INF], np.zeros(n_h)])
+    lp.col_upper_ = np.concatenate([upper, [_INF], np.full(n_h, _INF)])
     lp.row_lower_ = np.concatenate([np.ones(n_h), np.full(n_r, -_INF)])
     lp.row_upper_ = row_upper
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise

@@ -92,24 +92,37 @@ def _training_kkt(values, X, y, lp, tag, w, b, own_primal, scale):
     return xi, {"beta": beta, "xi": 1.0 / len(y) - beta, "mu_plus": np.maximum(mu, 0.0), "mu_minus": np.maximum(-mu, 0.0)}
 
 
-def _best_tie(w_bar, outer, constraints, fallback):
+def _best_tie(w_bar, outer, constraints, fallback, duals):
     """``(w, b)`` minimising the outer hinge over the follower's optimal face (``constraints``: mean-hinge
-    budgets, the last one the follower's optimum), or ``fallback`` if that LP fails."""
-    try:
-        lp = hinge_lp(w_bar, outer, [(X, y, rhs + _TIE) for X, y, rhs in constraints])
-    except SolverError:
-        return fallback
-    return lp.w, lp.b
+    budgets, the last one the follower's optimum), with ``w`` on the bounds the box duals ``duals`` make
+    active (:func:`_active_bounds`). Should round-off make that LP fail, the same LP without holding ``w``
+    there, then ``fallback``, each moved onto those bounds."""
+    fixed = _active_bounds(w_bar, duals)
+    for held in (fixed, None):
+        try:
+            lp = hinge_lp(w_bar, outer, [(X, y, rhs + _TIE) for X, y, rhs in constraints], fixed=held)
+        except SolverError:
+            continue
+        w, b = lp.w, lp.b
+        break
+    else:
+        w, b = fallback
+    return np.where(np.isnan(fixed), w, fixed), b
 
 
-def _snapped(w: np.ndarray, w_bar: np.ndarray, mu: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """``w`` (p,) with ``w_j = sign(mu_j) w_bar_j`` where the LP's box dual ``mu`` (p,), ``mu_plus - mu_minus``,
-    is above round-off (``_TOL`` times the largest ``|x_ij|`` of the LP's data ``X``): the bound that
-    complementarity (``mu+_j (w_bar_j - w_j) = 0``, Eq. (21) / Eq. (25)) makes active. The tie LP's slack
-    ``_TIE`` lets ``w_j`` leave that bound by up to ``_TIE / |mu_j|`` (1.6e-5 with features of order 1e-3, a
-    start HiGHS rejected); moving it back changes each margin by about ``_TIE |T|``."""
-    active = np.abs(mu) > _TOL * np.abs(X).max(axis=0, initial=0.0)
-    return np.where(active, np.sign(mu) * w_bar, w)
+def _active_bounds(w_bar: np.ndarray, duals) -> np.ndarray:
+    """``sign(mu_j) w_bar_j`` (p,) where an LP's box dual ``mu`` (p,), ``mu_plus - mu_minus``, is above round-off
+    (``_TOL`` times the largest ``|x_ij|`` of the LP's data ``X``), NaN elsewhere; ``duals`` a sequence of
+    ``(mu, X)``, a later one overriding an earlier one. Complementarity (``mu+_j (w_bar_j - w_j) = 0``, Eq. (21) /
+    Eq. (25)) puts every optimum of that LP on these bounds. The tie LP holds ``w_j`` there: with the follower's
+    optimum relaxed by ``_TIE`` it could leave the bound by up to ``_TIE / |mu_j|`` (1.6e-5 with features of order
+    1e-3, a start HiGHS rejected), and moving ``w_j`` back afterwards shifted every margin by as much (a budget
+    row violated by 2.9e-6 with ``|mu_j|`` = 1.6e-4)."""
+    fixed = np.full(len(w_bar), np.nan)
+    for mu, X in duals:
+        active = np.abs(mu) > _TOL * np.abs(X).max(axis=0, initial=0.0)
+        fixed = np.where(active, np.sign(mu) * w_bar, fixed)
+    return fixed
 
 
 def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: float = -np.inf):
@@ -189,8 +202,8 @@ def queued_start(info: dict, w_bar: np.ndarray):
     _assign(values, "w_bar", w_bar)
     train = hinge_lp(w_bar, (X_t, y_t))
     if info["mode"] == "optimistic":
-        w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, train.value)], (train.w, train.b))
-        w = _snapped(w, w_bar, train.mu_plus - train.mu_minus, X_t)
+        w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, train.value)], (train.w, train.b),
+                         [(train.mu_plus - train.mu_minus, X_t)])
         xi, p_side = _training_kkt(values, X_t, y_t, train, "", w, b, own_primal=False, scale=scale)
         q_side = {"beta": xi + y_t * (X_t @ w - b) - 1, "xi": xi, "mu_plus": w_bar - w, "mu_minus": w_bar + w}
         pairs = {name: ([p_side[name]], q) for name, q in q_side.items()}
@@ -205,11 +218,11 @@ def queued_start(info: dict, w_bar: np.ndarray):
         if lam > info["lambda_bound"]:
             return None
         kappa = 1.0 / (1.0 + lam)
-        w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget), (X_f, ybar, follower.value)],
-                         (follower.w, follower.b))
-        w = _snapped(w, w_bar, follower.mu_plus - follower.mu_minus, np.vstack([X_f, X_t]))
+        duals = [(follower.mu_plus - follower.mu_minus, np.vstack([X_f, X_t]))]
         if info.get("shared_replica"):  # the training duals share the follower's binaries: their bounds too
-            w = _snapped(w, w_bar, train.mu_plus - train.mu_minus, X_t)
+            duals.append((train.mu_plus - train.mu_minus, X_t))
+        w, b = _best_tie(w_bar, (X_v, y_v), [(X_t, y_t, budget), (X_f, ybar, follower.value)],
+                         (follower.w, follower.b), duals)
         xi = hinge(X_t, y_t, w, b)
         shared = {}  # p-sides of the training duals that share the follower's binaries (epsilon = 0)
         if info.get("shared_replica"):

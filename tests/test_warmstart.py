@@ -8,6 +8,7 @@ import pytest
 
 import bilevel
 from bilevel.warmstart import kkt_start, start_at
+from oracles import lp as oracle_lp, tiny_instance
 
 
 def _max_violation(model) -> float:
@@ -228,3 +229,30 @@ def test_start_keeps_w_on_its_active_bounds_with_tiny_features(kind, seed):
         assert (pyo.value(c.lower) - body if c.has_lb() else -np.inf) <= 1e-9, c.name
     assert _max_violation(model) <= 1e-6
     assert bilevel.verify_model(model).verified
+
+
+def test_holding_w_on_an_active_bound_keeps_the_start_on_the_followers_face():
+    """Separable data, box 0.03-0.04, Eq. (24) replica: the follower's box dual on w_3 is 1.6e-4, so the tie LP's
+    slack of 1e-10 let w_3 leave its bound by 1.4e-6; moving it back afterwards shifted every training margin, and
+    the start broke the epsilon budget row by 2.9e-6 (above HiGHS's feasibility tolerance 1e-6). Oracle: scipy's
+    linprog (tests/oracles.py) for the least training loss and the follower's optimum at the box, and the Pyomo
+    rows at the loaded start."""
+    eps = 0.2
+    X_t, y_t, X_v, y_v = tiny_instance(775131, 5, 6, 3, overlap=0.1)
+    X_t, X_v = X_t * 0.1 + 2 * y_t[:, None], X_v * 0.1 + 2 * y_v[:, None]
+    box = np.array([0.03436274296873571, 0.02319068442530936, 0.03873411874913882])
+    flipped = np.arange(6)
+    model = bilevel.build_pessimistic_model(X_t, y_t, X_v, y_v, flipped, eps, (0, 0.05), 1e4, "feasible")
+    pairs, value = start_at(model, box)
+    _load(model, pairs)
+    w, b = np.array([model.w[j].value for j in model.w]), model.b.value
+    budget = (1 + eps) * oracle_lp(box, (X_t, y_t))
+    X_f, y_f = X_v[flipped], -y_v[flipped]
+    follower = oracle_lp(box, (X_f, y_f), [(X_t, y_t, budget)])
+    def mean_hinge(X, y):
+        return np.maximum(0.0, 1.0 - y * (X @ w - b)).mean()
+
+    assert mean_hinge(X_t, y_t) <= budget + 1e-8
+    assert mean_hinge(X_f, y_f) <= follower + 1e-8
+    assert value == pytest.approx(mean_hinge(X_v, y_v), abs=1e-12)
+    assert _max_violation(model) <= 1e-6
