@@ -143,15 +143,19 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
     A heuristic of this package, not of the paper: the LPs are Eq. (20) of the pessimistic bilevel tuning paper
     (and its epsilon-budget form) at a fixed box, completed to a point of Eq. (21) or (25).
 
-    Raises InputError when ``model`` was not built by this package, a box is not a finite (p,) array, or
-    ``stop_at`` is not a number.
+    Raises InputError when ``model`` was not built by this package, ``candidates`` is not a sequence, a box is
+    not a finite (p,) array, or ``stop_at`` is not a number or is NaN.
     """
     info = check_bilevel_model(model, "kkt_start")
     p = len(info["w_bar_ub"])
     if w_bar is not None:
         w_bar = _checked_box(w_bar, p, "w_bar")
+    if isinstance(candidates, (str, bytes)) or not np.iterable(candidates):
+        raise InputError(f"candidates must be a sequence of boxes of shape ({p},); got {candidates!r}")
     candidates = [_checked_box(box, p, f"candidates[{k}]") for k, box in enumerate(candidates)]
     stop_at = as_number(stop_at, "stop_at")
+    if np.isnan(stop_at):
+        raise InputError("stop_at must be a lower bound on the MILP's optimum (a number or -inf); got nan")
     best = best_start(info, w_bar, candidates, stop_at)
     return None if best is None else start_pairs(best[0], model)
 

@@ -143,6 +143,15 @@ def test_kkt_start_checks_its_boxes(optimistic_model):
     assert bilevel.kkt_start(optimistic_model, w_bar=[0.5, 0.5]) is not None
 
 
+@pytest.mark.parametrize("kw,match", [(dict(candidates=None), "candidates must be a sequence"),
+                                      (dict(candidates=5), "candidates must be a sequence"),
+                                      (dict(stop_at=np.nan), "stop_at")])
+def test_kkt_start_names_bad_candidates_and_a_nan_stop_at(optimistic_model, kw, match):
+    """Not a sequence of boxes: an InputError, not numpy's or Python's TypeError; a NaN lower bound was taken
+    as no bound."""
+    _raises(bilevel.kkt_start, optimistic_model, **kw, match=match)
+
+
 @pytest.mark.parametrize("args, match", [
     ((1.0, (X, Y)), "w_bar"),
     (([-1, -1], (X, Y)), "w_bar"),
