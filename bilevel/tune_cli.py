@@ -148,6 +148,14 @@ def _export_paths(args) -> list[Path]:
     return [Path(args.export) / f"{name}{suffix}" for name in names for suffix in (".lp", ".mps")]
 
 
+def _stale_exports(args) -> list[Path]:
+    """The model files of ``--export`` that this run does not write (pessimistic.lp/.mps with ``--mode
+    optimistic``): any such file in the folder is an earlier run's."""
+    if not args.export or args.mode != "optimistic":
+        return []
+    return [Path(args.export) / f"pessimistic{suffix}" for suffix in (".lp", ".mps")]
+
+
 def _check_outputs(args) -> Path:
     """Check the output paths before any solve (creating their folders); return the JSON path. Raises
     InputError for a JSON path that is a folder or a read-only file, or an export or JSON folder that is a file
@@ -259,6 +267,10 @@ def run(args) -> int:
         except InputError as exc:  # the paths were checked before the solves: what is left is the system's (a
             raise OSError(str(exc)) from None  # full disk), exit code 1 like the JSON file's, not bad input
         print(f"exported    : {', '.join(sorted(str(p) for p in written))}")
+        stale = [path for path in _stale_exports(args) if path.exists()]
+        if stale:  # left by an earlier run: they are not this run's models, whatever the folder's result.json says
+            print(f"note        : {', '.join(str(p) for p in stale)} in the --export folder are from an earlier run, "
+                  "not from this one (--mode optimistic writes no pessimistic model)")
     json_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         # an infinite --time-limit or --highs-option value (time_limit=inf, HiGHS's default) as null, like the

@@ -157,8 +157,13 @@ def test_export_lists_only_the_files_written(tmp_path, capsys):
     (tmp_path / "pessimistic.lp").write_text("stale")
     code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic",
                  "--export", str(tmp_path)])
-    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("exported"))
+    out = capsys.readouterr().out.splitlines()
+    line = next(x for x in out if x.startswith("exported"))
     assert code == 0 and "optimistic.lp" in line and "optimistic.mps" in line and "pessimistic" not in line
+    # the stale pessimistic model beside this run's files and result.json is named as an earlier run's
+    notes = [x for x in out if x.startswith("note") and "earlier run" in x]
+    assert len(notes) == 1 and str(tmp_path / "pessimistic.lp") in notes[0] and ".mps" not in notes[0]
+    assert (tmp_path / "pessimistic.lp").read_text() == "stale"
     # and the help says so: it promised "both MILPs" whatever --mode
     from bilevel.cli import build_parser
 
