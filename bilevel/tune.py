@@ -337,7 +337,9 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
     (the start's, then the cutoff's), the run is interrupted, the model rebuilt by ``rebuild(cutoff)`` with
     that objective as ``objective_cutoff`` (tighter big-Ms, points fixed on their side of the margin) and
     re-solved from the incumbent, within what is left of the time limit; at most ``_MAX_RESTARTS`` times.
-    A rebuild that fails keeps the model in hand and ends the restarts.
+    A rebuild that fails keeps the model in hand and ends the restarts; a rebuilt model on which HiGHS finds
+    no solution (it can reject the carried-over incumbent, and then stop at the time limit with none) gives
+    back the interrupted model, its incumbent still loaded, with status ``"time_limit"``.
     ``make_search(model)`` gives the box-search keyword arguments of :func:`bilevel.solve_model` for a
     model (run until the search has run once). Returns ``(model, info, seconds, restarts)``: the final
     model, its :class:`SolveInfo`, HiGHS time plus rebuild time summed, and one dict per restart
@@ -351,15 +353,27 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
         return {**search, "improve": _recording(search["improve"], searched)} if "improve" in search else search
 
     search = searching(model)
+    previous = None  # (model, SolveInfo) of the interrupted run whose incumbent the current model starts from
     while True:
         trigger = _restart_trigger(reference, solve_kw["clock"]) if enabled and len(restarts) < _MAX_RESTARTS else None
         kw = dict(solve_kw, time_limit=None if time_limit is None else time_limit - total)
-        info = solve_model(model, mip_start=start, interrupt_when=trigger, **search, **kw)
+        t0 = time.perf_counter()
+        try:
+            info = solve_model(model, mip_start=start, interrupt_when=trigger, **search, **kw)
+        except NoSolutionError:
+            if previous is None:
+                raise
+            # HiGHS can reject the carried-over incumbent (a pessimistic follower with lambda = 0 may hold xi
+            # above its hinge, beyond the rebuilt model's tighter bound on xi) and then stop at the time limit
+            # without a solution: the interrupted run's incumbent, still loaded in its model, is the answer.
+            total += time.perf_counter() - t0
+            return previous[0], replace(previous[1], status="time_limit"), total, restarts
         total += info.seconds
         if info.status != "interrupted" or trigger is None:
             return model, info, total, restarts
         if time_limit is not None and time_limit - total < 0.05:  # no time left to use a tighter model
             return model, replace(info, status="time_limit"), total, restarts
+        previous = (model, info)
         t0 = time.perf_counter()
         rebuilt = _rebuilt_around(rebuild, info.objective, loaded_start(model))
         new_search = searching(rebuilt[0]) if rebuilt is not None else None
@@ -529,7 +543,8 @@ def tune(
         ``objective_cutoff`` (:func:`bilevel.build_optimistic_model`, :func:`bilevel.build_pessimistic_model`:
         same optimum, tighter big-Ms, points decided by the cutoff fixed) and re-solve from that solution,
         at most 5 times (``restarts`` lists them; the pessimistic lambda-bound re-solves run on the last
-        model). Never changes the optimal value; the returned ``model`` is the last one solved. Measured
+        model). Never changes the optimal value; the returned ``model`` is the last one solved (or, when HiGHS
+        found no solution on a rebuilt model within the time left, the one before it, whose incumbent it holds). Measured
         with ``experiments/bench_milp.py`` (README).
     clock : when the box search and the cutoff restarts above start: ``"seconds"`` (default; after 1 s, 2 s
         of HiGHS time) or ``"nodes"`` (after 2,000 and 4,000 branch-and-bound nodes, and no measured time

@@ -289,3 +289,46 @@ def test_a_rebuild_that_uses_up_the_time_left_returns_the_incumbent(monkeypatch)
     assert len(rebuilds) == 1  # a restart was triggered, and its rebuild outlasted the limit
     assert res.status == "time_limit" and res.verified
     assert res.model.bilevel_info["objective_cutoff"] is None  # the model whose incumbent is loaded
+
+
+@pytest.mark.parametrize("mode", ["optimistic", "pessimistic"])
+def test_a_restart_that_finds_no_solution_returns_the_incumbent_in_hand(monkeypatch, mode):
+    """HiGHS can reject the incumbent carried over to a rebuilt model (a pessimistic follower with lambda = 0
+    may hold xi above its hinge, beyond the rebuilt model's tighter bound on xi) and then stop at the time limit
+    without any solution (NoSolutionError, seen with the time left short). The restarts used to pass that on
+    as a SolverError although the interrupted run had a verified incumbent. Simulated: every solve of a model
+    rebuilt by a restart finds nothing. Oracle: the exact KKT enumeration (a valid incumbent is never below it)."""
+    from kkt_enumeration import optimistic_optimum, pessimistic_optimum
+    from bilevel.solve import NoSolutionError
+
+    Xt, yt, Xv, yv = tiny_instance(1, 5, 3)
+    opt = bilevel.tune(Xt, yt, Xv, yv, cutoff_restarts=False)
+    real, restarted = tune_module.solve_model, []
+
+    def nothing_after_a_restart(model, **kw):
+        if any(model is r for r in restarted):
+            raise NoSolutionError("HiGHS stopped (time_limit) before finding a feasible solution")
+        return real(model, **kw)
+
+    def rebuilt_around(rebuild, value, pairs):
+        out = real_rebuilt(rebuild, value, pairs)
+        if out is not None:
+            restarted.append(out[0])
+        return out
+
+    real_rebuilt = tune_module._rebuilt_around
+    monkeypatch.setattr(tune_module, "solve_model", nothing_after_a_restart)
+    monkeypatch.setattr(tune_module, "_rebuilt_around", rebuilt_around)
+    monkeypatch.setattr(tune_module, "_RESTART_AFTER", 0.0)
+    monkeypatch.setattr(tune_module, "_RESTART_RATIO", float("inf"))  # the first incumbent triggers a restart
+    if mode == "optimistic":
+        res = bilevel.tune(Xt, yt, Xv, yv, time_limit=30)
+        exact = optimistic_optimum(Xt, yt, Xv, yv)[0]
+    else:
+        res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.2, flip="all", optimistic=opt, time_limit=30)
+        exact = pessimistic_optimum(Xt, yt, Xv, yv, res.flipped, 0.2)[0]
+    assert restarted  # a restart was triggered, and its solve found nothing
+    assert res.status == "time_limit" and res.verified
+    assert not any(res.model is r for r in restarted)  # the model whose incumbent is loaded
+    assert res.objective == pytest.approx(pyo.value(res.model.validation_hinge))
+    assert res.objective >= exact - 1e-6 and res.best_bound <= exact + 1e-6
