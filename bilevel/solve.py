@@ -331,7 +331,7 @@ def solve_model(
         earlier_seconds = float(h.getRunTime())
         time_left = opts["time_limit"] - earlier_seconds if "time_limit" in opts else np.inf
         if time_left > 0:
-            stopper = _Stopper(interrupt_when) if stopper is not None else None  # the first run's may be set
+            stopper = _Stopper(interrupt_when, clock) if stopper is not None else None  # the first run's may be set
             retry_opts = opts if "time_limit" not in opts else {**opts, "time_limit": time_left}
             h = _configured_highs(cm, retry_opts, None, stopper=stopper)
             h.run()

@@ -153,6 +153,32 @@ def test_a_stale_solution_with_a_start_is_solved_again_without_it(monkeypatch):
     assert again.seconds == pytest.approx(first_seconds + checks[1].getRunTime())
 
 
+def test_the_re_solve_of_a_stale_solution_keeps_the_clock_of_interrupt_when(monkeypatch):
+    """With clock="nodes", interrupt_when got HiGHS seconds in the re-solve after a stale solution (its _Stopper
+    was built without the clock): the determinism that clock promises was gone there."""
+    import pyomo.environ as pyo
+
+    import bilevel.solve as S
+
+    model = _small_model()
+    start = [(v, 0.0 if v.is_continuous() else 0) for v in model.component_data_objects(pyo.Var)]
+    real, checks, clocks = S._stale_solution, [], []
+
+    def first_stale(h, cm):
+        checks.append(h)
+        return len(checks) == 1 or real(h, cm)
+    real_elapsed = S._elapsed
+
+    def recording(out, clock):
+        clocks.append((len(checks), clock))
+        return real_elapsed(out, clock)
+    monkeypatch.setattr(S, "_stale_solution", first_stale)
+    monkeypatch.setattr(S, "_elapsed", recording)
+    info = bilevel.solve_model(model, mip_start=start, interrupt_when=lambda objective, nodes: False, clock="nodes")
+    assert len(checks) == 2 and info.status == "optimal"
+    assert {clock for _, clock in clocks} == {"nodes"} and any(k == 1 for k, _ in clocks), clocks  # the re-solve's
+
+
 def test_a_stale_solution_without_a_start_raises(monkeypatch):
     import bilevel.solve as S
     from bilevel.errors import SolverError
