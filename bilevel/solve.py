@@ -396,7 +396,12 @@ def solve_model(
                        highspy.HighsModelStatus.kPostsolveError):
         raise SolverError(f"HiGHS failed: {h.modelStatusToString(status_enum)}")
     solution = h.getSolution()
-    has_solution = info.primal_solution_status == 2 or (cm.n_binaries and np.isfinite(info.objective_function_value) and solution.value_valid)
+    # A MILP's values without HiGHS's "feasible" status count only when they satisfy the model: stopped at a
+    # 1e-4 s time limit after rejecting an infeasible MIP start, HiGHS 1.15.1 returned that start's values, which
+    # broke rows by 6.6, and they came back as a time_limit incumbent of objective 0
+    has_solution = info.primal_solution_status == 2 or (
+        cm.n_binaries and np.isfinite(info.objective_function_value) and solution.value_valid
+        and _feasible_values(h, cm) is not None)
     seconds = earlier_seconds + float(h.getRunTime())
     values = solution.col_value if solution.value_valid and has_solution else None
     if kept is not None and (values is None or _better(cm, _objective_of(cm, kept), _objective_of(cm, values))):

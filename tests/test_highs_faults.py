@@ -366,3 +366,31 @@ def test_a_start_returned_at_the_root_with_no_time_left_to_check_it_has_no_bound
         assert res.objective == pytest.approx(value, abs=1e-6)
     else:  # 1.15.1: the fault, and no time left to check it
         assert res.status == "time_limit" and res.gap > 0
+
+
+def test_values_highs_does_not_call_feasible_are_no_incumbent():
+    """Stopped at once (mip_max_nodes=0, presolve off) after rejecting an infeasible MIP start, HiGHS returns that
+    start's values with a finite objective and primal status 1 (an infeasible point). solve_model loaded them as
+    a "solution_limit" incumbent of objective 3.24 that broke the model's rows (and a 1e-4 s time limit did the
+    same, objective 0). Oracle: the rows, evaluated by scipy on HiGHS's own values."""
+    import pyomo.environ as pyo
+
+    import bilevel.solve as S
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=20) > 0, 1.0, -1.0)
+    model = bilevel.build_optimistic_model(X[:10], y[:10], X[10:], y[10:])
+    start = [(v, 0.0 if v.is_continuous() else 1) for v in model.component_data_objects(pyo.Var) if not v.fixed]
+    options = {"mip_max_nodes": 0, "presolve": "off"}
+    cm = S.compile_model(model)
+    h = S._configured_highs(cm, options, S._start_vector(cm, start))
+    h.run()
+    values = np.asarray(h.getSolution().col_value)
+    if h.getInfo().primal_solution_status == 2:
+        pytest.skip("this HiGHS found a feasible point at once")
+    rows = S.lp_matrix(cm.lp) @ values
+    broken = np.maximum(np.asarray(cm.lp.row_lower_) - rows, rows - np.asarray(cm.lp.row_upper_))
+    assert np.max(broken) > 1e-3  # the values break rows
+    with pytest.raises(bilevel.NoSolutionError):
+        bilevel.solve_model(model, mip_start=start, options=options)
