@@ -203,9 +203,10 @@ def solve_model(
         1e-6) has status ``"gap_limit"``, not ``"optimal"`` (HiGHS reports both as optimal).
     threads : HiGHS threads, an int in [0, :data:`MAX_CONCURRENCY`] (``None`` or 0: HiGHS's default, half the
         cores; ``options={"threads": ...}`` is checked alike). HiGHS 1.15 searches a MILP's tree in parallel
-        only with ``threads >= 2`` and the option ``parallel="on"`` (``options={"parallel": "on"}``). All
-        solves of a process share HiGHS's global scheduler; a solve with a different ``threads`` re-creates
-        it first (do not run two solves with different ``threads`` at the same time).
+        only with ``threads >= 2`` and the option ``parallel="on"`` (``options={"parallel": "on"}``). The HiGHS
+        runs of a thread share that thread's task scheduler (HiGHS's "global scheduler", held per thread), which
+        any HiGHS run may have created with another count: a solve given ``threads`` re-creates it first (not
+        from inside an ``improve`` or ``interrupt_when`` hook of a running solve; there it must match).
     mip_start : optional feasible assignment handed to HiGHS as a MIP start: a sequence of
         ``(VarData, value)`` pairs or a Pyomo ``ComponentMap`` (variables not given get 0 clipped to their
         bounds).
@@ -312,7 +313,7 @@ def solve_model(
     stopper = _Stopper(interrupt_when, clock) if interrupt_when is not None and cm.n_binaries else None
     if race == 1 or not cm.n_binaries:
         h = _configured_highs(cm, opts, start, injector, stopper=stopper)
-        h.run()
+        _run(h)
         bound_override = None
     else:
         h, bound_override = _race(cm, opts, start, race, injector, stopper)
@@ -334,7 +335,7 @@ def solve_model(
             stopper = _Stopper(interrupt_when, clock) if stopper is not None else None  # the first run's may be set
             retry_opts = opts if "time_limit" not in opts else {**opts, "time_limit": time_left}
             h = _configured_highs(cm, retry_opts, None, stopper=stopper)
-            h.run()
+            _run(h)
             bound_override = None
             if stopper is not None and stopper.error is not None:
                 raise stopper.error
@@ -525,22 +526,31 @@ def _proven(objective: float, bound: float) -> bool:
     return gap <= 1.01e-6 or gap <= 1.01e-4 * abs(objective)
 
 
-_SCHEDULER_LOCK = threading.Lock()
-_scheduler_threads: list = [None]  # the thread count this module last gave HiGHS's global scheduler
+_in_highs = threading.local()  # .depth: how many HiGHS runs of solve_model this thread is inside (hooks nest)
+
+
+def _run(h: highspy.Highs) -> None:
+    """``h.run()``, counted in this thread's :data:`_in_highs` depth while it runs (a hook may solve again)."""
+    _in_highs.depth = getattr(_in_highs, "depth", 0) + 1
+    try:
+        h.run()
+    finally:
+        _in_highs.depth -= 1
 
 
 def _match_scheduler(opts: dict) -> None:
-    """HiGHS runs every solve of a process on one global task scheduler, created by the first run with
-    ``threads = 0`` meaning half the cores; a later run whose ``threads`` option differs from it does not
-    run at all (HiGHS returns an error and leaves the model unsolved). So a solve that sets ``threads``
-    re-creates the scheduler with that count first, unless this module last created it so."""
+    """HiGHS runs on a task scheduler held per calling thread (``thread_local`` in HiGHS), created by the first
+    run of that thread, with ``threads = 0`` meaning half the cores; a later run there whose ``threads`` option
+    differs from it does not run at all (HiGHS returns an error and leaves the model unsolved). Any HiGHS run
+    of the thread can create it (the package's own LPs at ``threads = 0``, a raced solve's runs in their own
+    threads do not), so a solve that sets ``threads`` re-creates this thread's scheduler first, unless the
+    thread is inside a HiGHS run of :func:`solve_model` (an ``improve`` or ``interrupt_when`` hook solving
+    again), whose scheduler must not be destroyed under it."""
     threads = opts.get("threads", 0)
     if not isinstance(threads, (int, np.integer)) or isinstance(threads, bool):
         return  # HiGHS rejects it when the option is set (InputError there)
-    with _SCHEDULER_LOCK:
-        if threads > 0 and _scheduler_threads[0] != threads:
-            highspy.Highs.resetGlobalScheduler(True)
-            _scheduler_threads[0] = threads
+    if threads > 0 and not getattr(_in_highs, "depth", 0):
+        highspy.Highs.resetGlobalScheduler(True)
 
 
 def _start_vector(cm: CompiledModel, mip_start) -> list:
@@ -683,7 +693,7 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
             ended[k].set()
             return
         try:
-            runs[k].run()
+            _run(runs[k])
         finally:
             try:
                 finished.append(k)

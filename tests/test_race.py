@@ -194,3 +194,25 @@ def test_a_fault_while_the_racers_start_leaves_no_run_inside_highs(monkeypatch, 
     for t in started:
         t.join(10)
     assert [t.is_alive() for t in started] == [False]
+
+
+def test_threads_after_a_raced_solve_and_a_default_one_still_solve():
+    """HiGHS holds its scheduler per calling thread: a raced ``threads=k`` solve creates schedulers in its
+    runs' threads only, a later default solve creates the main thread's with half the cores, and a ``threads=k``
+    solve after it was refused by HiGHS ("did not run the model": the module believed the scheduler had k
+    threads since the raced solve). Oracle: scipy's milp on the same matrices."""
+    import os
+
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    k = ((os.cpu_count() or 1) + 1) // 2 + 1  # not HiGHS's default, (cores + 1) // 2
+    Xt, yt, Xv, yv = tiny_instance(0, 6, 5)
+    model = bilevel.build_optimistic_model(Xt, yt, Xv, yv)
+    lp = solve.compile_model(model).lp
+    integrality = [int(t == solve.highspy.HighsVarType.kInteger) for t in lp.integrality_]
+    oracle = milp(lp.col_cost_, constraints=LinearConstraint(solve.lp_matrix(lp), lp.row_lower_, lp.row_upper_),
+                  bounds=Bounds(lp.col_lower_, lp.col_upper_), integrality=integrality)
+    assert oracle.success
+    for kw in (dict(race=2, threads=k), dict(), dict(threads=k)):
+        info = bilevel.solve_model(model, **kw)
+        assert info.optimal and info.objective == pytest.approx(oracle.fun + lp.offset_, abs=1e-6)
