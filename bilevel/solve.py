@@ -224,13 +224,14 @@ def solve_model(
         deadline)`` with HiGHS's current objective values and the ``time.perf_counter()`` value at which the
         time limit falls (``None``: no limit) returns ``(VarData, value)`` pairs of a better solution, or
         ``None``. HiGHS checks the solution and keeps it if it is feasible and better. Solves that finish
-        sooner never call it; its time counts in ``seconds``. An exception it raises is re-raised after the
-        solve.
+        sooner never call it; its time counts in ``seconds``. An exception it raises (any, ``KeyboardInterrupt``
+        too) stops the runs and is re-raised after the solve.
     interrupt_when : optional ``(objective, elapsed) -> bool``, called at HiGHS's interrupt checks (at least
         once per branch-and-bound node) once a MILP run has an incumbent, with the incumbent's objective
         and the run's ``clock`` so far; when it returns True every run stops and the result has status
         ``"interrupted"`` with the best incumbent (e.g. to rebuild a tighter model around it, as
-        :func:`bilevel.tune` does). An exception it raises stops the runs and is re-raised after the solve.
+        :func:`bilevel.tune` does). An exception it raises (any, ``KeyboardInterrupt`` too) stops the runs and is
+        re-raised after the solve. In a race the hooks are called from the runs' threads.
     clock : what ``improve_after`` and ``interrupt_when``'s ``elapsed`` count: ``"seconds"`` (default), the
         run's HiGHS time, or ``"nodes"``, its branch-and-bound node count. With ``"nodes"`` the hooks run at
         the same point of HiGHS's search on any machine and under any load, so a solve without a time limit
@@ -309,8 +310,9 @@ def solve_model(
     check_clock(clock)
     _match_scheduler(opts)
     start = _start_vector(cm, mip_start) if mip_start else None
-    injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock) if improve and cm.n_binaries else None
-    stopper = _Stopper(interrupt_when, clock) if interrupt_when is not None and cm.n_binaries else None
+    # a stopper also when only improve is given: an exception in improve interrupts the runs through it
+    stopper = _Stopper(interrupt_when, clock) if (interrupt_when is not None or improve) and cm.n_binaries else None
+    injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock, stopper) if improve and cm.n_binaries else None
     if race == 1 or not cm.n_binaries:
         h = _configured_highs(cm, opts, start, injector, stopper=stopper)
         _run(h)
@@ -580,11 +582,13 @@ def _elapsed(out, clock: str) -> float:
 
 class _Injector:
     """Runs ``improve`` once, in the first HiGHS user-solution callback after ``after`` (on ``clock``, see
-    :func:`_elapsed`), and hands its solution to every raced run (each run's callback passes it on once)."""
+    :func:`_elapsed`), and hands its solution to every raced run (each run's callback passes it on once). An
+    exception ``improve`` raises is kept in ``error`` and sets ``stopper.stop``, which interrupts every run."""
 
-    def __init__(self, cm: CompiledModel, improve, after: float, time_limit, clock: str = "seconds"):
+    def __init__(self, cm: CompiledModel, improve, after: float, time_limit, clock: str = "seconds",
+                 stopper: _Stopper | None = None):
         self.cm, self.improve, self.after, self.time_limit = cm, improve, float(after), time_limit
-        self.clock = clock
+        self.clock, self.stopper = clock, stopper
         self.lock = threading.Lock()
         self.state = "waiting"  # -> "done"
         self.vector = None
@@ -603,8 +607,10 @@ class _Injector:
                         pairs = self.improve(float(out.mip_primal_bound), float(out.mip_dual_bound), deadline)
                         if pairs:
                             self.vector = np.asarray(_start_vector(self.cm, pairs), dtype=float)
-                    except Exception as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
-                        self.error = exc
+                    except BaseException as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
+                        self.error = exc  # (BaseException: a KeyboardInterrupt or SystemExit unwound through HiGHS)
+                        if self.stopper is not None:
+                            self.stopper.stop.set()
                     self.state = "done"
         if self.vector is not None and run not in self.given:
             self.given.add(run)
@@ -628,8 +634,8 @@ class _Stopper:
             try:
                 if self.interrupt_when(float(out.mip_primal_bound), _elapsed(out, self.clock)):
                     self.stop.set()
-            except Exception as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
-                self.error = exc
+            except BaseException as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
+                self.error = exc  # (BaseException: a KeyboardInterrupt or SystemExit unwound through HiGHS)
                 self.stop.set()
         if self.stop.is_set():
             event.interrupt()
@@ -686,6 +692,7 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     inconclusive = (highspy.HighsModelStatus.kTimeLimit, interrupted)
 
     go, abandon = threading.Event(), threading.Event()
+    errors: list = []  # what a run raised (a hook's exception outside Exception, unwound through HiGHS): re-raised
 
     def work(k: int) -> None:
         go.wait()  # no run enters HiGHS before every thread has started (see below)
@@ -694,6 +701,9 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
             return
         try:
             _run(runs[k])
+        except BaseException as exc:  # noqa: BLE001 - lost in the thread (only printed) and the run left unsolved
+            errors.append(exc)
+            stopper.stop.set()
         finally:
             try:
                 finished.append(k)
@@ -724,6 +734,8 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
             for event in ended:
                 event.wait()
         raise
+    if errors:
+        raise errors[0]
     order = [k for k in finished if runs[k].getModelStatus() != interrupted] or finished
     winner = runs[order[0]]
     if winner.getModelStatus() in inconclusive:  # all stopped together (time limit, interrupt_when): best incumbent

@@ -332,3 +332,54 @@ def test_a_restart_that_finds_no_solution_returns_the_incumbent_in_hand(monkeypa
     assert not any(res.model is r for r in restarted)  # the model whose incumbent is loaded
     assert res.objective == pytest.approx(pyo.value(res.model.validation_hinge))
     assert res.objective >= exact - 1e-6 and res.best_bound <= exact + 1e-6
+
+
+@pytest.mark.parametrize("race", [1, 2])
+def test_an_error_in_improve_stops_the_runs_and_is_raised(monkeypatch, race):
+    """An exception in ``improve`` stops HiGHS (it let every run go on to the end, here seconds of search, only to
+    raise then), as one in ``interrupt_when`` does. Oracle: HiGHS's own status of each run (interrupted, not
+    optimal), and no thread left behind."""
+    import threading
+
+    import highspy
+
+    import bilevel.solve as S
+
+    s = _split("diabetes", 20, 0)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    real, runs = S._configured_highs, []
+
+    def recording(*args, **kwargs):
+        runs.append(real(*args, **kwargs))
+        return runs[-1]
+
+    def broken(incumbent, dual_bound, deadline):
+        raise ZeroDivisionError("inside improve")
+
+    monkeypatch.setattr(S, "_configured_highs", recording)
+    before = threading.active_count()
+    with pytest.raises(ZeroDivisionError, match="inside improve"):
+        bilevel.solve_model(model, improve=broken, improve_after=0.0, race=race)
+    assert len(runs) == race
+    assert [h.getModelStatus() for h in runs] == [highspy.HighsModelStatus.kInterrupt] * race
+    assert threading.active_count() == before
+
+
+@pytest.mark.parametrize("hook", ["improve", "interrupt_when"])
+def test_a_base_exception_in_a_raced_hook_is_raised_as_itself(hook):
+    """A hook that raises SystemExit (or KeyboardInterrupt: not an Exception) in a raced run: it unwound through
+    HiGHS inside the run's thread, was only printed there, and the solve raised "HiGHS did not run the model"
+    instead. Oracle: the hook's own exception, and no thread left behind."""
+    import threading
+
+    s = _split("diabetes", 20, 0)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+
+    def leave(*args):
+        raise SystemExit(3)
+
+    kw = {"improve": leave, "improve_after": 0.0} if hook == "improve" else {"interrupt_when": leave}
+    before = threading.active_count()
+    with pytest.raises(SystemExit):
+        bilevel.solve_model(model, race=2, **kw)
+    assert threading.active_count() == before
