@@ -43,6 +43,9 @@ MAX_CONCURRENCY = 256
 """Largest ``threads`` and ``race`` accepted: more runs than cores only share them, and HiGHS's scheduler
 raises ``std::bad_alloc`` (or aborts the process under a memory limit) at 10**5 threads."""
 
+#: The arguments of :func:`solve_model` that set a HiGHS option, by that option's name: giving both is refused.
+ARGUMENT_OPTIONS = {"time_limit": "time_limit", "mip_gap": "mip_rel_gap", "threads": "threads"}
+
 #: HiGHS options refused by :func:`solve_model`, with the only value allowed (HiGHS's default) and why.
 UNSAFE_OPTIONS = {
     "mip_lifting_for_probing": (-1, "HiGHS 1.15.1 declares feasible tuning MILPs infeasible with it (35 of the "
@@ -288,11 +291,11 @@ def solve_model(
     nan_keys = [key for key, value in opts.items() if isinstance(value, (float, np.floating)) and np.isnan(value)]
     if nan_keys:  # HiGHS accepts NaN for any double option (mip_rel_gap, tolerances): no range check fails on it
         raise InputError(f"HiGHS option {nan_keys[0]}=nan is not a number")
-    for arg, value, key in (("time_limit", time_limit, "time_limit"), ("mip_gap", mip_gap, "mip_rel_gap"),
-                            ("threads", threads, "threads")):
-        if value is not None and key in opts:  # the argument won without a word, and a record of both misled
-            raise InputError(f"{arg}={value!r} and the HiGHS option {key}={opts[key]!r} set the same thing; give "
-                             f"it once")
+    given = {"time_limit": time_limit, "mip_gap": mip_gap, "threads": threads}
+    for arg, key in ARGUMENT_OPTIONS.items():
+        if given[arg] is not None and key in opts:  # the argument won without a word, and a record of both misled
+            raise InputError(f"{arg}={given[arg]!r} and the HiGHS option {key}={opts[key]!r} set the same thing; "
+                             f"give it once")
     for key, (allowed, why) in UNSAFE_OPTIONS.items():
         if key in opts and opts[key] != allowed:
             raise InputError(f"HiGHS option {key}={opts[key]!r} is refused (only HiGHS's default, {allowed!r}, is "

@@ -14,7 +14,7 @@ from .datasets import BUILTIN, load_dataset, split_dataset
 from .errors import InputError
 from .export import write_model
 from .help_format import DefaultsHelpFormatter
-from .solve import UNSAFE_OPTIONS
+from .solve import ARGUMENT_OPTIONS, UNSAFE_OPTIONS
 from .tune import TuneResult, finite_or_none, tune, tuning_options
 from .validation import CLOCKS, check_epsilon, check_writable_file, check_writable_folder
 
@@ -102,11 +102,11 @@ def _check_highs_options(args) -> None:
     """Refuse (InputError) ``--highs-option`` naming an option that ``--time-limit``, ``--mip-gap`` or
     ``--threads`` also sets: the flag won, and the JSON recorded both values without saying which applied."""
     given = dict(args.highs_option)
-    for flag, value, key in (("--time-limit", args.time_limit, "time_limit"), ("--mip-gap", args.mip_gap, "mip_rel_gap"),
-                             ("--threads", args.threads, "threads")):
+    for arg, key in ARGUMENT_OPTIONS.items():  # the flags are the arguments' names: --time-limit, --mip-gap, --threads
+        value = getattr(args, arg)
         if value is not None and key in given:
-            raise InputError(f"{flag} {value} and --highs-option {key}={given[key]} set the same HiGHS option; give "
-                             "it once")
+            raise InputError(f"--{arg.replace('_', '-')} {value} and --highs-option {key}={given[key]} set the same "
+                             "HiGHS option; give it once")
 
 
 def _highs_option(text: str) -> tuple[str, object]:
