@@ -645,8 +645,13 @@ def _jsonable(d: dict) -> dict:
 
 # ------------------------------------------------------------------------------------ storage, driver
 
+def _runs_folder(out) -> Path:
+    """``OUT/runs``, where every finished unit is written (:func:`write_record`)."""
+    return Path(out) / "runs"
+
+
 def _record_path(out: Path, run_id: str) -> Path:
-    return out / "runs" / f"{run_id}.json"
+    return _runs_folder(out) / f"{run_id}.json"
 
 
 def write_record(out: Path, record: dict) -> Path:
@@ -663,7 +668,7 @@ def load_records(out: Path) -> dict:
     """All readable unit records under ``OUT/runs`` as ``{run_id: record}`` (broken files are ignored and
     recomputed)."""
     recs = {}
-    for p in sorted((Path(out) / "runs").glob("*.json")):
+    for p in sorted(_runs_folder(out).glob("*.json")):
         try:
             rec = json.loads(p.read_text())
         except (OSError, ValueError):
@@ -785,7 +790,7 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     check_data(cfg)
     out = Path(out)
     # OUT and OUT/runs (a file there failed the first finished run's write, after its solves)
-    check_writable_folder(_record_path(out, "x").parent, "the study's runs folder (OUT/runs)")
+    check_writable_folder(_runs_folder(out), "the study's runs folder (OUT/runs)")
     t0 = time.perf_counter()
     tasks = build_tasks(cfg)
     h = cfg.result_hash()
@@ -949,9 +954,10 @@ def _nonopt_ties(df) -> int:
     cols = [c for c in df.columns if c.startswith("tie_") and c.endswith("_status")]
     if not cols:
         return 0
-    d = df.drop_duplicates("run_id")[cols].astype(object)
-    ran = d.notna() & ~d.astype(str).apply(lambda col: col.str.startswith("not_run"))
-    return int((ran & (d.astype(str) != "optimal")).any(axis=1).sum())
+    d = df.drop_duplicates("run_id")[cols]
+    text = d.astype(str)
+    ran = d.notna() & ~text.apply(lambda col: col.str.startswith("not_run"))
+    return int((ran & (text != "optimal")).any(axis=1).sum())
 
 
 def _unverified(df, prefix) -> int:
