@@ -265,8 +265,9 @@ def solve_model(
     callable, a negative or NaN ``improve_after``, a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``,
     ``clock``, an option HiGHS rejects
     (or whose name is not a string, or whose value is NaN), one of :data:`UNSAFE_OPTIONS`, ``time_limit``, ``mip_gap``
-    or ``threads`` given also as the option ``time_limit``, ``mip_rel_gap`` or ``threads``, or a ``mip_start`` that is not
-    ``(variable, number)`` pairs or a mapping;
+    or ``threads`` given also as the option ``time_limit``, ``mip_rel_gap`` or ``threads``, or a ``mip_start`` (or an
+    ``improve`` return value, raised after the solve) that is not ``(variable, number)`` pairs or a mapping, or
+    that gives a variable NaN or an infinite value;
     InfeasibleModelError (a SolverError) for a row without free variables that its constant breaks (Pyomo's
     compiler refuses it, :func:`compile_model`);
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError; a plain SolverError when a
@@ -312,7 +313,7 @@ def solve_model(
     race = check_count(race, "race (concurrent HiGHS runs)", 1, MAX_CONCURRENCY)
     check_clock(clock)
     _match_scheduler(opts)
-    start = _start_vector(cm, mip_start) if mip_start else None
+    start = None if mip_start is None or _empty(mip_start) else _start_vector(cm, mip_start)
     # a stopper also when only improve is given: an exception in improve interrupts the runs through it
     stopper = _Stopper(interrupt_when, clock) if (interrupt_when is not None or improve) and cm.n_binaries else None
     injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock, stopper) if improve and cm.n_binaries else None
@@ -558,24 +559,38 @@ def _match_scheduler(opts: dict) -> None:
         highspy.Highs.resetGlobalScheduler(True)
 
 
-def _start_vector(cm: CompiledModel, mip_start) -> list:
+def _start_vector(cm: CompiledModel, mip_start, what: str = "mip_start") -> list:
     """A full column vector for ``Highs.setSolution`` from ``(VarData, value)`` pairs or a ComponentMap;
-    columns not given (or given ``None``) get 0 clipped to their bounds. Raises InputError for anything else
-    (a number, pairs whose value is not a number)."""
+    columns not given (or given ``None``) get 0 clipped to their bounds. Raises InputError, naming ``what``,
+    for anything else (a number, pairs whose value is not a number, a NaN or infinite value)."""
     pos = {id(v): j for j, v in enumerate(cm.columns)}
-    values = np.full(len(cm.columns), np.nan)
+    values, bad = np.full(len(cm.columns), np.nan), None
     try:
         for var, val in (mip_start.items() if hasattr(mip_start, "items") else mip_start):
             j = pos.get(id(var))
             if j is not None and val is not None:  # None: not given, like a column left out
                 values[j] = float(val)
+                if not np.isfinite(values[j]):  # NaN was read as "not given" (0 clipped to the bounds)
+                    bad = bad or (var.name, values[j])
     except (TypeError, ValueError):  # raw tracebacks: 'int' object is not iterable, unpacking, float('x')
-        raise InputError("mip_start must be (variable, value) pairs or a mapping of variables to numbers; got "
+        raise InputError(f"{what} must be (variable, value) pairs or a mapping of variables to numbers; got "
                          f"{mip_start!r:.80}") from None
+    if bad:
+        raise InputError(f"{what} gives {bad[0]} the value {bad[1]}, not a finite number")
     if np.isnan(values).any():
         lo, up = np.asarray(cm.lp.col_lower_), np.asarray(cm.lp.col_upper_)
         values = np.where(np.isnan(values), np.clip(0.0, lo, up), values)
     return values.tolist()
+
+
+def _empty(pairs) -> bool:
+    """Whether a MIP start given as pairs or a mapping has length 0 (truth-testing it raised a raw ValueError
+    for a numpy array of pairs). Objects without a length (a generator; a number, which
+    :func:`_start_vector` refuses) are not empty."""
+    try:
+        return len(pairs) == 0
+    except TypeError:
+        return False
 
 
 def _elapsed(out, clock: str) -> float:
@@ -608,8 +623,9 @@ class _Injector:
                         deadline = time.perf_counter() + self.time_limit - out.running_time
                     try:
                         pairs = self.improve(float(out.mip_primal_bound), float(out.mip_dual_bound), deadline)
-                        if pairs:
-                            self.vector = np.asarray(_start_vector(self.cm, pairs), dtype=float)
+                        if pairs is not None and not _empty(pairs):
+                            self.vector = np.asarray(_start_vector(self.cm, pairs, "improve's return value"),
+                                                     dtype=float)
                     except BaseException as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
                         self.error = exc  # (BaseException: a KeyboardInterrupt or SystemExit unwound through HiGHS)
                         if self.stopper is not None:

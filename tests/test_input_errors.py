@@ -459,3 +459,49 @@ def test_epsilon_minus_zero_is_zero(tmp_path, capsys):
     assert "-0.0" not in capsys.readouterr().out
     result = json.loads(path.read_text())
     assert [math.copysign(1.0, e) for e in (result["epsilon"], result["results"]["pessimistic"]["epsilon"])] == [1, 1]
+
+
+def test_solve_model_refuses_non_finite_start_values_and_takes_arrays_of_pairs():
+    """A NaN in ``mip_start`` was read as "not given" (0 clipped to the bounds) and an infinite value handed to
+    HiGHS; both are now InputErrors naming the variable. A numpy array of pairs (as ``mip_start`` or as what
+    ``improve`` returns) raised numpy's raw "truth value of an array is ambiguous"; it is now read like the
+    list of the same pairs. Oracle: the optimum 2 of ``min x + y, x + y >= 2`` (x, y integer in [0, 3]),
+    and the start's value handed to HiGHS."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.Integers, bounds=(0, 3))
+    m.y = pyo.Var(domain=pyo.Integers, bounds=(0, 3))
+    m.c = pyo.Constraint(expr=m.x + m.y >= 2)
+    m.o = pyo.Objective(expr=m.x + m.y)
+    for bad in (float("nan"), float("inf"), -np.inf):
+        _raises(bilevel.solve_model, m, mip_start=[(m.x, bad), (m.y, 1.0)], match="mip_start gives x the value")
+    pairs = np.array([(m.x, 1.0), (m.y, 1.0)], dtype=object)
+    assert bilevel.solve_model(m, mip_start=pairs).objective == pytest.approx(2.0)
+    assert bilevel.solve_model(m, mip_start=np.empty((0, 2), dtype=object)).objective == pytest.approx(2.0)
+
+    def improve_nan(incumbent, bound, deadline):
+        return [(m.x, float("nan")), (m.y, 2.0)]
+
+    def improve_array(incumbent, bound, deadline):
+        return np.array([(m.x, 2.0), (m.y, 0.0)], dtype=object)
+
+    from bilevel.solve import _Injector, compile_model
+
+    cm = compile_model(m)
+
+    class Out:  # what HiGHS's user-solution callback sees
+        mip_primal_bound, mip_dual_bound, running_time = 3.0, 1.0, 0.5
+
+    class In:
+        def setSolution(self, vector):
+            self.vector = list(vector)
+
+    class Event:
+        data_out, data_in = Out(), In()
+
+    injector = _Injector(cm, improve_array, 0.0, None)
+    event = Event()
+    injector.callback(event, 0)
+    assert injector.error is None and event.data_in.vector == [2.0, 0.0]
+    injector = _Injector(cm, improve_nan, 0.0, None)
+    injector.callback(Event(), 0)
+    assert isinstance(injector.error, InputError) and "improve's return value gives x" in str(injector.error)
