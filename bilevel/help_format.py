@@ -11,6 +11,33 @@ def has_empty_item(text: str) -> bool:
     return not all(item.strip() for item in text.split(","))
 
 
+def plain_number(text: str, cast=float):
+    """``cast(text)`` (``int`` or ``float``) for a number written with ASCII characters only and without ``_``;
+    Python's own ``int`` and ``float`` read ``"1_0"`` as 10 and ``"\u0663"`` (an Arabic-Indic digit) as 3. A utility;
+    raises ValueError for such text or a non-number."""
+    if "_" in text or not text.isascii():
+        raise ValueError(f"not a plain number: {text!r}")
+    return cast(text)
+
+
+def integer(text: str) -> int:
+    """An argparse ``type`` for an integer option (:func:`plain_number`: ``--seed 1_0`` was read as 10). Raises
+    argparse.ArgumentTypeError for anything else."""
+    try:
+        return plain_number(text, int)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def real(text: str) -> float:
+    """An argparse ``type`` for a number option (:func:`plain_number`: ``--time-limit 1_0`` was read as 10).
+    Raises argparse.ArgumentTypeError for anything else."""
+    try:
+        return plain_number(text, float)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
 def comma_items(text: str, what: str) -> list[str]:
     """The stripped items of the comma-separated list ``text``, for an argparse ``type``; ``what`` names them in
     the message (e.g. ``"integers"``). A utility; raises argparse.ArgumentTypeError for an empty item

@@ -8,14 +8,14 @@ from pathlib import Path
 
 from . import library
 from .errors import InputError
-from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item
+from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, plain_number, real
 from .validation import check_mip_gap, check_writable_folder
 
 
 def _int_list(text: str) -> list[int]:
     items = comma_items(text, "integers")  # "5,,10" was read as "5,10" without a word
     try:
-        values = [int(v) for v in items]
+        values = [plain_number(v, int) for v in items]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
     if not values or min(values) < 2:
@@ -40,14 +40,14 @@ def add_parser(sub) -> None:
     p.add_argument("--out", default="models", help="library folder (manifest.csv goes there)")
     p.add_argument("--sizes", type=_int_list, default=list(library.SIZES),
                    help="comma-separated |T| = |V| sizes to regenerate")
-    p.add_argument("--max-size", type=int, default=None, help="regenerate only sizes up to this")
+    p.add_argument("--max-size", type=integer, default=None, help="regenerate only sizes up to this")
     p.add_argument("--only-small", action="store_true",
                    help=f"regenerate only the committed instances (|T| = |V| <= {library.SMALL_MAX})")
     p.add_argument("--data", default=",".join(library.DATASETS), help="comma-separated built-in data sets")
     p.add_argument("--only", action="append", default=[], metavar="PATTERN",
                    help="regenerate only instance ids matching this shell pattern (repeatable)")
-    p.add_argument("--time-limit", type=float, default=library.TIME_LIMIT, help="HiGHS seconds per instance")
-    p.add_argument("--mip-gap", type=float, default=library.MIP_GAP, help="relative MIP gap of the HiGHS solves")
+    p.add_argument("--time-limit", type=real, default=library.TIME_LIMIT, help="HiGHS seconds per instance")
+    p.add_argument("--mip-gap", type=real, default=library.MIP_GAP, help="relative MIP gap of the HiGHS solves")
     p.add_argument("--no-solve", action="store_true",
                    help="write the files only; the HiGHS fields of regenerated rows are left empty")
     p.set_defaults(func=run)

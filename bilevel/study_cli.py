@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .validation import CLOCKS, check_writable_folder
-from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item
+from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, plain_number, real
 
 
 def load_study_module():
@@ -50,14 +50,14 @@ def load_study_module():
 
 def _floats(text: str) -> tuple:
     try:
-        return tuple(float(x) for x in comma_items(text, "numbers"))
+        return tuple(plain_number(x) for x in comma_items(text, "numbers"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
 
 
 def _ints(text: str) -> tuple:
     try:
-        return tuple(int(x) for x in comma_items(text, "integers"))
+        return tuple(plain_number(x, int) for x in comma_items(text, "integers"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
@@ -84,8 +84,8 @@ def add_parser(sub) -> None:
     p.add_argument("--quick", action="store_true",
                    help="reduced grid (cancer; |V|, |T| in {5,10}; 2 runs; small perturbed grid at |T| = |V| = 6; "
                    "20 s per solve): under two minutes on 2 cores. Explicit options below override it")
-    p.add_argument("--runs", type=int, default=None, help="random splits per limited-data cell (default 10; quick 2)")
-    p.add_argument("--perturbed-runs", type=int, default=None, help="random splits per perturbed cell (default 5; quick 1)")
+    p.add_argument("--runs", type=integer, default=None, help="random splits per limited-data cell (default 10; quick 2)")
+    p.add_argument("--perturbed-runs", type=integer, default=None, help="random splits per perturbed cell (default 5; quick 1)")
     p.add_argument("--val-sizes", type=_ints, default=None, metavar="LIST", help="|V| grid (default 5,10,15,20)")
     p.add_argument("--train-sizes", type=_ints, default=None, metavar="LIST", help="|T| grid (default 5,10,15,20)")
     p.add_argument("--perturbed-size", type=_ints, default=None, metavar="T[,V]",
@@ -103,14 +103,14 @@ def add_parser(sub) -> None:
     p.add_argument("--label", default=None, metavar="TEXT",
                    help="free text naming this study run, stored in study.json and heading the summaries (it does "
                    "not change the settings checked on resume)")
-    p.add_argument("--seed", type=int, default=0, help="seed of all random splits (the whole study is reproducible)")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default 60; quick 20)")
-    p.add_argument("--threads", type=int, default=1, help="HiGHS threads per solve")
+    p.add_argument("--seed", type=integer, default=0, help="seed of all random splits (the whole study is reproducible)")
+    p.add_argument("--time-limit", type=real, default=None, help="seconds per MILP solve (default 60; quick 20)")
+    p.add_argument("--threads", type=integer, default=1, help="HiGHS threads per solve")
     p.add_argument("--clock", choices=CLOCKS, default="seconds",
                    help="when each solve's box search and cutoff restarts start (bilevel.tune's clock): after "
                    "seconds, or after node counts (the same solutions on every machine, for the solves that end "
                    "before the time limit)")
-    p.add_argument("--jobs", type=int, default=-1, help="parallel local worker processes (-1: all cores)")
+    p.add_argument("--jobs", type=integer, default=-1, help="parallel local worker processes (-1: all cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address (e.g. tcp://host:8786): run on that cluster (needs dask[distributed]; "
                    "workers need bilevel and scikit-learn installed)")

@@ -13,7 +13,7 @@ import numpy as np
 from .datasets import BUILTIN, load_dataset, split_dataset
 from .errors import InputError
 from .export import write_model
-from .help_format import DefaultsHelpFormatter
+from .help_format import DefaultsHelpFormatter, integer, real
 from .solve import ARGUMENT_OPTIONS, UNSAFE_OPTIONS
 from .tune import TuneResult, finite_or_none, tune, tuning_options
 from .validation import CLOCKS, check_epsilon, check_writable_file, check_writable_folder
@@ -32,16 +32,16 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--data", required=True, help="built-in data set (cancer, diabetes) or path of a CSV file")
     p.add_argument("--label", default=None, help="label column of a CSV file (default: its last column)")
-    p.add_argument("--n-train", type=int, default=20, help="training set size |T|")
-    p.add_argument("--n-val", type=int, default=20, help="validation set size |V|")
-    p.add_argument("--test-fraction", type=float, default=0.5, help="fraction of rows held out as test set")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random split")
+    p.add_argument("--n-train", type=integer, default=20, help="training set size |T|")
+    p.add_argument("--n-val", type=integer, default=20, help="validation set size |V|")
+    p.add_argument("--test-fraction", type=real, default=0.5, help="fraction of rows held out as test set")
+    p.add_argument("--seed", type=integer, default=0, help="seed of the random split")
     p.add_argument("--mode", choices=["optimistic", "pessimistic", "both"], default="both",
                    help="which MILP to solve (pessimistic needs the optimistic one for its flipped set, so it "
                    "is always solved too)")
     # The pessimistic MILP's options default to None so that giving one with --mode optimistic (where it would
     # change nothing) is refused; run() fills in PESSIMISTIC_DEFAULTS otherwise.
-    p.add_argument("--epsilon", type=float, default=None,
+    p.add_argument("--epsilon", type=real, default=None,
                    help="relative training-loss suboptimality of the pessimistic MILP (default: 0.0; refused with "
                    "--mode optimistic)")
     p.add_argument("--flip", choices=["margin", "all"], default=None,
@@ -51,14 +51,14 @@ def add_parser(sub) -> None:
                    help="pessimistic replica: a training optimum (budget exactly (1+epsilon) times the least "
                    "training loss) or only feasible (Eq. 24 as printed) (default: optimal; refused with --mode "
                    "optimistic)")
-    p.add_argument("--w-bar-lb", type=float, default=0.0, help="lower bound of every w_bar_j")
-    p.add_argument("--w-bar-ub", type=float, default=1.0, help="upper bound of every w_bar_j")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds per MILP solve (default: none)")
-    p.add_argument("--mip-gap", type=float, default=None, help="relative MIP gap (default: HiGHS's 1e-4)")
-    p.add_argument("--threads", type=int, default=None,
+    p.add_argument("--w-bar-lb", type=real, default=0.0, help="lower bound of every w_bar_j")
+    p.add_argument("--w-bar-ub", type=real, default=1.0, help="upper bound of every w_bar_j")
+    p.add_argument("--time-limit", type=real, default=None, help="seconds per MILP solve (default: none)")
+    p.add_argument("--mip-gap", type=real, default=None, help="relative MIP gap (default: HiGHS's 1e-4)")
+    p.add_argument("--threads", type=integer, default=None,
                    help="HiGHS threads (default: HiGHS's choice); its parallel tree search also needs "
                    "--highs-option parallel=on")
-    p.add_argument("--race", type=int, default=1,
+    p.add_argument("--race", type=integer, default=1,
                    help="concurrent HiGHS runs per MILP with different random seeds; the first to finish wins "
                    "(2 uses both cores of a 2-core machine)")
     p.add_argument("--clock", choices=CLOCKS, default="seconds",

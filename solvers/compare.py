@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from bilevel.errors import InputError
+from bilevel.help_format import integer, real
 from bilevel.library import read_manifest, select_rows, sha256
 from bilevel.validation import check_mip_gap, check_positive, check_writable_file, check_writable_folder
 
@@ -171,13 +172,13 @@ def main(argv=None) -> int:
     p.add_argument("--solver", action="append", default=[],
                    help="highs, scip, cbc, cplex, gurobi or xpress (repeatable; highs when none is given)%(default).0s")
     p.add_argument("--format", choices=["mps", "lp", "both"], default="mps", help="which file of each instance")
-    p.add_argument("--time-limit", type=float, default=60.0,
+    p.add_argument("--time-limit", type=real, default=60.0,
                    help=f"seconds per solve: finite, > 0 and at most {MAX_TIME_LIMIT:g} (SCIP's largest)")
-    p.add_argument("--mip-gap", type=float, default=1e-6, help="relative MIP gap given to every solver")
+    p.add_argument("--mip-gap", type=real, default=1e-6, help="relative MIP gap given to every solver")
     p.add_argument("--only", action="append", default=[], metavar="PATTERN", help="instance id pattern (repeatable)")
-    p.add_argument("--max-size", type=int, default=None, help="only instances with |T|, |V| up to this")
-    p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of objective agreement")
-    p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance of objective agreement")
+    p.add_argument("--max-size", type=integer, default=None, help="only instances with |T|, |V| up to this")
+    p.add_argument("--rtol", type=real, default=1e-4, help="relative tolerance of objective agreement")
+    p.add_argument("--atol", type=real, default=1e-6, help="absolute tolerance of objective agreement")
     p.add_argument("--solutions", default=None, metavar="DIR",
                    help="write every incumbent as CSV into the folder DIR (created if needed)")
     p.add_argument("--check", action="store_true", help="re-verify every incumbent (solvers.check_solution)")

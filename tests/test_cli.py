@@ -438,3 +438,38 @@ def test_folders_created_outside_a_command_are_not_recorded(tmp_path):
         raise RuntimeError("the command failed")
     assert not (tmp_path / "cmd").exists() and (tmp_path / "lib0" / "deep").is_dir()
     assert len(validation._CREATED_FOLDERS) == before
+
+
+@pytest.mark.parametrize("args, match", [
+    (["tune", "--data", "cancer", "--seed", "1_0"], "--seed: expected an integer, got '1_0'"),
+    (["tune", "--data", "cancer", "--time-limit", "1_0"], "--time-limit: expected a number, got '1_0'"),
+    (["tune", "--data", "cancer", "--n-train", "\u0661\u0660"], "--n-train: expected an integer"),  # Arabic-Indic 10
+    (["study", "--val-sizes", "5,1_0"], "--val-sizes: expected comma-separated integers"),
+    (["study", "--epsilons", "0,0_2"], "--epsilons: expected comma-separated numbers"),
+    (["certify", "--data", "cancer", "--epsilons", "0.1,1_0"], "--epsilons: expected numbers separated"),
+    (["certify", "--data", "cancer", "--alpha", "0_1"], "--alpha: expected a number"),
+    (["export-library", "--sizes", "1_0", "--out", "x"], "--sizes: expected comma-separated integers"),
+])
+def test_numbers_with_grouping_or_non_ascii_digits_are_refused(args, match, capsys):
+    """Python's int and float read "1_0" as 10 and an Arabic-Indic "10" as 10, so ``--seed 1_0`` ran with seed 10
+    and recorded 10 (a typo taken for another number). Every number option of the command line now refuses them,
+    as ``--highs-option`` and the library's manifest already did. Oracle: argparse's exit 2 with the flag named."""
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and match in err
+
+
+def test_plain_numbers_read_as_python_reads_them():
+    """The refusal above is only of '_' and non-ASCII text: every other number is read as float()/int() read it.
+    Oracle: Python's float and int."""
+    from bilevel.help_format import integer, plain_number, real
+
+    for text in ("1", "-0.5", "1e-3", " 2.5 ", "+3", "inf", "nan", "1E2"):
+        got, want = real(text), float(text)
+        assert got == want or (want != want and got != got)
+    for text in ("0", "-7", " 12 ", "+3"):
+        assert integer(text) == int(text)
+    for text in ("1_0", "\u0663", "1.5", "x", ""):
+        with pytest.raises(ValueError):
+            plain_number(text, int)

@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..help_format import has_empty_item
+from ..help_format import has_empty_item, integer, plain_number, real
 from ..validation import check_count, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify, procedure_name
@@ -46,7 +46,7 @@ def _float_list(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f"expected numbers separated by commas or spaces without empty items, "
                                          f"got {text!r}")
     try:
-        return [float(t) for t in text.replace(",", " ").split()]
+        return [plain_number(t) for t in text.replace(",", " ").split()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected numbers separated by commas or spaces, got {text!r}") from None
 
@@ -73,24 +73,24 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     milp = parser.add_argument_group("MILP route (--data)")
     milp.add_argument("--label", help="label column of a CSV data set (default: its last column; the built-in "
                       "data sets have their own)")
-    milp.add_argument("--n-train", type=int, help="training rows (default: 10)")
-    milp.add_argument("--n-val", type=int, help="validation rows, seen by the tuner (default: 10)")
-    milp.add_argument("--n-cal", type=int, help="calibration rows, never seen by the tuner; at least 10 (default: "
+    milp.add_argument("--n-train", type=integer, help="training rows (default: 10)")
+    milp.add_argument("--n-val", type=integer, help="validation rows, seen by the tuner (default: 10)")
+    milp.add_argument("--n-cal", type=integer, help="calibration rows, never seen by the tuner; at least 10 (default: "
                       "all rows that are not test, training or validation rows)")
     milp.add_argument("--epsilons", type=_float_list, nargs="+", metavar="EPS",
                       help="grid of epsilon values of the pessimistic MILP (default: 0 0.1 0.2 0.4)")
     milp.add_argument("--w-bar-ubs", type=_float_list, nargs="+", metavar="UB",
                       help="grid of upper bounds on w_bar: one optimistic MILP and one pessimistic MILP per EPS for each "
                       "(default: 0.25 0.5 1)")
-    milp.add_argument("--time-limit", type=float, help="time limit per MILP, seconds; a candidate stopped by it "
+    milp.add_argument("--time-limit", type=real, help="time limit per MILP, seconds; a candidate stopped by it "
                       "is still tested, its status shown (default: none)")
 
     test = parser.add_argument_group("testing")
     test.add_argument("--method", choices=["ltt", "pt", "rgpt"], default="ltt",
                       help="ltt = Learn-then-Test on all data; pt = Pareto Testing; rgpt = reliability-graph "
                       "Pareto testing (default: %(default)s)")
-    test.add_argument("--alpha", type=float, default=0.1, help="risk limit: certify candidates with risk <= alpha (default: %(default)s)")
-    test.add_argument("--delta", type=float, default=0.1, help="FWER/FDR level (default: %(default)s)")
+    test.add_argument("--alpha", type=real, default=0.1, help="risk limit: certify candidates with risk <= alpha (default: %(default)s)")
+    test.add_argument("--delta", type=real, default=0.1, help="FWER/FDR level (default: %(default)s)")
     test.add_argument("--control", choices=["fdr", "fwer"], default=None,
                       help="error rate to control (default: fdr for ltt and rgpt, fwer for pt; rgpt supports fdr only)")
     test.add_argument("--procedure", choices=["bh", "by", "holm", "bonferroni"], default=None,
@@ -98,15 +98,15 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     test.add_argument("--p-value", choices=sorted(_P_VALUES), default="hb",
                       help="hoeffding = Eq. (6); bentkus; hb = Hoeffding-Bentkus; binomial = exact, 0/1 losses only "
                       "(default: %(default)s)")
-    test.add_argument("--seed", type=int, default=None,
+    test.add_argument("--seed", type=integer, default=None,
                       help="seed of the optimisation/testing split of pt and rgpt and, with --data, of the "
                       "train/validation/calibration/test split (default: 0)")
-    test.add_argument("--opt-fraction", type=float, default=None,
+    test.add_argument("--opt-fraction", type=real, default=None,
                       help="share of calibration rows used to build the front/order/graph for pt and rgpt (default: 0.5)")
-    test.add_argument("--max-failures", type=int, default=None,
+    test.add_argument("--max-failures", type=integer, default=None,
                       help="pt: failures tolerated before fixed-sequence testing stops (default: 1)")
-    test.add_argument("--levels", type=int, default=None, help="rgpt: number of depth levels D (default: ceil(sqrt(front size)))")
-    test.add_argument("--tau", type=float, default=None, help="rgpt: non-negative Lasso penalty, Eq. (13) (default: 0.1)")
+    test.add_argument("--levels", type=integer, default=None, help="rgpt: number of depth levels D (default: ceil(sqrt(front size)))")
+    test.add_argument("--tau", type=real, default=None, help="rgpt: non-negative Lasso penalty, Eq. (13) (default: 0.1)")
     test.add_argument("--reshaping", choices=["identity", "by"], default=None,
                       help="rgpt: DAGGER reshaping; by = valid under arbitrary dependence (default: identity)")
     parser.set_defaults(func=run)
