@@ -285,7 +285,9 @@ def solve_model(
         check_positive(improve_after, "improve_after", allow_zero=True, allow_inf=True)
     if options is not None and not isinstance(options, Mapping):
         raise InputError(f"options must be a mapping of HiGHS option names to values; got {options!r}")
-    opts = dict(options or {})
+    # numpy scalars as Python numbers: highspy refuses a np.float32 (or float16) for a double option, which was
+    # reported as "HiGHS rejected option mip_heuristic_effort=np.float32(0.1)"
+    opts = {key: value.item() if isinstance(value, np.generic) else value for key, value in (options or {}).items()}
     bad_keys = [key for key in opts if not isinstance(key, str)]
     if bad_keys:  # highspy raised a raw TypeError
         raise InputError(f"HiGHS option names must be strings; got {bad_keys[0]!r}")

@@ -1,0 +1,28 @@
+"""Valid input in another type (numpy scalars of other widths, pandas objects, lists) gives the answer of the
+canonical type, and input of a type that would be read as something else (booleans as numbers) is refused by
+name. Each case was found by a hunt over the public API's input types."""
+import numpy as np
+import pytest
+
+import bilevel
+from bilevel.errors import InputError
+
+X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0], [0.5, -1.0], [-0.5, 0.5]])
+Y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+XV, YV = X[:4] + 0.1, Y[:4]
+
+
+@pytest.fixture(scope="module")
+def optimistic_model():
+    m = bilevel.build_optimistic_model(X, Y, XV, YV)
+    bilevel.solve_model(m)
+    return m
+
+
+@pytest.mark.parametrize("value", [np.float32(0.25), np.float16(0.25), np.float64(0.25), np.int64(0)])
+def test_a_numpy_scalar_highs_option_is_set_as_its_number(optimistic_model, value):
+    """highspy refuses a np.float32 or np.float16 for a double option: solve_model reported 'HiGHS rejected
+    option mip_heuristic_effort=np.float32(0.25)' for a valid value."""
+    info = bilevel.solve_model(optimistic_model, options={"mip_heuristic_effort": value})
+    assert info.options["mip_heuristic_effort"] == float(value)
+    assert type(info.options["mip_heuristic_effort"]) in (float, int)
