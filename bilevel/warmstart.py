@@ -20,7 +20,7 @@ from .bigm import stationarity_scale
 from .errors import InputError, SolverError
 from .hinge_highs import hinge_lp_highs as hinge_lp
 from .inner import relaxed_hinge_lp, unchecked_hinge as hinge
-from .validation import as_float_array, as_number, check_bilevel_model
+from .validation import as_float_array, as_number, check_bilevel_model, is_boolean
 
 _TOL = 1e-9
 _ZERO = 1e-7  # a complementarity side below this counts as zero (HiGHS feasibility tolerance 1e-6)
@@ -152,6 +152,8 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
         w_bar = _checked_box(w_bar, p, "w_bar")
     if isinstance(candidates, (str, bytes)) or not np.iterable(candidates):
         raise InputError(f"candidates must be a sequence of boxes of shape ({p},); got {candidates!r}")
+    if type(candidates).__module__.startswith("pandas") and getattr(candidates, "ndim", 1) == 2:
+        candidates = candidates.to_numpy()  # a DataFrame iterates over its column labels, not its rows (boxes)
     candidates = [_checked_box(box, p, f"candidates[{k}]") for k, box in enumerate(candidates)]
     stop_at = as_number(stop_at, "stop_at")
     if np.isnan(stop_at):
@@ -162,6 +164,8 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
 
 def _checked_box(box, p: int, name: str) -> np.ndarray:
     """``box`` as a finite (p,) float array; InputError naming ``name`` otherwise."""
+    if is_boolean(box):  # [True, True] was read as the box 1 (hinge_lp and check_w_bar_bounds refuse it too)
+        raise InputError(f"{name} must hold numbers, not booleans; got {box!r}")
     box = as_float_array(box, name, f"a box of {p} numbers")
     if box.shape != (p,) or not np.isfinite(box).all():
         raise InputError(f"{name} must be a finite box of shape ({p},); got {box!r}")

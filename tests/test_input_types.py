@@ -26,3 +26,24 @@ def test_a_numpy_scalar_highs_option_is_set_as_its_number(optimistic_model, valu
     info = bilevel.solve_model(optimistic_model, options={"mip_heuristic_effort": value})
     assert info.options["mip_heuristic_effort"] == float(value)
     assert type(info.options["mip_heuristic_effort"]) in (float, int)
+
+
+@pytest.mark.parametrize("kw", [dict(w_bar=np.array([True, True])), dict(w_bar=[True, False]),
+                                dict(candidates=[[True, True]])])
+def test_kkt_start_refuses_boolean_boxes(optimistic_model, kw):
+    """A boolean box was read as the numbers 1 and 0 (hinge_lp and tune's w_bar_bounds refuse booleans)."""
+    with pytest.raises(InputError, match="not booleans"):
+        bilevel.kkt_start(optimistic_model, **kw)
+
+
+def test_kkt_start_reads_a_dataframe_of_candidates_by_rows(optimistic_model):
+    """A DataFrame iterates over its column labels, not its rows: a valid DataFrame of boxes was refused as
+    'candidates[0] must be a finite box of shape (1,); got array(0.)' (its column label). Oracle: the same boxes
+    as a 2-D array."""
+    pd = pytest.importorskip("pandas")
+    m = bilevel.build_optimistic_model(X[:, :1], Y, XV[:, :1], YV)
+    boxes = np.array([[0.3], [0.6]])
+    values = lambda start: [v for _, v in start]  # noqa: E731
+    expected = values(bilevel.kkt_start(m, w_bar=[0.1], candidates=boxes))
+    assert values(bilevel.kkt_start(m, w_bar=[0.1], candidates=pd.DataFrame(boxes))) == expected
+    assert values(bilevel.kkt_start(m, w_bar=[0.1], candidates=pd.DataFrame(boxes, columns=["c"]))) == expected
