@@ -47,3 +47,25 @@ def test_kkt_start_reads_a_dataframe_of_candidates_by_rows(optimistic_model):
     expected = values(bilevel.kkt_start(m, w_bar=[0.1], candidates=boxes))
     assert values(bilevel.kkt_start(m, w_bar=[0.1], candidates=pd.DataFrame(boxes))) == expected
     assert values(bilevel.kkt_start(m, w_bar=[0.1], candidates=pd.DataFrame(boxes, columns=["c"]))) == expected
+
+
+@pytest.mark.parametrize("dtype, n_max", [(np.float32, 120), (np.float16, 60)])
+def test_risks_in_float32_or_float16_count_their_errors_as_in_float64(dtype, n_max):
+    """A risk k / n given in float32 is off k / n by up to 6e-8 (relative), far more than the float64 round-off the
+    error count n * r_hat was snapped for: bentkus_p_value(np.float32(0.1), 50, 0.15) counted ceil(5.0000000745)
+    = 6 errors and gave 0.982 instead of 0.596, and binomial_p_value refused float16 risks as not 0/1 losses.
+    Oracle: scipy.stats.binom at the exact count k."""
+    from scipy import stats
+
+    from bilevel.certify import bentkus_p_value, binomial_p_value, combined_p_value
+
+    alpha = 0.3
+    for n in range(1, n_max + 1):
+        k = np.arange(n + 1)
+        r = (k / n).astype(dtype)
+        cdf = stats.binom.cdf(k, n, alpha)
+        np.testing.assert_array_equal(binomial_p_value(r, n, alpha), cdf)
+        np.testing.assert_array_equal(bentkus_p_value(r, n, alpha), np.minimum(1.0, np.e * cdf))
+        np.testing.assert_array_equal(combined_p_value(r[:, None], n, [alpha], "bentkus"), np.minimum(1.0, np.e * cdf))
+    assert bentkus_p_value(dtype(0.1), 50, 0.15) == pytest.approx(np.e * stats.binom.cdf(5, 50, 0.15))
+    assert bentkus_p_value([dtype(0.1)], 50, 0.15)[0] == pytest.approx(np.e * stats.binom.cdf(5, 50, 0.15))

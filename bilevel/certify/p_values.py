@@ -59,6 +59,23 @@ def _as_output(x: np.ndarray):
 MAX_N = 2**53
 
 
+def _input_eps(r_hat) -> float:
+    """Machine epsilon of the floats ``r_hat`` was given in: float32's (1.2e-7) or float16's for such an array, a
+    pandas column or numpy scalar, float64's otherwise. A risk k / n given in float32 is within about 6e-8 of it
+    (relative), so n * r_hat is off an integer by far more than float64's round-off: the Bentkus p-value counted
+    ceil(50 * float32(0.1)) = 6 errors (0.982 instead of 0.596) and the binomial p-value refused float16 risks as
+    not 0/1 losses. Raises nothing."""
+    dtype = getattr(r_hat, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        try:
+            dtype = np.asarray(r_hat).dtype  # a list of np.float32 values
+        except (TypeError, ValueError):
+            return float(np.finfo(float).eps)
+    if dtype.kind == "f" and dtype.itemsize < 8:
+        return float(np.finfo(dtype).eps)
+    return float(np.finfo(float).eps)
+
+
 def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
     if is_boolean(r_hat):  # True would be read as the risk 1.0
         raise InputError(f"r_hat must be empirical risks in [0, 1], not booleans; got {r_hat!r}")
@@ -92,20 +109,21 @@ def _check_alpha(alpha) -> float:
     return check_open_unit(alpha, "alpha (risk limit)")
 
 
-def _rounded_count(r: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """``n * r_hat`` as the nearest integer when within ``2 eps |n r_hat|`` of it; below 2**23 then rounded to
-    :data:`_COUNT_DECIMALS` decimals (see :data:`_ROUND_BELOW`)."""
+def _rounded_count(r: np.ndarray, n: np.ndarray, eps: float = float(np.finfo(float).eps)) -> np.ndarray:
+    """``n * r_hat`` as the nearest integer when within ``2 eps |n r_hat|`` of it (``eps``: that of the floats
+    ``r_hat`` was given in, :func:`_input_eps`); below 2**23 then rounded to :data:`_COUNT_DECIMALS` decimals (see
+    :data:`_ROUND_BELOW`)."""
     x = n * r
     nearest = np.rint(x)
     # the snap applies below 2**23 too: from 2**22 on one ulp of x (2**-30 = 9.3e-10) rounds to 1e-9 at 9 decimals,
     # so k = 8341777 errors out of n = 963133153 (n * fl(k / n) = k + 1 ulp) counted as k + 1
-    snapped = np.where(np.abs(x - nearest) <= 2.0 * np.finfo(float).eps * np.abs(x), nearest, x)
+    snapped = np.where(np.abs(x - nearest) <= 2.0 * eps * np.abs(x), nearest, x)
     return np.where(np.abs(x) < _ROUND_BELOW, np.round(snapped, _COUNT_DECIMALS), snapped)
 
 
-def _loss_count(r: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """ceil(n * r_hat), robust to floating-point error in n * r_hat."""
-    return np.ceil(_rounded_count(r, n))
+def _loss_count(r: np.ndarray, n: np.ndarray, eps: float = float(np.finfo(float).eps)) -> np.ndarray:
+    """ceil(n * r_hat), robust to floating-point error in n * r_hat (``eps``: as :func:`_rounded_count`)."""
+    return np.ceil(_rounded_count(r, n, eps))
 
 
 def hoeffding_p_value(r_hat, n, alpha, *, kl: bool = False):
@@ -169,12 +187,13 @@ def bentkus_p_value(r_hat, n, alpha):
     Second term of Eq. (27) of the Pareto-testing paper (Bates et al., 2021). Valid for any loss in
     [0, 1]. ``n * r_hat`` is rounded to 9 decimals before ``ceil`` so that a sum of 0/1 losses that
     is an integer up to floating-point error is not bumped up by one (before that, a value within
-    ``2 eps n r_hat`` of an integer counts as that integer: from ``n * r_hat = 2**22`` on one ulp rounds to 1e-9). Once ``r_hat >= alpha`` the
+    ``2 eps n r_hat`` of an integer counts as that integer, ``eps`` that of the floats ``r_hat`` is given in,
+    float32's for float32 risks: from ``n * r_hat = 2**22`` on one ulp rounds to 1e-9). Once ``r_hat >= alpha`` the
     binomial CDF is at least 1/2 (the median of ``Binomial(n, alpha)`` is at most ``ceil(n alpha)``),
     so the p-value is 1 there. Shapes, errors: as :func:`hoeffding_p_value`.
     """
     r, n_arr, a = _check_args(r_hat, n, alpha)
-    k = _loss_count(r, n_arr)
+    k = _loss_count(r, n_arr, _input_eps(r_hat))
     p = np.e * stats.binom.cdf(k, n_arr, a)
     return _as_output(np.minimum(p, 1.0))
 
@@ -203,9 +222,10 @@ def binomial_p_value(r_hat, n, alpha):
         0/1).
     """
     r, n_arr, a = _check_args(r_hat, n, alpha)
-    count = _rounded_count(r, n_arr)
+    eps = _input_eps(r_hat)
+    count = _rounded_count(r, n_arr, eps)
     # fl(n * fl(k / n)) is within eps * k of k (two roundings), more than 1e-6 once k passes about 4e9
-    tol = np.maximum(1e-6, 2.0 * np.finfo(float).eps * np.abs(count))
+    tol = np.maximum(1e-6, 2.0 * eps * np.abs(count))
     if count.size and np.any(np.abs(count - np.round(count)) > tol):
         raise InputError("the binomial p-value needs 0/1 losses: n * r_hat must be an integer number of errors")
     return _as_output(stats.binom.cdf(np.round(count), n_arr, a))
@@ -267,6 +287,8 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
         ``method`` returns values of another shape or outside [0, 1] (NaN included).
     """
     r = as_float_array(r_hats, "r_hats", "an array of empirical risks, shape (..., L)")
+    if _input_eps(r_hats) > np.finfo(float).eps:  # float32 / float16 risks: passed on in their own floats (exact),
+        r = r.astype(np.asarray(r_hats).dtype)  # so that the p-value functions count errors at their precision
     a = np.atleast_1d(as_float_array(alphas, "alphas", "a 1-D array of risk limits in (0, 1)"))
     if a.ndim != 1 or a.size == 0:
         raise InputError("alphas must be a non-empty 1-D array of risk limits")
