@@ -157,7 +157,8 @@ def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
     if lb.shape not in ((), (p,)) or ub.shape not in ((), (p,)):
         raise InputError(f"w_bar bounds must be scalars or have one entry per feature ({p}); got shapes "
                          f"{lb.shape} and {ub.shape}")
-    lb, ub = np.broadcast_to(lb, (p,)).copy(), np.broadcast_to(ub, (p,)).copy()
+    # + 0.0: a bound of -0.0 came back in the tuned w_bar as -0.0 (as epsilon = -0.0 did, check_epsilon)
+    lb, ub = np.broadcast_to(lb, (p,)) + 0.0, np.broadcast_to(ub, (p,)) + 0.0
     if not (np.isfinite(lb).all() and np.isfinite(ub).all()):
         raise InputError("w_bar bounds must be finite")
     if (lb < 0).any():

@@ -69,3 +69,16 @@ def test_risks_in_float32_or_float16_count_their_errors_as_in_float64(dtype, n_m
         np.testing.assert_array_equal(combined_p_value(r[:, None], n, [alpha], "bentkus"), np.minimum(1.0, np.e * cdf))
     assert bentkus_p_value(dtype(0.1), 50, 0.15) == pytest.approx(np.e * stats.binom.cdf(5, 50, 0.15))
     assert bentkus_p_value([dtype(0.1)], 50, 0.15)[0] == pytest.approx(np.e * stats.binom.cdf(5, 50, 0.15))
+
+
+def test_a_bound_of_minus_zero_gives_the_box_of_zero():
+    """w_bar_bounds=(-0.0, 1.0) returned a w_bar holding -0.0 where (0.0, 1.0) returns 0.0 (printed and
+    recorded as -0.0, as epsilon = -0.0 was)."""
+    rng = np.random.default_rng(5)  # an instance whose optimal box has w_bar_0 = 0
+    Xt, Xv = np.round(rng.normal(size=(6, 2)), 2), np.round(rng.normal(size=(4, 2)), 2)
+    Yt, Yv = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0]), np.array([1.0, -1.0, -1.0, 1.0])
+    expected = bilevel.tune(Xt, Yt, Xv, Yv, w_bar_bounds=(0.0, 1.0)).w_bar
+    got = bilevel.tune(Xt, Yt, Xv, Yv, w_bar_bounds=(-0.0, 1.0)).w_bar
+    assert (expected == 0).any()
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+    np.testing.assert_array_equal(got, expected)
