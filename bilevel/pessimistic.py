@@ -57,8 +57,8 @@ from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, fix_decided_points, margin_expr
 from .pause_gc import gc_paused
-from .validation import (as_number, check_epsilon, check_hyperplane, check_indices, check_positive, check_scale,
-                         check_w_bar_bounds, check_xy, is_choice)
+from .validation import (as_number, check_aligned, check_epsilon, check_hyperplane, check_indices, check_positive,
+                         check_scale, check_w_bar_bounds, check_xy, is_boolean, is_choice)
 
 
 def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
@@ -82,12 +82,10 @@ def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
     for an unknown rule, indices that are out of range, fractional or empty, a mask of another length, and
     bad shapes, labels or NaN/inf in the data or ``(w, b)``.
     """
+    explicit = check_flip(flip, X_val, len(y_val))
     X_val, y_val = check_xy(X_val, y_val, "val", both_classes=False)
     w, b = check_hyperplane(w, b, X_val.shape[1])
     n_v = len(y_val)
-    if flip is None or (isinstance(flip, str) and flip not in ("all", "margin")):
-        raise InputError("flip must be 'margin', 'all', an index array or a boolean mask over the validation set; "
-                         f"got {flip!r}")
     if isinstance(flip, str):
         if flip == "all":
             return np.arange(n_v), "all"
@@ -96,10 +94,26 @@ def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
         if len(idx) == 0:
             return np.arange(n_v), "all (V_f empty under margin)"
         return idx, "margin"
-    idx = check_indices(flip, n_v, "flip (explicit indices of V_f)")
+    return explicit, "explicit"
+
+
+def check_flip(flip, X_val, n_val: int) -> np.ndarray | None:
+    """Check the ``flip`` argument of :func:`flipped_set` before any solve: ``None`` for the rules ``"margin"``
+    and ``"all"``, else the sorted distinct validation indices it names (an index array, a set or a boolean mask
+    of length ``n_val``; a pandas mask must share ``X_val``'s row index, :func:`check_aligned`). Raises InputError
+    for another string, ``None``, indices out of ``0..n_val-1``, fractional or none at all, or a mask of another
+    length or index."""
+    if flip is None or (isinstance(flip, str) and flip not in ("all", "margin")):
+        raise InputError("flip must be 'margin', 'all', an index array or a boolean mask over the validation set; "
+                         f"got {flip!r}")
+    if isinstance(flip, str):
+        return None
+    if is_boolean(flip):  # a pandas mask is paired with the validation rows by position, as y_val is
+        check_aligned(X_val, flip, "X_val", "flip (a boolean mask over the validation set)")
+    idx = check_indices(flip, n_val, "flip (explicit indices of V_f)")
     if len(idx) == 0:
-        raise InputError(f"explicit flip indices must be a non-empty subset of 0..{n_v - 1}")
-    return idx, "explicit"
+        raise InputError(f"explicit flip indices must be a non-empty subset of 0..{n_val - 1}")
+    return idx
 
 
 def lambda_value(model: pyo.ConcreteModel) -> float:
@@ -315,6 +329,8 @@ def pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon: float = 0
     (:func:`bilevel.warmstart.queued_start`) before the model is built. Raises InputError as the builder."""
     X_t, y_t = check_xy(X_train, y_train, "train")
     p = X_t.shape[1]
+    if is_boolean(flipped):  # a pandas mask is paired with the validation rows by position, as y_val is
+        check_aligned(X_val, flipped, "X_val", "flipped (a boolean mask over the validation set)")
     X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
     check_scale([X_t, X_v], ub)

@@ -12,7 +12,7 @@ import pyomo.environ as pyo
 from .box_search import candidate_boxes, expected_evaluations, search_box
 from .errors import InputError, SolverError
 from .optimistic import build_optimistic_model
-from .pessimistic import (at_lambda_bound, build_pessimistic_model, flipped_set, pessimistic_info,
+from .pessimistic import (at_lambda_bound, build_pessimistic_model, check_flip, flipped_set, pessimistic_info,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .validation import (check_clock, check_epsilon, check_features, check_flag, check_positive, check_scale,
@@ -593,6 +593,8 @@ def tune(
     check_clock(clock)
     X_t, y_t = check_xy(X_train, y_train, "train")
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
+    if mode == "pessimistic":
+        check_flip(flip, X_val, len(y_v))  # before the optimistic solve (bad indices were refused after it)
     lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
     check_scale([X_t, X_v], ub)
     tiny = warn_tiny_features([X_t, X_v])

@@ -20,6 +20,8 @@ def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True,
     their row index (:func:`check_aligned`). Raises InputError otherwise."""
     check_aligned(X, y, f"X_{name}", f"y_{name}")
     X = check_features(X, name, p, p_from)
+    if is_boolean(y):  # all-True labels were read as all +1 (a mixed mask was refused for its 0s)
+        raise InputError(f"y_{name} must contain the labels -1 and +1, not booleans")
     y = as_float_array(y, f"y_{name}", "a 1-D array of the labels -1 and +1")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise InputError(f"y_{name} must be 1-D with one label per row of X_{name}; got X {X.shape}, y {y.shape}")
@@ -268,7 +270,10 @@ def check_seed(seed, name: str = "seed"):
 def check_indices(values, n: int, name: str) -> np.ndarray:
     """Return the sorted distinct indices into ``range(n)`` that ``values`` names: integers (Python or numpy;
     floats only when integral, e.g. 2.0) or a boolean mask of length ``n``. Raise InputError naming ``name``
-    for NaN or fractional numbers, strings, out-of-range indices or a mask of another length."""
+    for NaN or fractional numbers, strings, out-of-range indices or a mask of another length. A set of indices is
+    read as its sorted elements (numpy made it a 0-d object array, refused as "got shape ()")."""
+    if isinstance(values, (set, frozenset)):
+        values = list(values)
     try:
         arr = np.asarray(values)
     except (TypeError, ValueError):  # ragged nested lists

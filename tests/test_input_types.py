@@ -82,3 +82,66 @@ def test_a_bound_of_minus_zero_gives_the_box_of_zero():
     assert (expected == 0).any()
     np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
     np.testing.assert_array_equal(got, expected)
+
+
+def test_boolean_labels_are_refused():
+    """An all-True boolean y was read as all +1 labels (a mixed mask was refused for its 0s, as labels in {0, 1}
+    are): booleans are refused as labels everywhere check_xy reads them. Oracle: the same labels as numbers."""
+    from bilevel.inner import hinge, hinge_lp
+
+    ones = np.ones(len(X), dtype=bool)
+    with pytest.raises(InputError, match="not booleans"):
+        hinge_lp(np.ones(2), (X, ones))
+    with pytest.raises(InputError, match="not booleans"):
+        hinge(X, ones, np.ones(2), 0.0)
+    with pytest.raises(InputError, match="not booleans"):
+        bilevel.tune(X, Y, XV, ones[:4])
+    assert hinge(X, ones.astype(float), np.ones(2), 0.0).shape == (len(X),)  # as numbers they are labels
+
+
+def test_a_set_of_flip_indices_is_read_as_its_elements():
+    """A set of validation indices as ``flip`` (or ``flipped``) was refused as "got shape ()"; it names the same
+    V_f as the sorted list. Oracle: the sorted list."""
+    w, b = np.array([1.0, -1.0]), 0.0
+    idx, rule = bilevel.flipped_set(XV, YV, w, b, flip={2, 0})
+    assert idx.tolist() == [0, 2] and rule == "explicit"
+    m = bilevel.build_pessimistic_model(X, Y, XV, YV, flipped=frozenset({3, 1}), epsilon=0.1)
+    assert m.bilevel_info["flipped"].tolist() == [1, 3]
+
+
+def test_a_pandas_flip_mask_must_share_the_validation_index(monkeypatch):
+    """A boolean pandas Series as ``flip`` was paired with the validation rows by position even when its index
+    named other rows (X_val and y_val are refused in that case, check_aligned). Now refused by name, and in
+    ``tune`` before any solve (a bad explicit flip was refused only after the optimistic MILP)."""
+    import importlib
+
+    import pandas as pd
+
+    tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
+    Xv = pd.DataFrame(XV, index=[10, 11, 12, 13])
+    mask = pd.Series([True, False, True, False], index=[13, 12, 11, 10])
+    with pytest.raises(InputError, match="different row indexes"):
+        bilevel.flipped_set(Xv, YV, np.array([1.0, -1.0]), 0.0, flip=mask)
+    solved = []
+    real = tune_module.solve_model
+
+    def counting(*args, **kwargs):
+        solved.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tune_module, "solve_model", counting)
+    for bad, match in ((mask, "different row indexes"), ([7], "indices in 0..3"), ([], "non-empty")):
+        with pytest.raises(InputError, match=match):
+            bilevel.tune(X, Y, Xv, YV, mode="pessimistic", flip=bad)
+    assert solved == []
+    aligned = pd.Series([True, False, True, False], index=Xv.index)
+    assert bilevel.flipped_set(Xv, YV, np.array([1.0, -1.0]), 0.0, flip=aligned)[0].tolist() == [0, 2]
+
+
+def test_dagger_refuses_a_dict_of_parents_by_name():
+    """A dict of parent lists (as CertificationResult.parents is, keyed by candidate) was read as its keys and
+    refused as "parents[0] must be a list ..., got 0"; the message now says a list is needed."""
+    from bilevel.certify import dagger
+
+    with pytest.raises(InputError, match="not a mapping"):
+        dagger([0.01, 0.02], {0: [], 1: [0]}, 0.1)

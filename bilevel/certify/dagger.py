@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -78,6 +78,9 @@ def _normalise_parents(parents, n_nodes: int | None = None) -> list[np.ndarray]:
     iterator). ``n_nodes``: the number of p-values it must match (``None``: its own length)."""
     if parents is None:
         raise InputError("parents must be a list with one list of parent indices per node")
+    if isinstance(parents, Mapping):  # list(dict) is its keys: "parents[0] must be a list ..., got 0"
+        raise InputError("parents must be a list with one list of parent indices per node (node i's at position "
+                         "i), not a mapping; for a dict keyed by node index pass [parents[i] for i in range(N)]")
     try:
         parent_lists = list(parents)
     except TypeError:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..datasets import load_dataset, split_dataset
 from ..errors import InputError
+from ..pessimistic import check_flip
 from ..tune import LinearClassifier, tune
 from ..validation import as_number, check_epsilon, check_scale, check_xy
 
@@ -48,10 +49,12 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
 
     Shapes as in :func:`bilevel.tune`. Raises InputError for an empty grid, a value given twice, an ``epsilon``
     that is not finite or < 0 (or above 1e6), a ``w_bar_ub`` that is not finite or <= 0 or that the MILPs'
-    big-M constants cannot take (:func:`bilevel.validation.check_scale`), all before any MILP is solved;
+    big-M constants cannot take (:func:`bilevel.validation.check_scale`), a bad ``flip``
+    (:func:`bilevel.pessimistic.check_flip`), all before any MILP is solved;
     SolverError when a MILP fails."""
     X_t, _ = check_xy(X_train, y_train, "train")
-    X_v, _ = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
+    X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
+    check_flip(flip, X_val, len(y_v))  # a bad flip was refused by the first pessimistic tune, after its MILP
     # the whole grid is checked here: tune() checked each value only when its MILP came, after the MILPs of the
     # values before it had been solved (minutes on a real grid), and named -0.0 "-0"
     epsilons = [check_epsilon(e) for e in epsilons]
