@@ -363,7 +363,8 @@ def split_dataset(
         raise InputError(
             f"the training set has one class only: class {missing:+.0f} has {total} row(s) in all and the "
             f"stratified test set of {len(test_idx)} rows took {'it' if total == 1 else 'them'} (a larger size "
-            "cannot help: add rows of that class, or hold out fewer test rows, e.g. test_fraction=0)"
+            "cannot help: add rows of that class, or hold out fewer test rows, e.g. test_fraction=0, "
+            "--test-fraction 0 on the command line)"
         )
     if standardize:  # fitted on the rows the tuner may see: neither test nor calibration rows
         fit = np.setdiff1d(pool, cal_idx)

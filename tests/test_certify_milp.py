@@ -219,3 +219,38 @@ def test_grid_options_still_read_commas_and_spaces():
 
     args = build_parser().parse_args(["--data", "cancer", "--epsilons", "0.1,0.2 0.3", "0.4", "--w-bar-ubs", " 1, 2 "])
     assert args.epsilons == [[0.1, 0.2, 0.3], [0.4]] and args.w_bar_ubs == [[1.0, 2.0]]
+
+
+def test_test_fraction_option_and_the_one_class_advice(tmp_path, capsys, monkeypatch):
+    """The one-class refusal of a split advised ``test_fraction=0``, which ``bilevel certify`` had no option for
+    (its test set was always half the rows). ``--test-fraction`` now sets it, as in ``bilevel tune``; at 0 no
+    test error is printed (the mean over no rows was NaN). Oracle: the rows of the CSV (one row of class -1, which
+    the stratified test set takes) and split_dataset with the same fraction."""
+    import bilevel.certify.milp as milp
+    from bilevel.datasets import split_dataset
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.ones(40)
+    y[7] = -1.0
+    path = tmp_path / "rare.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,label", comments="", fmt="%.6f")
+    argv = ["--data", str(path), "--n-train", "4", "--n-val", "4", "--alpha", "0.3"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "one class only" in err and "--test-fraction 0" in err
+    seen = {}
+
+    def record(X_train, y_train, X_val, y_val, **kw):
+        seen.update(y_train=np.asarray(y_train))
+        return [milp.Candidate("opt_ub1", "optimistic", 0.0, 1.0, np.ones(2), np.array([0.0, 0.0]), -1.0,
+                               "optimal", True)]
+
+    monkeypatch.setattr(milp, "milp_candidates", record)
+    assert main([*argv, "--test-fraction", "0"]) == 0
+    out = capsys.readouterr().out
+    want = split_dataset(X, y, 4, 4, test_fraction=0.0, seed=0)
+    assert np.array_equal(seen["y_train"], want.y_train) and len(want.y_test) == 0
+    assert "test 0)" in out and "test error -" in out and "nan" not in out
+    assert main(["--losses", str(path), "--test-fraction", "0.2"]) == 2
+    assert "--test-fraction applies to the --data route" in capsys.readouterr().err

@@ -77,6 +77,8 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     milp.add_argument("--n-val", type=integer, help="validation rows, seen by the tuner (default: 10)")
     milp.add_argument("--n-cal", type=integer, help="calibration rows, never seen by the tuner; at least 10 (default: "
                       "all rows that are not test, training or validation rows)")
+    milp.add_argument("--test-fraction", type=real, help="fraction of the rows held out as the test set, in [0, 1); "
+                      "only the chosen candidate's reported test error uses it (default: 0.5)")
     milp.add_argument("--epsilons", type=_float_list, nargs="+", metavar="EPS",
                       help="grid of epsilon values of the pessimistic MILP (default: 0 0.1 0.2 0.4)")
     milp.add_argument("--w-bar-ubs", type=_float_list, nargs="+", metavar="UB",
@@ -164,7 +166,7 @@ _METHOD_OPTIONS = {"opt_fraction": ("--opt-fraction", ("pt", "rgpt")), "max_fail
                    "levels": ("--levels", ("rgpt",)),
                    "tau": ("--tau", ("rgpt",)), "reshaping": ("--reshaping", ("rgpt",))}
 _DATA_OPTIONS = {"label": "--label", "n_train": "--n-train", "n_val": "--n-val", "n_cal": "--n-cal",
-                 "epsilons": "--epsilons", "w_bar_ubs": "--w-bar-ubs", "time_limit": "--time-limit"}
+                 "test_fraction": "--test-fraction", "epsilons": "--epsilons", "w_bar_ubs": "--w-bar-ubs", "time_limit": "--time-limit"}
 
 
 def _refuse_unused_options(args: argparse.Namespace) -> None:
@@ -245,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         where = "all calibration rows" if result.method == "ltt" else "the optimisation split"
         print(f"chosen details: {', '.join(details)} (on {where})")
         test_errors = getattr(args, "_test_errors", None)
-        if test_errors is not None:
+        if test_errors:  # None: the --losses route; empty: --test-fraction 0 left no test rows
             print(f"chosen {names[j]}: test error {test_errors[names[j]]:.4f} (held-out test rows, never used above)")
         status, verified = getattr(args, "_milp_status", {}).get(names[j], ("optimal", True))
         if status != "optimal" or not verified:  # certified all the same: its risk is tested, not its optimality

@@ -85,15 +85,16 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
 
 
 def certify_from_data(args):
-    """The ``bilevel certify --data NAME`` route: split the data (stratified; test = half, then
-    ``--n-train``, ``--n-val`` and ``--n-cal`` rows, ``None`` = all remaining), solve the candidate grid on
-    train/validation, and return ``(losses, aux, names)``: 0-1 losses (n_cal, m) on the calibration rows,
+    """The ``bilevel certify --data NAME`` route: split the data (stratified; test = ``--test-fraction`` of the
+    rows, half by default, then ``--n-train``, ``--n-val`` and ``--n-cal`` rows, ``None`` = all remaining), solve
+    the candidate grid on train/validation, and return ``(losses, aux, names)``: 0-1 losses (n_cal, m) on the calibration rows,
     the auxiliary cost ``||w_bar||_1`` (m,), and the candidate names. Test errors are kept on
     ``args._test_errors`` and each candidate's ``(MILP status, verified)`` on ``args._milp_status`` for the
     report. Only calibration rows enter the certificate."""
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, 10 if args.n_train is None else args.n_train,
                           10 if args.n_val is None else args.n_val, n_cal=args.n_cal,
+                          test_fraction=0.5 if args.test_fraction is None else args.test_fraction,
                           seed=args.seed if args.seed is not None else 0)
     if len(split.y_cal) < 10:
         raise InputError(f"only {len(split.y_cal)} calibration rows: use a larger --n-cal or smaller train/val sets")
@@ -102,11 +103,14 @@ def certify_from_data(args):
                             **grid)  # not given: milp_candidates' default grid
     losses = np.column_stack([c.errors(split.X_cal, split.y_cal) for c in cands])
     aux = np.array([float(np.sum(c.w_bar)) for c in cands])
-    args._test_errors = {c.name: float(c.errors(split.X_test, split.y_test).mean()) for c in cands}
+    # no test rows (--test-fraction 0): no test error (the mean of none was NaN, with numpy's RuntimeWarning)
+    args._test_errors = {c.name: float(c.errors(split.X_test, split.y_test).mean()) for c in cands
+                         } if len(split.y_test) else {}
     args._milp_status = {c.name: (c.status, bool(c.verified)) for c in cands}
     print(f"candidates: {len(cands)} MILP solutions on {args.data} (|T| = {len(split.y_train)}, "
           f"|V| = {len(split.y_val)}, calibration {len(split.y_cal)}, test {len(split.y_test)})")
     for c, col in zip(cands, losses.T):
+        test = f"{args._test_errors[c.name]:.3f}" if args._test_errors else "-"
         print(f"  {c.name:<18} {c.status:<10} verified {'yes' if c.verified else 'NO ':<3}  ||w_bar||_1 "
-              f"{np.sum(c.w_bar):6.3f}  calibration error {col.mean():.3f}  test error {args._test_errors[c.name]:.3f}")
+              f"{np.sum(c.w_bar):6.3f}  calibration error {col.mean():.3f}  test error {test}")
     return losses, aux, [c.name for c in cands]
