@@ -254,3 +254,27 @@ def test_test_fraction_option_and_the_one_class_advice(tmp_path, capsys, monkeyp
     assert "test 0)" in out and "test error -" in out and "nan" not in out
     assert main(["--losses", str(path), "--test-fraction", "0.2"]) == 2
     assert "--test-fraction applies to the --data route" in capsys.readouterr().err
+
+
+def test_a_grid_option_given_twice_joins_the_grids(monkeypatch, capsys):
+    """``--epsilons 0 --epsilons 0.2`` solved the grid 0.2 alone (argparse kept the last one without a word); the
+    grids are now joined, and a value in both is refused as given twice. Oracle: the grid milp_candidates gets."""
+    import bilevel.certify.milp as milp
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def record(*args, **kw):
+        seen.update(kw)
+        raise Stop
+
+    monkeypatch.setattr(milp, "milp_candidates", record)
+    with pytest.raises(Stop):
+        main(["--data", "cancer", "--epsilons", "0", "--epsilons", "0.2,0.4", "--w-bar-ubs", "1", "--w-bar-ubs", "2"])
+    assert seen["epsilons"] == [0.0, 0.2, 0.4] and seen["w_bar_ubs"] == [1.0, 2.0]
+    monkeypatch.undo()
+    monkeypatch.setattr(milp, "tune", lambda *a, **k: pytest.fail("ran a MILP"))
+    assert main(["--data", "cancer", "--epsilons", "0.2", "--epsilons", "0.2"]) == 2
+    assert "given twice" in capsys.readouterr().err

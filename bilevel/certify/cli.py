@@ -79,9 +79,11 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                       "all rows that are not test, training or validation rows)")
     milp.add_argument("--test-fraction", type=real, help="fraction of the rows held out as the test set, in [0, 1); "
                       "only the chosen candidate's reported test error uses it (default: 0.5)")
-    milp.add_argument("--epsilons", type=_float_list, nargs="+", metavar="EPS",
-                      help="grid of epsilon values of the pessimistic MILP (default: 0 0.1 0.2 0.4)")
-    milp.add_argument("--w-bar-ubs", type=_float_list, nargs="+", metavar="UB",
+    # action="extend": "--epsilons 0 --epsilons 0.2" is the grid 0, 0.2 (argparse's "store" kept the last one)
+    milp.add_argument("--epsilons", type=_float_list, nargs="+", action="extend", metavar="EPS",
+                      help="grid of epsilon values of the pessimistic MILP; given twice, the grids are joined "
+                      "(default: 0 0.1 0.2 0.4)")
+    milp.add_argument("--w-bar-ubs", type=_float_list, nargs="+", action="extend", metavar="UB",
                       help="grid of upper bounds on w_bar: one optimistic MILP and one pessimistic MILP per EPS for each "
                       "(default: 0.25 0.5 1)")
     milp.add_argument("--time-limit", type=real, help="time limit per MILP, seconds; a candidate stopped by it "
