@@ -281,8 +281,9 @@ def solve_model(
     for name, hook in (("improve", improve), ("interrupt_when", interrupt_when)):
         if hook is not None and not callable(hook):  # else a TypeError from inside HiGHS's callback, mid-solve
             raise InputError(f"{name} must be a callable or None; got {hook!r}")
-    if improve is not None:
-        check_positive(improve_after, "improve_after", allow_zero=True, allow_inf=True)
+    # checked with or without ``improve``: the docstring refuses a negative or NaN improve_after, and
+    # solve_model(m, improve_after=-1) ran as if it were valid when no hook was given
+    check_positive(improve_after, "improve_after", allow_zero=True, allow_inf=True)
     if options is not None and not isinstance(options, Mapping):
         raise InputError(f"options must be a mapping of HiGHS option names to values; got {options!r}")
     # numpy scalars as Python numbers: highspy refuses a np.float32 (or float16) for a double option, which was

@@ -127,6 +127,9 @@ def test_solve_model_checks_its_model_and_hooks(optimistic_model):
     _raises(bilevel.solve_model, optimistic_model, improve=5, match="improve must be a callable")
     _raises(bilevel.solve_model, optimistic_model, interrupt_when="yes", match="interrupt_when must be")
     _raises(bilevel.solve_model, optimistic_model, improve=lambda *a: None, improve_after=-1, match="improve_after")
+    # without an improve hook a negative or NaN improve_after ran as if valid; the docstring refuses it outright
+    for bad in (-1, float("nan")):
+        _raises(bilevel.solve_model, optimistic_model, improve_after=bad, match="improve_after")
 
 
 def test_verify_model_needs_a_solved_bilevel_model(optimistic_model):
