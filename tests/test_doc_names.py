@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ["README.md", "experiments/README.md", "solvers/README.md", "experiments/PERFORMANCE.md"]
+DOCS = ["README.md", "experiments/README.md", "solvers/README.md", "models/README.md", "experiments/PERFORMANCE.md"]
 NAME = re.compile(r"`((?:bilevel|solvers|experiments)(?:\.[A-Za-z_]\w*)+)`")
 
 
@@ -58,3 +58,12 @@ def test_experiments_readme_lists_every_script_and_module():
     assert scripts - listed == set(), "scripts missing from the list of scripts with a command line"
     assert listed - scripts == set(), "listed as scripts, but without a command line"
     assert set(files) - rows - {"bench_args"} == set(), "files of experiments/ without a row in the table"
+
+
+def test_solvers_readme_common_names_resolve():
+    """solvers/README.md writes the shared module's names short (`common.agreement`): each is a name of
+    solvers.common."""
+    names = set(re.findall(r"`common\.([A-Za-z_]\w*)", (ROOT / "solvers" / "README.md").read_text()))
+    assert len(names) >= 5
+    common = importlib.import_module("solvers.common")
+    assert [n for n in sorted(names) if not hasattr(common, n)] == []
