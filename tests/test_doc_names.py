@@ -67,3 +67,19 @@ def test_solvers_readme_common_names_resolve():
     assert len(names) >= 5
     common = importlib.import_module("solvers.common")
     assert [n for n in sorted(names) if not hasattr(common, n)] == []
+
+
+def test_references_to_readme_sections_exist():
+    """A reference to a README section from the code, the Makefile or the docs ("README, *Input checks*",
+    'README, "Tests"', "README's *Performance*") names a heading or a bold paragraph lead of README.md: those
+    two named none."""
+    readme = (ROOT / "README.md").read_text()
+    sections = re.findall(r"^#+ (.+)$", readme, flags=re.M) + re.findall(r"^\*\*(.+?)\*\*", readme, flags=re.M)
+    files = [ROOT / "Makefile", *ROOT.glob("*.md"), *ROOT.glob("*/*.md"), *ROOT.glob("*/*.py"), *ROOT.glob("*/*/*.py")]
+    ref = re.compile(r"\bREADME(?:'s)?,? [*\"]([A-Z][^*\"\n]{2,60})[*\"]")
+    found = {(path.relative_to(ROOT).as_posix(), name) for path in files if path.is_file()
+             if path != Path(__file__).resolve() for name in ref.findall(path.read_text(errors="replace"))}
+    assert len(found) >= 5  # the pattern still finds the references
+    missing = [(where, name) for where, name in sorted(found)
+               if not any(s.rstrip(".").startswith(name) for s in sections)]
+    assert missing == []
