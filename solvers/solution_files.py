@@ -49,7 +49,9 @@ def read_solution_file(path) -> tuple[dict, float | None]:
 
     Raises InputError when the file is missing, holds no ``name value`` line, gives a variable or the
     objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value (``C5,``, ``objective,``)
-    or with two numbers after the name (``C5,1,5``: a decimal comma), gives one variable two different values, or is
+    or with two numbers after the name (``C5,1,5``: a decimal comma), a number with a comma in a whitespace-separated
+    line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row (a semicolon-separated file), a missing-value marker as a
+    value (``C5,NA``, ``C5 ?``, ``C5,.``), gives one variable two different values, or is
     CBC's report of an infeasible or unbounded model or of a run stopped without an integer point (first line
     ``Infeasible - ...``, ``Integer infeasible - ...``, ``Unbounded - ...``, ``Stopped on time (no integer
     solution - continuous used) - ...``: the values it lists are no solution) or of a status other than
@@ -102,23 +104,39 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             if len(fields) >= 3 and _NUMBER.match(fields[1]) and _NUMBER.match(fields[2]):
                 raise InputError(f"{str(path)!r} has two numbers after the name in the line {line!r}: a decimal "
                                  "comma? (write CSV values with a decimal point)")
+            if ";" in fields[0]:  # "C0;1,5" was read as a variable "C0;1" = 5 (C0 then 0)
+                raise InputError(f"{str(path)!r} has a ';' in the line {line!r}: a semicolon-separated file? "
+                                 "(write 'name,value' with a decimal point)")
+        # a number with a comma inside a whitespace-separated line: "C0 1,5" (a decimal comma) and "C0 1,000" (a
+        # thousands separator) were read as C0 = 1, the comma taken for a separator
+        spaced = plain.replace("**", " ").split()
+        if any(re.match(r"^[+-]?(\d+\.?\d*|\.\d+),\d", t) for t in spaced[1:]):
+            raise InputError(f"{str(path)!r} has a number with a comma in the line {line!r}: a decimal comma or a "
+                             "thousands separator? (write values with a decimal point and no grouping)")
         tokens = [t.strip("\"'") for t in re.split(r"[,\s]+", line.replace("**", " ")) if t.strip("\"'")]
         if len(tokens) >= 3 and tokens[0].isdigit() and _NUMBER.match(tokens[2]):  # CBC
             _store(values, tokens[1], tokens[2], path)
         elif len(tokens) >= 2 and _NUMBER.match(tokens[1]):  # name value [(obj:c)]
             _store(values, tokens[0], tokens[1], path)
-        elif _malformed(tokens[2] if len(tokens) >= 3 and tokens[0].isdigit() else tokens[1] if len(tokens) >= 2
-                        else ""):  # "C52 0.18x" was skipped, so C52 counted as 0
+        elif _malformed(value := tokens[2] if len(tokens) >= 3 and tokens[0].isdigit() else tokens[1]
+                        if len(tokens) >= 2 else ""):  # "C52 0.18x" was skipped, so C52 counted as 0
             raise InputError(f"{str(path)!r} has a malformed value in the line {line!r}")
+        elif value.lower() in _MISSING:  # "C5,NA", "C5 ?" were skipped, so C5 counted as 0
+            raise InputError(f"{str(path)!r} gives no numeric value in the line {line!r} ({value!r})")
     if not values:
         raise InputError(f"{str(path)!r} holds no 'name value' lines: not a solution file")
     return values, objective
 
 
+#: Values that say "no value" (spreadsheets' and R's missing values, UCI's ``?``): a line giving one names a
+#: variable without its value, which was skipped (the variable counted as 0).
+_MISSING = frozenset({"na", "n/a", "#n/a", "null", "none", "nil", "?", ".", "missing", "undefined"})
+
+
 def _malformed(text: str) -> bool:
-    """Whether ``text`` starts like a number (a digit, or a sign or point before one) but is not one, e.g. a
-    damaged ``0.18x``."""
-    return bool(re.match(r"^[+-]?\.?\d", text)) and not _NUMBER.match(text)
+    """Whether ``text`` starts like a number (a digit, or a sign or point before one; the sign also U+2212, the
+    typographic minus a word processor writes) but is not one, e.g. a damaged ``0.18x`` or ``\u22120.5``."""
+    return bool(re.match(r"^[+\-\u2212]?\.?\d", text)) and not _NUMBER.match(text)
 
 
 def _store(values: dict, name: str, text: str, path: Path) -> None:

@@ -1046,6 +1046,37 @@ def test_a_damaged_value_is_refused_not_dropped(tmp_path, text, match):
         solution_files.read_solution_file(path)
 
 
+@pytest.mark.parametrize("text, match", [
+    ("objective value: 0.25\nw_bar(0) 1,5\nb -0.5\n", "number with a comma"),  # read as w_bar(0) = 1
+    ("objective value: 0.25\nw_bar(0) 1,000 (obj:0)\nb -0.5\n", "number with a comma"),  # thousands: 1
+    ("Optimal - objective value 0.25\n      0 w_bar(0)   0,5   0\n", "number with a comma"),  # CBC: 0
+    ("name;value\nw_bar(0);0,5\nb;-0.5\n", "semicolon-separated"),  # a variable 'w_bar(0);0' = 5
+    ("name,value\nw_bar(0),NA\nb,-0.5\n", "no numeric value"),  # skipped: w_bar(0) then 0
+    ("w_bar(0) ?\nb -0.5\n", "no numeric value"),
+    ("name,value\nw_bar(0),.\nb,-0.5\n", "no numeric value"),
+    ("name,value\nw_bar(0),\u22120.5\nb,-0.5\n", "malformed value"),  # a typographic minus: skipped
+])
+def test_a_value_the_reader_cannot_take_as_written_is_refused(tmp_path, text, match):
+    """Each file was read as other numbers than it holds, without a word: a decimal comma or a thousands
+    separator in a whitespace-separated line as its integer part (``w_bar(0) 1,5`` as 1), a semicolon-separated
+    row as a variable of another name, and a missing value (``NA``, ``?``, ``.``) or a typographic minus sign
+    skipped, the variable then taken as 0."""
+    path = tmp_path / "s.sol"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=match):
+        solution_files.read_solution_file(path)
+
+
+def test_header_rows_and_commas_outside_values_still_read(tmp_path):
+    """The checks above leave a CSV header, a CSV row with spaces after its commas, CBC's index column and
+    SCIP's objective coefficient alone: the values are those of Python's float on the fields."""
+    path = tmp_path / "s.sol"
+    path.write_text("name, value\nobjective, 0.25\nw_bar(0), 1.5\n  3 b   -0.5   0\nw(0) 2e-3 (obj:1,5)\n")
+    values, objective = solution_files.read_solution_file(path)
+    assert values == {"w_bar(0)": float("1.5"), "b": float("-0.5"), "w(0)": float("2e-3")}
+    assert objective == float("0.25")
+
+
 def _library_copy(tmp_path, instance_id: str) -> Path:
     """A manifest holding ``instance_id`` only, with copies of its files, in ``tmp_path``."""
     import csv
