@@ -662,8 +662,9 @@ def read_manifest(path) -> list[dict]:
     parameters and HiGHS numbers, bools for ``committed``/``verified``/``lambda_at_bound``, ``None`` for
     empty cells, strings otherwise (also in columns not in :data:`MANIFEST_COLUMNS`, which are kept). Raises
     InputError for a missing file, a file that is not UTF-8 CSV text, missing columns, a column named twice in the
-    header, a row with more or fewer cells than the header, or a size, count or number cell that does not parse
-    (digits grouped by ``_`` included)."""
+    header, a row with more or fewer cells than the header, a size, count or number cell that does not parse
+    (digits grouped by ``_`` included), or a ``committed``/``verified``/``lambda_at_bound`` cell other than
+    ``true`` or ``false`` (any case) or empty."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"manifest {str(path)!r} not found")
@@ -707,7 +708,11 @@ def _read_manifest_rows(path: Path) -> list[dict]:
                         raise InputError(f"{str(path)!r}, line {line}: column {k!r} must hold {kind}, "
                                          f"got {v!r}") from None
                 elif k in _BOOL_COLUMNS:
-                    row[k] = v.strip().lower() == "true"
+                    word = v.strip().lower()
+                    if word not in ("true", "false"):  # "1", "yes", "TRUE." were read as False without a word
+                        raise InputError(f"{str(path)!r}, line {line}: column {k!r} must hold true or false, "
+                                         f"got {v!r}")
+                    row[k] = word == "true"
                 else:
                     row[k] = v
             rows.append(row)

@@ -153,6 +153,27 @@ def test_a_manifest_row_with_fewer_cells_or_grouped_digits_is_refused(tmp_path):
         library.read_manifest(path)
 
 
+@pytest.mark.parametrize("cell", ["1", "yes", "y", "t", "0", "no"])
+def test_a_manifest_bool_cell_other_than_true_or_false_is_refused(tmp_path, cell):
+    """read_manifest read every committed / verified cell other than 'true' as False: a manifest edited by hand
+    (or by a tool writing 1 / yes) lost its committed instances from --committed-only without a word. Oracle: the
+    cell as Python's csv module reads it."""
+    import csv
+
+    lines = MANIFEST.read_text(encoding="utf-8").splitlines()
+    header = next(csv.reader([lines[0]]))
+    cells = next(csv.reader([lines[1]]))
+    assert cells[header.index("committed")] == "true"
+    cells[header.index("committed")] = cell
+    path = tmp_path / "manifest.csv"
+    path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n", encoding="utf-8")
+    with pytest.raises(library.InputError, match=f"line 2: column 'committed' must hold true or false, got '{cell}'"):
+        library.read_manifest(path)
+    cells[header.index("committed")] = " TRUE "
+    path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n", encoding="utf-8")
+    assert library.read_manifest(path)[0]["committed"] is True
+
+
 def test_an_interrupted_name_map_write_leaves_the_old_map(tmp_path):
     # write_name_map (and write_fixed_mps) wrote straight into the file: an export stopped midway left a
     # truncated map of short to readable names next to a whole model (write_model and the manifest rename)
