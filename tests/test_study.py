@@ -452,6 +452,28 @@ def test_run_files_that_are_json_but_not_records_are_ignored(tmp_path):
     assert us.load_records(tmp_path) == {"g": good}
 
 
+def test_a_record_whose_rows_or_error_are_damaged_is_recomputed_not_reused(tmp_path):
+    """A record with rows [1] or [{}] (or an error that is no text) was reused, and the tables crashed after every
+    unit had run (AttributeError: 'int' object has no attribute 'get'; KeyError: 'dataset'), leaving no runs CSV."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    row = {"study": "limited", "run_id": "g", "dataset": "cancer", "n_val": 4}
+    good = {"run_id": "g", "study": "limited", "config_hash": "h", "error": None, "rows": [row]}
+    (runs / "good.json").write_text(json.dumps(good))
+    mine = {**row, "run_id": "b"}  # a row of the record "b" below
+    damaged = [[1], [{}], [mine, None], [{**mine, "run_id": "other"}], [{**mine, "study": "perturbed"}],
+               [{k: v for k, v in mine.items() if k != "dataset"}]]
+    for k, rows in enumerate(damaged):
+        (runs / f"b{k}.json").write_text(json.dumps({**good, "run_id": "b", "rows": rows}))
+    assert us.load_records(tmp_path) == {"g": good}
+    (runs / "b.json").write_text(json.dumps({**good, "run_id": "b", "rows": [mine]}))  # the same, undamaged
+    assert set(us.load_records(tmp_path)) == {"g", "b"}
+    (runs / "b.json").unlink()
+    (runs / "bad_error.json").write_text(json.dumps({**good, "run_id": "e", "rows": [], "error": 5}))
+    assert us.load_records(tmp_path) == {"g": good}
+    assert len(us.records_frame(us.load_records(tmp_path), "limited")) == 1
+
+
 def test_an_unverified_tie_extreme_does_not_widen_the_tie_range(monkeypatch):
     # tie_acc_min/max are a lower bound on the accuracy spread over optima: an extreme that failed verification need
     # not be an optimum, yet its accuracy went into them
