@@ -745,15 +745,47 @@ def select_rows(rows, patterns=(), max_size: int | None = None, committed_only: 
 # -------------------------------------------------------------------------------- file comparison
 
 
+def _check_complete(path: Path) -> None:
+    """InputError when the ``.mps`` / ``.lp`` file ``path`` (plain or gzip) does not end with its closing line,
+    ``ENDATA`` / ``end``: HiGHS 1.15 read an MPS file cut inside its COLUMNS section (e.g. after ``    C6``) as
+    a model of the first columns only, and an LP file cut inside its first comment as an empty model, without a
+    warning. Other suffixes are left to HiGHS."""
+    import gzip
+
+    suffixes = [s.lower() for s in path.suffixes]
+    kind = suffixes[-2] if suffixes[-1:] == [".gz"] and len(suffixes) > 1 else suffixes[-1] if suffixes else ""
+    closing = {".mps": "ENDATA", ".lp": "end"}.get(kind)
+    comment = {".mps": "*", ".lp": "\\"}.get(kind)
+    if closing is None:
+        return
+    with open(path, "rb") as fh:
+        packed = fh.read(2) == b"\x1f\x8b"
+    last = ""
+    try:
+        with (gzip.open(path, "rt", errors="replace") if packed else open(path, errors="replace")) as fh:
+            for line in fh:
+                text = line.strip()
+                if text and not text.startswith(comment):
+                    last = text  # the last line that is neither blank nor a comment
+    except (OSError, EOFError) as exc:  # a cut-off gzip stream: "Compressed file ended before the end-of-stream"
+        raise InputError(f"{str(path)!r} cannot be read to its end ({exc}): the file is truncated or damaged") from None
+    if last.lower() != closing.lower():
+        raise InputError(f"{str(path)!r} does not end with {closing} (its last line is {last[:40]!r}): the file is "
+                         "truncated or damaged")
+
+
 def read_instance_arrays(path) -> dict:
     """Read an ``.mps`` or ``.lp`` file with HiGHS and return its arrays: ``cost``, ``col_lower``,
     ``col_upper``, ``row_lower``, ``row_upper`` (numpy), ``integer`` (bool), ``A`` (scipy CSR, rows x
-    columns), ``col_names``, ``row_names``. Raises InputError when HiGHS cannot read the file."""
+    columns), ``col_names``, ``row_names``. Raises InputError when HiGHS cannot read the file, or when an ``.mps``
+    / ``.lp`` file (``.gz`` too) does not end with ``ENDATA`` / ``end`` (cut short: HiGHS read some such files as
+    a smaller model)."""
     import highspy
 
     path = Path(path)
     if not path.is_file():
         raise InputError(f"instance file {str(path)!r} not found")
+    _check_complete(path)
     h = silent_highs()
     if h.readModel(str(path)) == highspy.HighsStatus.kError:
         raise InputError(f"HiGHS cannot read {str(path)!r}")

@@ -174,6 +174,40 @@ def test_a_manifest_bool_cell_other_than_true_or_false_is_refused(tmp_path, cell
     assert library.read_manifest(path)[0]["committed"] is True
 
 
+def test_an_instance_file_cut_short_is_refused_not_read_as_a_smaller_model(tmp_path):
+    """HiGHS 1.15 read an .mps file cut inside its COLUMNS section (e.g. after '    C6') as a model of the first
+    columns only, and an .lp file cut inside its first comment as an empty model: read_instance_arrays (the
+    feasibility check of check_solution when the manifest gives no checksum) then checked a vector against part
+    of the model. Oracle: the manifest's sizes of the whole file, and HiGHS's own reading of the cut file."""
+    import gzip
+
+    row = library.read_manifest(MANIFEST)[0]
+    for kind in ("mps", "lp"):
+        raw = (MODELS / row[kind]).read_bytes()
+        whole = library.read_instance_arrays(MODELS / row[kind])
+        assert whole["A"].shape == (row["rows"], row["columns"])
+        cut = tmp_path / f"cut.{kind}"
+        accepted = None
+        for k in range(1, len(raw), 7):  # the first cut HiGHS reads without an error
+            cut.write_bytes(raw[:k])
+            h = highspy.Highs()
+            h.silent()
+            if h.readModel(str(cut)) != highspy.HighsStatus.kError:
+                accepted = k
+                break
+        if accepted is None:  # a later HiGHS refuses every cut: nothing to show
+            continue
+        assert h.getLp().num_col_ < row["columns"]
+        with pytest.raises(library.InputError, match="truncated or damaged"):
+            library.read_instance_arrays(cut)
+        packed = tmp_path / f"cut.{kind}.gz"
+        packed.write_bytes(gzip.compress(raw)[:-20])  # a cut-off gzip stream
+        with pytest.raises(library.InputError, match="truncated or damaged"):
+            library.read_instance_arrays(packed)
+        packed.write_bytes(gzip.compress(raw))
+        assert library.read_instance_arrays(packed)["A"].shape == whole["A"].shape
+
+
 def test_an_interrupted_name_map_write_leaves_the_old_map(tmp_path):
     # write_name_map (and write_fixed_mps) wrote straight into the file: an export stopped midway left a
     # truncated map of short to readable names next to a whole model (write_model and the manifest rename)
