@@ -205,6 +205,8 @@ def _read_highs_pretty(path: Path, lines: list) -> tuple[dict, float | None]:
         if not tokens or not tokens[0].isdigit():
             ended = raw.strip() == "Rows"
             break  # "Rows": the column values are done
+        if any(_malformed(t) for t in tokens[1:last]):  # "1,5" was left out: the Dual then read as the Primal
+            raise InputError(f"{str(path)!r} has a malformed value in the column line {raw.strip()!r}")
         numbers = [t for t in tokens[1:last] if _NUMBER.match(t)]  # Lower, Upper, Primal[, Dual]; no Status
         if len(numbers) < 3:
             raise InputError(f"{str(path)!r} is a HiGHS solution file without primal values (model status: "

@@ -1077,6 +1077,20 @@ def test_header_rows_and_commas_outside_values_still_read(tmp_path):
     assert objective == float("0.25")
 
 
+def test_a_malformed_value_in_a_highs_pretty_column_line_is_refused(tmp_path):
+    """The pretty reader kept the tokens that are numbers and took the third as the Primal: a damaged Primal
+    ("0,5") was left out and, in an LP's table (Lower Upper Primal Dual), the Dual was read as the Primal."""
+    head = "Columns\n    Index Status        Lower        Upper       Primal         Dual        Name\n"
+    rows = "Rows\n    Index Status        Lower        Upper       Primal         Dual        Name\n"
+    tail = "\nModel status: Optimal\n\nObjective value: 1\n"
+    path = tmp_path / "s.sol"
+    path.write_text(head + "        0     BS           -1            1          0.5            0  C0\n" + rows + tail)
+    assert solution_files.read_solution_file(path)[0] == {"C0": 0.5}
+    path.write_text(head + "        0     BS           -1            1          0,5            0  C0\n" + rows + tail)
+    with pytest.raises(InputError, match="malformed value in the column line"):
+        solution_files.read_solution_file(path)
+
+
 def _library_copy(tmp_path, instance_id: str) -> Path:
     """A manifest holding ``instance_id`` only, with copies of its files, in ``tmp_path``."""
     import csv
