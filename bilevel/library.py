@@ -440,16 +440,18 @@ def write_name_map(names: dict, path) -> Path:
 
 
 def read_name_map(path) -> dict:
-    """Read a name map CSV (UTF-8, as :func:`write_name_map` writes it): returns ``{short_name: (kind,
-    readable_name)}``. Raises InputError for a missing file, one that is not UTF-8 CSV text, a header other than
-    ``kind,short,name``, a row without exactly three cells, or a short name given twice (the later row replaced
-    the earlier one without a word)."""
+    """Read a name map CSV (UTF-8, as :func:`write_name_map` writes it; a byte-order mark is skipped): returns
+    ``{short_name: (kind, readable_name)}``. Raises InputError for a missing file, one that is not UTF-8 CSV text,
+    a header other than ``kind,short,name``, a row without exactly three cells, or a short name given twice (the
+    later row replaced the earlier one without a word)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"name map {str(path)!r} not found")
     out = {}
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
+        # utf-8-sig, as the manifest: a map saved by a spreadsheet starts with a byte-order mark, which made the
+        # header "\ufeffkind" and the map "not a name map"
+        with open(path, newline="", encoding="utf-8-sig") as fh:
             reader = csv.reader(fh)
             if next(reader, None) != ["kind", "short", "name"]:
                 raise InputError(f"{str(path)!r} is not a name map (header kind,short,name)")

@@ -208,6 +208,16 @@ def test_an_instance_file_cut_short_is_refused_not_read_as_a_smaller_model(tmp_p
         assert library.read_instance_arrays(packed)["A"].shape == whole["A"].shape
 
 
+def test_a_name_map_saved_with_a_byte_order_mark_reads_the_same(tmp_path):
+    """read_manifest reads a manifest a spreadsheet saved with a byte-order mark; read_name_map refused such a
+    map as 'not a name map (header kind,short,name)'. Oracle: the map read from the file without the mark."""
+    row = library.read_manifest(MANIFEST)[0]
+    raw = (MODELS / row["names"]).read_bytes()
+    path = tmp_path / "m.names.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + raw)
+    assert library.read_name_map(path) == library.read_name_map(MODELS / row["names"])
+
+
 def test_an_interrupted_name_map_write_leaves_the_old_map(tmp_path):
     # write_name_map (and write_fixed_mps) wrote straight into the file: an export stopped midway left a
     # truncated map of short to readable names next to a whole model (write_model and the manifest rename)
