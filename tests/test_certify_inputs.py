@@ -407,3 +407,14 @@ def test_boolean_free_inputs_still_work():
     bool_losses = LOSSES.astype(bool)
     np.testing.assert_array_equal(ltt(bool_losses, 0.2, 0.1).certified, ltt(LOSSES, 0.2, 0.1).certified)
     assert hoeffding_p_value(0.0, 10, 0.2) == pytest.approx(np.exp(-2 * 10 * 0.2**2))
+
+
+def test_a_loss_csv_whose_first_line_is_blank_says_so(tmp_path):
+    """csv reads a blank first line as no field: the file was refused as 'empty', though it holds a table."""
+    path = tmp_path / "losses.csv"
+    path.write_text("\nc1,c2\n0,1\n")
+    with pytest.raises(InputError, match="first line is blank"):
+        load_losses_csv(path)
+    path.write_text("")
+    with pytest.raises(InputError, match="is empty"):
+        load_losses_csv(path)

@@ -126,6 +126,9 @@ def _read_header(path: Path) -> list[str]:
         raise InputError(f"cannot read {path}: {exc}") from None
     except csv.Error as exc:  # e.g. a field beyond the csv module's size limit: not a loss table
         raise InputError(f"cannot parse {path} as CSV: {exc}") from None
+    if header == [] and path.stat().st_size > 0:  # csv reads a blank first line as [] (was called "empty")
+        raise InputError(f"{path}: its first line is blank; expected the header row with one name per candidate "
+                         "there")
     if not header:
         raise InputError(f"{path} is empty: expected a header row with one name per candidate")
     names = [h.strip() for h in header]
