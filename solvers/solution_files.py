@@ -49,7 +49,7 @@ def read_solution_file(path) -> tuple[dict, float | None]:
 
     Raises InputError when the file is missing, holds no ``name value`` line, gives a variable or the
     objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value (``C5,``, ``objective,``)
-    or with two numbers after the name (``C5,1,5``: a decimal comma), a number with a comma in a whitespace-separated
+    or with two numbers after the name (``C5,1,5``: a decimal comma) or of one field (``C5``), a number with a comma in a whitespace-separated
     line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row (a semicolon-separated file), a missing-value marker as a
     value (``C5,NA``, ``C5 ?``, ``C5,.``), gives one variable two different values, or is
     CBC's report of an infeasible or unbounded model or of a run stopped without an integer point (first line
@@ -80,6 +80,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     if first.startswith("<?xml") or first.startswith("<CPLEXSolution"):
         return _read_cplex_solution(path)
     values, objective = {}, None
+    # a CSV file (a line other than a comment holds a comma): a line of one field is a row that lost its value
+    is_csv = any("," in line for line in lines if not line.strip().startswith("#"))
     for raw in lines:
         line = raw.strip()
         if not line:
@@ -96,6 +98,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             m = None
         if m or line.startswith("#") or line.lower().startswith(("solution status", "model status")):
             continue
+        if is_csv and re.fullmatch(r"[A-Za-z_][\w\[\]().]*", plain):  # a name alone, "C5", was skipped: C5 then 0
+            raise InputError(f"{str(path)!r} gives no value in the line {line!r} (a CSV row of one field)")
         if "," in plain:  # a CSV row (no other format uses commas): "C5," (its value lost) was skipped, C5 then 0,
             # and "C5,1,5" (a decimal comma) was read as C5 = 1; "objective," dropped the claim
             fields = [f.strip() for f in plain.split(",")]

@@ -1055,6 +1055,7 @@ def test_a_damaged_value_is_refused_not_dropped(tmp_path, text, match):
     ("w_bar(0) ?\nb -0.5\n", "no numeric value"),
     ("name,value\nw_bar(0),.\nb,-0.5\n", "no numeric value"),
     ("name,value\nw_bar(0),\u22120.5\nb,-0.5\n", "malformed value"),  # a typographic minus: skipped
+    ("name,value\nobjective,0.25\nw_bar(0)\nb,-0.5\n", "a CSV row of one field"),  # its value and comma lost
 ])
 def test_a_value_the_reader_cannot_take_as_written_is_refused(tmp_path, text, match):
     """Each file was read as other numbers than it holds, without a word: a decimal comma or a thousands
