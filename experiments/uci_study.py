@@ -666,8 +666,8 @@ def write_record(out: Path, record: dict) -> Path:
 
 def load_records(out: Path) -> dict:
     """All readable unit records under ``OUT/runs`` as ``{run_id: record}`` (broken files are ignored and
-    recomputed: not JSON, not a dict with a str ``run_id`` and ``study``, a list of ``rows`` each naming that unit
-    and study and its data set, and an ``error`` that is None or a str)."""
+    recomputed: not JSON, not a dict with a str ``run_id`` and ``study``, a list of ``rows`` each naming that study,
+    a unit and its data set, and an ``error`` that is None or a str)."""
     recs = {}
     for p in sorted(_runs_folder(out).glob("*.json")):
         try:
@@ -685,9 +685,9 @@ def load_records(out: Path) -> dict:
 
 def _is_row_of(row, rec: dict) -> bool:
     """Whether ``row`` is a row that :func:`run_unit` writes into the record ``rec``: a dict naming the record's
-    unit and study, with its data set. Rows ``[1]`` or ``[{}]`` of a damaged record were reused and crashed the
+    study, with a unit id and a data set. Rows ``[1]`` or ``[{}]`` of a damaged record were reused and crashed the
     tables after every unit had run (AttributeError / KeyError 'dataset' tracebacks, no runs CSV)."""
-    return (isinstance(row, dict) and row.get("run_id") == rec["run_id"] and row.get("study") == rec["study"]
+    return (isinstance(row, dict) and row.get("study") == rec["study"] and isinstance(row.get("run_id"), str)
             and "dataset" in row)
 
 

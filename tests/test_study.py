@@ -461,7 +461,7 @@ def test_a_record_whose_rows_or_error_are_damaged_is_recomputed_not_reused(tmp_p
     good = {"run_id": "g", "study": "limited", "config_hash": "h", "error": None, "rows": [row]}
     (runs / "good.json").write_text(json.dumps(good))
     mine = {**row, "run_id": "b"}  # a row of the record "b" below
-    damaged = [[1], [{}], [mine, None], [{**mine, "run_id": "other"}], [{**mine, "study": "perturbed"}],
+    damaged = [[1], [{}], [mine, None], [{**mine, "run_id": None}], [{**mine, "study": "perturbed"}],
                [{k: v for k, v in mine.items() if k != "dataset"}]]
     for k, rows in enumerate(damaged):
         (runs / f"b{k}.json").write_text(json.dumps({**good, "run_id": "b", "rows": rows}))
