@@ -793,7 +793,7 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     ------
     InputError for a bad configuration, a data set that cannot be loaded or cannot supply the sizes
     (:func:`check_data`, before any unit runs), an ``out`` or ``OUT/runs`` that is a file or cannot be written
-    to, or when ``out`` holds finished units computed with other settings (another seed, time limit, flip rule,
+    to, a folder where a unit's record ``OUT/runs/<run_id>.json`` goes, or when ``out`` holds finished units computed with other settings (another seed, time limit, flip rule,
     ...): use another ``out``.
     """
     check_config(cfg)
@@ -814,6 +814,10 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
         )
     done = {rid for rid, rec in existing.items() if rec.get("error") is None}
     todo = [t for t in tasks if t["run_id"] not in done]
+    blocked = [t["run_id"] for t in todo if _record_path(out, t["run_id"]).is_dir()]
+    if blocked:  # its record could not be written: the unit's solves ran, then the write failed
+        raise InputError(f"{_record_path(out, blocked[0])} is a folder where the study writes the record of run "
+                         f"{blocked[0]}; remove it or use another --out")
     computed = []
 
     def on_result(rec):

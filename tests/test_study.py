@@ -261,6 +261,22 @@ def test_out_whose_runs_is_a_file_is_refused_before_any_run(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]  # no table, no study.json
 
 
+def test_a_folder_in_place_of_a_record_is_refused_before_any_run(tmp_path, capsys, monkeypatch):
+    """A folder at OUT/runs/<run_id>.json: the unit's solves ran, then writing its record failed. It is now
+    refused before any unit runs. Oracle: the run ids the first call wrote."""
+    argv = ["study", "--quick", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes", "5",
+            "--out", str(tmp_path), "--no-progress", "--jobs", "1"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    record = sorted((tmp_path / "runs").glob("*.json"))[0]
+    record.unlink()
+    record.mkdir()
+    monkeypatch.setattr(us, "_execute", lambda *a, **k: pytest.fail("ran a unit"))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{record} is a folder" in err and len(err.strip().splitlines()) == 1, err
+
+
 @pytest.mark.parametrize("out", ["", " "])
 def test_an_empty_out_is_refused_not_the_working_directory(tmp_path, capsys, monkeypatch, out):
     """--out '' ran the whole study into the working directory (Path('') is '.'): runs/, CSVs, plots."""
