@@ -70,8 +70,9 @@ class TuneResult(LinearClassifier):
     lambda_max`` proves the bound on ``lambda`` cut off no bilevel-feasible point), and ``optimistic`` (the
     optimistic result that defined ``V_f``). Both modes: ``restarts``, one dict
     (``seconds`` of HiGHS and rebuild time so far, ``cutoff``) per cutoff restart of the first MILP solve
-    (``tune``'s ``cutoff_restarts``); after a restart ``model`` carries the cutoff row of the last model
-    solved (:meth:`plain_model` gives the model without it).
+    (``tune``'s ``cutoff_restarts``; a restart whose rebuilt model yielded no solution is not listed: the
+    interrupted run's incumbent is returned); after a restart ``model`` carries the cutoff row of the last
+    restart listed (:meth:`plain_model` gives the model without it).
     """
 
     mode: str
@@ -365,8 +366,11 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
                 raise
             # HiGHS can reject the carried-over incumbent (a pessimistic follower with lambda = 0 may hold xi
             # above its hinge, beyond the rebuilt model's tighter bound on xi) and then stop at the time limit
-            # without a solution: the interrupted run's incumbent, still loaded in its model, is the answer.
+            # without a solution: the interrupted run's incumbent, still loaded in its model, is the answer. The
+            # restart that built the failed model is dropped from the list, whose last cutoff is the returned
+            # model's (its time stays in the total).
             total += time.perf_counter() - t0
+            restarts.pop()
             return previous[0], replace(previous[1], status="time_limit"), total, restarts
         total += info.seconds
         if info.status != "interrupted" or trigger is None:

@@ -330,6 +330,9 @@ def test_a_restart_that_finds_no_solution_returns_the_incumbent_in_hand(monkeypa
     assert restarted  # a restart was triggered, and its solve found nothing
     assert res.status == "time_limit" and res.verified
     assert not any(res.model is r for r in restarted)  # the model whose incumbent is loaded
+    # the only restart failed: it is not listed (restarts[-1]["cutoff"] named the failed rebuild's cutoff, not
+    # the returned model's)
+    assert res.restarts == []
     assert res.objective == pytest.approx(pyo.value(res.model.validation_hinge))
     assert res.objective >= exact - 1e-6 and res.best_bound <= exact + 1e-6
 
