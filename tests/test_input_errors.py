@@ -10,17 +10,12 @@ from bilevel.cli import main
 from bilevel.errors import InputError
 from bilevel.inner import hinge, hinge_lp
 from bilevel.warmstart import kkt_start
-
-X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0], [0.5, -1.0], [-0.5, 0.5]])
-Y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
-XV, YV = X[:4] + 0.1, Y[:4]
+from tiny_data import X, XV, Y, YV, solved_optimistic_model
 
 
 @pytest.fixture(scope="module")
 def optimistic_model():
-    m = bilevel.build_optimistic_model(X, Y, XV, YV)
-    bilevel.solve_model(m)
-    return m
+    return solved_optimistic_model()
 
 
 def _raises(fn, *args, match, **kw):

@@ -6,17 +6,12 @@ import pytest
 
 import bilevel
 from bilevel.errors import InputError
-
-X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0], [0.5, -1.0], [-0.5, 0.5]])
-Y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
-XV, YV = X[:4] + 0.1, Y[:4]
+from tiny_data import X, XV, Y, YV, solved_optimistic_model
 
 
 @pytest.fixture(scope="module")
 def optimistic_model():
-    m = bilevel.build_optimistic_model(X, Y, XV, YV)
-    bilevel.solve_model(m)
-    return m
+    return solved_optimistic_model()
 
 
 @pytest.mark.parametrize("value", [np.float32(0.25), np.float16(0.25), np.float64(0.25), np.int64(0)])
