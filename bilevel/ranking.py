@@ -19,7 +19,8 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, logsumexp
 
 from .errors import InputError, SolverError
-from .validation import as_float_array, as_number, check_aligned, check_count, check_flag, check_positive, is_choice
+from .validation import (as_float_array, as_number, check_aligned, check_count, check_flag, check_positive, is_boolean,
+                         is_choice)
 
 __all__ = ["bradley_terry", "bradley_terry_log_likelihood", "rgpt_win_counts", "nonnegative_lasso"]
 
@@ -488,10 +489,12 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
     Raises
     ------
     InputError
-        Bad p-values, ``n_opt`` not a positive integer, ``n_p`` not a finite number ``>= 0`` (a bool, a
-        string or ``None`` included), ``eta`` not numeric, of the wrong shape, outside [0, 1] or not
+        Bad p-values (booleans included), ``n_opt`` not a positive integer, ``n_p`` not a finite number
+        ``>= 0`` (a bool, a string or ``None`` included), ``eta`` not numeric, of the wrong shape, outside [0, 1] or not
         complementary, ``n_p > 0`` without ``eta``.
     """
+    if is_boolean(p_values_opt):  # a rejection mask is no p-values: True would be read as p = 1 (as in procedures)
+        raise InputError(f"p_values_opt must be p-values in [0, 1], not booleans; got {p_values_opt!r}")
     p = as_float_array(p_values_opt, "p_values_opt", "a 1-D array of p-values in [0, 1]")
     if p.ndim != 1 or p.size == 0 or np.any(~np.isfinite(p)) or p.min() < 0 or p.max() > 1:
         raise InputError("p_values_opt must be a non-empty 1-D array of p-values in [0, 1]")

@@ -263,3 +263,11 @@ def test_exact_validity_for_every_small_n_and_extreme_alpha():
                     assert np.all(np.diff(p) >= 0), (fn.__name__, n, alpha)
                     for u in np.unique(np.concatenate([p[p < 1], [0.01, 0.05, 0.1]])):
                         assert pmf[p <= u].sum() <= u * (1 + 1e-9) + 1e-15, (fn.__name__, n, alpha, risk, u)
+
+
+def test_combined_p_value_refuses_boolean_risks_as_the_single_limit_p_values_do():
+    # [True, False] was read as the risks 1.0 and 0.0 (hoeffding_p_value refuses booleans)
+    with pytest.raises(InputError, match="r_hats.*not booleans"):
+        combined_p_value(np.array([True, False]), 50, [0.3, 0.4])
+    with pytest.raises(InputError, match="not booleans"):
+        hoeffding_p_value(np.array([True, False]), 50, 0.3)

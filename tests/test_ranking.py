@@ -961,3 +961,9 @@ def test_check_eta_refuses_a_candidate_count_that_is_not_an_integer(m):
     from bilevel.ranking import check_eta
     with pytest.raises(InputError, match=r"m \(number of candidates\) must be an integer"):
         check_eta(np.full((2, 2), 0.5), m)
+
+
+def test_rgpt_win_counts_refuses_a_boolean_mask_as_p_values():
+    # a rejection mask [True, False, True] was read as the p-values 1, 0, 1 (the procedures refuse it)
+    with pytest.raises(InputError, match="p_values_opt.*not booleans"):
+        rgpt_win_counts(np.array([True, False, True]), 10)
