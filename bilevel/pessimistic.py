@@ -82,8 +82,9 @@ def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
     for an unknown rule, indices that are out of range, fractional or empty, a mask of another length, and
     bad shapes, labels or NaN/inf in the data or ``(w, b)``.
     """
-    explicit = check_flip(flip, X_val, len(y_val))
-    X_val, y_val = check_xy(X_val, y_val, "val", both_classes=False)
+    X_given = X_val  # check_flip pairs a pandas mask with the given X_val's row index
+    X_val, y_val = check_xy(X_val, y_val, "val", both_classes=False)  # first: len(y_val) of a scalar was a TypeError
+    explicit = check_flip(flip, X_given, len(y_val))
     w, b = check_hyperplane(w, b, X_val.shape[1])
     n_v = len(y_val)
     if isinstance(flip, str):

@@ -76,6 +76,8 @@ def test_a_boolean_mask_flips_the_points_it_marks():
     ((XV, YV, np.ones(3), 0.0), "shape"),
     ((XV, YV * 0, np.ones(2), 0.0), "labels"),
     ((XV[:0], YV[:0], np.ones(2), 0.0), "empty"),
+    ((XV, None, np.ones(2), 0.0), "y_val"),  # a scalar or None y_val was a TypeError (len() before the checks)
+    ((XV, 1.0, np.ones(2), 0.0), "y_val"),
 ])
 def test_flipped_set_checks_its_data_and_hyperplane(args, match):
     _raises(bilevel.flipped_set, *args, match=match)
