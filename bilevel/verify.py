@@ -74,9 +74,16 @@ def solution_w_bar(model: pyo.ConcreteModel) -> np.ndarray:
     """The ``w_bar`` (p,) of the solution loaded in ``model``, clipped to its bounds
     ``[w_bar_lb, w_bar_ub]`` (``model.bilevel_info``): HiGHS may return values outside them by its
     feasibility tolerance, e.g. ``-1e-7`` for a zero box, which would leave the box ``[-w_bar, w_bar]`` of
-    the follower's LP empty."""
-    info = model.bilevel_info
-    return np.clip(_vals(model.w_bar), info["w_bar_lb"], info["w_bar_ub"])
+    the follower's LP empty.
+
+    Raises InputError when ``model`` was not built by :func:`bilevel.build_optimistic_model` or
+    :func:`bilevel.build_pessimistic_model` (None, an array, a plain Pyomo model), or holds no ``w_bar`` (not
+    solved yet) or a NaN one."""
+    info = check_bilevel_model(model, "solution_w_bar")
+    w_bar = _vals(model.w_bar)
+    if np.isnan(w_bar).any():  # None (unsolved) is NaN here: the NaN box was returned without a word
+        raise InputError(f"the model holds no solution (w_bar is {w_bar!r}): solve it (bilevel.solve_model) first")
+    return np.clip(w_bar, info["w_bar_lb"], info["w_bar_ub"])
 
 
 def _check_solution_values(model: pyo.ConcreteModel, info: dict) -> None:

@@ -253,3 +253,17 @@ def test_a_follower_inside_the_box_tolerance_with_a_training_loss_below_the_leas
         assert ver.box_violation <= tol and ver.objective_recomputed >= ver.best_objective_at_w_bar - tol
         assert ver.verified is expected, ver.messages
         assert expected or any("below the least one at w_bar" in m for m in ver.messages), ver.messages
+
+
+def test_solution_w_bar_refuses_an_unsolved_model_or_another_object():
+    # an unsolved model gave the box [nan, nan] without a word; None gave an AttributeError
+    import pytest
+    from bilevel.verify import solution_w_bar
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(4, 2)), np.array([1.0, -1.0, 1.0, -1.0])
+    model = bilevel.build_optimistic_model(X, y, X, y)
+    with pytest.raises(bilevel.InputError, match="no solution"):
+        solution_w_bar(model)
+    for other in (None, np.zeros(2), pyo.ConcreteModel()):
+        with pytest.raises(bilevel.InputError, match="solution_w_bar needs a model built by"):
+            solution_w_bar(other)
