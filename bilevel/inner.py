@@ -22,7 +22,7 @@ from .validation import as_float_array, as_number, check_hyperplane, check_xy, i
 def hinge(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     """Per-point hinge loss ``max(0, 1 - y_k (x_k^T w - b))`` (dimensionless), the loss of the outer objective of
     Eq. (21) of the pessimistic bilevel tuning paper (its mean over ``V``). Shapes: X (n, p), y (n,) in {-1, +1},
-    w (p,), b a number -> (n,). Raises InputError for other shapes, labels, or NaN/inf values."""
+    w (p,), b a number -> (n,). Raises InputError for other shapes, labels, NaN/inf values, or booleans as ``w``."""
     X, y = check_xy(X, y, "hinge", both_classes=False)
     w, b = check_hyperplane(w, b, X.shape[1])
     return unchecked_hinge(X, y, w, b)

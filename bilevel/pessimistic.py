@@ -80,7 +80,7 @@ def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
 
     Shapes: ``X_val`` (|V|, p), ``y_val`` (|V|,) in {-1, +1}, ``w`` (p,), ``b`` a number. Raises InputError
     for an unknown rule, indices that are out of range, fractional or empty, a mask of another length, and
-    bad shapes, labels or NaN/inf in the data or ``(w, b)``.
+    bad shapes, labels or NaN/inf in the data or ``(w, b)`` (booleans as ``w`` included).
     """
     X_given = X_val  # check_flip pairs a pandas mask with the given X_val's row index
     X_val, y_val = check_xy(X_val, y_val, "val", both_classes=False)  # first: len(y_val) of a scalar was a TypeError

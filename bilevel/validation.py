@@ -411,7 +411,9 @@ def check_writable_file(path, what: str) -> Path:
 
 def check_hyperplane(w, b, p: int) -> tuple[np.ndarray, float]:
     """Return a linear model ``(w, b)`` as a finite (p,) float64 array and a finite float; raise InputError
-    naming the problem otherwise (another shape, NaN or inf, a ``b`` that is not a number)."""
+    naming the problem otherwise (another shape, NaN or inf, booleans, a ``b`` that is not a number)."""
+    if is_boolean(w):  # [True, False] was read as the weights 1, 0 (as_number refuses a boolean b)
+        raise InputError(f"w must be {p} numeric weights, not booleans; got {w!r}")
     w = as_float_array(w, "w", f"a 1-D array of {p} weights")
     if w.shape != (p,):
         raise InputError(f"w must have shape ({p},), one weight per feature; got {w.shape}")

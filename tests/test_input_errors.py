@@ -78,6 +78,7 @@ def test_a_boolean_mask_flips_the_points_it_marks():
     ((XV[:0], YV[:0], np.ones(2), 0.0), "empty"),
     ((XV, None, np.ones(2), 0.0), "y_val"),  # a scalar or None y_val was a TypeError (len() before the checks)
     ((XV, 1.0, np.ones(2), 0.0), "y_val"),
+    ((XV, YV, np.array([True, False]), 0.0), "not booleans"),  # was read as the weights 1, 0
 ])
 def test_flipped_set_checks_its_data_and_hyperplane(args, match):
     _raises(bilevel.flipped_set, *args, match=match)
@@ -505,3 +506,8 @@ def test_solve_model_refuses_non_finite_start_values_and_takes_arrays_of_pairs()
     injector = _Injector(cm, improve_nan, 0.0, None)
     injector.callback(Event(), 0)
     assert isinstance(injector.error, InputError) and "improve's return value gives x" in str(injector.error)
+
+
+def test_hinge_refuses_boolean_weights():
+    # hinge(X, y, [True, False], 0) was the hinge of the weights 1, 0 (hinge_lp refuses a boolean w_bar)
+    _raises(hinge, XV, YV, np.array([True, False]), 0.0, match="w must be 2 numeric weights, not booleans")
