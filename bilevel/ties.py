@@ -214,6 +214,9 @@ def optimistic_tie_range(
         raise InputError("optimistic_tie_range needs the TuneResult of an optimistic solve (mode='optimistic')")
     tolerance = check_positive(tolerance, "tolerance", allow_zero=True)
     verify_tolerance = check_positive(verify_tolerance, "verify_tolerance")
+    if not (callable(criterion) or (isinstance(criterion, str) and criterion in CRITERIA)):  # an array was a
+        # ValueError ("truth value of an array is ambiguous") from criterion == "sum_w_bar"
+        raise InputError(f"criterion must be one of {', '.join(CRITERIA)} or a callable; got {criterion!r}")
     if result.objective is None or not np.isfinite(result.objective):
         raise InputError("the optimistic result has no finite objective value")
     if getattr(result, "status", None) != "optimal":  # its objective is only an upper bound on the optimum

@@ -229,3 +229,12 @@ def test_a_root_solved_tie_re_solve_is_checked_without_presolve(highs_seed):
     assert tie.high.criterion_value == pytest.approx(high, rel=1e-4, abs=1e-6)
     for sol in tie:
         assert sol.status == "optimal" and sol.verification.verified
+
+
+def test_an_array_criterion_is_named_before_any_solve(monkeypatch):
+    # criterion=np.array([1.0, 2.0]) was a ValueError ("truth value of an array is ambiguous")
+    res = bilevel.tune(*_tiny())
+    monkeypatch.setattr("bilevel.ties.solve_model", lambda *a, **k: pytest.fail("solved before the check"))
+    for bad in (np.array([1.0, 2.0]), np.zeros(0), None, 3):
+        with pytest.raises(bilevel.InputError, match="criterion must be one of"):
+            optimistic_tie_range(res, criterion=bad)
