@@ -48,6 +48,7 @@ from .highs_run import silent_highs
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
 from .solve import compile_model, lp_matrix
+from .validation import as_path
 from .verify import verify_model
 
 #: |T| = |V| of the library, tiny to hard.
@@ -333,8 +334,8 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
     The file is written to a temporary file and renamed (:func:`bilevel.export.replace_atomically`).
     Raises InputError for a free row, an infeasible bound pair, an integer column without a finite upper bound
     (HiGHS's fixed-format parser reads it as [lower, 1]: ``k >= 2.5`` integer was infeasible), a number that
-    cannot be written, or a file that cannot be written."""
-    path = Path(path)
+    cannot be written, or a file that cannot be written (``path`` not a str or Path included)."""
+    path = as_path(path, "path (the MPS file)")
     n_row, n_col = mm.A.shape
     cols, rows = short_names("C", n_col), short_names("R", n_row)
     lines = [f"NAME          {_field(title, 8).rstrip()}"]
@@ -423,8 +424,8 @@ def _marker_name(k: int) -> str:
 def write_name_map(names: dict, path) -> Path:
     """Write the name map of :func:`write_fixed_mps` as CSV ``kind,short,name`` (through a temporary file, like
     the model: an interrupted write leaves the old map whole). Returns the path. A utility of the instance
-    library; raises InputError when the file cannot be written."""
-    path = Path(path)
+    library; raises InputError when the file cannot be written (``path`` not a str or Path included)."""
+    path = as_path(path, "path (the name map)")
 
     def write(temp: Path) -> None:
         with open(temp, "w", newline="", encoding="utf-8") as fh:  # the locale's encoding could not hold a name
@@ -443,8 +444,8 @@ def read_name_map(path) -> dict:
     """Read a name map CSV (UTF-8, as :func:`write_name_map` writes it; a byte-order mark is skipped): returns
     ``{short_name: (kind, readable_name)}``. Raises InputError for a missing file, one that is not UTF-8 CSV text,
     a header other than ``kind,short,name``, a row without exactly three cells, or a short name given twice (the
-    later row replaced the earlier one without a word)."""
-    path = Path(path)
+    later row replaced the earlier one without a word), and for a ``path`` that is not a str or Path."""
+    path = as_path(path, "path (the name map)")
     if not path.is_file():
         raise InputError(f"name map {str(path)!r} not found")
     out = {}
@@ -468,11 +469,19 @@ def read_name_map(path) -> dict:
 
 
 def sha256(path) -> str:
-    """Hex SHA-256 of a file's bytes."""
+    """Hex SHA-256 of a file's bytes. A utility of the instance library. Raises InputError for a ``path`` that
+    is not a str or Path (an int was read as a file descriptor: ``sha256(0)`` hashed stdin and closed it), a
+    missing file or one that cannot be read."""
+    path = as_path(path, "path (the file to hash)")
+    if not path.is_file():
+        raise InputError(f"cannot hash {str(path)!r}: not a file")
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError as exc:  # no permission
+        raise InputError(f"cannot hash {str(path)!r}: {exc.strerror or exc}") from None
     return h.hexdigest()
 
 
@@ -482,8 +491,9 @@ def sha256(path) -> str:
 def write_instance(spec: InstanceSpec, out_dir, built: BuiltInstance | None = None) -> dict:
     """Write ``<id>.mps``, ``<id>.lp`` and ``<id>.names.csv`` of ``spec`` into ``out_dir/spec.folder``
     (no solve) and return the manifest fields that describe the files: parameters, sizes, relative paths
-    and checksums. ``built`` reuses an already built model. Raises InputError for bad sizes."""
-    out_dir = Path(out_dir)
+    and checksums. ``built`` reuses an already built model. Raises InputError for bad sizes or an ``out_dir``
+    that is not a str or Path."""
+    out_dir = as_path(out_dir, "out_dir")
     built = built or build_instance(spec)
     folder = out_dir / spec.folder
     folder.mkdir(parents=True, exist_ok=True)
@@ -576,8 +586,9 @@ def export_library(
     HiGHS fields of the regenerated rows are left empty. ``log`` receives one progress line per instance.
 
     Returns the manifest rows written (typed as :func:`read_manifest` returns them). Raises InputError when two
-    different specs have the same :attr:`InstanceSpec.id` (a spec given twice is written once)."""
-    out_dir = Path(out_dir)
+    different specs have the same :attr:`InstanceSpec.id` (a spec given twice is written once), or an ``out_dir``
+    that is not a str or Path."""
+    out_dir = as_path(out_dir, "out_dir")
     specs = library_specs() if specs is None else list(specs)
     by_id: dict = {}
     for spec in specs:  # the id names the files and the manifest row: two specs sharing one would overwrite
@@ -639,8 +650,8 @@ def write_manifest(rows, path) -> Path:
     is interrupted (a bad row, a full disk, Ctrl-C) leaves an existing manifest unchanged; a symbolic link is
     written through (the link stays) and an existing file keeps its permissions. UTF-8. Returns the path.
     Raises InputError for a column name that is not a string, or when the folder or the file cannot be
-    written."""
-    path = Path(path)
+    written (``path`` not a str or Path included)."""
+    path = as_path(path, "path (the manifest)")
     rows = list(rows)  # all rows before the header: a column may first appear in the last row
     known = set(MANIFEST_COLUMNS)
     extra = list(dict.fromkeys(k for r in rows for k in r if k not in known))
@@ -666,8 +677,8 @@ def read_manifest(path) -> list[dict]:
     InputError for a missing file, a file that is not UTF-8 CSV text, missing columns, a column named twice in the
     header, a row with more or fewer cells than the header, a size, count or number cell that does not parse
     (digits grouped by ``_`` included), or a ``committed``/``verified``/``lambda_at_bound`` cell other than
-    ``true`` or ``false`` (any case) or empty."""
-    path = Path(path)
+    ``true`` or ``false`` (any case) or empty, and for a ``path`` that is not a str or Path."""
+    path = as_path(path, "path (the manifest)")
     if not path.is_file():
         raise InputError(f"manifest {str(path)!r} not found")
     try:
@@ -781,10 +792,10 @@ def read_instance_arrays(path) -> dict:
     ``col_upper``, ``row_lower``, ``row_upper`` (numpy), ``integer`` (bool), ``A`` (scipy CSR, rows x
     columns), ``col_names``, ``row_names``. Raises InputError when HiGHS cannot read the file, or when an ``.mps``
     / ``.lp`` file (``.gz`` too) does not end with ``ENDATA`` / ``end`` (cut short: HiGHS read some such files as
-    a smaller model)."""
+    a smaller model), and for a ``path`` that is not a str or Path."""
     import highspy
 
-    path = Path(path)
+    path = as_path(path, "path (the instance file)")
     if not path.is_file():
         raise InputError(f"instance file {str(path)!r} not found")
     _check_complete(path)

@@ -377,6 +377,15 @@ def removed_if_empty_on_failure():
         del _CREATED_FOLDERS[mark:]
 
 
+def as_path(path, name: str) -> Path:
+    """``path`` as a Path; InputError naming ``name`` unless it is a str or an ``os.PathLike`` (pathlib's
+    TypeError for None or a list, and an int, which ``open`` reads as a file descriptor: ``open(1)`` reads
+    stdout and closes it)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"{name} must be a path (str or Path); got {path!r:.80}")
+    return Path(path)
+
+
 def check_writable_folder(folder, what: str) -> Path:
     """Create ``folder`` (and its parents) if needed and check that a file can be created in it, so that a
     command fails before its solves rather than after; return it as a Path. Raises InputError naming

@@ -418,3 +418,12 @@ def test_a_loss_csv_whose_first_line_is_blank_says_so(tmp_path):
     path.write_text("")
     with pytest.raises(InputError, match="is empty"):
         load_losses_csv(path)
+
+
+@pytest.mark.parametrize("path", [None, 3.0, ["losses.csv"]])
+def test_loss_and_aux_readers_name_a_path_that_is_not_a_str_or_path(path):
+    # pathlib's TypeError "expected str, bytes or os.PathLike object, not NoneType"
+    with pytest.raises(InputError, match="path .*must be a path"):
+        load_losses_csv(path)
+    with pytest.raises(InputError, match="path .*must be a path"):
+        load_aux_csv(path, ["a"], 3)

@@ -754,3 +754,35 @@ def test_select_rows_refuses_a_row_without_what_the_selection_needs(row, kwargs,
     with pytest.raises(library.InputError, match=match):
         library.select_rows([row], **kwargs)
     assert library.select_rows([row]) == [row]  # nothing asked of the row: it is kept
+
+
+@pytest.mark.parametrize("fn", [library.sha256, library.read_manifest, library.read_name_map,
+                                library.read_instance_arrays, lambda p: library.write_manifest([], p),
+                                lambda p: library.write_name_map({"obj": ("OBJ", "obj"), "col": [], "row": []}, p)])
+@pytest.mark.parametrize("path", [None, 1.5, ["models"], True])
+def test_a_path_that_is_not_a_str_or_path_is_named(fn, path):
+    # pathlib's TypeError ("expected str, bytes or os.PathLike object"), and sha256(True) opened file descriptor 1
+    with pytest.raises(library.InputError, match="must be a path"):
+        fn(path)
+
+
+def test_sha256_reads_no_file_descriptor_and_names_a_missing_file(tmp_path):
+    # sha256(0) hashed stdin and closed it (open() reads an int as a file descriptor); a missing file was a
+    # FileNotFoundError
+    import os
+    r, w = os.pipe()
+    os.write(w, b"x")
+    os.close(w)  # the old code read the pipe to its end: it must not block
+    try:
+        with pytest.raises(library.InputError, match="must be a path"):
+            library.sha256(r)
+        os.fstat(r)  # still open
+    finally:
+        try:
+            os.close(r)
+        except OSError:
+            pass
+    with pytest.raises(library.InputError, match="not a file"):
+        library.sha256(tmp_path / "missing.mps")
+    (tmp_path / "a.txt").write_bytes(b"abc")
+    assert library.sha256(tmp_path / "a.txt") == hashlib.sha256(b"abc").hexdigest()

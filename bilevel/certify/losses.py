@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..validation import check_count, finite_number, is_complex
+from ..validation import as_path, check_count, finite_number, is_complex
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -185,10 +185,10 @@ def load_losses_csv(path) -> LossTable:
     Raises
     ------
     InputError
-        Missing/unreadable file, empty file, empty or duplicated names, non-numeric or missing values,
+        ``path`` not a str or Path, missing/unreadable file, empty file, empty or duplicated names, non-numeric or missing values,
         values outside [0, 1].
     """
-    p = Path(path)
+    p = as_path(path, "path (the loss CSV)")
     names = _read_header(p)
     values = _read_numeric(p, names)
     return LossTable(losses=validate_losses(values, name=f"losses in {p}"), names=names)
@@ -214,7 +214,7 @@ def load_aux_csv(path, names: list[str], n_cal: int) -> np.ndarray:
     if names is None or not all(isinstance(n, str) for n in names):
         raise InputError("names must be a list of the candidate names (strings) of the loss CSV")
     n_cal = check_count(n_cal, "n_cal (rows of the loss CSV)", 1)
-    p = Path(path)
+    p = as_path(path, "path (the auxiliary CSV)")
     header = _read_header(p)
     if set(header) != set(names):
         missing = sorted(set(names) - set(header))
