@@ -48,7 +48,7 @@ from .highs_run import silent_highs
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
 from .solve import compile_model, lp_matrix
-from .validation import as_path
+from .validation import as_number, as_path, check_count, check_flag, check_mip_gap, check_positive
 from .verify import verify_model
 
 #: |T| = |V| of the library, tiny to hard.
@@ -164,7 +164,9 @@ class InstanceSpec:
 
 def default_test_fraction(n_train: int, n_val: int) -> float:
     """Test fraction of the library's splits: 0.5 (Section 5.1 of the paper) while ``n_train + n_val <=
-    200``, else 0.1 (cancer keeps 225 and diabetes 266 non-test rows at 0.5, too few for |T| = |V| = 200)."""
+    200``, else 0.1 (cancer keeps 225 and diabetes 266 non-test rows at 0.5, too few for |T| = |V| = 200).
+    Raises InputError when ``n_train`` or ``n_val`` is not an integer >= 1."""
+    n_train, n_val = check_count(n_train, "n_train", 1), check_count(n_val, "n_val", 1)
     return 0.5 if n_train + n_val <= 200 else 0.1
 
 
@@ -215,8 +217,9 @@ def mps_number(value: float) -> str:
     fit (``%.Ng``, exponent without padding): at least 5 significant digits for any double; 10 for
     positive numbers in [0.1, 1e4) (relative round-off <= 5e-10), fewer for negative ones (the sign) and
     below 0.1 (leading zeros), e.g. 8 for ``-0.0106...`` (1e-8). Measured over the committed instances:
-    relative round-off at most 1.0e-8 (cancer) and 7.8e-9 (diabetes). Raises InputError for inf / NaN."""
-    v = float(value)
+    relative round-off at most 1.0e-8 (cancer) and 7.8e-9 (diabetes). Raises InputError for inf / NaN and for
+    a ``value`` that is not a number (None, a bool, an array)."""
+    v = as_number(value, "value (an MPS number)")
     if not math.isfinite(v):
         raise InputError(f"cannot write {v} in an MPS number field")
     if v == int(v) and abs(v) < 1e11:
@@ -310,7 +313,11 @@ def mps_model(model) -> MpsModel:
 
 
 def short_names(prefix: str, n: int) -> list[str]:
-    """``[prefix + "0", ..., prefix + str(n - 1)]``; raises InputError when a name would exceed 8 characters."""
+    """``[prefix + "0", ..., prefix + str(n - 1)]``; raises InputError when a name would exceed 8 characters,
+    ``prefix`` is not a str or ``n`` not an integer >= 0 (a negative ``n`` gave no names)."""
+    n = check_count(n, "n (number of names)")
+    if not isinstance(prefix, str):
+        raise InputError(f"prefix must be a str; got {prefix!r:.80}")
     if n and len(f"{prefix}{n - 1}") > 8:
         raise InputError(f"{n} names do not fit 8 characters with prefix {prefix!r}")
     return [f"{prefix}{i}" for i in range(n)]
@@ -525,10 +532,20 @@ def lambda_max_of(built: BuiltInstance):
     """``Lambda*`` of item 11 of :mod:`bilevel.bigm` for a pessimistic instance: every follower optimum has
     ``lambda <= Lambda*``, so an instance with ``lambda_bound >= Lambda*`` cuts off no bilevel-feasible
     point and its optimum is the pessimistic bilevel optimum. A float (``inf`` for epsilon = 0 or a training
-    set the box separates: no such bound); ``""`` for an optimistic instance (no ``lambda``)."""
+    set the box separates: no such bound); ``""`` for an optimistic instance (no ``lambda``). Raises InputError
+    when ``built`` is not a :class:`BuiltInstance`."""
+    if not isinstance(built, BuiltInstance):
+        raise InputError(f"lambda_max_of needs a BuiltInstance (library.build_instance); got {type(built).__name__}")
     if built.spec.mode == "optimistic":
         return ""
     return float(built.model.bilevel_info["lambda_max"])
+
+
+def _check_solve_settings(time_limit, mip_gap) -> tuple[float | None, float]:
+    """``(time_limit, mip_gap)`` of :func:`solve_instance` as floats; InputError naming a bad one."""
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit (seconds)", allow_inf=True)
+    return time_limit, check_mip_gap(mip_gap)
 
 
 def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, mip_gap: float = MIP_GAP) -> dict:
@@ -538,12 +555,19 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
     hands to HiGHS) and solved with ``time_limit`` seconds and relative gap ``mip_gap``; unlike
     :func:`bilevel.solve_model`, a solve that stops without any feasible solution still reports its
     status and best bound (objective empty, status ``time_limit``). An incumbent is loaded into the Pyomo
-    variables and checked by :func:`bilevel.verify_model` (``verified``, ``lambda_at_bound``)."""
+    variables and checked by :func:`bilevel.verify_model` (``verified``, ``lambda_at_bound``).
+
+    Raises InputError for a ``built`` that is not a :class:`BuiltInstance`, a ``time_limit`` that is not a
+    number > 0 (or None), or a ``mip_gap`` outside [0, 1) (HiGHS rejected such options with a warning only and
+    solved with its defaults, while the manifest recorded the bad values)."""
+    time_limit, mip_gap = _check_solve_settings(time_limit, mip_gap)
+    if not isinstance(built, BuiltInstance):
+        raise InputError(f"solve_instance needs a BuiltInstance (library.build_instance); got {type(built).__name__}")
     cm = compile_model(built.model)
     h = silent_highs()
     if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    h.setOptionValue("mip_rel_gap", float(mip_gap))
+        h.setOptionValue("time_limit", time_limit)
+    h.setOptionValue("mip_rel_gap", mip_gap)
     h.passModel(cm.lp)
     h.run()
     status_enum = h.getModelStatus()
@@ -587,8 +611,11 @@ def export_library(
 
     Returns the manifest rows written (typed as :func:`read_manifest` returns them). Raises InputError when two
     different specs have the same :attr:`InstanceSpec.id` (a spec given twice is written once), or an ``out_dir``
-    that is not a str or Path."""
+    that is not a str or Path, and (with ``solve``) a bad ``time_limit`` or ``mip_gap`` (as :func:`solve_instance`),
+    before any instance is built."""
     out_dir = as_path(out_dir, "out_dir")
+    if check_flag(solve, "solve"):
+        time_limit, mip_gap = _check_solve_settings(time_limit, mip_gap)
     specs = library_specs() if specs is None else list(specs)
     by_id: dict = {}
     for spec in specs:  # the id names the files and the manifest row: two specs sharing one would overwrite
@@ -736,7 +763,15 @@ def select_rows(rows, patterns=(), max_size: int | None = None, committed_only: 
     """Manifest rows whose id matches any of the shell ``patterns`` (all when empty), with
     ``max(n_train, n_val) <= max_size`` and, with ``committed_only``, only committed instances. Raises
     InputError for a row without an id (with ``patterns``) or without integer sizes (with ``max_size``), as
-    :func:`read_manifest` reads empty cells (a raw TypeError or KeyError before)."""
+    :func:`read_manifest` reads empty cells (a raw TypeError or KeyError before), for ``patterns`` that are not a
+    list of strings (a lone string was read as one pattern per character: ``"c*"`` matched every id), a
+    ``max_size`` that is not an integer (or None) or a ``committed_only`` that is not a bool."""
+    if isinstance(patterns, (str, bytes)) or not isinstance(patterns, (list, tuple, set, frozenset)) \
+            or not all(isinstance(p, str) for p in patterns):
+        raise InputError(f"patterns must be a list of shell patterns (strings); got {patterns!r:.80}")
+    if max_size is not None:
+        max_size = check_count(max_size, "max_size")
+    committed_only = check_flag(committed_only, "committed_only")
     out = []
     for r in rows:
         if patterns and not isinstance(r.get("id"), str):

@@ -786,3 +786,40 @@ def test_sha256_reads_no_file_descriptor_and_names_a_missing_file(tmp_path):
         library.sha256(tmp_path / "missing.mps")
     (tmp_path / "a.txt").write_bytes(b"abc")
     assert library.sha256(tmp_path / "a.txt") == hashlib.sha256(b"abc").hexdigest()
+
+
+def test_select_rows_refuses_a_lone_string_and_bad_limits():
+    # patterns="c*" was read as the patterns "c" and "*": every id matched
+    rows = [{"id": "diabetes-opt-n5-s0", "n_train": 5, "n_val": 5, "committed": True}]
+    assert library.select_rows(rows, ["c*"]) == []
+    for kw in (dict(patterns="c*"), dict(patterns=[None]), dict(max_size="10"), dict(max_size=[]),
+               dict(committed_only=np.array([True]))):
+        with pytest.raises(library.InputError, match=next(iter(kw))):
+            library.select_rows(rows, **kw)
+
+
+def test_library_number_helpers_name_a_bad_argument():
+    # raw TypeErrors (None + int, float(None)); short_names("C", -3) gave no names
+    for call, match in [(lambda: library.short_names("C", -3), "n "),
+                        (lambda: library.short_names("C", None), "n "),
+                        (lambda: library.short_names(None, 2), "prefix"),
+                        (lambda: library.default_test_fraction(None, 5), "n_train"),
+                        (lambda: library.default_test_fraction(5, "5"), "n_val"),
+                        (lambda: library.mps_number(None), "value"), (lambda: library.mps_number(True), "value"),
+                        (lambda: library.lambda_max_of(None), "BuiltInstance"),
+                        (lambda: library.solve_instance(None), "BuiltInstance")]:
+        with pytest.raises(library.InputError, match=match):
+            call()
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(time_limit=-1.0), "time_limit"), (dict(time_limit=float("nan")), "time_limit"),
+    (dict(mip_gap=-0.5), "mip_gap"), (dict(mip_gap=2.0), "mip_gap"), (dict(mip_gap=None), "mip_gap")])
+def test_solve_settings_are_checked_before_any_instance_is_built(kw, match, tmp_path, monkeypatch):
+    # HiGHS refused such options with a warning, solved with its defaults, and the manifest recorded the bad value
+    monkeypatch.setattr(library, "build_instance", lambda spec: pytest.fail("built before the check"))
+    spec = library.library_specs(sizes=(5,), datasets=("cancer",), modes=(("optimistic", 0.0),))[0]
+    with pytest.raises(library.InputError, match=match):
+        library.export_library(tmp_path, specs=[spec], log=lambda *a: None, **kw)
+    with pytest.raises(library.InputError, match=match):
+        library.solve_instance(object(), **kw)
