@@ -428,11 +428,23 @@ def _marker_name(k: int) -> str:
     return f"MARKER{k:02d}" if k < 100 else f"M{k}"
 
 
+def _is_name_map(names) -> bool:
+    """Whether ``names`` has the shape of :func:`write_fixed_mps`'s name map (pairs of strings)."""
+    def pair(x) -> bool:
+        return isinstance(x, (tuple, list)) and len(x) == 2 and all(isinstance(v, str) for v in x)
+    return (isinstance(names, dict) and pair(names.get("obj"))
+            and all(isinstance(names.get(k), (list, tuple)) and all(pair(x) for x in names[k]) for k in ("col", "row")))
+
+
 def write_name_map(names: dict, path) -> Path:
     """Write the name map of :func:`write_fixed_mps` as CSV ``kind,short,name`` (through a temporary file, like
     the model: an interrupted write leaves the old map whole). Returns the path. A utility of the instance
-    library; raises InputError when the file cannot be written (``path`` not a str or Path included)."""
+    library; raises InputError when the file cannot be written (``path`` not a str or Path included) or
+    ``names`` is not such a map (a KeyError or TypeError before)."""
     path = as_path(path, "path (the name map)")
+    if not _is_name_map(names):  # a KeyError / TypeError from inside the write before
+        raise InputError("names must be the name map write_fixed_mps returns: {'obj': (short, name), 'col': "
+                         f"[(short, name), ...], 'row': [(short, name), ...]}}; got {names!r:.80}")
 
     def write(temp: Path) -> None:
         with open(temp, "w", newline="", encoding="utf-8") as fh:  # the locale's encoding could not hold a name

@@ -224,9 +224,24 @@ def test_an_interrupted_name_map_write_leaves_the_old_map(tmp_path):
     names = {"obj": ("OBJ", "obj"), "col": [(f"C{j}", f"w[{j}]") for j in range(50)], "row": [("R0", "c0")]}
     path = library.write_name_map(names, tmp_path / "m.names.csv")
     before = path.read_bytes()
-    stopping = {"col": names["col"][:3] + [None], "row": [], "obj": names["obj"]}  # unpacking None raises mid-write
-    with pytest.raises(TypeError):
-        library.write_name_map(stopping, path)
+    real_writer = library.csv.writer
+
+    class Stopping:  # a write that fails after a few rows (the map's shape is checked before writing)
+        def __init__(self, fh, **kw):
+            self.w, self.count = real_writer(fh, **kw), 0
+
+        def writerow(self, row):
+            self.count += 1
+            if self.count > 4:
+                raise RuntimeError("stopped mid-write")
+            self.w.writerow(row)
+
+    library.csv.writer = Stopping
+    try:
+        with pytest.raises(RuntimeError, match="stopped mid-write"):
+            library.write_name_map(names, path)
+    finally:
+        library.csv.writer = real_writer
     assert path.read_bytes() == before
     assert library.read_name_map(path)["C49"] == ("col", "w[49]")
     assert [p.name for p in tmp_path.iterdir()] == ["m.names.csv"], "a temporary file was left behind"
@@ -823,3 +838,11 @@ def test_solve_settings_are_checked_before_any_instance_is_built(kw, match, tmp_
         library.export_library(tmp_path, specs=[spec], log=lambda *a: None, **kw)
     with pytest.raises(library.InputError, match=match):
         library.solve_instance(object(), **kw)
+
+
+@pytest.mark.parametrize("names", [{}, None, {"w_bar(0)": "x1"}, {"obj": "OBJ", "col": [], "row": []}])
+def test_write_name_map_names_a_map_of_another_shape(names, tmp_path):
+    # a KeyError ('obj') or TypeError from inside the write
+    with pytest.raises(library.InputError, match="names must be the name map"):
+        library.write_name_map(names, tmp_path / "a.names.csv")
+    assert not (tmp_path / "a.names.csv").exists()
