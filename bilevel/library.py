@@ -172,11 +172,17 @@ def default_test_fraction(n_train: int, n_val: int) -> float:
 
 def library_specs(sizes=SIZES, datasets=DATASETS, modes=MODES, seed: int = SEED) -> list[InstanceSpec]:
     """The library's instances: every data set x (mode, epsilon) x size (|T| = |V|), ordered by size,
-    then data set, then mode. Defaults give the documented 36 instances."""
-    return [
-        InstanceSpec(data, mode, float(eps), int(n), int(n), seed)
-        for n in sizes for data in datasets for mode, eps in modes
-    ]
+    then data set, then mode. Defaults give the documented 36 instances. Raises InputError for ``sizes``,
+    ``datasets`` or ``modes`` that are not sequences (of integers >= 2, of data set names, of ``(mode,
+    epsilon)`` pairs; a raw TypeError or ValueError before) and for a spec :class:`InstanceSpec` refuses."""
+    for name, values in (("sizes", sizes), ("datasets", datasets), ("modes", modes)):
+        if isinstance(values, (str, bytes)) or not np.iterable(values):  # "cancer" was read as c, a, n, ...
+            raise InputError(f"{name} must be a sequence; got {values!r:.80}")
+    sizes = [check_count(n, "sizes[...] (|T| = |V|)", 2) for n in sizes]
+    if not all(isinstance(m, (tuple, list)) and len(m) == 2 for m in modes):  # a raw unpacking error before
+        raise InputError(f"modes must be (mode, epsilon) pairs; got {modes!r:.80}")
+    modes = [(mode, as_number(eps, f"the epsilon of mode {mode!r}")) for mode, eps in modes]
+    return [InstanceSpec(data, mode, eps, n, n, seed) for n in sizes for data in datasets for mode, eps in modes]
 
 
 @dataclass

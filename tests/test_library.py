@@ -846,3 +846,20 @@ def test_write_name_map_names_a_map_of_another_shape(names, tmp_path):
     with pytest.raises(library.InputError, match="names must be the name map"):
         library.write_name_map(names, tmp_path / "a.names.csv")
     assert not (tmp_path / "a.names.csv").exists()
+
+
+def test_library_specs_checks_its_grid():
+    """library_specs(sizes=5) was a raw TypeError, sizes=['a'] a raw ValueError, datasets='cancer' read as the data
+    sets 'c', 'a', ... and modes of another shape a raw unpacking error: all are InputErrors naming the argument.
+    Oracle: the grid itself (every size x data set x mode)."""
+    from bilevel.errors import InputError
+    from bilevel.library import library_specs
+
+    for kw, match in ((dict(sizes=5), "sizes"), (dict(sizes=["a"]), "sizes"), (dict(sizes=[1]), "sizes"),
+                      (dict(datasets="cancer"), "datasets"), (dict(modes=[("optimistic",)]), "modes"),
+                      (dict(modes=[("pessimistic", "x")]), "epsilon of mode")):
+        with pytest.raises(InputError, match=match):
+            library_specs(**kw)
+    specs = library_specs(sizes=[5, 10], datasets=["cancer"], modes=[("optimistic", 0), ("pessimistic", 0.2)])
+    assert [(s.n_train, s.mode, s.epsilon) for s in specs] == [(5, "optimistic", 0.0), (5, "pessimistic", 0.2),
+                                                               (10, "optimistic", 0.0), (10, "pessimistic", 0.2)]

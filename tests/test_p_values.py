@@ -271,3 +271,12 @@ def test_combined_p_value_refuses_boolean_risks_as_the_single_limit_p_values_do(
         combined_p_value(np.array([True, False]), 50, [0.3, 0.4])
     with pytest.raises(InputError, match="not booleans"):
         hoeffding_p_value(np.array([True, False]), 50, 0.3)
+
+
+def test_combined_p_value_refuses_boolean_alphas_by_name():
+    """Boolean risk limits were read as 1.0 / 0.0 and refused with the message "got 1.0"."""
+    from bilevel.certify import combined_p_value
+    from bilevel.errors import InputError
+
+    with pytest.raises(InputError, match="not booleans"):
+        combined_p_value([0.1, 0.2], 50, np.array([True, False]))

@@ -291,6 +291,8 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
     r = as_float_array(r_hats, "r_hats", "an array of empirical risks, shape (..., L)")
     if _input_eps(r_hats) > np.finfo(float).eps:  # float32 / float16 risks: passed on in their own floats (exact),
         r = r.astype(np.asarray(r_hats).dtype)  # so that the p-value functions count errors at their precision
+    if is_boolean(alphas):  # True was read as the limit 1.0 and refused as "got 1.0"
+        raise InputError(f"alphas must be risk limits in (0, 1), not booleans; got {alphas!r}")
     a = np.atleast_1d(as_float_array(alphas, "alphas", "a 1-D array of risk limits in (0, 1)"))
     if a.ndim != 1 or a.size == 0:
         raise InputError("alphas must be a non-empty 1-D array of risk limits")
