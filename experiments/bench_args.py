@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import math
 
+from bilevel.help_format import plain_number
 from bilevel.validation import repeated_values
 
 
 def positive_seconds(text: str) -> float:
     """``--time-limit``: a finite number of seconds > 0 (0, negative, ``nan`` and ``inf`` are refused)."""
     try:
-        value = float(text)
+        value = plain_number(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
     if not (math.isfinite(value) and value > 0):
@@ -23,7 +24,7 @@ def integer_at_least(minimum: int):
     """An argparse type: an integer >= ``minimum``."""
     def parse(text: str) -> int:
         try:
-            value = int(text)
+            value = plain_number(text, int)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if value < minimum:

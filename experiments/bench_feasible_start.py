@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import importlib  # noqa: E402
 
 import bilevel  # noqa: E402
+from bilevel.help_format import integer, real  # noqa: E402
 import bilevel.warmstart as warmstart  # noqa: E402
 
 tune_mod = importlib.import_module("bilevel.tune")  # the module: ``bilevel.tune`` is also the function tune
@@ -58,10 +59,10 @@ def _run(s, opt, start: bool, time_limit: float):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[10, 15, 20])
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    ap.add_argument("--sizes", type=integer, nargs="+", default=[10, 15, 20])
+    ap.add_argument("--seeds", type=integer, nargs="+", default=[0, 1])
     ap.add_argument("--data", nargs="+", default=["cancer", "diabetes"])
-    ap.add_argument("--time-limit", type=float, default=120.0)
+    ap.add_argument("--time-limit", type=real, default=120.0)
     args = ap.parse_args(argv)
     ratios = []
     print(f"{'data':9} {'n':>3} {'seed':>4} | {'without: s':>10} {'status':>10} {'objective':>9} | "

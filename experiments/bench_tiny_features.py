@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
+from bilevel.help_format import integer, real  # noqa: E402
 from experiments.bench_args import integer_at_least, positive_seconds  # noqa: E402
 
 
@@ -30,7 +31,7 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", nargs="+", default=["cancer", "diabetes"])
     ap.add_argument("--sizes", nargs="+", type=integer_at_least(2), default=[10, 20], help="|T| = |V| values")
     ap.add_argument("--seeds", nargs="+", type=integer_at_least(0), default=[0, 1], help="split seeds")
-    ap.add_argument("--scale", type=float, default=1e-6, help="factor applied to feature 0 (default 1e-6)")
+    ap.add_argument("--scale", type=real, default=1e-6, help="factor applied to feature 0 (default 1e-6)")
     ap.add_argument("--time-limit", type=positive_seconds, default=120.0, help="seconds per tune call")
     args = ap.parse_args(argv)
     ratios = []

@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
+from bilevel.help_format import integer, real  # noqa: E402
 from bilevel.errors import InputError  # noqa: E402
 from bilevel.highs_run import silent_highs  # noqa: E402
 from bilevel.solve import _configured_highs, compile_model  # noqa: E402
@@ -70,8 +71,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--options", type=_highs_option, nargs="+", required=True, metavar="NAME=VALUE",
                     help="option sets to check, one NAME=VALUE each")
-    ap.add_argument("--sizes", type=int, nargs="+", default=[6, 8], help="|T| = |V| of the instances")
-    ap.add_argument("--time-limit", type=float, default=20.0, help="seconds per solve")
+    ap.add_argument("--sizes", type=integer, nargs="+", default=[6, 8], help="|T| = |V| of the instances")
+    ap.add_argument("--time-limit", type=real, default=20.0, help="seconds per solve")
     args = ap.parse_args(argv)
     models = instances(args.sizes)
     reference = {name: run(cm, {}, args.time_limit) for name, cm in models}

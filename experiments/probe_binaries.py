@@ -25,6 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
+from bilevel.help_format import integer, real  # noqa: E402
 from bilevel.highs_run import silent_highs  # noqa: E402
 from bilevel.solve import compile_model  # noqa: E402
 from bilevel.tune import padded_cutoff  # noqa: E402
@@ -89,10 +90,10 @@ def model_around(data: str, n: int, seed: int, mode: str, cutoff: float | None):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", choices=("cancer", "diabetes"), default="cancer")
-    ap.add_argument("--n", type=int, default=100, help="|T| = |V|")
-    ap.add_argument("--seed", type=int, default=1, help="split seed")
+    ap.add_argument("--n", type=integer, default=100, help="|T| = |V|")
+    ap.add_argument("--seed", type=integer, default=1, help="split seed")
     ap.add_argument("--mode", choices=("opt", "pes0", "pes0.2"), default="opt")
-    ap.add_argument("--cutoff", type=float, default=None, help="objective cutoff (default: the optimum)")
+    ap.add_argument("--cutoff", type=real, default=None, help="objective cutoff (default: the optimum)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     model, cutoff = model_around(args.data, args.n, args.seed, args.mode, args.cutoff)

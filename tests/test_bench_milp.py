@@ -116,3 +116,18 @@ def test_an_unverified_or_infeasible_package_solve_is_not_a_speed_up(monkeypatch
     assert out["pkg_status"] == "infeasible" and out["pkg_verified"] is False
     with pytest.raises(SystemExit):
         bench_milp.main(["--no-textbook-above", "-1", "--sizes", "6", "--out", "/nonexistent/x"])
+
+
+def test_the_scripts_number_options_refuse_grouped_digits():
+    """The experiments' own number options read "1_0" as 10 (Python's int and float), as the bilevel commands
+    did; they now refuse it like them. Oracle: Python's int/float on the text without the '_'."""
+    import argparse
+
+    import pytest
+
+    from experiments.bench_args import integer_at_least, positive_seconds
+
+    for parse, good in ((integer_at_least(0), "10"), (positive_seconds, "10")):
+        assert parse(good) == 10
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse("1_0")
