@@ -14,6 +14,7 @@ from pyomo.opt import guess_format
 from .errors import InputError
 from .export_names import RecordingLabeler, name_problems, row_like
 from .pause_gc import gc_paused
+from .validation import as_path
 
 _FORMATS = (".lp", ".mps")
 _TEMP_NUMBERS = itertools.count()
@@ -127,7 +128,9 @@ def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     ``path`` unchanged. A symbolic link is written through (the link stays); an existing file keeps its
     permissions. Raises InputError naming ``path`` when it exists read-only (the rename would replace it, where
     writing into it is refused), its folder cannot be created or an OSError stops the write (no permission, a
-    full disk); other errors of ``write`` propagate, the temporary file removed."""
+    full disk), or that is not a str or Path (an AttributeError before); other errors of ``write`` propagate, the
+    temporary file removed."""
+    path = as_path(path, "path")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

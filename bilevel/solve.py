@@ -127,10 +127,13 @@ class CompiledModel:
 def compile_model(model: pyo.ConcreteModel) -> CompiledModel:
     """Compile a linear Pyomo model with one active objective into a ``highspy.HighsLp``.
 
-    Raises InputError when the model is not linear or has no / several active objectives;
+    Raises InputError when ``model`` is not a Pyomo model (an AttributeError from inside before, e.g. from
+    :func:`bilevel.library.mps_model`), is not linear or has no / several active objectives;
     InfeasibleModelError when a row holds no free variable and its constant breaks it (e.g. ``0 * x >= 1``, or
     ``y >= 1`` with ``y`` fixed at 0: Pyomo's compiler refuses it before HiGHS sees the model)."""
     t0 = time.perf_counter()
+    if not isinstance(model, pyo.Block):
+        raise InputError(f"expected a Pyomo model; got {type(model).__name__}")
     objectives = list(model.component_data_objects(pyo.Objective, active=True))
     if len(objectives) != 1:
         raise InputError(f"the model must have exactly one active objective; it has {len(objectives)}")

@@ -511,3 +511,21 @@ def test_solve_model_refuses_non_finite_start_values_and_takes_arrays_of_pairs()
 def test_hinge_refuses_boolean_weights():
     # hinge(X, y, [True, False], 0) was the hinge of the weights 1, 0 (hinge_lp refuses a boolean w_bar)
     _raises(hinge, XV, YV, np.array([True, False]), 0.0, match="w must be 2 numeric weights, not booleans")
+
+
+def test_compile_and_write_helpers_name_a_bad_model_or_path(tmp_path):
+    """mps_model(None) and compile_model(5) raised an AttributeError from inside the compile, and
+    replace_atomically(None, ...) one from ``None.parent``; they are InputErrors now. A str path is taken as a
+    Path (it was an AttributeError too). Oracle: the file written through the str path."""
+    from bilevel.export import replace_atomically
+    from bilevel.library import mps_model
+    from bilevel.solve import compile_model
+
+    for call in (lambda: mps_model(None), lambda: compile_model(5)):
+        with pytest.raises(InputError, match="expected a Pyomo model"):
+            call()
+    with pytest.raises(InputError, match="path must be a path"):
+        replace_atomically(None, lambda temp: temp.write_text("x"))
+    target = tmp_path / "out.txt"
+    replace_atomically(str(target), lambda temp: temp.write_text("written"))
+    assert target.read_text() == "written"
