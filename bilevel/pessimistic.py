@@ -57,8 +57,8 @@ from .hinge_highs import hinge_lp_highs as hinge_lp
 from .kkt import add_complementarity
 from .optimistic import add_least_loss_cut, add_lp_svm_duals, add_lp_svm_kkt, fix_decided_points, margin_expr
 from .pause_gc import gc_paused
-from .validation import (as_number, check_aligned, check_epsilon, check_hyperplane, check_indices, check_positive,
-                         check_scale, check_w_bar_bounds, check_xy, is_boolean, is_choice)
+from .validation import (as_number, check_epsilon, check_hyperplane, check_indices, check_positive, check_scale,
+                         check_w_bar_bounds, check_xy, is_choice)
 
 
 def flipped_set(X_val, y_val, w, b, flip="margin") -> tuple[np.ndarray, str]:
@@ -109,9 +109,7 @@ def check_flip(flip, X_val, n_val: int) -> np.ndarray | None:
                          f"got {flip!r}")
     if isinstance(flip, str):
         return None
-    if is_boolean(flip):  # a pandas mask is paired with the validation rows by position, as y_val is
-        check_aligned(X_val, flip, "X_val", "flip (a boolean mask over the validation set)")
-    idx = check_indices(flip, n_val, "flip (explicit indices of V_f)")
+    idx = check_indices(flip, n_val, "flip (explicit indices of V_f)", rows=X_val, rows_name="X_val")
     if len(idx) == 0:
         raise InputError(f"explicit flip indices must be a non-empty subset of 0..{n_val - 1}")
     return idx
@@ -330,14 +328,12 @@ def pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon: float = 0
     (:func:`bilevel.warmstart.queued_start`) before the model is built. Raises InputError as the builder."""
     X_t, y_t = check_xy(X_train, y_train, "train")
     p = X_t.shape[1]
-    if is_boolean(flipped):  # a pandas mask is paired with the validation rows by position, as y_val is
-        check_aligned(X_val, flipped, "X_val", "flipped (a boolean mask over the validation set)")
     X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
     check_scale([X_t, X_v], ub)
     eps = check_epsilon(epsilon)
     lambda_bound = check_positive(lambda_bound, "lambda_bound")
-    Vf = check_indices(flipped, len(y_v), "flipped (the set V_f)")
+    Vf = check_indices(flipped, len(y_v), "flipped (the set V_f)", rows=X_val, rows_name="X_val")
     if len(Vf) == 0:
         raise InputError(f"the flipped set V_f must be a non-empty subset of 0..{len(y_v) - 1}")
     if not is_choice(replica, ("optimal", "feasible")):

@@ -267,11 +267,15 @@ def check_seed(seed, name: str = "seed"):
     return check_count(seed, name, 0)
 
 
-def check_indices(values, n: int, name: str) -> np.ndarray:
+def check_indices(values, n: int, name: str, rows=None, rows_name: str = "X") -> np.ndarray:
     """Return the sorted distinct indices into ``range(n)`` that ``values`` names: integers (Python or numpy;
     floats only when integral, e.g. 2.0) or a boolean mask of length ``n``. Raise InputError naming ``name``
-    for NaN or fractional numbers, strings, out-of-range indices or a mask of another length. A set of indices is
-    read as its sorted elements (numpy made it a 0-d object array, refused as "got shape ()")."""
+    for NaN or fractional numbers, strings, out-of-range indices or a mask of another length, and for a pandas
+    mask whose row index differs from that of the pandas data ``rows`` (named ``rows_name``) it selects from (it
+    is read by position, :func:`check_aligned`). A set of indices is read as its sorted elements (numpy made it a 0-d object array,
+    refused as "got shape ()")."""
+    if is_boolean(values):  # a pandas mask is paired with the rows by position, as y is with X
+        check_aligned(rows, values, rows_name, name)
     if isinstance(values, (set, frozenset)):
         values = list(values)
     try:
