@@ -319,7 +319,7 @@ def solve_model(
     race = check_count(race, "race (concurrent HiGHS runs)", 1, MAX_CONCURRENCY)
     check_clock(clock)
     _match_scheduler(opts)
-    start = None if mip_start is None or _empty(mip_start) else _start_vector(cm, mip_start)
+    start = _start_vector(cm, mip_start) if _given(mip_start) else None
     # a stopper also when only improve is given: an exception in improve interrupts the runs through it
     stopper = _Stopper(interrupt_when, clock) if (interrupt_when is not None or improve) and cm.n_binaries else None
     injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock, stopper) if improve and cm.n_binaries else None
@@ -589,14 +589,16 @@ def _start_vector(cm: CompiledModel, mip_start, what: str = "mip_start") -> list
     return values.tolist()
 
 
-def _empty(pairs) -> bool:
-    """Whether a MIP start given as pairs or a mapping has length 0 (truth-testing it raised a raw ValueError
-    for a numpy array of pairs). Objects without a length (a generator; a number, which
-    :func:`_start_vector` refuses) are not empty."""
-    try:
-        return len(pairs) == 0
-    except TypeError:
+def _given(pairs) -> bool:
+    """Whether a MIP start (pairs or a mapping) is given: not ``None`` and not of length 0 (truth-testing it
+    raised a raw ValueError for a numpy array of pairs). Objects without a length (a generator; a number, which
+    :func:`_start_vector` refuses) count as given."""
+    if pairs is None:
         return False
+    try:
+        return len(pairs) > 0
+    except TypeError:
+        return True
 
 
 def _elapsed(out, clock: str) -> float:
@@ -629,7 +631,7 @@ class _Injector:
                         deadline = time.perf_counter() + self.time_limit - out.running_time
                     try:
                         pairs = self.improve(float(out.mip_primal_bound), float(out.mip_dual_bound), deadline)
-                        if pairs is not None and not _empty(pairs):
+                        if _given(pairs):
                             self.vector = np.asarray(_start_vector(self.cm, pairs, "improve's return value"),
                                                      dtype=float)
                     except BaseException as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS

@@ -13,7 +13,7 @@ import numpy as np
 from .datasets import BUILTIN, load_dataset, split_dataset
 from .errors import InputError
 from .export import write_model
-from .help_format import DefaultsHelpFormatter, integer, real
+from .help_format import DefaultsHelpFormatter, integer, plain_number, real
 from .solve import ARGUMENT_OPTIONS, UNSAFE_OPTIONS
 from .tune import TuneResult, finite_or_none, tune, tuning_options
 from .validation import CLOCKS, check_epsilon, check_writable_file, check_writable_folder
@@ -120,11 +120,9 @@ def _highs_option(text: str) -> tuple[str, object]:
     raw = raw.strip()
     if raw.lower() in ("true", "false"):
         return name.strip(), raw.lower() == "true"
-    if "_" in raw or not raw.isascii():  # a typo such as 1_0 was passed to HiGHS as 10
-        return name.strip(), raw
     for cast in (int, float):
-        try:
-            return name.strip(), cast(raw)
+        try:  # plain_number: a typo such as 1_0 was passed to HiGHS as 10
+            return name.strip(), plain_number(raw, cast)
         except ValueError:
             pass
     return name.strip(), raw
