@@ -33,7 +33,8 @@ demo: $(STAMP)
 # PYTEST_ARGS go to pytest, e.g. `make test PYTEST_ARGS="--highs-seed 1"` (tests/conftest.py) or "-m 'not slow'".
 PYTEST_ARGS ?=
 # The tests run in PYTEST_JOBS processes (pytest-xdist): 2 uses both cores of a 2-core machine, where it halves
-# the suite's time (README, its opening `make test` paragraph); PYTEST_JOBS=0 runs them in the pytest process itself, one at a time.
+# the suite's time (README, its opening `make test` paragraph); PYTEST_JOBS=0 runs them in the pytest process
+# itself, one at a time.
 PYTEST_JOBS ?= 2
 
 test: $(STAMP)

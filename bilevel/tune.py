@@ -230,9 +230,9 @@ def tuning_options(overrides: dict | None = None, X_list=None) -> dict:
     :data:`HIGHS_OPTIONS` with ``overrides`` (HiGHS option names to values) on top, as a new dict. Given the
     feature arrays ``X_list`` ((n_k, p) each: training and validation) with a feature far smaller than the
     others (:func:`bilevel.validation.tiny_features`), ``presolve`` is ``"off"`` unless ``overrides`` sets it:
-    HiGHS's presolve proved a non-optimal point optimal on such data (README, *Python API*: the paragraph on bad input). Raises
-    InputError when ``overrides`` is not a mapping; :func:`bilevel.solve_model` raises InputError naming an
-    option HiGHS rejects."""
+    HiGHS's presolve proved a non-optimal point optimal on such data (README, *Python API*: the paragraph on bad
+    input). Raises InputError when ``overrides`` is not a mapping; :func:`bilevel.solve_model` raises InputError
+    naming an option HiGHS rejects."""
     if overrides is not None and not isinstance(overrides, Mapping):
         raise InputError(f"highs_options must be a mapping of HiGHS option names to values; got {overrides!r}")
     options = {**HIGHS_OPTIONS, **(overrides or {})}

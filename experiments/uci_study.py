@@ -793,8 +793,8 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     ------
     InputError for a bad configuration, a data set that cannot be loaded or cannot supply the sizes
     (:func:`check_data`, before any unit runs), an ``out`` or ``OUT/runs`` that is a file or cannot be written
-    to, a folder where a unit's record ``OUT/runs/<run_id>.json`` goes, or when ``out`` holds finished units computed with other settings (another seed, time limit, flip rule,
-    ...): use another ``out``.
+    to, a folder where a unit's record ``OUT/runs/<run_id>.json`` goes, or when ``out`` holds finished units
+    computed with other settings (another seed, time limit, flip rule, ...): use another ``out``.
     """
     check_config(cfg)
     check_data(cfg)

@@ -168,7 +168,8 @@ _METHOD_OPTIONS = {"opt_fraction": ("--opt-fraction", ("pt", "rgpt")), "max_fail
                    "levels": ("--levels", ("rgpt",)),
                    "tau": ("--tau", ("rgpt",)), "reshaping": ("--reshaping", ("rgpt",))}
 _DATA_OPTIONS = {"label": "--label", "n_train": "--n-train", "n_val": "--n-val", "n_cal": "--n-cal",
-                 "test_fraction": "--test-fraction", "epsilons": "--epsilons", "w_bar_ubs": "--w-bar-ubs", "time_limit": "--time-limit"}
+                 "test_fraction": "--test-fraction", "epsilons": "--epsilons", "w_bar_ubs": "--w-bar-ubs",
+                 "time_limit": "--time-limit"}
 
 
 def _refuse_unused_options(args: argparse.Namespace) -> None:

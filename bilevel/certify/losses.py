@@ -185,8 +185,8 @@ def load_losses_csv(path) -> LossTable:
     Raises
     ------
     InputError
-        ``path`` not a str or Path, missing/unreadable file, empty file, empty or duplicated names, non-numeric or missing values,
-        values outside [0, 1].
+        ``path`` not a str or Path, missing/unreadable file, empty file (or a blank first line), empty or duplicated
+        names, non-numeric or missing values, values outside [0, 1].
     """
     p = as_path(path, "path (the loss CSV)")
     names = _read_header(p)

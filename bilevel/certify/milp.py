@@ -87,10 +87,10 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
 def certify_from_data(args):
     """The ``bilevel certify --data NAME`` route: split the data (stratified; test = ``--test-fraction`` of the
     rows, half by default, then ``--n-train``, ``--n-val`` and ``--n-cal`` rows, ``None`` = all remaining), solve
-    the candidate grid on train/validation, and return ``(losses, aux, names)``: 0-1 losses (n_cal, m) on the calibration rows,
-    the auxiliary cost ``||w_bar||_1`` (m,), and the candidate names. Test errors are kept on
-    ``args._test_errors`` and each candidate's ``(MILP status, verified)`` on ``args._milp_status`` for the
-    report. Only calibration rows enter the certificate."""
+    the candidate grid on train/validation, and return ``(losses, aux, names)``: 0-1 losses (n_cal, m) on the
+    calibration rows, the auxiliary cost ``||w_bar||_1`` (m,), and the candidate names. Test errors are kept on
+    ``args._test_errors`` (empty without test rows) and each candidate's ``(MILP status, verified)`` on
+    ``args._milp_status`` for the report. Only calibration rows enter the certificate."""
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, 10 if args.n_train is None else args.n_train,
                           10 if args.n_val is None else args.n_val, n_cal=args.n_cal,

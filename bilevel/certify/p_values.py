@@ -282,9 +282,9 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
     Raises
     ------
     InputError
-        Non-numeric (or boolean) input, shapes disagree, ``L == 0``, an ``alphas`` entry not in (0, 1) (NaN included, whatever
-        ``method``), any check of the single-limit p-value fails, or
-        ``method`` returns values of another shape or outside [0, 1] (NaN included).
+        Non-numeric (or boolean) input, shapes disagree, ``L == 0``, an ``alphas`` entry not in (0, 1) (NaN
+        included, whatever ``method``), any check of the single-limit p-value fails, or ``method`` returns values
+        of another shape or outside [0, 1] (NaN included).
     """
     if is_boolean(r_hats):  # True would be read as the risk 1.0 (the single-limit p-values refuse it too)
         raise InputError(f"r_hats must be empirical risks in [0, 1], not booleans; got {r_hats!r}")
