@@ -14,7 +14,9 @@ from .common import RunResult, finite_or_none
 
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$", re.IGNORECASE)
 _OBJ_PATTERNS = [
-    re.compile(r"objective\s+value\s*[:=]\s*(\S+)", re.IGNORECASE),  # SCIP "objective value: x", Gurobi
+    # SCIP "objective value: x", Gurobi "# Objective value = x", a CSV row "objective value,x" (was dropped: its
+    # name "objective value" is no variable and its claim went unchecked)
+    re.compile(r"objective\s+value\s*[:=,]\s*(\S+)", re.IGNORECASE),
     re.compile(r"objective\s+value\s+(\S+)", re.IGNORECASE),  # CBC "Optimal - objective value x"
     re.compile(r"^\s*objective\s*[:=,]?\s*(\S+)\s*$", re.IGNORECASE),  # "objective, x" in a CSV
 ]
@@ -34,8 +36,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     """Read a solution file: returns ``({variable name: value}, claimed objective or None)``.
 
     Accepted, detected line by line: CSV ``name,value`` (with or without a header row; a row
-    ``objective,<x>`` gives the claimed objective); SCIP ``.sol`` (``objective value: x`` then
-    ``name value (obj:c)``); CBC ``-solution`` output (``Optimal - objective value x`` then
+    ``objective,<x>`` or ``objective value,<x>`` gives the claimed objective); SCIP ``.sol``
+    (``objective value: x`` then ``name value (obj:c)``); CBC ``-solution`` output (``Optimal - objective value x`` then
     ``index name value reduced_cost``, infeasible rows marked ``**``); Gurobi ``.sol``
     (``# Objective value = x`` then ``name value``); HiGHS ``writeSolution`` files (only the primal column
     values, ``# Columns n`` after ``# Primal solution values``; ``Objective x``), and their "pretty" style (a

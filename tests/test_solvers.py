@@ -747,6 +747,8 @@ def test_agreement_rule_maximisation():
     ("Optimal - objective value 0.25000000\n      0 w_bar(0)   1   0\n**    7 b   -0.5   0\n", 0.25),
     ("# Objective value = 2.5e-1\nw_bar(0) 1\nb -0.5\n", 0.25),
     ("name,value\nobjective,0.25\nw_bar(0),1\nb,-0.5\n", 0.25),
+    ("name,value\nobjective value,0.25\nw_bar(0),1\nb,-0.5\n", 0.25),  # was read as no claim
+    ("Objective Value, 0.25\nw_bar(0),1\nb,-0.5\n", 0.25),
     ("w_bar(0),1.0\nb,-5e-1\n", None),
 ])
 def test_read_solution_file_formats(tmp_path, text, objective):
