@@ -44,8 +44,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     ``Columns`` table of ``Index [Status] Lower Upper Primal [Dual] Type Name``; values rounded to 6 significant
     digits); CPLEX's XML ``.sol`` (``<CPLEXSolution>``: ``objectiveValue`` in its header, ``<variable name=...
     value=.../>``; of a ``<CPLEXSolutions>`` pool, the incumbent, ``solutionIndex="-1"``, else the first); and
-    any other ``name value`` lines. ``#`` lines are comments. Solvers omit zero values; callers decide what an
-    absent variable means.
+    any other ``name value`` (or ``name: value``) lines. ``#`` lines are comments. Solvers omit zero values;
+    callers decide what an absent variable means.
 
     A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
 
@@ -123,8 +123,10 @@ def read_solution_file(path) -> tuple[dict, float | None]:
         tokens = [t.strip("\"'") for t in re.split(r"[,\s]+", line.replace("**", " ")) if t.strip("\"'")]
         if len(tokens) >= 3 and tokens[0].isdigit() and _NUMBER.match(tokens[2]):  # CBC
             _store(values, tokens[1], tokens[2], path)
-        elif len(tokens) >= 2 and _NUMBER.match(tokens[1]):  # name value [(obj:c)]
-            _store(values, tokens[0], tokens[1], path)
+        elif len(tokens) >= 2 and _NUMBER.match(tokens[1]):  # name value [(obj:c)], or name: value
+            # "C0: 1.5" stored a variable "C0:", reported only as an unknown name, and C0 then counted as 0
+            name = tokens[0][:-1] if len(tokens[0]) > 1 and tokens[0].endswith(":") else tokens[0]
+            _store(values, name, tokens[1], path)
         elif _malformed(value := tokens[2] if len(tokens) >= 3 and tokens[0].isdigit() else tokens[1]
                         if len(tokens) >= 2 else ""):  # "C52 0.18x" was skipped, so C52 counted as 0
             raise InputError(f"{str(path)!r} has a malformed value in the line {line!r}")

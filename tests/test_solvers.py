@@ -750,6 +750,7 @@ def test_agreement_rule_maximisation():
     ("name,value\nobjective value,0.25\nw_bar(0),1\nb,-0.5\n", 0.25),  # was read as no claim
     ("Objective Value, 0.25\nw_bar(0),1\nb,-0.5\n", 0.25),
     ("w_bar(0),1.0\nb,-5e-1\n", None),
+    ("objective: 0.25\nw_bar(0): 1\nb: -0.5\n", 0.25),  # the names were read as "w_bar(0):" and "b:"
 ])
 def test_read_solution_file_formats(tmp_path, text, objective):
     path = tmp_path / "s.sol"
