@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .validation import as_float_array, as_number, check_aligned, check_flag, check_seed, finite_number
+from .validation import (as_float_array, as_number, check_aligned, check_flag, check_seed, check_utf8_text,
+                         finite_number)
 
 HUGE_FEATURE = 1e150
 """A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this is
@@ -62,13 +63,13 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
 
     Raises
     ------
-    InputError (a ``ValueError``) when ``name_or_path`` is not a str or Path, ``label`` is not a str, the file is missing or not an uncompressed CSV
-    table (data rows with more or fewer fields than the header names, a column name used twice, a column with neither a name nor a value, or
-    no header row, i.e. a first line of numbers and a label value, or no data row, included), its first column
-    has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes), the label column
-    is missing
-    (or, for a built-in set, not its own), ``positive`` is not one of the labels, the labels do not take
-    exactly two values, or a feature is not numeric or not finite.
+    InputError (a ``ValueError``) when ``name_or_path`` is not a str or Path, ``label`` is not a str, the file is
+    missing or not an uncompressed CSV table (data rows with more or fewer fields than the header names, a column
+    name used twice, a column with neither a name nor a value, or no header row, i.e. a first line of numbers and a
+    label value, or no data row, included), its first column has no name and holds the row numbers 0..n-1 (the index
+    ``DataFrame.to_csv`` writes), the label column is missing (or, for a built-in set, not its own), the file is
+    UTF-16 or UTF-32 text, ``positive`` is not one of the labels, the labels do not take exactly
+    two values, or a feature is not numeric or not finite.
     """
     if not isinstance(name_or_path, (str, os.PathLike)):  # 5 looked for a file "5"; 10**400 was an OSError
         raise InputError(f"name_or_path must be a data set name or a path (str or Path); got {name_or_path!r:.80}")
@@ -99,6 +100,7 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     if packed:
         raise InputError(f"{key!r} is a {packed} file; load_dataset reads uncompressed CSV files only "
                          "(decompress it first)")
+    check_utf8_text(path, "data set")
     try:
         # compression=None: pandas guesses a compression from the name (.zip, .gz, .xz, .tar, ...), and a plain
         # CSV so named gave raw BadZipFile / LZMAError / ReadError tracebacks.

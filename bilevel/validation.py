@@ -390,6 +390,21 @@ def as_path(path, name: str) -> Path:
     return Path(path)
 
 
+def check_utf8_text(path: Path, what: str) -> None:
+    """InputError naming ``what`` when the existing file ``path`` is UTF-16 or UTF-32 text: a byte-order mark, or
+    NUL bytes in a quarter or more of its first 4 KiB (the same text without a mark; a NUL inside a UTF-8 field, a
+    label ``'yes\\x00'``, is legal). Read as UTF-8 such a file gave a decoding error about byte 0xff, or columns
+    named ``'\\x00a\\x00'``, or rows "with 1 field"."""
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(f"{what} {str(path)!r} is UTF-16 or UTF-32 text (it starts with that byte-order mark); "
+                         "save it as UTF-8")
+    if head and 4 * head.count(b"\x00") >= len(head):
+        raise InputError(f"{what} {str(path)!r} looks like UTF-16 or UTF-32 text without a byte-order mark (NUL "
+                         "bytes make up a quarter or more of its start); save it as UTF-8")
+
+
 def check_writable_folder(folder, what: str) -> Path:
     """Create ``folder`` (and its parents) if needed and check that a file can be created in it, so that a
     command fails before its solves rather than after; return it as a Path. Raises InputError naming

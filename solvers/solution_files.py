@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from bilevel.errors import InputError
+from bilevel.validation import check_utf8_text
 
 from .common import RunResult, finite_or_none
 
@@ -49,7 +50,7 @@ def read_solution_file(path) -> tuple[dict, float | None]:
 
     A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
 
-    Raises InputError when the file is missing, holds no ``name value`` line, gives a variable or the
+    Raises InputError when the file is missing, is UTF-16 or UTF-32 text, holds no ``name value`` line, gives a variable or the
     objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value (``C5,``, ``objective,``)
     or with two numbers after the name (``C5,1,5``: a decimal comma) or of one field (``C5``), a number with a
     comma in a whitespace-separated line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row (a semicolon-separated
@@ -65,6 +66,7 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"solution file {str(path)!r} not found")
+    check_utf8_text(path, "solution file")  # UTF-16 was read as replacement characters: "no 'name value' lines"
     # utf-8-sig: a byte-order mark (Notepad, Excel) made the first name "\ufeffC0", an unknown name, and C0 then 0
     lines = path.read_text(encoding="utf-8-sig", errors="replace").splitlines()
     first = next((line.strip() for line in lines if line.strip()), "")

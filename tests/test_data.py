@@ -422,3 +422,22 @@ def test_a_label_with_a_trailing_nul_is_its_own_class(tmp_path):
     np.testing.assert_array_equal(data.y, [1.0 if v == pos else -1.0 for v in labels])
     np.testing.assert_array_equal(data.X, [[float(v) for v in r[:-1]] for r in read])
     assert set(data.y) == {-1.0, 1.0}
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le"])
+def test_utf16_and_utf32_files_are_refused_by_name(tmp_path, encoding):
+    """Read as UTF-8 they gave "'utf-8' codec can't decode byte 0xff", feature columns named '\\x00a\\x00', rows
+    "with 1 field", or a solution file "with no 'name value' lines"; the same text as UTF-8 reads."""
+    from bilevel.certify.losses import load_losses_csv
+    from solvers.solution_files import read_solution_file
+
+    cases = [(bilevel.load_dataset, "data set", "a,b,y\n1,2,0\n3,4,1\n5,6,1\n"),
+             (load_losses_csv, "loss table", "c1,c2\n0,1\n1,0\n"),
+             (read_solution_file, "solution file", "C0,1.5\nC1,2\n")]
+    for read, what, text in cases:
+        path = tmp_path / "f.csv"
+        path.write_bytes(text.encode("utf-8"))
+        read(path)
+        path.write_bytes(text.encode(encoding))
+        with pytest.raises(InputError, match=f"{what} .*UTF-16 or UTF-32 text.*save it as UTF-8"):
+            read(path)

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..validation import as_path, check_count, finite_number, is_complex
+from ..validation import as_path, check_count, check_utf8_text, finite_number, is_complex
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -118,6 +118,7 @@ _ENCODING = "utf-8-sig"  # UTF-8, with or without the byte-order mark that sprea
 
 def _read_header(path: Path) -> list[str]:
     try:
+        check_utf8_text(path, "loss table")
         with path.open(newline="", encoding=_ENCODING) as fh:
             header = next(csv.reader(fh), None)
     except FileNotFoundError:
@@ -185,8 +186,8 @@ def load_losses_csv(path) -> LossTable:
     Raises
     ------
     InputError
-        ``path`` not a str or Path, missing/unreadable file, empty file (or a blank first line), empty or duplicated
-        names, non-numeric or missing values, values outside [0, 1].
+        ``path`` not a str or Path, missing/unreadable file, UTF-16 or UTF-32 text, empty file (or a
+        blank first line), empty or duplicated names, non-numeric or missing values, values outside [0, 1].
     """
     p = as_path(path, "path (the loss CSV)")
     names = _read_header(p)
