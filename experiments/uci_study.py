@@ -1103,15 +1103,22 @@ def _offset_unit(xs: np.ndarray, paper_step: float) -> float:
     return float(steps.min()) / paper_step if len(steps) else 1.0
 
 
+def _figure(nrows: int, ncols: int, figsize: tuple):
+    """A matplotlib ``Figure`` and its ``(nrows, ncols)`` array of axes (shared y), made without pyplot: the plots
+    are written to files, and ``matplotlib.use("Agg")`` before ``pyplot`` switched the calling program's backend
+    (a notebook's inline or a GUI backend became Agg for the rest of the session, so its own figures no longer
+    showed) and put the study's figures in pyplot's global figure list. ``Figure.savefig`` renders PNG with Agg
+    whatever the backend."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(nrows, ncols, sharey=True, squeeze=False)
+
+
 def _plot_limited(df, data: str, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     d = df[df["dataset"] == data]
     vs = sorted(d["n_val"].unique())
-    fig, axes = plt.subplots(1, len(vs), figsize=(4.2 * len(vs), 3.6), sharey=True, squeeze=False)
+    fig, axes = _figure(1, len(vs), (4.2 * len(vs), 3.6))
     series = [("opt_acc_test", "optimistic", "tab:blue", -0.45), ("pes_acc_test", "pessimistic", "black", -0.15),
               ("svc_acc_test", "LinearSVC grid", "tab:orange", 0.15), ("box_acc_test", "LP-SVM box grid", "tab:green", 0.45)]
     for ax, v in zip(axes[0], vs):
@@ -1144,19 +1151,12 @@ def _plot_limited(df, data: str, path: Path) -> None:
     axes[0][-1].legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def _plot_perturbed(df, data: str, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     d = df[df["dataset"] == data]
     rvs, epss = sorted(d["rho_val"].unique()), sorted(d["epsilon"].unique())
-    fig, axes = plt.subplots(len(rvs), len(epss), figsize=(3.6 * len(epss), 3.2 * len(rvs)), sharey=True,
-                             squeeze=False)
+    fig, axes = _figure(len(rvs), len(epss), (3.6 * len(epss), 3.2 * len(rvs)))
     # every model of the perturbed summary table (the box grid was left out of the plot)
     series = [("pes_acc_test", "pessimistic", "black", -0.016),
               ("opt_eval_acc_test", "optimistic worst case (B.1)", "tab:blue", -0.008),
@@ -1181,7 +1181,6 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
     axes[0][-1].legend(fontsize=7, loc="lower left")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:

@@ -782,14 +782,48 @@ def test_a_seed_beyond_int64_is_written_as_it_is(tmp_path):
 
 
 def _plotted_figure(monkeypatch, plot, df, tmp_path):
-    """The figure ``plot(df, "cancer", path)`` draws (kept open: plt.close is captured)."""
-    import matplotlib.pyplot as plt
+    """The figure ``plot(df, "cancer", path)`` draws and saves (``Figure.savefig`` is wrapped to capture it)."""
+    from matplotlib.figure import Figure
 
-    figs = []
-    monkeypatch.setattr(plt, "close", figs.append)
+    figs, savefig = [], Figure.savefig
+
+    def capture(fig, *args, **kwargs):
+        figs.append(fig)
+        return savefig(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", capture)
     plot(df, "cancer", tmp_path / "p.png")
     assert (tmp_path / "p.png").exists() and len(figs) == 1
     return figs[0]
+
+
+def test_plots_leave_the_callers_matplotlib_backend_and_figures_alone(tmp_path):
+    """The plots called ``matplotlib.use("Agg")`` and drew through pyplot: a program (a notebook) that ran the study
+    in its own process was left on Agg, its own figures no longer shown, and the study's figures passed through
+    pyplot's global figure list."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    before = matplotlib.get_backend()
+    try:
+        matplotlib.use("svg")  # stands for the caller's backend (inline, QtAgg, ...)
+        mine = plt.figure()
+        rng = np.random.default_rng(0)
+        rows = [dict(dataset="cancer", n_val=5, n_train=t, run=r, **{c: rng.uniform(0.5, 1) for c in ACC_COLS})
+                for t in (5, 10) for r in range(2)]
+        us._plot_limited(pd.DataFrame(rows), "cancer", tmp_path / "l.png")
+        rows = [dict(dataset="cancer", rho_val=0.0, epsilon=0.2, rho_test=r, run=k,
+                     **{c: rng.uniform(0.5, 1) for c in ("pes_acc_test", "opt_eval_acc_test", "opt_acc_test",
+                                                         "svc_acc_test", "box_acc_test")})
+                for r in (0.0, 0.1) for k in range(2)]
+        us._plot_perturbed(pd.DataFrame(rows), "cancer", tmp_path / "p.png")
+        assert matplotlib.get_backend().lower() == "svg"
+        assert plt.get_fignums() == [mine.number]
+        assert (tmp_path / "l.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    finally:
+        plt.close("all")
+        matplotlib.use(before)
 
 
 def _nearest(xs, grid):
