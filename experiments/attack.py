@@ -99,7 +99,9 @@ def fit_surrogate_svm(X_train, y_train, C: float = 1.0) -> tuple[np.ndarray, flo
 
     X_train, y_train = check_xy(X_train, y_train, "train")
     C = check_positive(C, "C")
-    svc = SVC(kernel="linear", C=C).fit(X_train, y_train)
+    # random_state fixed: libsvm uses its seed only for probability estimates (off here), but random_state=None made
+    # scikit-learn draw that seed from numpy's global random state, which the study then advanced under its caller
+    svc = SVC(kernel="linear", C=C, random_state=0).fit(X_train, y_train)
     w = np.asarray(svc.coef_, dtype=float).ravel()
     b = -float(svc.intercept_[0])
     if svc.classes_[1] != 1.0:  # scikit-learn's decision_function is positive for classes_[1]

@@ -128,3 +128,18 @@ def test_attack_matches_the_closed_form_against_a_numerical_minimiser(problem):
         res = minimize(lambda d: y[i] * ((X[i] + d) @ w - b), np.zeros(len(w)), method="SLSQP",
                        constraints=[{"type": "ineq", "fun": lambda d: rho ** 2 - d @ d}])
         np.testing.assert_allclose(X_adv[i], X[i] + res.x, atol=1e-4)
+
+
+def test_surrogate_leaves_numpy_global_random_state_alone(problem):
+    """SVC(random_state=None) drew a seed from numpy's global random state on every fit (the perturbed study fits
+    one per run): a caller's seeded np.random stream moved on under it. The seed only serves probability
+    estimates, so the surrogate is the same whatever that state is."""
+    X, y = problem[0], problem[1]
+    np.random.seed(123)
+    before = np.random.get_state()
+    w, b = fit_surrogate_svm(X, y)
+    after = np.random.get_state()
+    assert before[0] == after[0] and np.array_equal(before[1], after[1]) and before[2:] == after[2:]
+    np.random.seed(7)
+    w2, b2 = fit_surrogate_svm(X, y)
+    assert np.array_equal(w, w2) and b == b2
