@@ -315,11 +315,11 @@ def test_a_full_disk_while_exporting_exits_1_like_any_operating_system_error(tmp
     writing the JSON did; while writing the exported models (write_model's InputError) it exited 2."""
     import errno
 
-    import pyomo.environ as pyo
+    import bilevel.export
 
-    def full(self, *a, **k):
+    def full(*a, **k):
         raise OSError(errno.ENOSPC, "No space left on device")
-    monkeypatch.setattr(pyo.ConcreteModel, "write", full)
+    monkeypatch.setattr(bilevel.export, "WriterFactory", lambda fmt: full)  # Pyomo's LP/MPS writer, full disk
     code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic",
                  "--export", str(tmp_path)])
     err = capsys.readouterr().err
