@@ -98,6 +98,7 @@ def test_help_states_the_defaults_the_milp_route_uses(monkeypatch):
     for option, key in (("--n-train", "n_train"), ("--n-val", "n_val")):
         assert re.search(re.escape(option) + r" [A-Z_]+ [^(]*\(default: " + str(seen[key]) + r"\)", text), option
     assert seen["time_limit"] is None and re.search(r"--time-limit [A-Z_]+ [^(]*\(default: none\)", text)
+    assert seen["clock"] == "seconds" and "HiGHS time ('seconds', the default)" in text
     assert "(default: all rows that are not test, training or validation rows)" in text
 
 
@@ -278,3 +279,37 @@ def test_a_grid_option_given_twice_joins_the_grids(monkeypatch, capsys):
     monkeypatch.setattr(milp, "tune", lambda *a, **k: pytest.fail("ran a MILP"))
     assert main(["--data", "cancer", "--epsilons", "0.2", "--epsilons", "0.2"]) == 2
     assert "given twice" in capsys.readouterr().err
+
+
+def test_the_clock_reaches_every_tune_and_a_bad_one_is_refused_first(monkeypatch):
+    """bilevel certify --data had no --clock: its MILPs ran on the seconds clock only, so the candidates (and the
+    certified set) could differ between machines or under load. Every tune of the grid now gets the clock."""
+    from types import SimpleNamespace
+
+    import bilevel.certify.milp as milp
+
+    calls = []
+
+    def record(X_t, y_t, X_v, y_v, mode, **kw):
+        calls.append((mode, kw["clock"]))
+        if mode == "pessimistic":
+            raise InputError("stop")
+        p = X_t.shape[1]
+        return SimpleNamespace(w_bar=np.ones(p), w=np.zeros(p), b=0.0, status="optimal", verified=True)
+    monkeypatch.setattr(milp, "tune", record)
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 8, 8, seed=0)
+    with pytest.raises(InputError, match="clock"):
+        milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, clock="ticks")
+    assert calls == []
+    with pytest.raises(InputError, match="stop"):
+        milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, clock="nodes")
+    assert calls == [("optimistic", "nodes"), ("pessimistic", "nodes")]
+    seen = {}
+
+    def candidates(*a, **kw):
+        seen.update(kw)
+        raise InputError("stop")
+    monkeypatch.setattr(milp, "milp_candidates", candidates)
+    assert main(["--data", "cancer", "--n-cal", "40", "--clock", "nodes"]) == 2
+    assert seen["clock"] == "nodes"

@@ -477,6 +477,7 @@ def test_cli_data_route_calls_the_milp_hook(capsys, monkeypatch):
     (["--method", "ltt", "--seed", "-3"], "--seed must be an integer >= 0"),
     (["--n-cal", "50"], "--n-cal applies to the --data route"),
     (["--label", "y", "--time-limit", "3"], "--label, --time-limit apply to the --data route"),
+    (["--clock", "nodes"], "--clock applies to the --data route"),
 ])
 def test_cli_refuses_options_the_method_would_ignore(tmp_path, capsys, argv, match):
     # they were silently ignored (exit 0), even an invalid --max-failures 0 with --method ltt

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..help_format import has_empty_item, integer, plain_number, real
-from ..validation import check_count, check_open_unit, check_positive, check_seed
+from ..validation import CLOCKS, check_count, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify, procedure_name
 
@@ -88,6 +88,10 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                       "(default: 0.25 0.5 1)")
     milp.add_argument("--time-limit", type=real, help="time limit per MILP, seconds; a candidate stopped by it "
                       "is still tested, its status shown (default: none)")
+    milp.add_argument("--clock", choices=CLOCKS, default=None,
+                      help="when each MILP's box search and cutoff restarts start (bilevel.tune's clock): after HiGHS "
+                      "time ('seconds', the default) or after branch-and-bound nodes ('nodes': the same candidates on "
+                      "any machine and under any load, without --time-limit)")
 
     test = parser.add_argument_group("testing")
     test.add_argument("--method", choices=["ltt", "pt", "rgpt"], default="ltt",
@@ -169,7 +173,7 @@ _METHOD_OPTIONS = {"opt_fraction": ("--opt-fraction", ("pt", "rgpt")), "max_fail
                    "tau": ("--tau", ("rgpt",)), "reshaping": ("--reshaping", ("rgpt",))}
 _DATA_OPTIONS = {"label": "--label", "n_train": "--n-train", "n_val": "--n-val", "n_cal": "--n-cal",
                  "test_fraction": "--test-fraction", "epsilons": "--epsilons", "w_bar_ubs": "--w-bar-ubs",
-                 "time_limit": "--time-limit"}
+                 "time_limit": "--time-limit", "clock": "--clock"}
 
 
 def _refuse_unused_options(args: argparse.Namespace) -> None:

@@ -12,7 +12,7 @@ from ..datasets import load_dataset, split_dataset
 from ..errors import InputError
 from ..pessimistic import check_flip
 from ..tune import LinearClassifier, tune
-from ..validation import as_number, check_epsilon, check_scale, check_xy
+from ..validation import as_number, check_clock, check_epsilon, check_scale, check_xy
 
 
 @dataclass
@@ -38,7 +38,7 @@ def _number(x: float) -> str:
 
 
 def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4), w_bar_ubs=(0.25, 0.5, 1.0),
-                    flip="margin", time_limit=None) -> list[Candidate]:
+                    flip="margin", time_limit=None, clock="seconds") -> list[Candidate]:
     """Solve the optimistic MILP (Eq. (21)) for each ``w_bar_ub`` and the pessimistic MILP (Eq. (25)) for
     each ``(epsilon, w_bar_ub)`` of the pessimistic bilevel tuning paper, with ``w_bar`` in
     ``[0, w_bar_ub]^p``. Returns ``len(w_bar_ubs) * (1 + len(epsilons))`` candidates.
@@ -47,13 +47,18 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
     digits when that reads back as the same float and in full (Python's ``repr``) otherwise, so distinct values
     get distinct names (0.1 and 0.1000001, and 0.1 and 0.10000000000000002, the next float); ``-0`` is named 0.
 
+    ``time_limit`` (seconds per MILP) and ``clock`` are passed to each :func:`bilevel.tune`; with
+    ``clock="nodes"`` and no ``time_limit`` the candidates are the same on any machine and under any load (with the
+    default ``"seconds"``, a MILP that runs longer than about 1 s can end at another tied optimum).
+
     Shapes as in :func:`bilevel.tune`. Raises InputError for an empty grid, a value given twice, an ``epsilon``
-    that is not finite or < 0 (or above 1e6), a ``w_bar_ub`` that is not finite or <= 0 or that the MILPs'
-    big-M constants cannot take (:func:`bilevel.validation.check_scale`), a bad ``flip``
+    that is not finite or < 0 (or above 1e6), a bad ``clock``, a ``w_bar_ub`` that is not finite or <= 0 or that
+    the MILPs' big-M constants cannot take (:func:`bilevel.validation.check_scale`), a bad ``flip``
     (:func:`bilevel.pessimistic.check_flip`), all before any MILP is solved;
     SolverError when a MILP fails."""
     X_t, _ = check_xy(X_train, y_train, "train")
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
+    check_clock(clock)
     check_flip(flip, X_val, len(y_v))  # a bad flip was refused by the first pessimistic tune, after its MILP
     # the whole grid is checked here: tune() checked each value only when its MILP came, after the MILPs of the
     # values before it had been solved (minutes on a real grid), and named -0.0 "-0"
@@ -73,12 +78,13 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # unverified candidates are recorded, not hidden
         for ub in ubs:
-            opt = tune(X_train, y_train, X_val, y_val, "optimistic", w_bar_bounds=(0.0, ub), time_limit=time_limit)
+            opt = tune(X_train, y_train, X_val, y_val, "optimistic", w_bar_bounds=(0.0, ub), time_limit=time_limit,
+                       clock=clock)
             out.append(Candidate(f"opt_ub{_number(ub)}", "optimistic", 0.0, ub, opt.w_bar, opt.w, opt.b, opt.status,
                                  opt.verified))
             for eps in epsilons:
                 pes = tune(X_train, y_train, X_val, y_val, "pessimistic", epsilon=eps, w_bar_bounds=(0.0, ub),
-                           flip=flip, optimistic=opt, time_limit=time_limit)
+                           flip=flip, optimistic=opt, time_limit=time_limit, clock=clock)
                 out.append(Candidate(f"pes_e{_number(eps)}_ub{_number(ub)}", "pessimistic", eps, ub, pes.w_bar, pes.w, pes.b,
                                      pes.status, pes.verified))
     return out
@@ -100,7 +106,7 @@ def certify_from_data(args):
         raise InputError(f"only {len(split.y_cal)} calibration rows: use a larger --n-cal or smaller train/val sets")
     grid = {k: v for k, v in (("epsilons", args.epsilons), ("w_bar_ubs", args.w_bar_ubs)) if v is not None}
     cands = milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, time_limit=args.time_limit,
-                            **grid)  # not given: milp_candidates' default grid
+                            clock=args.clock or "seconds", **grid)  # not given: milp_candidates' default grid
     losses = np.column_stack([c.errors(split.X_cal, split.y_cal) for c in cands])
     aux = np.array([float(np.sum(c.w_bar)) for c in cands])
     # no test rows (--test-fraction 0): no test error (the mean of none was NaN, with numpy's RuntimeWarning)
