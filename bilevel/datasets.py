@@ -48,10 +48,10 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
 
     Parameters
     ----------
-    name_or_path : a built-in name or the path of an uncompressed UTF-8 CSV file with a header row (the
-        name's ending does not matter: a plain CSV named ``data.zip`` is read as a CSV, a gzip, zip, bzip2,
-        xz or zstd file is refused). Spaces after a comma are skipped (``a, b, y`` names the columns ``a``,
-        ``b``, ``y``, and ``1.5, yes`` holds the label ``yes``).
+    name_or_path : a built-in name (a str) or the path (a str or a Path; a Path is always a file, ``Path("cancer")``
+        too) of an uncompressed UTF-8 CSV file with a header row (the name's ending does not matter: a plain CSV
+        named ``data.zip`` is read as a CSV, a gzip, zip, bzip2, xz or zstd file is refused). Spaces after a comma
+        are skipped (``a, b, y`` names the columns ``a``, ``b``, ``y``, and ``1.5, yes`` holds the label ``yes``).
     label : the name (a str) of the label column of a CSV file (default: its last column). A built-in set has its own label column
         (``BUILTIN``); ``label`` may only name that one.
     positive : the label value mapped to +1 (default: the larger of the two values in sorted order; for a
@@ -63,8 +63,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
 
     Raises
     ------
-    InputError (a ``ValueError``) when ``name_or_path`` is not a str or Path, ``label`` is not a str, the file is
-    missing or not an uncompressed CSV table (data rows with more or fewer fields than the header names, a column
+    InputError (a ``ValueError``) when ``name_or_path`` is not a str or Path, names both a built-in set and a file
+    in the working directory (a str), ``label`` is not a str, the file is missing or not an uncompressed CSV table (data rows with more or fewer fields than the header names, a column
     name used twice, a column with neither a name nor a value, or no header row, i.e. a first line of numbers and a
     label value, or no data row, included), its first column has no name and holds the row numbers 0..n-1 (the index
     ``DataFrame.to_csv`` writes), the label column is missing (or, for a built-in set, not its own), the file is
@@ -77,7 +77,11 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     if label is not None and not isinstance(label, str):  # label=2 for a header "0,1,2" was "not found"
         raise InputError(f"label must be the label column's name as a str; got {label!r} "
                          f"({type(label).__name__}): a column named {str(label)!r} is label={str(label)!r}")
-    if key in BUILTIN:
+    if key in BUILTIN and isinstance(name_or_path, str) and Path(key).is_file():
+        # the built-in set was loaded, the user's file of that name silently ignored
+        raise InputError(f"{key!r} names both a built-in data set and a file in the working directory; pass "
+                         f"'./{key}' (or a Path) for the file, or rename it")
+    if key in BUILTIN and isinstance(name_or_path, str):
         fname, label_col, pos = BUILTIN[key]
         if label is not None and label != label_col:
             raise InputError(f"the built-in data set {key!r} has the label column {label_col!r}; label={label!r} "
@@ -90,6 +94,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         exists = path.exists()
     except OSError as exc:  # a name too long for the file system: "[Errno 36] File name too long"
         raise InputError(f"data set {key[:80]!r}...: not a usable path ({exc.strerror})") from None
+    if not exists and key in BUILTIN:  # a Path
+        raise InputError(f"file {key!r} not found (a Path names a file; the str {key!r} names the built-in data set)")
     if not exists:
         raise InputError(
             f"data set {key!r} is neither a built-in name ({', '.join(BUILTIN)}) nor an existing file"

@@ -441,3 +441,24 @@ def test_utf16_and_utf32_files_are_refused_by_name(tmp_path, encoding):
         path.write_bytes(text.encode(encoding))
         with pytest.raises(InputError, match=f"{what} .*UTF-16 or UTF-32 text.*save it as UTF-8"):
             read(path)
+
+
+def test_a_file_named_like_a_built_in_set_is_not_shadowed_by_it(tmp_path, monkeypatch):
+    """A file ./cancer was ignored and the built-in set loaded in its place (str or Path alike). Now the str is
+    refused as ambiguous and a Path always names the file; a folder of that name (a results folder) changes
+    nothing."""
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    builtin = bilevel.load_dataset("cancer")
+    with pytest.raises(InputError, match="file 'cancer' not found.*the str 'cancer' names the built-in"):
+        bilevel.load_dataset(Path("cancer"))
+    (tmp_path / "cancer").write_text("a,b,y\n1,2,0\n3,4,1\n5,6,1\n")
+    with pytest.raises(InputError, match="names both a built-in data set and a file"):
+        bilevel.load_dataset("cancer")
+    for arg in (Path("cancer"), "./cancer", tmp_path / "cancer"):
+        d = bilevel.load_dataset(arg)
+        assert d.X.tolist() == [[1, 2], [3, 4], [5, 6]] and d.feature_names == ["a", "b"]
+    (tmp_path / "diabetes").mkdir()
+    assert bilevel.load_dataset("diabetes").X.shape == (532, 7)
+    assert builtin.X.shape == (449, 9)
