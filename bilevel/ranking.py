@@ -81,13 +81,20 @@ def _bt_log_ratio_start(w: np.ndarray) -> np.ndarray:
     counts of Eq. (11) do with ``n_p = 0``; from ``theta = 0`` Newton needs about one iteration per unit of
     log-score gap there, and groups of tied items far apart leave the Hessian numerically singular."""
     m = w.shape[0]
-    i, j = np.nonzero(np.triu((w > 0) & (w.T > 0), k=1))
-    if i.size == 0:
+    both = (w > 0) & (w.T > 0)
+    if not both.any():
         return np.zeros(m)
-    design = np.zeros((i.size, m))
-    design[np.arange(i.size), i] = 1.0
-    design[np.arange(i.size), j] = -1.0
-    theta = np.linalg.lstsq(design, np.log(w[i, j]) - np.log(w[j, i]), rcond=None)[0]
+    # The least-squares problem min ||D theta - r|| over the pairs (D: one row +1/-1 per pair) has the normal
+    # equations L theta = b, L = D^T D the graph Laplacian of the pairs, b_i = sum_j r_ij; its minimum-norm
+    # solution (mean 0 on each connected component) is L^+ b = D^+ r. Solved with the (m, m) Laplacian, not the
+    # (pairs, m) design matrix: that one had m^3 / 2 entries for the dense RG-PT counts (2 GB at m = 800) and
+    # lstsq took O(m^4) time (15 s at m = 400, 98% of the fit).
+    with np.errstate(divide="ignore", invalid="ignore"):  # log 0 = -inf off the pairs, masked out
+        log_w = np.log(w)
+        r = np.where(both, log_w - log_w.T, 0.0)  # antisymmetric, r_ij = log(w_ij / w_ji)
+    lap = -both.astype(float)
+    np.fill_diagonal(lap, both.sum(axis=1))
+    theta = np.linalg.lstsq(lap, r.sum(axis=1), rcond=None)[0]
     return theta - theta.mean()
 
 
