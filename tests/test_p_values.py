@@ -247,6 +247,27 @@ def test_kl_p_value_for_tiny_alpha(alpha):
             assert hoeffding_bentkus_p_value(r, n, alpha) <= expected * (1 + 1e-7)
 
 
+@pytest.mark.parametrize("alpha", [0.1, 0.5, 0.9])
+def test_kl_p_value_at_huge_n_near_alpha(alpha):
+    """At n near 2**53 (accepted) the p-value is of order 0.01 only for r_hat within ~1e-8 of alpha, where the two
+    terms of h1 (each ~ alpha - r_hat) cancel: rounding of size eps * alpha times n moved the p-value by up to 15%,
+    below its exact value too (0.87 of it at n = 2**53, alpha = 0.9). Against 200-digit decimal arithmetic on the
+    float r_hat actually passed."""
+    from decimal import Decimal, localcontext
+
+    for n in [10**15, 2**53]:
+        for target in [0.1, 0.01, 0.001]:
+            gap = math.sqrt(-math.log(target) * 2 * alpha * (1 - alpha) / n)
+            for k in range(int(n * (alpha - gap)), int(n * (alpha - gap)) + 3):
+                r = k / n
+                with localcontext() as ctx:
+                    ctx.prec = 200
+                    x, a = Decimal(r), Decimal(alpha)
+                    h = x * (x / a).ln() + (1 - x) * ((1 - x) / (1 - a)).ln()
+                    expected = float((-n * h).exp())
+                assert hoeffding_kl_p_value(r, n, alpha) == pytest.approx(expected, rel=1e-6), (n, k)
+
+
 def test_exact_validity_for_every_small_n_and_extreme_alpha():
     """P(p <= u) <= u under Binomial(n, R) for every n = 1..30, alpha near 0 and 1, R = alpha and R > alpha,
     at every level u a p-value takes (the sharpest ones), with scipy's pmf as the law."""
