@@ -209,6 +209,29 @@ def _effective(plist: list[np.ndarray], order: np.ndarray):
     return v, m_eff, is_leaf
 
 
+def _step_up_count(p_d: np.ndarray, crit) -> int:
+    """The step-up count of Eq. (18): the largest ``r`` in ``1..k`` (``k = p_d.size``) with ``#{i : p_i <= crit(r)_i
+    (1 + REL_TOL)} >= r``, 0 if none. ``crit(r)`` gives the (k,) levels for a trial count ``r`` (an int, or a (k,)
+    int array, one trial per node); each level is non-decreasing in ``r``, also in floating point.
+
+    Each node's smallest passing ``r`` is found by a bisection run for all nodes at once (about log2 k evaluations of
+    ``crit``); ``#{i : passes at r}`` is then the number of those at most ``r``. The same comparisons as trying
+    ``r = k, k - 1, ...`` one by one, which evaluated ``crit`` k times over k nodes when little is rejected: 0.9 s for
+    20,000 nodes without edges and p-values 1, and quadratic (Benjamini-Hochberg's sort takes milliseconds)."""
+    k = p_d.size
+    lo = np.ones(k, dtype=np.int64)
+    hi = np.full(k, k + 1, dtype=np.int64)  # k + 1: passes at no r <= k
+    while np.any(lo < hi):
+        mid = (lo + hi) // 2
+        passes = (p_d <= crit(np.minimum(mid, k)) * (1.0 + REL_TOL)) & (mid <= k)
+        hi = np.where(passes, mid, hi)
+        lo = np.where(passes | (lo >= hi), lo, mid + 1)
+    first = np.sort(hi)
+    trials = np.arange(1, k + 1)
+    ok = np.searchsorted(first, trials, side="right") >= trials
+    return int(trials[ok].max()) if ok.any() else 0
+
+
 @dataclass(frozen=True)
 class DaggerResult:
     """Outcome of :func:`dagger_details`; all arrays have shape (N,), indexed by node.
@@ -273,11 +296,7 @@ def dagger_details(p_values, parents: Sequence, delta, reshaping: str = "identit
             def crit(r, v_d=v_d, m_d=m_d, prev=n_rejected, level=level, denom=denom):
                 return d * v_d * (r + prev - level + 1) / (n_leaves * m_d * denom)
 
-        big_r = 0
-        for r in range(nodes.size, 0, -1):
-            if np.count_nonzero(p_d <= crit(r) * (1.0 + REL_TOL)) >= r:
-                big_r = r
-                break
+        big_r = _step_up_count(p_d, crit)
         if big_r:
             thr = crit(big_r)
             hit = p_d <= thr * (1.0 + REL_TOL)
