@@ -752,11 +752,17 @@ def tune(
     # A larger bound on lambda only enlarges the feasible set, so the objective can only improve, and
     # never below the floor. Escalate while the solution touches the bound and could still improve.
     lambda_max = model.bilevel_info["lambda_max"]  # a bound at or above it cuts off nothing (bilevel.bigm item 11)
-    while (at_lambda_bound(model) and info.objective > floor + tolerance and bound < lambda_max
-           and bound * lambda_growth <= ceiling):
+    # A solution below its bound certifies nothing either when the bound is below a known lambda_max: the bound
+    # cuts off every follower whose lambda exceeds it, and the optimum may be one (epsilon 1e-3, training
+    # features 1e4 times smaller than the validation ones in one column: 0.3016 at bound 1e3, lambda below it,
+    # against the optimum 0, which bound 1e4 <= max_lambda_bound reaches). Such a solution gets one re-solve at
+    # min(lambda_max, ceiling): exact in lambda when lambda_max <= max_lambda_bound.
+    while info.objective > floor + tolerance and bound < lambda_max and (
+            bound * lambda_growth <= ceiling if at_lambda_bound(model)
+            else np.isfinite(lambda_max) and bound < min(lambda_max, ceiling)):
         start = loaded_start(model)
         previous = (bound, info)
-        bound *= lambda_growth
+        bound = bound * lambda_growth if at_lambda_bound(model) else float(min(lambda_max, ceiling))
         history.append(bound)
         set_lambda_bound(model, bound)
         info = solve_model(model, mip_start=start, **solve_kw)

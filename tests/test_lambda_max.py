@@ -74,3 +74,23 @@ def test_milp_with_lambda_bound_at_lambda_max_matches_brute_force(seed, epsilon)
     best_grid = min(pessimistic_value(wb, Xt, yt, Xv, yv, Vf, epsilon) for wb in grid(2))
     assert res.objective <= best_grid + 1e-6
     assert pessimistic_value(res.w_bar, Xt, yt, Xv, yv, Vf, epsilon) == pytest.approx(res.objective, abs=1e-6)
+
+
+def test_a_solution_below_a_bound_under_lambda_max_is_re_solved_at_lambda_max():
+    """epsilon > 0, one feature 1e4 times smaller on the training points than on the validation ones: the follower
+    optimum that reaches the bilevel optimum (0, the KKT enumeration with lambda unbounded) needs lambda of about
+    1e4, above the first bound 1e3 but below lambda_max (about 2.9e4) and max_lambda_bound's 1e4 allows it. The
+    solution at 1e3 (0.3016) had lambda below its bound, so the escalation, which only reacted to a solution at
+    the bound, returned it: optimal, verified, with only a note. A bound below a finite lambda_max is now raised
+    to min(lambda_max, max_lambda_bound) once."""
+    from kkt_enumeration import pessimistic_optimum
+
+    Xt = np.array([[1.0, 2e-3], [-1.0, -3e-3], [0.5, -2e-3], [-0.3, 1e-3]])
+    yt = np.array([1.0, -1.0, -1.0, 1.0])
+    Xv, yv = np.array([[0.8, 20.0], [-0.6, -15.0]]), np.array([1.0, -1.0])
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(2), 1e-3)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=1e-3, flip="all")
+    assert np.isfinite(res.lambda_max) and res.lambda_max > 1e3
+    assert res.verified
+    assert res.objective == pytest.approx(value, abs=1e-6), (res.objective, value, res.lambda_history)
+    assert pessimistic_value(res.w_bar, Xt, yt, Xv, yv, np.arange(2), 1e-3) == pytest.approx(res.objective, abs=1e-6)
