@@ -560,12 +560,14 @@ def tune(
         ``"feasible"`` (Eq. (24) as printed); see :func:`bilevel.build_pessimistic_model`.
     optimistic : pessimistic only: the optimistic :class:`TuneResult` of the same data and ``w_bar_bounds``
         (``None``: solved here); its hyperplane defines ``V_f`` and its best bound is the floor.
-    lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*). The escalation
-        only reacts to a solution at the bound: a bound below ``lambda_max`` keeps only the followers with
-        ``lambda`` up to it, which can cut off the bilevel optimum without the solution touching the bound
-        (a verification note then says so, also when ``lambda_max`` is ``inf``: no bound on ``lambda`` is then
-        known, as with epsilon = 0, and a solution below the bound certifies nothing; the note is left out only
-        when the objective meets its floor). A bound that makes the MILP
+    lambda_bound : first bound on Eq. (25)'s ``lambda`` (``None``: see *Starting bound*). A bound below
+        ``lambda_max`` keeps only the followers with ``lambda`` up to it, which can cut off the bilevel optimum
+        without the solution touching the bound: a solution below such a bound (finite ``lambda_max``, objective
+        above its floor) is re-solved once with the bound ``min(lambda_max, max_lambda_bound)``, which is exact
+        in ``lambda`` when ``lambda_max <= max_lambda_bound``. A bound still below ``lambda_max`` is noted in
+        the verification messages, also when ``lambda_max`` is ``inf`` (no bound on ``lambda`` is then known,
+        as with epsilon = 0, and a solution below the bound certifies nothing; the note is left out only when
+        the objective meets its floor). A bound that makes the MILP
         infeasible is multiplied by ``lambda_growth`` until it is feasible (up to ``max_lambda_bound``).
         max_lambda_bound, lambda_growth : the escalation above.
 
