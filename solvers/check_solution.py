@@ -359,7 +359,14 @@ def _milp_checks(rep: CheckReport, row, manifest: Path, short_map: dict, readabl
 
 
 def main(argv=None) -> int:
-    """Command line: prints the report; exit 0 trusted, 1 rejected, 2 bad input."""
+    """Command line: prints the report; exit 0 trusted, 1 rejected, 2 bad input or an operating-system error (a
+    closed standard output), 130 on Ctrl-C (:func:`solvers.common.run_main`)."""
+    from .common import run_main
+
+    return run_main("check_solution", lambda: _main(argv))
+
+
+def _main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m solvers.check_solution",
         description="Re-verify a foreign solver's solution of a library instance with the package's inner LP: "

@@ -59,6 +59,42 @@ def get_runner(name: str):
     return importlib.import_module(RUNNERS[key])
 
 
+def interrupted(solver: str, status) -> KeyboardInterrupt:
+    """The ``KeyboardInterrupt`` a runner raises when its solver reports that Ctrl-C stopped the solve. SCIP,
+    Gurobi, CPLEX and Xpress catch SIGINT themselves while they solve and return a status ("userinterrupt",
+    INTERRUPTED, 13/113/114, stop type ctrl-c), so Python never saw the Ctrl-C: the runner reported status
+    ``error`` and ``solvers.compare`` went on with the next solve, wrote its ``--csv`` as if complete and exited 0
+    ("everything agrees"). Raised instead, the Ctrl-C ends the command (exit code 130, no table, no CSV)."""
+    return KeyboardInterrupt(f"{solver} was interrupted by Ctrl-C (its status {status})")
+
+
+def run_main(prog: str, main) -> int:
+    """Run a command's ``main()`` and return its exit code, with the endings every command of ``solvers`` shares:
+    Ctrl-C prints ``<prog>: interrupted`` on stderr and returns 130 (a Python traceback before, and a solver that
+    caught the Ctrl-C was reported as status ``error``: :func:`interrupted`); an operating-system error (a
+    standard output closed by ``... | head -1``, a full disk) prints one line on stderr and returns 2, the code of
+    an error, where 1 is the command's verdict (disagreement, rejected solution): a ``BrokenPipeError`` traceback
+    exited 1, which a script read as that verdict. A closed standard output is replaced by ``os.devnull``, so that
+    the interpreter's last flush does not fail again."""
+    import os
+    import sys
+
+    try:
+        return main()
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            exc = OSError(exc.errno, f"{exc.strerror} (the standard output was closed)")
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+
+
 def check_instance_path(path) -> Path:
     """``path`` as a Path; raises InputError unless it is an existing ``.mps`` or ``.lp`` file."""
     path = Path(path)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from bilevel.help_format import integer, real
 from bilevel.library import read_manifest, select_rows, sha256
 from bilevel.validation import check_mip_gap, check_positive, check_writable_file, check_writable_folder
 
-from .common import MAX_TIME_LIMIT, RunResult, agreement, format_table, get_runner, is_maximisation
+from .common import MAX_TIME_LIMIT, RunResult, agreement, format_table, get_runner, is_maximisation, run_main
 from .solution_files import write_solution_csv
 
 
@@ -149,19 +150,30 @@ def compare(
 
 
 def write_csv(records: list[dict], path) -> Path:
-    """Write comparison records as CSV (one column per record key)."""
+    """Write comparison records as CSV (one column per record key), through a temporary file renamed into place:
+    an interrupted write (Ctrl-C) leaves no CSV cut short that reads as a comparison of fewer instances."""
     path = Path(path)
     keys = list(dict.fromkeys(k for r in records for k in r))
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, keys, lineterminator="\n")
-        w.writeheader()
-        w.writerows(records)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temp, "w", newline="") as fh:
+            w = csv.DictWriter(fh, keys, lineterminator="\n")
+            w.writeheader()
+            w.writerows(records)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
     return path
 
 
 def main(argv=None) -> int:
     """Command line; exit 0 when everything agrees, 1 on a disagreement or a rejected solution, 2 on bad
-    input."""
+    input or an operating-system error (a closed standard output, a full disk), 130 on Ctrl-C
+    (:func:`solvers.common.run_main`)."""
+    return run_main("compare", lambda: _main(argv))
+
+
+def _main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m solvers.compare",
         description="Solve library instances with other solvers and compare with the manifest's HiGHS results.",
@@ -201,9 +213,9 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"compare: error: {exc}", file=sys.stderr)
         return 2
-    print(format_table(records))
-    if args.csv:
+    if args.csv:  # before the table: a standard output closed early (| head -1) lost the finished CSV
         write_csv(records, args.csv)
+    print(format_table(records))
     bad = [r for r in records if r["agreement"] == "DISAGREE" or str(r.get("check", "")).startswith(("rejected", "error"))]
     if bad:
         print(f"\n{len(bad)} disagreement(s), rejected solution(s) or failed check(s)")

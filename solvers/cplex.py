@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import time
 
-from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable
+from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted
 
 NAME = "cplex"
 
@@ -18,6 +18,9 @@ NAME = "cplex"
 _STATUS = {1: "optimal", 101: "optimal", 102: "optimal", 11: "time_limit", 107: "time_limit", 108: "time_limit",
            3: "infeasible", 103: "infeasible", 2: "unbounded", 118: "unbounded", 4: "infeasible_or_unbounded",
            119: "infeasible_or_unbounded"}
+#: CPLEX's "aborted by the user" statuses (CPX_STAT_ABORT_USER, CPXMIP_ABORT_FEAS, CPXMIP_ABORT_INFEAS): a Ctrl-C,
+#: which CPLEX catches itself during a solve.
+_ABORTED_BY_USER = (13, 113, 114)
 
 
 def available() -> bool:
@@ -107,6 +110,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     solver_seconds = c.get_time() - start
     seconds = time.perf_counter() - t0
     code = c.solution.get_status()
+    if code in _ABORTED_BY_USER:  # CPLEX caught a Ctrl-C (the runner sets no callback that could abort)
+        raise interrupted(NAME, f"{code}: {c.solution.get_status_string()}")
     status = _STATUS.get(code, "error")
     is_mip = c.get_problem_type() not in (c.problem_type.LP, c.problem_type.QP)
     result = RunResult(NAME, str(path), status, seconds=seconds, solver_seconds=solver_seconds,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import time
 
-from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, refusal
+from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal
 
 NAME = "gurobi"
 
@@ -88,6 +88,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         model.optimize()
         code = model.Status
         names = {getattr(GRB.Status, key): key for key in dir(GRB.Status) if key.isupper()}
+        if names.get(code) == "INTERRUPTED":  # Gurobi caught a Ctrl-C: end the command, not only this solve
+            raise interrupted(NAME, "INTERRUPTED")
         status = _STATUS.get(names.get(code, ""), "error")
         is_mip = bool(model.IsMIP)
         result = RunResult(NAME, str(path), status, seconds=None, solver_seconds=float(model.Runtime),

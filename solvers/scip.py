@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, refusal
+from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal
 
 NAME = "scip"
 
@@ -54,6 +54,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     m.optimize()
     seconds = time.perf_counter() - t0
     raw = m.getStatus()
+    if raw == "userinterrupt":  # SCIP caught a Ctrl-C: end the command, not only this solve
+        raise interrupted(NAME, raw)
     status = {"optimal": "optimal", "gaplimit": "optimal", "timelimit": "time_limit", "infeasible": "infeasible",
               "unbounded": "unbounded", "inforunbd": "infeasible_or_unbounded"}.get(raw, "error")
     result = RunResult(NAME, str(path), status, seconds=seconds, solver_seconds=m.getSolvingTime(),

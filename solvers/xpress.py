@@ -17,7 +17,7 @@ import os
 import time
 import warnings
 
-from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, refusal
+from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal
 
 NAME = "xpress"
 
@@ -25,7 +25,7 @@ NAME = "xpress"
 # same in every release.
 _COMPLETED, _STOPPED = 3, 1
 _NOTFOUND, _OPTIMAL, _FEASIBLE, _INFEASIBLE, _UNBOUNDED = 0, 1, 2, 3, 4
-_TIMELIMIT = 1
+_TIMELIMIT, _CTRLC = 1, 2
 _MIP_LP_OPTIMAL = 2  # mipstatus from which on the root LP has been solved (and bestbound means something)
 _SOLVE_NAMES = {0: "unstarted", 1: "stopped", 2: "failed", 3: "completed"}
 _SOL_NAMES = {0: "not found", 1: "optimal", 2: "feasible", 3: "infeasible", 4: "unbounded"}
@@ -138,6 +138,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     except (xpress.SolverError, xpress.ModelError, xpress.InterfaceError) as exc:  # unreadable file, size limit
         return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=f"Xpress: {exc}".strip())
     seconds = time.perf_counter() - t0
+    if solve_status == _STOPPED and stop == _CTRLC:  # Xpress caught a Ctrl-C: end the command, not only this solve
+        raise interrupted(NAME, "stopped, ctrl-c")
     if solve_status == _COMPLETED and sol_status in (_OPTIMAL, _INFEASIBLE, _UNBOUNDED, None):
         status = {_OPTIMAL: "optimal", _INFEASIBLE: "infeasible", _UNBOUNDED: "unbounded",
                   None: "infeasible_or_unbounded"}[sol_status]

@@ -1,0 +1,123 @@
+"""Ctrl-C and a closed standard output in the solvers/ commands.
+
+SCIP, Gurobi, CPLEX and Xpress catch SIGINT themselves during a solve and return a status: the runners reported
+it as status ``error``, and ``python -m solvers.compare`` went on with the next solve, wrote its ``--csv`` and
+exited 0. ``... | head -1`` ended compare and check_solution with a BrokenPipeError traceback and exit code 1 (their
+"disagreement" / "rejected" verdict), compare without writing its finished ``--csv``."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solvers.compare as compare_mod
+from solvers import get_runner
+from solvers.check_solution import main as check_main
+from solvers.compare import main as compare_main
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFEST = ROOT / "models" / "manifest.csv"
+
+
+def _market_split(path: Path, m: int = 5, n: int = 40, seed: int = 0) -> Path:
+    """A market-split MILP (Cornuejols-Dawande): tiny, and far from solved within seconds by any solver."""
+    import highspy
+    import scipy.sparse as sp
+
+    A = np.random.default_rng(seed).integers(0, 100, size=(m, n))
+    rhs = (A.sum(axis=1) // 2).astype(float)
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n + 2 * m, m
+    lp.col_cost_ = np.r_[np.zeros(n), np.ones(2 * m)]
+    lp.col_lower_ = np.zeros(n + 2 * m)
+    lp.col_upper_ = np.r_[np.ones(n), np.full(2 * m, 1e4)]
+    lp.row_lower_, lp.row_upper_ = rhs, rhs
+    C = sp.csc_matrix(np.hstack([A, np.eye(m), -np.eye(m)]))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = C.indptr, C.indices, C.data.astype(float)
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * n + [highspy.HighsVarType.kContinuous] * (2 * m)
+    h = highspy.Highs()
+    h.silent()
+    h.passModel(lp)
+    h.writeModel(str(path))
+    return path
+
+
+@pytest.mark.parametrize("name", ["gurobi", "cplex"])
+def test_a_ctrl_c_that_the_solver_catches_ends_the_run(name, tmp_path):
+    runner = get_runner(name)
+    if not runner.available():
+        pytest.skip(f"{name} is not available")
+    path = _market_split(tmp_path / "ms.mps")
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):  # old: RunResult status "error" ("INTERRUPTED", "aborted")
+            runner.solve(path, time_limit=60)
+    finally:
+        timer.cancel()
+
+
+def test_scip_reporting_a_user_interrupt_raises(monkeypatch, tmp_path):
+    """SCIP's status after it caught a Ctrl-C (a fake PySCIPOpt model: SCIP catches the signal only in some
+    setups, and the real one then runs to its time limit)."""
+    class FakeModel:
+        def hideOutput(self): pass
+        def readProblem(self, path): pass
+        def getNVars(self): return 1
+        def setParam(self, *a): pass
+        def optimize(self): pass
+        def getStatus(self): return "userinterrupt"
+        def getSolvingTime(self): return 0.1
+        def getNNodes(self): return 1
+        def getNSols(self): return 0
+        def getDualbound(self): return 0.0
+
+    monkeypatch.setitem(sys.modules, "pyscipopt", types.SimpleNamespace(Model=FakeModel))
+    monkeypatch.setattr("solvers.scip.available", lambda: True)
+    path = ROOT / "models" / "cancer-opt-n5-s0.mps"
+    with pytest.raises(KeyboardInterrupt):  # old: status "error", and compare went on
+        get_runner("scip").solve(path, time_limit=10)
+
+
+def test_compare_interrupted_exits_130_without_a_csv(monkeypatch, tmp_path, capsys):
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(compare_mod, "compare", interrupted)
+    csv_path = tmp_path / "c.csv"
+    assert compare_main([str(MANIFEST), "--only", "cancer-opt-n5-s0", "--csv", str(csv_path)]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "compare: interrupted" and "Traceback" not in err
+    assert not csv_path.exists()
+
+
+def _with_closed_stdout(args: list[str]) -> subprocess.CompletedProcess:
+    r, w = os.pipe()
+    os.close(r)  # every write to the standard output fails with EPIPE, as after `| head -1` has exited
+    try:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        return subprocess.run([sys.executable, *args], stdout=w, stderr=subprocess.PIPE, text=True, env=env,
+                              cwd=ROOT, timeout=120)
+    finally:
+        os.close(w)
+
+
+def test_compare_and_check_solution_with_a_closed_stdout(tmp_path):
+    csv_path, sols = tmp_path / "c.csv", tmp_path / "sol"
+    p = _with_closed_stdout(["-m", "solvers.compare", str(MANIFEST), "--only", "cancer-opt-n5-s0", "--csv",
+                             str(csv_path), "--solutions", str(sols)])
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 2, p.stderr  # old: 1, compare's "disagreement"
+    assert "compare: error:" in p.stderr and "Broken pipe" in p.stderr
+    assert csv_path.read_text().count("\n") == 2 and "agree" in csv_path.read_text()  # old: no CSV
+    (sol,) = sols.iterdir()
+    p = _with_closed_stdout(["-m", "solvers.check_solution", str(MANIFEST), "cancer-opt-n5-s0", str(sol)])
+    assert "Traceback" not in p.stderr and p.returncode == 2, p.stderr  # old: traceback, exit 1 ("rejected")
+    assert check_main([str(MANIFEST), "cancer-opt-n5-s0", str(sol)]) == 0  # a trusted solution
