@@ -15,6 +15,31 @@ _first_lock = threading.Lock()
 _first_done = False
 
 
+def run_interruptibly(h: highspy.Highs) -> None:
+    """``h.run()`` that a Ctrl-C ends within a node or so. ``Highs.run`` releases the GIL and returns to Python only
+    at its end, so a Ctrl-C waited for the whole solve: up to the time limit, 60 s per instance in ``bilevel
+    export-library`` and ``solvers.compare``, unbounded without one. A MIP interrupt callback (called at least once
+    per branch-and-bound node) runs Python, where the pending ``KeyboardInterrupt`` is raised and unwinds through
+    HiGHS; it is re-raised here if HiGHS only stopped. The callback changes nothing else in HiGHS's run."""
+    caught: list = []
+
+    def check(event) -> None:
+        try:
+            if caught:
+                event.interrupt()
+        except BaseException as exc:  # noqa: BLE001 - a Ctrl-C landing here: stop HiGHS, re-raise after run()
+            caught.append(exc)
+            event.interrupt()
+
+    h.cbMipInterrupt += check
+    try:
+        h.run()
+    finally:
+        h.cbMipInterrupt -= check
+    if caught:
+        raise caught[0]
+
+
 def _flush_c_stdio() -> None:
     """Flush the C library's stdio buffers (HiGHS prints through them), where ctypes can reach libc."""
     try:

@@ -44,7 +44,7 @@ import numpy as np
 from .datasets import BUILTIN, load_dataset, split_dataset
 from .errors import InputError
 from .export import replace_atomically, write_model
-from .highs_run import silent_highs
+from .highs_run import run_interruptibly, silent_highs
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
 from .solve import compile_model, lp_matrix
@@ -587,7 +587,7 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
         h.setOptionValue("time_limit", time_limit)
     h.setOptionValue("mip_rel_gap", mip_gap)
     h.passModel(cm.lp)
-    h.run()
+    run_interruptibly(h)  # a Ctrl-C waited for the solve's end (60 s per instance by default)
     status_enum = h.getModelStatus()
     status = _HIGHS_STATUS.get(h.modelStatusToString(status_enum), h.modelStatusToString(status_enum))
     info = h.getInfo()

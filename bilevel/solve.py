@@ -320,8 +320,10 @@ def solve_model(
     check_clock(clock)
     _match_scheduler(opts)
     start = _start_vector(cm, mip_start) if _given(mip_start) else None
-    # a stopper also when only improve is given: an exception in improve interrupts the runs through it
-    stopper = _Stopper(interrupt_when, clock) if (interrupt_when is not None or improve) and cm.n_binaries else None
+    # a stopper for every MILP: an exception in improve interrupts the runs through it, and its callback runs Python
+    # at every node, where a Ctrl-C is raised (without one, HiGHS held a Ctrl-C until the solve ended: up to the
+    # time limit, e.g. every tie re-solve of bilevel study and each lambda re-solve of a pessimistic tune)
+    stopper = _Stopper(interrupt_when, clock) if cm.n_binaries else None
     injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock, stopper) if improve and cm.n_binaries else None
     if race == 1 or not cm.n_binaries:
         h = _configured_highs(cm, opts, start, injector, stopper=stopper)

@@ -15,7 +15,7 @@ def available() -> bool:
 
 def version() -> str:
     """HiGHS version string."""
-    from bilevel.highs_run import silent_highs
+    from bilevel.highs_run import run_interruptibly, silent_highs
 
     return silent_highs().version()
 
@@ -31,7 +31,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     ``end`` (:func:`solvers.common.end_marker_error`; a file cut short), gives status ``error``."""
     import highspy
 
-    from bilevel.highs_run import silent_highs
+    from bilevel.highs_run import run_interruptibly, silent_highs
 
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
@@ -45,7 +45,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         h.setOptionValue("time_limit", float(time_limit))
     if mip_gap is not None:
         h.setOptionValue("mip_rel_gap", float(mip_gap))
-    h.run()
+    run_interruptibly(h)  # a Ctrl-C waited for the solve's end (up to --time-limit, 60 s by default)
     seconds = time.perf_counter() - t0
     st = h.getModelStatus()
     M = highspy.HighsModelStatus
