@@ -658,14 +658,17 @@ class _Stopper:
         self.error = None
 
     def interrupt(self, event) -> None:
-        out = event.data_out
-        if self.interrupt_when is not None and not self.stop.is_set() and np.isfinite(out.mip_primal_bound):
-            try:
+        try:
+            out = event.data_out
+            if self.interrupt_when is not None and not self.stop.is_set() and np.isfinite(out.mip_primal_bound):
                 if self.interrupt_when(float(out.mip_primal_bound), _elapsed(out, self.clock)):
                     self.stop.set()
-            except BaseException as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
-                self.error = exc  # (BaseException: a KeyboardInterrupt or SystemExit unwound through HiGHS)
-                self.stop.set()
+        except BaseException as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
+            # BaseException: also a Ctrl-C, which Python raises in this callback (the only Python code running
+            # during a solve) whether or not interrupt_when is given; HiGHS is stopped, not unwound through
+            if self.error is None:
+                self.error = exc
+            self.stop.set()
         if self.stop.is_set():
             event.interrupt()
 

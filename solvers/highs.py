@@ -15,7 +15,7 @@ def available() -> bool:
 
 def version() -> str:
     """HiGHS version string."""
-    from bilevel.highs_run import run_interruptibly, silent_highs
+    from bilevel.highs_run import silent_highs
 
     return silent_highs().version()
 
