@@ -149,6 +149,27 @@ def compare(
     return records
 
 
+def check_not_an_input(path, manifest, what: str) -> None:
+    """InputError naming ``what`` when the output file ``path`` is the manifest ``manifest`` or one of the files
+    its rows list (``mps``, ``lp``, ``names``), also through a symbolic link: ``--csv models/manifest.csv``
+    replaced the library's manifest by the comparison records, without a word. A manifest that cannot be read is
+    left to :func:`compare` to refuse."""
+    target = Path(path).resolve()
+    manifest = Path(manifest)
+    if target == manifest.resolve():
+        raise InputError(f"{what} {str(path)!r} is the manifest {str(manifest)!r}; writing it would overwrite the "
+                         "manifest: choose another path")
+    try:
+        rows = read_manifest(manifest)
+    except InputError:
+        return
+    for row in rows:
+        for column in ("mps", "lp", "names"):
+            if row.get(column) and target == (manifest.parent / str(row[column])).resolve():
+                raise InputError(f"{what} {str(path)!r} is the file {row[column]!r} of instance {row.get('id')!r} "
+                                 f"in {str(manifest)!r}; writing it would overwrite it: choose another path")
+
+
 def write_csv(records: list[dict], path) -> Path:
     """Write comparison records as CSV (one column per record key), through a temporary file renamed into place:
     an interrupted write (Ctrl-C) leaves no CSV cut short that reads as a comparison of fewer instances."""
@@ -206,6 +227,7 @@ def _main(argv=None) -> int:
             check_writable_folder(args.solutions, "--solutions")
         if args.csv is not None:  # before the solves, not after them
             check_writable_file(args.csv, "--csv")
+            check_not_an_input(args.csv, args.manifest, "--csv")
         records = compare(args.manifest, args.solver or ["highs"], formats, args.time_limit, args.mip_gap,
                           args.only, args.max_size, args.rtol, args.atol, args.solutions, args.check,
                           log=lambda r: print(f"  {r['instance']} {r['format']} {r['solver']}: {r['status']} "

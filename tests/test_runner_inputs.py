@@ -475,3 +475,23 @@ def test_compare_writes_csv_and_solutions_into_new_folders(tmp_path, capsys):
     flags = ["--csv", str(out), "--solutions", str(folder)]
     assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", *flags]) == 0
     assert "cancer-opt-n5-s0" in out.read_text() and (folder / "cancer-opt-n5-s0.mps.highs.csv").is_file()
+
+
+def test_compare_refuses_a_csv_path_that_is_one_of_its_inputs(tmp_path, capsys, no_solve):
+    """--csv naming the manifest replaced the library's manifest by the comparison records (exit 0, no word);
+    naming an instance file or a name map it listed replaced that file. Refused before any solve, also through
+    a symbolic link, and the files are left unchanged."""
+    import shutil
+
+    models = tmp_path / "my models"
+    shutil.copytree(MODELS, models)
+    manifest = models / "manifest.csv"
+    row = ROWS["cancer-opt-n5-s0"]
+    link = tmp_path / "link.csv"
+    link.symlink_to(manifest)
+    for target in (manifest, link, models / row["mps"], models / row["lp"], models / row["names"]):
+        before = target.read_bytes()
+        code = compare.main([str(manifest), "--only", "cancer-opt-n5-s0", "--csv", str(target)])
+        err = capsys.readouterr().err
+        assert code == 2 and "--csv" in err and "overwrite" in err and len(err.strip().splitlines()) == 1, err
+        assert target.read_bytes() == before
