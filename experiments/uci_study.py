@@ -305,9 +305,19 @@ def check_config(cfg: StudyConfig) -> None:
 
 def split_seed(seed: int, dataset: str, run: int, study: str = "limited") -> int:
     """The split seed (32-bit) of run ``run`` of ``dataset``: a deterministic function of the study seed, any
-    integer >= 0 (it used to be taken modulo 2**32, so seeds 0 and 2**32 gave the same study)."""
-    ss = np.random.SeedSequence([int(seed), zlib.crc32(dataset.encode()), zlib.crc32(study.encode()), run])
+    integer >= 0 (it used to be taken modulo 2**32, so seeds 0 and 2**32 gave the same study), and of the data
+    set's name: a built-in name, or a file's name without its folder (:func:`_data_name`). The path as typed
+    gave ``x.csv``, ``./x.csv`` and ``/home/me/x.csv`` (the same file, or a study run from another folder)
+    other splits and so other results for one seed."""
+    ss = np.random.SeedSequence([int(seed), zlib.crc32(_data_name(dataset).encode()), zlib.crc32(study.encode()),
+                                 run])
     return int(ss.generate_state(1)[0])
+
+
+def _data_name(dataset) -> str:
+    """The name of data set ``dataset`` that its splits depend on: a built-in name as is, a file's name (with
+    its suffix, without its folder), so that a path spelled another way names the same splits."""
+    return str(dataset) if builtin_name(dataset) else Path(str(dataset)).name
 
 
 def appendix_flip(dataset: str, n_val: int, n_train: int) -> str:
@@ -328,15 +338,16 @@ def builtin_name(data) -> str | None:
 
 def _slug(text: str) -> str:
     """The name of data set ``text`` in run ids and file names: a built-in name as is; a file as its stem and 8
-    hex digits of a hash of the path as given and of the file's bytes, so that ``a/x.csv`` and ``b/x.csv`` (once
-    both ``x``, the second overwriting the first's records, and a resumed study reusing them for the other), a
-    file ``cancer.csv``, and a file edited since a study's runs were computed (whose old records a resume used
-    to report as the new data's) get names of their own. The path as given, like :func:`split_seed`: ``x.csv``
-    and ``./x.csv`` get other splits, so they must not share records. A file that cannot be read is named by
-    its path alone (loading it fails with its own message)."""
+    hex digits of a hash of its file name (:func:`_data_name`, which :func:`split_seed` uses) and of the file's
+    bytes, so that ``a/x.csv`` and ``b/x.csv`` with other contents (once both ``x``, the second overwriting the
+    first's records, and a resumed study reusing them for the other), a file ``cancer.csv``, and a file edited
+    since a study's runs were computed (whose old records a resume used to report as the new data's) get names
+    of their own, while one file reached by another path (``./x.csv``, from another folder) keeps its name, as it
+    keeps its splits. A file that cannot be read is named by its file name alone (loading it fails with its own
+    message)."""
     if builtin_name(text):
         return str(text)
-    h = hashlib.sha1(str(text).encode())
+    h = hashlib.sha1(_data_name(text).encode())
     try:
         h.update(b"\0" + Path(str(text)).read_bytes())
     except OSError:
@@ -868,12 +879,19 @@ def _fits(cfg: StudyConfig, record: dict) -> bool:
 def check_data(cfg: StudyConfig) -> None:
     """Raise InputError for a data set of ``cfg`` that cannot be loaded, or that cannot supply the largest
     training and validation sizes of a selected study (with at least one test row), before any unit runs:
-    otherwise every unit of that data set ended with the same error."""
+    otherwise every unit of that data set ended with the same error; and for two data sets that are one
+    (``x.csv`` and ``./x.csv``, or copies with one file name: :func:`_slug`), whose units would share run ids."""
     sizes = []  # (|T|, |V|) of the largest split of each study
     if "limited" in cfg.studies:
         sizes.append((max(cfg.train_sizes), max(cfg.val_sizes)))
     if "perturbed" in cfg.studies:
         sizes.append((cfg.perturbed_n_train, cfg.perturbed_n_val))
+    seen = {}
+    for d in cfg.datasets:  # x.csv and ./x.csv: one file, one name, one set of splits (and of run ids)
+        other = seen.setdefault(_slug(d), d)
+        if other != d:
+            raise InputError(f"data sets {other!r} and {d!r} are one data set (the same file name and contents, so "
+                             "the same splits); give it once")
     for d in cfg.datasets:
         data = bilevel.load_dataset(d)
         for n_train, n_val in sizes:

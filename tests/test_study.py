@@ -115,9 +115,9 @@ def test_same_seed_same_results_and_nested_splits():
 def test_data_sets_get_names_of_their_own_and_seeds_are_not_taken_mod_2_32(tmp_path):
     # a/x.csv and b/x.csv were both 'x': one overwrote the other's records, and a resumed study reused them;
     # a file cancer.csv was the built-in cancer (its run ids, Table A1 row and flip rule)
-    for folder in ("a", "b"):
+    for folder, rows in (("a", "1,0\n2,1\n"), ("b", "1,0\n3,1\n")):
         (tmp_path / folder).mkdir()
-        (tmp_path / folder / "x.csv").write_text("f,label\n1,0\n2,1\n")
+        (tmp_path / folder / "x.csv").write_text("f,label\n" + rows)
     names = {us._slug(str(tmp_path / f / "x.csv")) for f in ("a", "b")} | {us._slug("cancer")}
     assert len(names) == 3 and "cancer" in names
     assert us._slug(str(tmp_path / "a" / "x.csv")).startswith("x-")
@@ -1007,3 +1007,26 @@ def test_a_limited_study_runs_beside_perturbed_runs_of_another_rho_test_grid(tmp
     assert "seed 0 there, 1 now" in capsys.readouterr().err
     assert main([*per, "--out", str(out)]) == 0
     assert "0 computed now, 1 reused" in capsys.readouterr().out
+
+
+def test_a_data_file_has_the_same_splits_whatever_the_path_it_is_reached_by(tmp_path, monkeypatch):
+    """The split seeds hashed the path as typed: 'mine.csv', './mine.csv' and its absolute path (the same file, a
+    study run from another folder) gave other splits, other run ids and so other results for one --seed. Now
+    the file name counts (and, for the run ids, the contents); one file given twice is refused."""
+    csv = tmp_path / "mine.csv"
+    data = bilevel.load_dataset("cancer")
+    pd.DataFrame(np.column_stack([data.X[:40], data.y[:40]])).to_csv(csv, index=False)
+    (tmp_path / "sub").mkdir()
+    spellings = [("mine.csv", tmp_path), ("./mine.csv", tmp_path), (str(csv), tmp_path), ("../mine.csv", tmp_path / "sub")]
+    seen = set()
+    for text, folder in spellings:
+        monkeypatch.chdir(folder)
+        seen.add(tuple((t["run_id"], t["split_seed"]) for t in us.build_tasks(_tiny(datasets=(text,)))))
+    assert len(seen) == 1
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(bilevel.InputError, match="are one data set"):
+        us.check_data(_tiny(datasets=("mine.csv", "./mine.csv")))
+    other = tmp_path / "sub" / "mine.csv"  # another file of that name: other contents, other run ids
+    pd.DataFrame(np.column_stack([data.X[40:80], data.y[40:80]])).to_csv(other, index=False)
+    ids = [t["run_id"] for t in us.build_tasks(_tiny(datasets=("mine.csv", str(other))))]
+    assert len(ids) == len(set(ids))
