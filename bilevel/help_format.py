@@ -38,6 +38,21 @@ def real(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
+def path_text(text: str) -> str:
+    """An argparse ``type`` for a file or folder option: ``text`` unchanged, unless it starts with ``~``. The shell
+    expands ``~`` only at the start of a word, not after ``--json=`` nor inside quotes, so ``--json=~/r.json``
+    reached the command as the text ``~/r.json``: it wrote ``./~/r.json`` (a folder named ``~`` in the working
+    directory) and printed ``result : ~/r.json``, which reads as a file in the home folder, and an input
+    ``--data=~/x.csv`` was "neither a built-in name nor an existing file". Raises argparse.ArgumentTypeError saying
+    so (``./~/...`` names a folder ``~`` of the working directory on purpose)."""
+    if text.startswith("~"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} starts with '~', which the shell did not expand to a home folder (it does so only at the "
+            f"start of a word: not after '=', nor inside quotes); give the path as a separate word or in full, or "
+            f"write './{text}' for that name in the working directory")
+    return text
+
+
 def comma_items(text: str, what: str) -> list[str]:
     """The stripped items of the comma-separated list ``text``, for an argparse ``type``; ``what`` names them in
     the message (e.g. ``"integers"``). A utility; raises argparse.ArgumentTypeError for an empty item

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import library
 from .errors import InputError
-from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, plain_number, real
+from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
 from .validation import check_mip_gap, check_writable_folder
 
 
@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
         "best bound, gap and time; rows of instances not regenerated are kept.",
         formatter_class=DefaultsHelpFormatter,
     )
-    p.add_argument("--out", default="models", help="library folder (manifest.csv goes there)")
+    p.add_argument("--out", default="models", type=path_text, help="library folder (manifest.csv goes there)")
     p.add_argument("--sizes", type=_int_list, default=list(library.SIZES),
                    help="comma-separated |T| = |V| sizes to regenerate")
     p.add_argument("--max-size", type=integer, default=None, help="regenerate only sizes up to this")

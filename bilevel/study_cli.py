@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .validation import CLOCKS, check_writable_folder
-from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, plain_number, real
+from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
 
 
 def load_study_module():
@@ -75,12 +75,12 @@ def add_parser(sub) -> None:
         "finished one is not recomputed), then writes CSVs, Markdown summaries and PNG plots into OUT.",
         formatter_class=DefaultsHelpFormatter,
     )
-    p.add_argument("--data", action="append", default=None, metavar="NAME",
+    p.add_argument("--data", action="append", default=None, type=path_text, metavar="NAME",
                    help="data set(s): built-in cancer, diabetes or a CSV path; repeat or comma-separate (the path of "
                    "an existing file is one data set, commas and all) (default: cancer and diabetes; cancer "
                    "with --quick)")
     p.add_argument("--study", choices=["limited", "perturbed", "both"], default="both", help="which study to run")
-    p.add_argument("--out", default="out/study", help="output folder (resumes the study found there)")
+    p.add_argument("--out", default="out/study", type=path_text, help="output folder (resumes the study found there)")
     p.add_argument("--quick", action="store_true",
                    help="reduced grid (cancer; |V|, |T| in {5,10}; 2 runs; small perturbed grid at |T| = |V| = 6; "
                    "20 s per solve): under two minutes on 2 cores. Explicit options below override it")

@@ -44,7 +44,7 @@ import numpy as np
 
 from bilevel import hinge, hinge_lp, verify_model
 from bilevel.errors import InputError, SolverError
-from bilevel.help_format import real
+from bilevel.help_format import path_text, real
 from bilevel.library import (InstanceSpec, build_instance, read_instance_arrays, read_manifest, read_name_map,
                              sha256)
 from bilevel.validation import check_positive
@@ -372,9 +372,9 @@ def _main(argv=None) -> int:
         description="Re-verify a foreign solver's solution of a library instance with the package's inner LP: "
         "trusted or rejected, with reasons.",
     )
-    p.add_argument("manifest", help="the library manifest (models/manifest.csv)")
+    p.add_argument("manifest", type=path_text, help="the library manifest (models/manifest.csv)")
     p.add_argument("instance", help="instance id from the manifest, e.g. diabetes-opt-n10-s0")
-    p.add_argument("solution", help="solution file: CSV name,value; SCIP/Gurobi/HiGHS/CPLEX .sol; CBC -solution output")
+    p.add_argument("solution", type=path_text, help="solution file: CSV name,value; SCIP/Gurobi/HiGHS/CPLEX .sol; CBC -solution output")
     p.add_argument("--tol", type=real, default=1e-5, help="tolerance of the bilevel checks (mean hinge units)")
     p.add_argument("--strict", action="store_true",
                    help="also require MILP feasibility of the full vector and bilevel.verify_model")

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from bilevel.errors import InputError
-from bilevel.help_format import integer, real
+from bilevel.help_format import integer, path_text, real
 from bilevel.library import read_manifest, select_rows, sha256
 from bilevel.validation import check_mip_gap, check_positive, check_writable_file, check_writable_folder
 
@@ -200,7 +200,7 @@ def _main(argv=None) -> int:
         description="Solve library instances with other solvers and compare with the manifest's HiGHS results.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("manifest", help="the library manifest, e.g. models/manifest.csv")
+    p.add_argument("manifest", type=path_text, help="the library manifest, e.g. models/manifest.csv")
     # "%(default).0s" prints nothing and keeps the formatter from adding "(default: [])"
     p.add_argument("--solver", action="append", default=[],
                    help="highs, scip, cbc, cplex, gurobi or xpress (repeatable; highs when none is given)%(default).0s")
@@ -212,10 +212,10 @@ def _main(argv=None) -> int:
     p.add_argument("--max-size", type=integer, default=None, help="only instances with |T|, |V| up to this")
     p.add_argument("--rtol", type=real, default=1e-4, help="relative tolerance of objective agreement")
     p.add_argument("--atol", type=real, default=1e-6, help="absolute tolerance of objective agreement")
-    p.add_argument("--solutions", default=None, metavar="DIR",
+    p.add_argument("--solutions", default=None, type=path_text, metavar="DIR",
                    help="write every incumbent as CSV into the folder DIR (created if needed)")
     p.add_argument("--check", action="store_true", help="re-verify every incumbent (solvers.check_solution)")
-    p.add_argument("--csv", default=None, help="also write the records as CSV (its folder is created if needed)")
+    p.add_argument("--csv", default=None, type=path_text, help="also write the records as CSV (its folder is created if needed)")
     args = p.parse_args(argv)
     formats = ("mps", "lp") if args.format == "both" else (args.format,)
     try:

@@ -473,3 +473,36 @@ def test_plain_numbers_read_as_python_reads_them():
     for text in ("1_0", "\u0663", "1.5", "x", ""):
         with pytest.raises(ValueError):
             plain_number(text, int)
+
+
+def test_a_path_that_starts_with_a_tilde_is_refused_before_anything_is_written(tmp_path, capsys, monkeypatch):
+    """The shell expands '~' only at the start of a word: '--json=~/r.json' reached tune as '~/r.json', which
+    wrote ./~/r.json (a folder named '~' in the working directory) and printed 'result : ~/r.json', read as a file
+    in the home folder; '--losses=~/l.csv' was 'file not found: ~/l.csv'. Every path option now refuses it (exit
+    2, one message naming the option and the reason), and './~/...' still names such a folder on purpose."""
+    from bilevel.help_format import path_text
+    from solvers import check_solution, compare
+
+    monkeypatch.chdir(tmp_path)
+    models = Path(__file__).resolve().parent.parent / "models"
+    commands = [
+        (main, ["tune", "--data", "cancer", "--n-train", "8", "--n-val", "8", "--json=~/r.json"], "--json"),
+        (main, ["tune", "--data", "cancer", "--export=~/ex"], "--export"),
+        (main, ["tune", "--data=~/x.csv"], "--data"),
+        (main, ["certify", "--losses=~/l.csv"], "--losses"),
+        (main, ["certify", "--losses", "l.csv", "--aux=~/a.csv"], "--aux"),
+        (main, ["study", "--quick", "--out=~/study"], "--out"),
+        (main, ["study", "--quick", "--data=~/x.csv"], "--data"),
+        (main, ["export-library", "--out=~/models"], "--out"),
+        (compare.main, [str(models / "manifest.csv"), "--csv=~/c.csv"], "--csv"),
+        (compare.main, [str(models / "manifest.csv"), "--solutions=~/sols"], "--solutions"),
+        (compare.main, ["~/manifest.csv"], "manifest"),
+        (check_solution.main, [str(models / "manifest.csv"), "cancer-opt-n5-s0", "~/x.csv"], "solution"),
+    ]
+    for run, argv, flag in commands:
+        with pytest.raises(SystemExit) as exc:
+            run(argv)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and f"argument {flag}: '~" in err and "did not expand" in err, (argv, err)
+    assert list(tmp_path.iterdir()) == []
+    assert path_text("./~/r.json") == "./~/r.json" and path_text("a/~b") == "a/~b"

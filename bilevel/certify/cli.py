@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..help_format import has_empty_item, integer, plain_number, real
+from ..help_format import has_empty_item, integer, path_text, plain_number, real
 from ..validation import CLOCKS, check_count, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify, procedure_name
@@ -55,19 +55,21 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     src = parser.add_argument_group("candidates (give exactly one of --losses / --data)")
     src.add_argument(
         "--losses",
+        type=path_text,
         metavar="PATH.csv",
         help="CSV of per-example losses in [0, 1]: header row = one name per candidate, then one row per "
         "calibration example (e.g. 0/1 errors)",
     )
     src.add_argument(
         "--aux",
+        type=path_text,
         metavar="PATH.csv",
         help="auxiliary objective (smaller is better) with the same column names as --losses: either ONE "
         "row (a constant cost per candidate, e.g. ||w_bar||_1) or as many rows as --losses (a per-example "
         "auxiliary loss, averaged on the optimisation split). Shapes the Pareto front and picks the chosen "
         "candidate; without it the chosen one is the certified candidate with the smallest estimated risk",
     )
-    src.add_argument("--data", metavar="NAME", help="data set to tune on with the bilevel MILPs (a built-in name: "
+    src.add_argument("--data", type=path_text, metavar="NAME", help="data set to tune on with the bilevel MILPs (a built-in name: "
                      "cancer or diabetes, or a CSV path); the candidates' 0-1 errors on the calibration rows are "
                      "the losses and ||w_bar||_1 the auxiliary cost")
     milp = parser.add_argument_group("MILP route (--data)")
