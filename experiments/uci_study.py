@@ -372,18 +372,22 @@ def _id_number(x: float) -> str:
 def build_tasks(cfg: StudyConfig) -> list[dict]:
     """The work units of the study: the limited-data study first, then the perturbed one, each largest
     first (for load balance; an interrupted study has its main table first). Each task is a plain dict with
-    ``run_id``, ``study``, the unit's coordinates, the split seed and the config (as a dict)."""
+    ``run_id``, ``study``, the unit's coordinates, the split seed, the config (as a dict) and ``source``, what the
+    unit loads: a built-in name, or a file's absolute path (its ``dataset`` is the path as given)."""
     conf = cfg.to_dict()
     tasks = []
     for data in cfg.datasets:
         slug = _slug(data)
+        # a file by its absolute path: a worker in another working directory (a Dask worker started elsewhere)
+        # loaded the relative path from its own folder, i.e. another file of that name or none
+        source = data if builtin_name(data) else str(Path(data).resolve())
         if "limited" in cfg.studies:
             for n_val in cfg.val_sizes:
                 for n_train in cfg.train_sizes:
                     for run in range(cfg.runs):
                         tasks.append(dict(
                             run_id=f"limited__{slug}__V{n_val}_T{n_train}__run{run}", study="limited",
-                            dataset=data, n_val=n_val, n_train=n_train, run=run,
+                            dataset=data, source=source, n_val=n_val, n_train=n_train, run=run,
                             split_seed=split_seed(cfg.seed, data, run), cost=n_val * n_train, config=conf,
                         ))
         if "perturbed" in cfg.studies:
@@ -394,7 +398,8 @@ def build_tasks(cfg: StudyConfig) -> list[dict]:
                         tasks.append(dict(
                             run_id=f"perturbed__{slug}__V{n_val}_T{n_train}__rhoval{_id_number(rho_val)}"
                                    f"__eps{_id_number(eps)}__run{run}",
-                            study="perturbed", dataset=data, n_val=n_val, n_train=n_train, rho_val=float(rho_val),
+                            study="perturbed", dataset=data, source=source, n_val=n_val, n_train=n_train,
+                            rho_val=float(rho_val),
                             epsilon=float(eps), run=run, split_seed=split_seed(cfg.seed, data, run, "perturbed"),
                             cost=n_val * n_train * (1 + eps), config=conf,
                         ))
@@ -503,8 +508,14 @@ def _baselines(split, X_v, seed: int) -> dict:
     return {"svc": svc, "box": box}
 
 
+def _source(task: dict) -> str:
+    """What a unit loads: the task's ``source`` (a file's absolute path, see :func:`build_tasks`), else its data
+    set as given (a built-in name, or a task built before ``source`` existed)."""
+    return task.get("source", task["dataset"])
+
+
 def _limited_unit(task: dict, cfg: dict) -> list[dict]:
-    data = bilevel.load_dataset(task["dataset"])
+    data = bilevel.load_dataset(_source(task))
     split = bilevel.split_dataset(data.X, data.y, task["n_train"], task["n_val"], seed=task["split_seed"])
     X_t, y_t, X_v, y_v = split.X_train, split.y_train, split.X_val, split.y_val
     flip = _flip_for(task, cfg)
@@ -553,7 +564,7 @@ def _limited_unit(task: dict, cfg: dict) -> list[dict]:
 
 
 def _perturbed_unit(task: dict, cfg: dict) -> list[dict]:
-    data = bilevel.load_dataset(task["dataset"])
+    data = bilevel.load_dataset(_source(task))
     split = bilevel.split_dataset(data.X, data.y, task["n_train"], task["n_val"], seed=task["split_seed"])
     X_t, y_t, y_v = split.X_train, split.y_train, split.y_val
     eps, rho_val = task["epsilon"], task["rho_val"]

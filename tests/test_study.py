@@ -1030,3 +1030,28 @@ def test_a_data_file_has_the_same_splits_whatever_the_path_it_is_reached_by(tmp_
     pd.DataFrame(np.column_stack([data.X[40:80], data.y[40:80]])).to_csv(other, index=False)
     ids = [t["run_id"] for t in us.build_tasks(_tiny(datasets=("mine.csv", str(other))))]
     assert len(ids) == len(set(ids))
+
+
+def test_a_unit_loads_its_data_file_from_where_the_study_was_started(tmp_path, monkeypatch):
+    """A unit loaded the data set's path as typed: a worker in another working directory (a Dask worker started
+    elsewhere) read another file of that name, or none. The task now carries the file's absolute path."""
+    data = bilevel.load_dataset("cancer")
+    for folder, rows in (("here", slice(0, 40)), ("worker", slice(40, 80))):
+        (tmp_path / folder).mkdir()
+        pd.DataFrame(np.column_stack([data.X[rows], data.y[rows]])).to_csv(tmp_path / folder / "mine.csv", index=False)
+    monkeypatch.chdir(tmp_path / "here")
+    tasks = us.build_tasks(_tiny(datasets=("mine.csv",), studies=("limited", "perturbed"), runs=1))
+    loaded = []
+
+    def load(name, *args, **kwargs):
+        loaded.append(name)
+        raise RuntimeError("stop after the load")
+    monkeypatch.setattr(us.bilevel, "load_dataset", load)
+    monkeypatch.chdir(tmp_path / "worker")
+    studies = set()
+    for task in tasks:
+        rec = us.run_unit(task)
+        assert "stop after the load" in rec["error"] and rec["coords"]["dataset"] == "mine.csv"
+        studies.add(task["study"])
+    assert studies == {"limited", "perturbed"}
+    assert [Path(name).resolve() for name in loaded] == [tmp_path / "here" / "mine.csv"] * len(tasks)
