@@ -914,14 +914,18 @@ def check_data(cfg: StudyConfig) -> None:
 
 def _files_of_earlier_call(out: Path) -> set[str]:
     """Names of the tables and plots that the last call wrote into ``out`` (the ``files`` of its ``study.json``,
-    other than ``study.json``): only files of this folder, so nothing else is ever removed; empty when there is
-    no readable ``study.json``."""
+    other than ``study.json``): names of this folder of the study's own form (``limited_*`` / ``perturbed_*``
+    ``.csv``, ``.md``, ``.png``), so nothing else is ever removed; empty when there is no readable ``study.json``.
+    The paths listed there are spelled as that call was given ``out``: they used to count only when spelled as
+    this call's ``out``, so a call with ``--out /abs/o`` after one with ``--out o`` (or from another folder) left
+    the earlier grid's tables and plots beside its own."""
     try:
-        listed = json.loads((out / "study.json").read_text())["files"].values()
+        listed = json.loads((out / "study.json").read_text())["files"]
+        items = list(listed.items())
     except Exception:  # noqa: BLE001 - no, or an unreadable, study.json: nothing is known to be ours
         return set()
-    return {Path(f).name for f in listed if isinstance(f, str) and Path(f).parent == out
-            and Path(f).name != "study.json"}
+    return {name for name, f in items if isinstance(name, str) and isinstance(f, str) and Path(f).name == name
+            and re.fullmatch(r"(limited|perturbed)_[A-Za-z0-9_.-]+\.(csv|md|png)", name)}
 
 
 def _settings_diff(out: Path, record: dict, cfg: StudyConfig) -> str:

@@ -1055,3 +1055,20 @@ def test_a_unit_loads_its_data_file_from_where_the_study_was_started(tmp_path, m
         studies.add(task["study"])
     assert studies == {"limited", "perturbed"}
     assert [Path(name).resolve() for name in loaded] == [tmp_path / "here" / "mine.csv"] * len(tasks)
+
+
+def test_an_earlier_calls_files_count_whatever_the_spelling_of_out(tmp_path, monkeypatch):
+    """study.json lists the files as the earlier call spelled --out; they counted only when spelled as this call's
+    --out, so 'bilevel study --out /abs/o' after '--out o' (one folder) kept the earlier grid's tables and plots
+    beside the new ones. Only names of the study's own form are taken, whatever study.json says."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "o"
+    out.mkdir()
+    ours = ["limited_runs.csv", "limited_summary.md", "limited_cancer.png", "perturbed_mine-0123abcd.png"]
+    listed = {name: str(Path("o") / name) for name in ours}  # written by a call given the relative --out o
+    listed.update({"notes.md": "o/notes.md", "limited_x.png": "o/other.png", "../limited_up.csv": "limited_up.csv"})
+    (out / "study.json").write_text(json.dumps({"files": listed}))
+    assert us._files_of_earlier_call(out) == set(ours)  # this call given the absolute path
+    assert us._files_of_earlier_call(Path("o")) == set(ours)
