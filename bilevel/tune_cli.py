@@ -30,7 +30,8 @@ def add_parser(sub) -> None:
         "inner LP, print a summary and write a JSON result.",
         formatter_class=DefaultsHelpFormatter,
     )
-    p.add_argument("--data", required=True, type=path_text, help="built-in data set (cancer, diabetes) or path of a CSV file")
+    p.add_argument("--data", required=True, type=path_text,
+                   help="built-in data set (cancer, diabetes) or path of a CSV file")
     p.add_argument("--label", default=None, help="label column of a CSV file (default: its last column)")
     p.add_argument("--n-train", type=integer, default=20, help="training set size |T|")
     p.add_argument("--n-val", type=integer, default=20, help="validation set size |V|")
@@ -72,9 +73,11 @@ def add_parser(sub) -> None:
                    "mip_pscost_minreliable=4); repeatable, "
                    "e.g. --highs-option mip_heuristic_run_rens=true; options known to give wrong answers on these "
                    f"MILPs (bilevel.solve.UNSAFE_OPTIONS: {', '.join(UNSAFE_OPTIONS)}) are refused")
-    p.add_argument("--json", default=None, type=path_text, help="JSON result file (default: EXPORT/result.json with --export, "
+    p.add_argument("--json", default=None, type=path_text,
+                   help="JSON result file (default: EXPORT/result.json with --export, "
                    "else bilevel_result.json)")
-    p.add_argument("--export", default=None, type=path_text, metavar="DIR", help="write the MILPs as .lp and .mps into DIR: "
+    p.add_argument("--export", default=None, type=path_text, metavar="DIR",
+                   help="write the MILPs as .lp and .mps into DIR: "
                    "optimistic.lp/.mps, and pessimistic.lp/.mps unless --mode optimistic")
     p.set_defaults(func=run)
 

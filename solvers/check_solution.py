@@ -374,7 +374,8 @@ def _main(argv=None) -> int:
     )
     p.add_argument("manifest", type=path_text, help="the library manifest (models/manifest.csv)")
     p.add_argument("instance", help="instance id from the manifest, e.g. diabetes-opt-n10-s0")
-    p.add_argument("solution", type=path_text, help="solution file: CSV name,value; SCIP/Gurobi/HiGHS/CPLEX .sol; CBC -solution output")
+    p.add_argument("solution", type=path_text,
+                   help="solution file: CSV name,value; SCIP/Gurobi/HiGHS/CPLEX .sol; CBC -solution output")
     p.add_argument("--tol", type=real, default=1e-5, help="tolerance of the bilevel checks (mean hinge units)")
     p.add_argument("--strict", action="store_true",
                    help="also require MILP feasibility of the full vector and bilevel.verify_model")

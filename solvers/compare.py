@@ -215,7 +215,8 @@ def _main(argv=None) -> int:
     p.add_argument("--solutions", default=None, type=path_text, metavar="DIR",
                    help="write every incumbent as CSV into the folder DIR (created if needed)")
     p.add_argument("--check", action="store_true", help="re-verify every incumbent (solvers.check_solution)")
-    p.add_argument("--csv", default=None, type=path_text, help="also write the records as CSV (its folder is created if needed)")
+    p.add_argument("--csv", default=None, type=path_text,
+                   help="also write the records as CSV (its folder is created if needed)")
     args = p.parse_args(argv)
     formats = ("mps", "lp") if args.format == "both" else (args.format,)
     try:

@@ -69,9 +69,10 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "auxiliary loss, averaged on the optimisation split). Shapes the Pareto front and picks the chosen "
         "candidate; without it the chosen one is the certified candidate with the smallest estimated risk",
     )
-    src.add_argument("--data", type=path_text, metavar="NAME", help="data set to tune on with the bilevel MILPs (a built-in name: "
-                     "cancer or diabetes, or a CSV path); the candidates' 0-1 errors on the calibration rows are "
-                     "the losses and ||w_bar||_1 the auxiliary cost")
+    src.add_argument("--data", type=path_text, metavar="NAME",
+                     help="data set to tune on with the bilevel MILPs (a built-in name: cancer or diabetes, or a CSV "
+                     "path); the candidates' 0-1 errors on the calibration rows are the losses and ||w_bar||_1 the "
+                     "auxiliary cost")
     milp = parser.add_argument_group("MILP route (--data)")
     milp.add_argument("--label", help="label column of a CSV data set (default: its last column; the built-in "
                       "data sets have their own)")
