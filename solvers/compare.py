@@ -91,7 +91,8 @@ def compare(
 
     Instances whose file is absent get status ``missing``, whose file differs from the manifest's ``mps_sha256`` /
     ``lp_sha256`` status ``error`` (not solved); unavailable solvers ``unavailable``.
-    ``solutions_dir``: write each incumbent there as ``<id>.<format>.<solver>.csv``. ``log`` receives
+    ``solutions_dir``: write each incumbent there as ``<id>.<format>.<solver>.csv`` (a file of that name from an
+    earlier run is removed when this run has no incumbent, so that no stale solution stays). ``log`` receives
     each finished record. Raises InputError, before any solve, for a bad manifest (see :func:`select_instances`),
     solver name, format or time limit (:func:`check_time_limit`), or a ``solutions_dir`` that cannot be written."""
     manifest = Path(manifest)
@@ -127,6 +128,9 @@ def compare(
                     "agreement": agreement(row, result, rtol, atol, maximise=path.is_file() and is_maximisation(path)),
                     "message": result.message,
                 }
+                if solutions_dir is not None and not result.solution:
+                    # an earlier run's file of this name stayed, read (and trusted by check_solution) as this run's
+                    (Path(solutions_dir) / f"{row['id']}.{fmt}.{runner.NAME}.csv").unlink(missing_ok=True)
                 if result.solution and (solutions_dir or check):
                     folder = Path(solutions_dir) if solutions_dir else None
                     sol_path = None

@@ -495,3 +495,22 @@ def test_compare_refuses_a_csv_path_that_is_one_of_its_inputs(tmp_path, capsys, 
         err = capsys.readouterr().err
         assert code == 2 and "--csv" in err and "overwrite" in err and len(err.strip().splitlines()) == 1, err
         assert target.read_bytes() == before
+
+
+def test_compare_removes_an_earlier_runs_solution_file_when_this_run_has_none(tmp_path, monkeypatch):
+    """--solutions DIR: an earlier run's <id>.<fmt>.<solver>.csv stayed when this run gave no incumbent (here the
+    solver stops without one), read as this run's (check_solution trusts it); a run with one replaces it whole."""
+    from solvers.common import RunResult
+    from solvers.solution_files import read_solution_file
+
+    stale = tmp_path / "cancer-opt-n5-s0.mps.highs.csv"
+    stale.write_text("name,value\nobjective,0.5\nC0,1\n")
+    real = highs.solve
+    monkeypatch.setattr(highs, "solve", lambda path, **k: RunResult("highs", str(path), "time_limit"))
+    (rec,) = compare.compare(MANIFEST, patterns=["cancer-opt-n5-s0"], solutions_dir=tmp_path)
+    assert rec["status"] == "time_limit" and not stale.exists()
+    monkeypatch.setattr(highs, "solve", real)
+    (rec,) = compare.compare(MANIFEST, patterns=["cancer-opt-n5-s0"], solutions_dir=tmp_path)
+    values, objective = read_solution_file(stale)
+    assert rec["status"] == "optimal" and objective == pytest.approx(rec["objective"]) and len(values) > 1
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
