@@ -12,7 +12,7 @@ import numpy as np
 
 from .datasets import BUILTIN, load_dataset, split_dataset
 from .errors import InputError
-from .export import write_model
+from .export import replace_atomically, write_model
 from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real
 from .solve import ARGUMENT_OPTIONS, UNSAFE_OPTIONS
 from .tune import TuneResult, finite_or_none, tune, tuning_options
@@ -272,13 +272,15 @@ def run(args) -> int:
         if stale:  # left by an earlier run: they are not this run's models, whatever the folder's result.json says
             print(f"note        : {', '.join(str(p) for p in stale)} in the --export folder are from an earlier run, "
                   "not from this one (--mode optimistic writes no pessimistic model)")
-    json_path.parent.mkdir(parents=True, exist_ok=True)
+    # an infinite --time-limit or --highs-option value (time_limit=inf, HiGHS's default) as null, like the
+    # results' infinite numbers: json refused it after every solve had run, and no result was written
+    text = json.dumps(finite_or_none(out), indent=2, default=_json_default, allow_nan=False)
     try:
-        # an infinite --time-limit or --highs-option value (time_limit=inf, HiGHS's default) as null, like the
-        # results' infinite numbers: json refused it after every solve had run, and no result was written
-        json_path.write_text(json.dumps(finite_or_none(out), indent=2, default=_json_default, allow_nan=False))
-    except OSError as exc:  # e.g. a full disk: name the file (bilevel.cli prints it in one line)
-        raise OSError(exc.errno, exc.strerror, str(json_path)) from None
+        # through a temporary file renamed into place: an interrupted or failed write left a result.json cut short
+        # (or the old run's) beside this run's exported models
+        replace_atomically(json_path, lambda temp: temp.write_text(text))
+    except InputError as exc:  # e.g. a full disk, named with the file: exit code 1 (bilevel.cli), not bad input
+        raise OSError(str(exc)) from None
     print(f"result      : {json_path}")
     failed = [name for name, r in results.items() if not r.verified]
     if failed:  # exit code 1 with its one line on stderr, like a solver or operating-system error

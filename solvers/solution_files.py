@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from bilevel.errors import InputError
+from bilevel.export import replace_atomically
 from bilevel.validation import check_utf8_text
 
 from .common import RunResult, finite_or_none
@@ -266,15 +267,20 @@ def _read_cplex_solution(path: Path) -> tuple[dict, float | None]:
 
 
 def write_solution_csv(result: RunResult, path) -> Path:
-    """Write a run's incumbent as CSV: ``objective,<x>`` then ``name,value`` rows (17 significant digits).
-    Returns the path."""
+    """Write a run's incumbent as CSV: ``objective,<x>`` then ``name,value`` rows (17 significant digits),
+    through a temporary file renamed into place (an interrupted write left a file cut short, whose missing
+    variables a check then took as 0). Returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["name", "value"])
-        if result.objective is not None:
-            w.writerow(["objective", repr(float(result.objective))])
-        for name, value in result.solution.items():
-            w.writerow([name, repr(float(value))])
+
+    def write(temp: Path) -> None:
+        with open(temp, "w", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(["name", "value"])
+            if result.objective is not None:
+                w.writerow(["objective", repr(float(result.objective))])
+            for name, value in result.solution.items():
+                w.writerow([name, repr(float(value))])
+
+    replace_atomically(path, write)
     return path

@@ -506,3 +506,29 @@ def test_a_path_that_starts_with_a_tilde_is_refused_before_anything_is_written(t
         assert exc.value.code == 2 and f"argument {flag}: '~" in err and "did not expand" in err, (argv, err)
     assert list(tmp_path.iterdir()) == []
     assert path_text("./~/r.json") == "./~/r.json" and path_text("a/~b") == "a/~b"
+
+
+def test_a_failed_result_json_write_leaves_the_earlier_file_whole(tmp_path, capsys, monkeypatch):
+    """result.json was written in place: a full disk (or Ctrl-C) midway left it cut short, or an earlier run's
+    file half overwritten, beside this run's exported models. Now it goes through a temporary file: the earlier
+    result.json stays whole and no temporary file is left."""
+    import errno
+    from pathlib import Path
+
+    out = tmp_path / "ex"
+    out.mkdir()
+    (out / "result.json").write_text('{"earlier": true}')
+    real = Path.write_text
+
+    def half(self, text, *a, **k):
+        if self.suffix in (".json", ".tmp") and "result" in self.name:
+            real(self, text[: len(text) // 2], *a, **k)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, text, *a, **k)
+    monkeypatch.setattr(Path, "write_text", half)
+    code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic",
+                 "--export", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and "No space left on device" in err and len(err.strip().splitlines()) == 1, err
+    assert (out / "result.json").read_text() == '{"earlier": true}'
+    assert sorted(p.name for p in out.iterdir()) == ["optimistic.lp", "optimistic.mps", "result.json"]

@@ -1439,3 +1439,20 @@ def test_cbc_reads_an_instance_whose_suffix_is_upper_case(tmp_path):
         path.write_bytes((MODELS / row[fmt]).read_bytes())
         _assert_reaches_manifest(highs.solve(path, mip_gap=1e-9), row)
         _assert_reaches_manifest(cbc.solve(path, mip_gap=1e-9), row)
+
+
+def test_write_solution_csv_failing_midway_leaves_the_earlier_file_whole(tmp_path):
+    """The incumbent was written in place: a write stopped midway (here a value that is no number; a full disk,
+    Ctrl-C) left a file cut short, whose missing variables a check then took as 0."""
+    from solvers.common import RunResult
+
+    path = tmp_path / "s.csv"
+    path.write_text("name,value\nobjective,0.5\nC0,1.0\n")
+    bad = RunResult("highs", "x.mps", "optimal", objective=0.25, solution={"C0": 2.0, "C1": "oops"})
+    with pytest.raises(ValueError):
+        solution_files.write_solution_csv(bad, path)
+    assert solution_files.read_solution_file(path) == ({"C0": 1.0}, 0.5)
+    assert [p.name for p in tmp_path.iterdir()] == ["s.csv"]
+    good = RunResult("highs", "x.mps", "optimal", objective=0.25, solution={"C0": 2.0, "C1": 3.0})
+    solution_files.write_solution_csv(good, path)
+    assert solution_files.read_solution_file(path) == ({"C0": 2.0, "C1": 3.0}, 0.25)
