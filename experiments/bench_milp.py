@@ -42,6 +42,7 @@ from scipy.stats import gmean
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
+from bilevel.export import replace_atomically  # noqa: E402
 from bilevel.library import default_test_fraction  # noqa: E402
 from bilevel.tune import starting_lambda_bound  # noqa: E402
 from bilevel.solve import MAX_CONCURRENCY, InfeasibleModelError, NoSolutionError, compile_model  # noqa: E402
@@ -254,12 +255,18 @@ def _recorded(rows: list[dict], key: str) -> str:
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
-    """Rewrite the CSV after every instance, so an interrupted benchmark keeps what it measured."""
+    """Rewrite the CSV after every instance, so an interrupted benchmark keeps what it measured; through a
+    temporary file renamed into place, so that an interruption during the write leaves the previous CSV whole
+    (it left a CSV cut short, which ``--render`` then read)."""
     keys = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, keys)
-        w.writeheader()
-        w.writerows(rows)
+
+    def write(temp: Path) -> None:
+        with open(temp, "w", newline="") as fh:
+            w = csv.DictWriter(fh, keys)
+            w.writeheader()
+            w.writerows(rows)
+
+    replace_atomically(path, write)
 
 
 def _speedup_all_solving(r: dict) -> float:
@@ -432,7 +439,7 @@ def main(argv=None) -> int:
         if args.time_limit is None and any(not _is_number(r.get("time_limit")) for r in rows):
             ap.error("bench.csv does not record the time limit of every row; pass the one it used as --time-limit")
         text, geo, n_ok = _markdown(rows, args.time_limit)
-        (out / "bench.md").write_text(text)
+        replace_atomically(out / "bench.md", lambda temp: temp.write_text(text))
         print(text)
         return 0
     if args.race > MAX_CONCURRENCY:
@@ -464,7 +471,7 @@ def main(argv=None) -> int:
                           f" {_speedup_text(r):>9}", flush=True)
     _write_csv(out / "bench.csv", rows)
     text, geo, n_ok = _markdown(rows)
-    (out / "bench.md").write_text(text)
+    replace_atomically(out / "bench.md", lambda temp: temp.write_text(text))
     print(f"\ngeometric-mean speed-up (both optimal, {n_ok} instances): {geo:.2f}x")
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.md'}")
     return 0

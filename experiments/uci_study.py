@@ -63,6 +63,7 @@ import numpy as np
 import bilevel
 import bilevel.ties
 from bilevel.errors import InputError, SolverError
+from bilevel.export import replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
 from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, check_clock, check_positive, check_writable_folder,
                                 repeated_values)
@@ -676,6 +677,16 @@ def _record_path(out: Path, run_id: str) -> Path:
     return _runs_folder(out) / f"{run_id}.json"
 
 
+def _write_atomically(path: Path, write) -> None:
+    """:func:`bilevel.export.replace_atomically` (``write(temp)``, then a rename: an interrupted write leaves no
+    file cut short), with an operating-system error (a full disk) raised as OSError, exit code 1 of ``bilevel
+    study``, not as the InputError of bad input (exit code 2)."""
+    try:
+        replace_atomically(path, write)
+    except InputError as exc:
+        raise OSError(str(exc)) from None
+
+
 def write_record(out: Path, record: dict) -> Path:
     """Write one finished unit atomically to ``OUT/runs/<run_id>.json`` (write + rename)."""
     path = _record_path(out, record["run_id"])
@@ -862,7 +873,7 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
             "last_call_seconds": seconds,
             "compute_seconds_all_units": sum(rec.get("seconds", 0.0) for rec in records.values()),
             "files": {k: str(v) for k, v in files.items()}}
-    (out / "study.json").write_text(json.dumps(meta, indent=2))
+    _write_atomically(out / "study.json", lambda temp: temp.write_text(json.dumps(meta, indent=2)))
     files["study.json"] = out / "study.json"
     return StudyResult(out, files, len(tasks), len(computed), len(tasks) - len(todo), n_err, seconds, computed,
                        n_failed_steps)
@@ -1183,7 +1194,7 @@ def _plot_limited(df, data: str, path: Path) -> None:
     axes[0][0].set_ylabel("test accuracy (mean ± std)")
     axes[0][-1].legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    _write_atomically(path, lambda temp: fig.savefig(temp, dpi=120, format="png"))
 
 
 def _plot_perturbed(df, data: str, path: Path) -> None:
@@ -1213,7 +1224,7 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
         axes[i][0].set_ylabel("test accuracy")
     axes[0][-1].legend(fontsize=7, loc="lower left")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _write_atomically(path, lambda temp: fig.savefig(temp, dpi=110, format="png"))
 
 
 def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:
@@ -1226,7 +1237,8 @@ def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:
         if not len(df):
             continue
         path = out / f"{study}_runs.csv"
-        df.to_csv(path, index=False)
+        # every output through a temporary file renamed into place: an interrupted write left a file cut short
+        _write_atomically(path, lambda temp: df.to_csv(temp, index=False))
         files[path.name] = path
         ok = df[df["error"].isna()] if "error" in df.columns else df
         # runs that ended with an error are left out of the table: say how many (the table's "runs" counted only the
@@ -1248,7 +1260,8 @@ def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:
         if cfg.label is not None:
             title += f": {cfg.label}"
         table = _markdown(summ) if summ is not None else "No run finished without an error."
-        md.write_text(f"# {title}\n\n{errors}{note}\n\n{table}\n")
+        text = f"# {title}\n\n{errors}{note}\n\n{table}\n"
+        _write_atomically(md, lambda temp: temp.write_text(text))
         files[md.name] = md
         for data in sorted(df["dataset"].dropna().unique()) if "dataset" in df.columns else ():
             png = out / f"{study}_{_slug(data)}.png"

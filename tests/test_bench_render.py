@@ -275,3 +275,20 @@ def test_the_largest_size_proven_within_10_minutes_counts_the_optimistic_solve(t
     rows[1]["pkg_opt_solve"] = 50.0  # 551 s in all: proven within the 10 minutes
     text, _, _ = bench_milp._markdown(rows, 600.0)
     assert "the optimistic solve): 200." in text
+
+
+def test_an_interrupted_csv_write_leaves_the_earlier_bench_csv_whole(tmp_path, monkeypatch):
+    """bench.csv is rewritten after every instance and read back by --render: a write stopped midway (Ctrl-C, a
+    full disk) left it cut short. Now the earlier file stays whole and no temporary file is left."""
+    import csv
+
+    path = tmp_path / "bench.csv"
+    bench_milp._write_csv(path, [_row()])
+    before = path.read_text()
+
+    def stop(self, rows):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(csv.DictWriter, "writerows", stop)
+    with pytest.raises(KeyboardInterrupt):
+        bench_milp._write_csv(path, [_row(), _row(seed=1)])
+    assert path.read_text() == before and [p.name for p in tmp_path.iterdir()] == ["bench.csv"]

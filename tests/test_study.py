@@ -1072,3 +1072,21 @@ def test_an_earlier_calls_files_count_whatever_the_spelling_of_out(tmp_path, mon
     (out / "study.json").write_text(json.dumps({"files": listed}))
     assert us._files_of_earlier_call(out) == set(ours)  # this call given the absolute path
     assert us._files_of_earlier_call(Path("o")) == set(ours)
+
+
+def test_an_interrupted_table_write_leaves_the_earlier_tables_whole(tmp_path, monkeypatch):
+    """The CSVs, summaries, plots and study.json were written in place: a call stopped while writing them (Ctrl-C,
+    a full disk) left a CSV cut short beside the earlier summary. Now each earlier file stays whole and no
+    temporary file is left."""
+    out = tmp_path / "o"
+    us.run_study(_tiny(runs=1), out, jobs=1, progress=False)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    real = pd.DataFrame.to_csv
+
+    def half(self, path, *a, **k):
+        real(self.iloc[: len(self) // 2], path, *a, **k)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half)
+    with pytest.raises(KeyboardInterrupt):
+        us.run_study(_tiny(runs=1), out, jobs=1, progress=False)  # a resume: nothing to compute, tables rewritten
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
