@@ -84,6 +84,9 @@ def run_main(prog: str, main) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except InputError as exc:  # e.g. a full disk while writing --csv (bilevel.export.replace_atomically)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             try:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import sys
 from pathlib import Path
 
 from bilevel.errors import InputError
+from bilevel.export import replace_atomically
 from bilevel.help_format import integer, path_text, real
 from bilevel.library import read_manifest, select_rows, sha256
 from bilevel.validation import check_mip_gap, check_positive, check_writable_file, check_writable_folder
@@ -179,15 +179,14 @@ def write_csv(records: list[dict], path) -> Path:
     an interrupted write (Ctrl-C) leaves no CSV cut short that reads as a comparison of fewer instances."""
     path = Path(path)
     keys = list(dict.fromkeys(k for r in records for k in r))
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
+
+    def write(temp: Path) -> None:
         with open(temp, "w", newline="") as fh:
             w = csv.DictWriter(fh, keys, lineterminator="\n")
             w.writeheader()
             w.writerows(records)
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
+
+    replace_atomically(path, write)  # InputError for a full disk: exit code 2, as compare's other errors
     return path
 
 

@@ -514,3 +514,20 @@ def test_compare_removes_an_earlier_runs_solution_file_when_this_run_has_none(tm
     values, objective = read_solution_file(stale)
     assert rec["status"] == "optimal" and objective == pytest.approx(rec["objective"]) and len(values) > 1
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_compare_with_a_full_disk_while_writing_its_csv_exits_2_in_one_line(tmp_path, capsys, monkeypatch):
+    """An operating-system error writing --csv is one line on stderr and exit code 2 (1 is the verdict), and the
+    earlier CSV stays whole."""
+    import errno
+
+    path = tmp_path / "c.csv"
+    path.write_text("earlier\n")
+
+    def full(self, rows):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(csv.DictWriter, "writerows", full)
+    assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", "--csv", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("compare: error:") and "No space left on device" in err[-1] and "Traceback" not in err
+    assert path.read_text() == "earlier\n" and [p.name for p in tmp_path.iterdir()] == ["c.csv"]
