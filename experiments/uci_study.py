@@ -688,12 +688,11 @@ def _write_atomically(path: Path, write) -> None:
 
 
 def write_record(out: Path, record: dict) -> Path:
-    """Write one finished unit atomically to ``OUT/runs/<run_id>.json`` (write + rename)."""
+    """Write one finished unit atomically to ``OUT/runs/<run_id>.json`` (write + rename; an interrupted write
+    leaves no temporary file, where ``<run_id>.json.tmp<pid>`` files stayed)."""
     path = _record_path(out, record["run_id"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".json.tmp{os.getpid()}")
-    tmp.write_text(json.dumps(record, indent=1))
-    os.replace(tmp, path)
+    text = json.dumps(record, indent=1)
+    _write_atomically(path, lambda temp: temp.write_text(text))
     return path
 
 

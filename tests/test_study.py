@@ -1090,3 +1090,21 @@ def test_an_interrupted_table_write_leaves_the_earlier_tables_whole(tmp_path, mo
     with pytest.raises(KeyboardInterrupt):
         us.run_study(_tiny(runs=1), out, jobs=1, progress=False)  # a resume: nothing to compute, tables rewritten
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+def test_an_interrupted_record_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """write_record wrote <run_id>.json.tmp<pid> and renamed it: interrupted in between, that file stayed in
+    runs/ for good (a resume ignored it but never removed it)."""
+    record = {"run_id": "limited__cancer__V5_T5__run0", "seconds": 1.0}
+    real = Path.write_text
+
+    def half(self, text, *a, **k):
+        real(self, text[: len(text) // 2], *a, **k)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Path, "write_text", half)
+    with pytest.raises(KeyboardInterrupt):
+        us.write_record(tmp_path, record)
+    monkeypatch.undo()
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+    path = us.write_record(tmp_path, record)
+    assert json.loads(path.read_text()) == record and [p for p in tmp_path.rglob("*") if p.is_file()] == [path]
