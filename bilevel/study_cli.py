@@ -91,11 +91,11 @@ def add_parser(sub) -> None:
     p.add_argument("--perturbed-size", type=_ints, default=None, metavar="T[,V]",
                    help="|T| and |V| of the perturbed study (default 10,10; quick 6,6)")
     p.add_argument("--epsilons", type=_floats, default=None, metavar="LIST",
-                   help="epsilon grid of the perturbed study (default 0,0.2,0.4,0.6)")
+                   help="epsilon grid of the perturbed study (default 0,0.2,0.4,0.6; quick 0,0.2)")
     p.add_argument("--rho-test", type=_floats, default=None, metavar="LIST",
-                   help="l2 attack budgets on test points (default 0,0.1,...,0.6)")
+                   help="l2 attack budgets on test points (default 0,0.1,...,0.6; quick 0,0.3,0.6)")
     p.add_argument("--rho-val", type=_floats, default=None, metavar="LIST",
-                   help="l2 attack budgets on validation points, one setting each (default 0,0.3)")
+                   help="l2 attack budgets on validation points, one setting each (default 0,0.3; quick the same)")
     p.add_argument("--flip", choices=["appendix", "margin", "all"], default="appendix",
                    help="flipped validation points of the pessimistic MILP: Appendix A's rule, margin, or all")
     p.add_argument("--tie-criteria", default="sum_w_bar,val_margin",

@@ -1108,3 +1108,29 @@ def test_an_interrupted_record_write_leaves_no_temporary_file(tmp_path, monkeypa
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
     path = us.write_record(tmp_path, record)
     assert json.loads(path.read_text()) == record and [p for p in tmp_path.rglob("*") if p.is_file()] == [path]
+
+
+def test_help_states_the_default_and_quick_grids_of_the_perturbed_study():
+    """--epsilons and --rho-test showed the full grids only, while --quick uses smaller ones (0,0.2 and
+    0,0.3,0.6), unlike the other options, whose help names both."""
+    import argparse
+    import re
+
+    parser = argparse.ArgumentParser()
+    study_cli.add_parser(parser.add_subparsers())
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["study"]
+    text = " ".join(sub.format_help().split())
+    full, quick = us.StudyConfig(), us.StudyConfig.quick()
+
+    def grid(spec: str) -> list[float]:
+        if "..." in spec:  # "0,0.1,...,0.6"
+            a, b, _, c = spec.split(",")
+            step = float(b) - float(a)
+            return [round(float(a) + k * step, 10) for k in range(int(round((float(c) - float(a)) / step)) + 1)]
+        return [float(x) for x in spec.split(",")]
+    for option, field in (("--epsilons", "epsilons"), ("--rho-test", "rho_tests"), ("--rho-val", "rho_vals")):
+        m = re.search(re.escape(option) + r" LIST [^(]*\(default ([0-9.,]+); quick ([0-9.,]+|the same)\)", text)
+        assert m, option
+        assert grid(m.group(1)) == [float(x) for x in getattr(full, field)], option
+        q = m.group(1) if m.group(2) == "the same" else m.group(2)
+        assert grid(q) == [float(x) for x in getattr(quick, field)], option
