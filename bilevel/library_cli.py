@@ -3,6 +3,7 @@ manifest) in ``models/``; see :mod:`bilevel.library`."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -92,6 +93,7 @@ def run(args) -> int:
     print(f"wrote {len(specs)} instances and {out / 'manifest.csv'} ({len(rows)} rows) in "
           f"{time.perf_counter() - t0:.1f} s")
     if bad:
-        print(f"NOT verified: {', '.join(bad)}")
+        # on stderr in one line, like the other commands' failures (it went to stdout with exit code 1)
+        print(f"bilevel export-library: error: NOT verified: {', '.join(bad)}", file=sys.stderr)
         return 1
     return 0

@@ -863,3 +863,15 @@ def test_library_specs_checks_its_grid():
     specs = library_specs(sizes=[5, 10], datasets=["cancer"], modes=[("optimistic", 0), ("pessimistic", 0.2)])
     assert [(s.n_train, s.mode, s.epsilon) for s in specs] == [(5, "optimistic", 0.0), (5, "pessimistic", 0.2),
                                                                (10, "optimistic", 0.0), (10, "pessimistic", 0.2)]
+
+
+def test_export_library_reports_unverified_instances_on_stderr_in_one_line(tmp_path, capsys, monkeypatch):
+    """The failure line went to stdout (exit code 1), unlike every other failure of the bilevel commands."""
+    def export(out, specs, **kw):
+        return [{"id": s.id, "verified": False} for s in specs]
+    monkeypatch.setattr(library, "export_library", export)
+    assert main(["export-library", "--out", str(tmp_path), "--sizes", "5", "--only", "cancer-opt-*"]) == 1
+    captured = capsys.readouterr()
+    assert "NOT verified" not in captured.out
+    (line,) = captured.err.strip().splitlines()
+    assert line == "bilevel export-library: error: NOT verified: cancer-opt-n5-s0"
