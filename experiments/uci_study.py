@@ -1095,11 +1095,18 @@ def summarize_perturbed(df):
     return pd.DataFrame(out)
 
 
+def _md_cell(value) -> str:
+    """``value`` as the text of one Markdown table cell: ``|`` escaped and line breaks as spaces. A data set's
+    path holding a ``|`` (``--data 'a|b.csv'``, a legal file name) split its cell in two: the row had one cell
+    more than the header, and every later column of it stood under the wrong heading."""
+    return " ".join(str(value).replace("|", "\\|").splitlines())
+
+
 def _markdown(df) -> str:
     cols = list(df.columns)
-    lines = ["| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |", "|" + "---|" * len(cols)]
+    lines = ["| " + " | ".join(_md_cell(c) for c in cols) + " |", "|" + "---|" * len(cols)]
     for _, r in df.iterrows():
-        lines.append("| " + " | ".join(str(r[c]) for c in cols) + " |")
+        lines.append("| " + " | ".join(_md_cell(r[c]) for c in cols) + " |")
     return "\n".join(lines)
 
 

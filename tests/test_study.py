@@ -1134,3 +1134,20 @@ def test_help_states_the_default_and_quick_grids_of_the_perturbed_study():
         assert grid(m.group(1)) == [float(x) for x in getattr(full, field)], option
         q = m.group(1) if m.group(2) == "the same" else m.group(2)
         assert grid(q) == [float(x) for x in getattr(quick, field)], option
+
+
+def test_markdown_summary_cells_keep_a_pipe_or_a_line_break_inside_their_cell():
+    """A CSV data set whose path holds a '|' (a legal file name, ``--data 'a|b.csv'``) split its 'data' cell of
+    the summary table in two: the row had one cell more than the header and every later column stood under the
+    wrong heading. The cells are read back here as a Markdown table: the unescaped '|' separate cells."""
+    import re
+
+    df = pd.DataFrame([{"data": "dir|x/a|b.csv", "|V|": 3, "note": "two\nlines", "runs": 1}])
+    lines = us._markdown(df).splitlines()
+    assert len(lines) == 3  # header, rule, one row: no line break inside a row
+
+    def cells(line):
+        return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+    assert cells(lines[0]) == ["data", "|V|", "note", "runs"]
+    assert cells(lines[2]) == ["dir|x/a|b.csv", "3", "two lines", "1"]
