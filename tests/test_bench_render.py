@@ -292,3 +292,20 @@ def test_an_interrupted_csv_write_leaves_the_earlier_bench_csv_whole(tmp_path, m
     with pytest.raises(KeyboardInterrupt):
         bench_milp._write_csv(path, [_row(), _row(seed=1)])
     assert path.read_text() == before and [p.name for p in tmp_path.iterdir()] == ["bench.csv"]
+
+
+def test_a_data_path_with_a_pipe_stays_in_its_markdown_cell(tmp_path):
+    """A CSV data set whose path holds a '|' (``--data 'a|b.csv'``, a legal file name) split the data cell of
+    both tables of bench.md in two: one cell more than the header, the later columns under the wrong heading."""
+    import re
+
+    path = tmp_path / "bench.csv"
+    path.write_text("\n".join([HEADER, WITH_TEXTBOOK.replace("cancer,", '"d|x/a|b.csv",', 1)]) + "\n")
+    rows = bench_milp._read_csv(path)
+    assert rows[0]["data"] == "d|x/a|b.csv"
+    text, _, _ = bench_milp._markdown(rows, 5.0)
+    table = [line for line in text.splitlines() if line.startswith("|")]
+    assert len(table) == 6  # two tables: header, rule, one row each
+    for head, row in ((table[0], table[2]), (table[3], table[5])):
+        assert len(re.split(r"(?<!\\)\|", row)) == len(re.split(r"(?<!\\)\|", head)), (head, row)
+        assert row.startswith("| d\\|x/a\\|b.csv |")
