@@ -38,7 +38,9 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     """Read a solution file: returns ``({variable name: value}, claimed objective or None)``.
 
     Accepted, detected line by line: CSV ``name,value`` (with or without a header row; a row
-    ``objective,<x>`` or ``objective value,<x>`` gives the claimed objective); SCIP ``.sol``
+    ``objective,<x>`` or ``objective value,<x>`` gives the claimed objective; a file whose header is exactly
+    ``name,value``, as :func:`write_solution_csv` writes, is read as CSV, so quoted names keep their commas
+    and quotes); SCIP ``.sol``
     (``objective value: x`` then ``name value (obj:c)``); CBC ``-solution`` output (``Optimal - objective value x`` then
     ``index name value reduced_cost``, infeasible rows marked ``**``); Gurobi ``.sol``
     (``# Objective value = x`` then ``name value``); HiGHS ``writeSolution`` files (only the primal column
@@ -84,6 +86,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
         return _read_highs_pretty(path, lines)
     if first.startswith("<?xml") or first.startswith("<CPLEXSolution"):
         return _read_cplex_solution(path)
+    if next(csv.reader([first]), None) == ["name", "value"]:  # write_solution_csv's header (or quoted)
+        return _read_name_value_csv(path)
     values, objective = {}, None
     # a CSV file (a line other than a comment holds a comma): a line of one field is a row that lost its value
     is_csv = any("," in line for line in lines if not line.strip().startswith("#"))
@@ -142,6 +146,54 @@ def read_solution_file(path) -> tuple[dict, float | None]:
 #: Values that say "no value" (spreadsheets' and R's missing values, UCI's ``?``): a line giving one names a
 #: variable without its value, which was skipped (the variable counted as 0).
 _MISSING = frozenset({"na", "n/a", "#n/a", "null", "none", "nil", "?", ".", "missing", "undefined"})
+
+
+def _read_name_value_csv(path: Path) -> tuple[dict, float | None]:
+    """The values and claimed objective of a CSV file with the header ``name,value`` (what
+    :func:`write_solution_csv` writes), read as CSV: a name the writer quoted (one holding a comma or a quote, legal
+    in LP and free MPS names, ``x,1``, ``a"b``) or starting with ``#`` is that name. Read line by line, ``"x,1",2.0``
+    was refused as a decimal comma, ``"a""b",3`` read as a variable ``ab`` and ``#h,4`` skipped as a comment: the
+    package's own solution file did not read back as the incumbent it holds. A row ``objective,<x>`` (or
+    ``objective value,<x>``) is the claimed objective; a row of one cell starting with ``#`` is a comment."""
+    import io
+
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    values, objective = {}, None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    next(reader, None)  # the header
+    for cells in reader:
+        line = ",".join(cells)
+        if not cells or all(not c.strip() for c in cells):
+            continue
+        cells = [c.strip() for c in cells]
+        name = cells[0]
+        if name.startswith("#") and not (len(cells) == 2 and _NUMBER.match(cells[1])):
+            continue  # a comment
+        if name.lower() in ("solution status", "model status"):
+            continue
+        if len(cells) == 1:
+            raise InputError(f"{str(path)!r} gives no value in the line {line!r} (a CSV row of one field)")
+        if len(cells) > 2:
+            if _NUMBER.match(cells[1]) and _NUMBER.match(cells[2]):
+                raise InputError(f"{str(path)!r} has two numbers after the name in the line {line!r}: a decimal "
+                                 "comma? (write CSV values with a decimal point)")
+            raise InputError(f"{str(path)!r} has {len(cells)} cells in the line {line!r}; expected 2 (name,value)")
+        value = cells[1]
+        if not value:
+            raise InputError(f"{str(path)!r} gives no value in the line {line!r}")
+        if name.lower() in ("objective", "objective value"):
+            if not _NUMBER.match(value):
+                raise InputError(f"{str(path)!r} claims the objective {value!r}: not a number")
+            objective = _claimed_objective(path, value)
+            continue
+        if value.lower() in _MISSING:
+            raise InputError(f"{str(path)!r} gives no numeric value in the line {line!r} ({value!r})")
+        if not _NUMBER.match(value):
+            raise InputError(f"{str(path)!r} has a malformed value in the line {line!r}")
+        _store(values, name, value, path)
+    if not values:
+        raise InputError(f"{str(path)!r} holds no 'name value' lines: not a solution file")
+    return values, objective
 
 
 def _malformed(text: str) -> bool:

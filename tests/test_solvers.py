@@ -1456,3 +1456,21 @@ def test_write_solution_csv_failing_midway_leaves_the_earlier_file_whole(tmp_pat
     good = RunResult("highs", "x.mps", "optimal", objective=0.25, solution={"C0": 2.0, "C1": 3.0})
     solution_files.write_solution_csv(good, path)
     assert solution_files.read_solution_file(path) == ({"C0": 2.0, "C1": 3.0}, 0.25)
+
+
+def test_a_written_solution_csv_reads_back_as_the_incumbent_it_holds(tmp_path):
+    """write_solution_csv quotes a name holding a comma or a quote (legal in LP and free MPS names); the reader
+    took the file line by line: '"x,1",2.0' was refused as a decimal comma, '"a""b",3' read as a variable 'ab'
+    and '#h,4' skipped as a comment, so the package's own --solutions file did not read back as its incumbent
+    (the csv module is the oracle of what the file holds)."""
+    import csv
+
+    solution = {"x,1": 2.0, "y": 1.0, 'a"b': 3.0, "#h": 4.0, "z": 0.1 + 0.2, "w[0]": -1e-300}
+    result = common.RunResult("highs", "m.lp", "optimal", objective=1.5, solution=solution)
+    path = solution_files.write_solution_csv(result, tmp_path / "s.csv")
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["name", "value"] and rows[1] == ["objective", repr(1.5)]
+    assert {name: float(v) for name, v in rows[2:]} == solution
+    values, objective = solution_files.read_solution_file(path)
+    assert values == solution and objective == 1.5
