@@ -261,8 +261,8 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
     keys = list(dict.fromkeys(k for r in rows for k in r))
 
     def write(temp: Path) -> None:
-        with open(temp, "w", newline="") as fh:
-            w = csv.DictWriter(fh, keys)
+        with open(temp, "w", newline="", encoding="utf-8") as fh:  # UTF-8 whatever the locale (a data path
+            w = csv.DictWriter(fh, keys)  # such as ρ.csv could not be written in an ASCII locale)
             w.writeheader()
             w.writerows(rows)
 
@@ -408,7 +408,7 @@ def _read_csv(path: Path) -> list[dict]:
             return float(v)
         except ValueError:
             return v
-    with open(path, newline="") as fh:
+    with open(path, newline="", encoding="utf-8-sig") as fh:
         rows = [{k: parse(v) for k, v in r.items()} for r in csv.DictReader(fh)]
     return [{**r, "both_optimal": both_optimal(r)} for r in rows]
 
@@ -446,7 +446,7 @@ def main(argv=None) -> int:
         if args.time_limit is None and any(not _is_number(r.get("time_limit")) for r in rows):
             ap.error("bench.csv does not record the time limit of every row; pass the one it used as --time-limit")
         text, geo, n_ok = _markdown(rows, args.time_limit)
-        replace_atomically(out / "bench.md", lambda temp: temp.write_text(text))
+        replace_atomically(out / "bench.md", lambda temp: temp.write_text(text, encoding="utf-8"))
         print(text)
         return 0
     if args.race > MAX_CONCURRENCY:
@@ -478,7 +478,7 @@ def main(argv=None) -> int:
                           f" {_speedup_text(r):>9}", flush=True)
     _write_csv(out / "bench.csv", rows)
     text, geo, n_ok = _markdown(rows)
-    replace_atomically(out / "bench.md", lambda temp: temp.write_text(text))
+    replace_atomically(out / "bench.md", lambda temp: temp.write_text(text, encoding="utf-8"))
     print(f"\ngeometric-mean speed-up (both optimal, {n_ok} instances): {geo:.2f}x")
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.md'}")
     return 0

@@ -1267,7 +1267,9 @@ def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:
             title += f": {cfg.label}"
         table = _markdown(summ) if summ is not None else "No run finished without an error."
         text = f"# {title}\n\n{errors}{note}\n\n{table}\n"
-        _write_atomically(md, lambda temp: temp.write_text(text))
+        # UTF-8 whatever the locale: the tables hold ±, ρ, ε and –, which an ASCII or cp1252 locale (Windows) could
+        # not encode: a UnicodeEncodeError traceback after every unit had run, and an empty summary file left
+        _write_atomically(md, lambda temp: temp.write_text(text, encoding="utf-8"))
         files[md.name] = md
         for data in sorted(df["dataset"].dropna().unique()) if "dataset" in df.columns else ():
             png = out / f"{study}_{_slug(data)}.png"

@@ -181,7 +181,7 @@ def write_csv(records: list[dict], path) -> Path:
     keys = list(dict.fromkeys(k for r in records for k in r))
 
     def write(temp: Path) -> None:
-        with open(temp, "w", newline="") as fh:
+        with open(temp, "w", newline="", encoding="utf-8") as fh:  # whatever the locale (an id such as ρ-1 failed)
             w = csv.DictWriter(fh, keys, lineterminator="\n")
             w.writeheader()
             w.writerows(records)

@@ -326,7 +326,9 @@ def write_solution_csv(result: RunResult, path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
 
     def write(temp: Path) -> None:
-        with open(temp, "w", newline="") as fh:
+        # UTF-8, as read_solution_file reads it, whatever the locale (an ASCII locale could not write a name such
+        # as x_é; a cp1252 one wrote bytes the reader decodes as other names)
+        with open(temp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(["name", "value"])
             if result.objective is not None:

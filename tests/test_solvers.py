@@ -1474,3 +1474,30 @@ def test_a_written_solution_csv_reads_back_as_the_incumbent_it_holds(tmp_path):
     assert {name: float(v) for name, v in rows[2:]} == solution
     values, objective = solution_files.read_solution_file(path)
     assert values == solution and objective == 1.5
+
+
+def test_comparison_and_solution_csvs_are_utf8_whatever_the_locale(tmp_path):
+    """Written in the locale's encoding, an instance id or a variable name outside ASCII raised
+    UnicodeEncodeError in an ASCII locale (LC_ALL=C without UTF-8 mode) after every solve had run, and the
+    reader, which reads UTF-8, could not take back what a cp1252 locale wrote."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from pathlib import Path\n"
+        "from solvers import common, compare, solution_files\n"
+        "out = Path(sys.argv[2])\n"
+        "compare.write_csv([{'instance': '\\u03c1-1', 'status': 'optimal', 'objective': 0.5}], out / 'c.csv')\n"
+        "res = common.RunResult('highs', 'm.lp', 'optimal', objective=0.5, solution={'x_\\u00e9': 1.5, 'y': 2.0})\n"
+        "path = solution_files.write_solution_csv(res, out / 's.csv')\n"
+        "assert solution_files.read_solution_file(path) == ({'x_\\u00e9': 1.5, 'y': 2.0}, 0.5)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONIOENCODING"))}
+    env.update(LC_ALL="C", PYTHONUTF8="0")
+    proc = subprocess.run([sys.executable, "-c", code, str(root), str(tmp_path)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-600:]
+    assert (tmp_path / "c.csv").read_text(encoding="utf-8").splitlines()[1] == "ρ-1,optimal,0.5"
