@@ -314,21 +314,16 @@ def test_a_data_path_with_a_pipe_stays_in_its_markdown_cell(tmp_path):
 def test_render_reads_and_writes_utf8_whatever_the_locale(tmp_path):
     """bench.csv and bench.md were read and written in the locale's encoding: a data path such as 'ρ.csv' could
     not be written in an ASCII locale (LC_ALL=C without UTF-8 mode), nor a UTF-8 bench.csv holding it read."""
-    import os
-    import subprocess
+    from ascii_locale import run_in_ascii_locale
 
     (tmp_path / "bench.csv").write_text("\n".join([HEADER + ",time_limit", WITH_TEXTBOOK.replace("cancer,", "ρ.csv,", 1)
                                                    + ",5.0"]) + "\n", encoding="utf-8")
-    root = Path(__file__).resolve().parents[1]
     code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
             "from experiments import bench_milp\n"
             "rows = bench_milp._read_csv(bench_milp.Path(sys.argv[2]) / 'bench.csv')\n"
             "bench_milp._write_csv(bench_milp.Path(sys.argv[2]) / 'again.csv', rows)\n"
             "bench_milp.main(['--render', '--out', sys.argv[2]])\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONIOENCODING"))}
-    env.update(LC_ALL="C", PYTHONUTF8="0", PYTHONIOENCODING="utf-8")
-    proc = subprocess.run([sys.executable, "-c", code, str(root), str(tmp_path)], env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = run_in_ascii_locale(code, str(tmp_path), stdout_utf8=True)
     assert proc.returncode == 0, proc.stderr[-600:]
     assert "| ρ.csv | opt | 5 |" in (tmp_path / "bench.md").read_text(encoding="utf-8")
     assert (tmp_path / "again.csv").read_text(encoding="utf-8").splitlines()[1].startswith("ρ.csv,opt,5,")

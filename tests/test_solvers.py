@@ -1480,11 +1480,8 @@ def test_comparison_and_solution_csvs_are_utf8_whatever_the_locale(tmp_path):
     """Written in the locale's encoding, an instance id or a variable name outside ASCII raised
     UnicodeEncodeError in an ASCII locale (LC_ALL=C without UTF-8 mode) after every solve had run, and the
     reader, which reads UTF-8, could not take back what a cp1252 locale wrote."""
-    import os
-    import subprocess
-    import sys
+    from ascii_locale import run_in_ascii_locale
 
-    root = Path(__file__).resolve().parents[1]
     code = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
         "from pathlib import Path\n"
@@ -1495,9 +1492,6 @@ def test_comparison_and_solution_csvs_are_utf8_whatever_the_locale(tmp_path):
         "path = solution_files.write_solution_csv(res, out / 's.csv')\n"
         "assert solution_files.read_solution_file(path) == ({'x_\\u00e9': 1.5, 'y': 2.0}, 0.5)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONIOENCODING"))}
-    env.update(LC_ALL="C", PYTHONUTF8="0")
-    proc = subprocess.run([sys.executable, "-c", code, str(root), str(tmp_path)], env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = run_in_ascii_locale(code, str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-600:]
     assert (tmp_path / "c.csv").read_text(encoding="utf-8").splitlines()[1] == "ρ-1,optimal,0.5"

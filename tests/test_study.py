@@ -1156,9 +1156,8 @@ def test_markdown_summary_cells_keep_a_pipe_or_a_line_break_inside_their_cell():
 def test_summary_tables_are_written_in_utf8_whatever_the_locale(tmp_path):
     """The summaries hold ±, ρ, ε and –: in an ASCII locale (LC_ALL=C without UTF-8 mode; cp1252 on Windows has no
     ρ or ε) writing them raised UnicodeEncodeError after every unit had run, leaving an empty summary file."""
-    import subprocess
+    from ascii_locale import run_in_ascii_locale
 
-    root = Path(__file__).resolve().parents[1]
     code = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
         "from experiments import uci_study as us\n"
@@ -1168,10 +1167,7 @@ def test_summary_tables_are_written_in_utf8_whatever_the_locale(tmp_path):
         "rec = {'run_id': 'r0', 'study': 'perturbed', 'error': None, 'rows': [row, dict(row, run=1, run_id='r1')]}\n"
         "us.write_outputs({'r0': rec}, sys.argv[2], us.StudyConfig())\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONIOENCODING"))}
-    env.update(LC_ALL="C", PYTHONUTF8="0")
-    proc = subprocess.run([sys.executable, "-c", code, str(root), str(tmp_path)], env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = run_in_ascii_locale(code, str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-600:]
     text = (tmp_path / "perturbed_summary.md").read_text(encoding="utf-8")
     assert "| ρ val | ε | ρ test |" in text and "0.900 ± 0.000" in text
