@@ -318,8 +318,7 @@ def test_render_reads_and_writes_utf8_whatever_the_locale(tmp_path):
 
     (tmp_path / "bench.csv").write_text("\n".join([HEADER + ",time_limit", WITH_TEXTBOOK.replace("cancer,", "ρ.csv,", 1)
                                                    + ",5.0"]) + "\n", encoding="utf-8")
-    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
-            "from experiments import bench_milp\n"
+    code = ("from experiments import bench_milp\n"
             "rows = bench_milp._read_csv(bench_milp.Path(sys.argv[2]) / 'bench.csv')\n"
             "bench_milp._write_csv(bench_milp.Path(sys.argv[2]) / 'again.csv', rows)\n"
             "bench_milp.main(['--render', '--out', sys.argv[2]])\n")

@@ -1483,7 +1483,6 @@ def test_comparison_and_solution_csvs_are_utf8_whatever_the_locale(tmp_path):
     from ascii_locale import run_in_ascii_locale
 
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1])\n"
         "from pathlib import Path\n"
         "from solvers import common, compare, solution_files\n"
         "out = Path(sys.argv[2])\n"

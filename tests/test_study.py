@@ -1159,7 +1159,6 @@ def test_summary_tables_are_written_in_utf8_whatever_the_locale(tmp_path):
     from ascii_locale import run_in_ascii_locale
 
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1])\n"
         "from experiments import uci_study as us\n"
         "row = dict(study='perturbed', run_id='r0', dataset='cancer', n_val=3, n_train=4, run=0, rho_val=0.0,\n"
         "           epsilon=0.0, rho_test=0.0, opt_status='optimal', pes_status='optimal', opt_acc_test=0.9,\n"
