@@ -909,6 +909,8 @@ def check_data(cfg: StudyConfig) -> None:
         sizes.append((cfg.perturbed_n_train, cfg.perturbed_n_val))
     seen = {}
     for d in cfg.datasets:  # x.csv and ./x.csv: one file, one name, one set of splits (and of run ids)
+        if not builtin_name(d) and not Path(str(d)).is_file():
+            continue  # a missing file: load_dataset names it below (two missing a/x.csv, b/x.csv were "one")
         other = seen.setdefault(_slug(d), d)
         if other != d:
             raise InputError(f"data sets {other!r} and {d!r} are one data set (the same file name and contents, so "

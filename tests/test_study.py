@@ -1170,3 +1170,13 @@ def test_summary_tables_are_written_in_utf8_whatever_the_locale(tmp_path):
     assert proc.returncode == 0, proc.stderr[-600:]
     text = (tmp_path / "perturbed_summary.md").read_text(encoding="utf-8")
     assert "| ρ val | ε | ρ test |" in text and "0.900 ± 0.000" in text
+
+
+def test_two_missing_data_files_of_one_name_are_reported_missing_not_as_one_data_set(tmp_path, monkeypatch):
+    """_slug names an unreadable file by its file name alone, so check_data called 'a/x.csv' and 'b/x.csv', both
+    missing (a typo in the folder), "one data set (the same file name and contents)" instead of saying that the
+    file is not there."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(bilevel.InputError, match="neither a built-in name") as info:
+        us.check_data(_tiny(datasets=("a/x.csv", "b/x.csv")))
+    assert "one data set" not in str(info.value)
