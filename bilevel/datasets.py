@@ -82,13 +82,7 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         raise InputError(f"{key!r} names both a built-in data set and a file in the working directory; pass "
                          f"'./{key}' (or a Path) for the file, or rename it")
     if key in BUILTIN and isinstance(name_or_path, str):
-        fname, label_col, pos = BUILTIN[key]
-        if label is not None and label != label_col:
-            raise InputError(f"the built-in data set {key!r} has the label column {label_col!r}; label={label!r} "
-                             "names a column of a CSV file")
-        with resources.files("bilevel.data").joinpath(fname).open("r") as fh:
-            frame = pd.read_csv(fh)
-        return _frame_to_dataset(frame, label_col, pos if positive is None else positive, source=key)
+        return load_builtin(key, label, positive)
     path = Path(key)
     try:
         exists = path.exists()
@@ -165,6 +159,23 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     if _is_data_row(frame, label_col, fields):  # its first data row became the column names, and was lost
         raise InputError(no_header)
     return _frame_to_dataset(frame, label_col, positive, source=key)
+
+
+def load_builtin(name: str, label: str | None = None, positive=None) -> Dataset:
+    """The built-in data set ``name`` (a key of ``BUILTIN``), whatever files the working directory holds: for
+    callers that only ever mean a built-in set (the model library's instances, whose ``data`` is checked to be
+    one). Through :func:`load_dataset`, a file ``./cancer`` in the working directory made the name ambiguous
+    (InputError), so ``bilevel export-library`` and ``solvers.check_solution`` failed there. ``label`` and
+    ``positive`` as in :func:`load_dataset`; InputError for a name that is not built in."""
+    if name not in BUILTIN:
+        raise InputError(f"{name!r} is not a built-in data set ({', '.join(BUILTIN)})")
+    fname, label_col, pos = BUILTIN[name]
+    if label is not None and label != label_col:
+        raise InputError(f"the built-in data set {name!r} has the label column {label_col!r}; label={label!r} "
+                         "names a column of a CSV file")
+    with resources.files("bilevel.data").joinpath(fname).open("r") as fh:
+        frame = pd.read_csv(fh)
+    return _frame_to_dataset(frame, label_col, pos if positive is None else positive, source=name)
 
 
 def _separator_hint(header: pd.DataFrame, before: str, after: str = "") -> str:

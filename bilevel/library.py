@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .datasets import BUILTIN, load_dataset, split_dataset
+from .datasets import BUILTIN, load_builtin, split_dataset
 from .errors import InputError
 from .export import replace_atomically, write_model
 from .highs_run import run_interruptibly, silent_highs
@@ -200,7 +200,7 @@ def build_instance(spec: InstanceSpec) -> BuiltInstance:
     """Build the Pyomo MILP of ``spec`` (no solve). Deterministic: same spec, same model.
 
     Raises InputError when the sizes do not fit the data set."""
-    data = load_dataset(spec.data)
+    data = load_builtin(spec.data)  # spec.data is a built-in name (InstanceSpec): never a file of that name
     split = split_dataset(data.X, data.y, spec.n_train, spec.n_val, test_fraction=spec.test_fraction, seed=spec.seed)
     bounds = (spec.w_bar_lb, spec.w_bar_ub)
     if spec.mode == "optimistic":

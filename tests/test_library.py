@@ -875,3 +875,21 @@ def test_export_library_reports_unverified_instances_on_stderr_in_one_line(tmp_p
     assert "NOT verified" not in captured.out
     (line,) = captured.err.strip().splitlines()
     assert line == "bilevel export-library: error: NOT verified: cancer-opt-n5-s0"
+
+
+def test_an_instance_is_built_from_the_built_in_set_beside_a_file_of_that_name(tmp_path, monkeypatch):
+    """An instance's data is a built-in name (InstanceSpec checks it), but build_instance went through
+    load_dataset, which refuses the str 'cancer' as ambiguous when the working directory holds a file 'cancer'
+    (since a8760b7): export-library and check_solution failed there. The instance is the one built elsewhere."""
+    spec = next(s for s in library.library_specs(sizes=(10,)) if s.data == "cancer")
+    elsewhere = library.build_instance(spec)
+    (tmp_path / "cancer").write_text("a,y\n1,0\n2,1\n")
+    monkeypatch.chdir(tmp_path)
+    here = library.build_instance(spec)
+    np.testing.assert_array_equal(here.split.X_train, elsewhere.split.X_train)
+    np.testing.assert_array_equal(here.split.y_val, elsewhere.split.y_val)
+    from bilevel.datasets import load_dataset
+    from bilevel.errors import InputError
+
+    with pytest.raises(InputError, match="names both a built-in data set and a file"):  # a user's str: refused
+        load_dataset("cancer")
