@@ -696,6 +696,16 @@ def write_record(out: Path, record: dict) -> Path:
     return path
 
 
+def _spelled_as(record: dict, dataset) -> dict:
+    """``record`` with its data set (in ``coords`` and every row) spelled as ``dataset``, this call's spelling of the
+    same data set (:func:`_slug`: one run id for ``x.csv`` and ``./x.csv``)."""
+    rows = [{**r, "dataset": dataset} if isinstance(r, dict) and "dataset" in r else r for r in record.get("rows", [])]
+    coords = record.get("coords")
+    if isinstance(coords, dict) and "dataset" in coords:
+        coords = {**coords, "dataset": dataset}
+    return {**record, "rows": rows, "coords": coords}
+
+
 def load_records(out: Path) -> dict:
     """All readable unit records under ``OUT/runs`` as ``{run_id: record}`` (broken files are ignored and
     recomputed: not JSON, not a dict with a str ``run_id`` and ``study``, a list of ``rows`` each naming that study,
@@ -858,7 +868,11 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
 
     _execute(todo, jobs, scheduler, progress, on_result)
     ids = {t["run_id"] for t in tasks}
-    records = {rid: rec for rid, rec in load_records(out).items() if rid in ids}
+    spelled = {t["run_id"]: t["dataset"] for t in tasks}
+    # a record reused under another spelling of its data file (x.csv, then ./x.csv or its absolute path: the same
+    # run id) carries the earlier spelling: relabelled, or the tables split one data set into two rows and its
+    # plots overwrote each other
+    records = {rid: _spelled_as(rec, spelled[rid]) for rid, rec in load_records(out).items() if rid in ids}
     earlier = _files_of_earlier_call(out)
     files = write_outputs(records, out, cfg)
     for stale in earlier - {Path(f).name for f in files.values()}:

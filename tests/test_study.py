@@ -1180,3 +1180,22 @@ def test_two_missing_data_files_of_one_name_are_reported_missing_not_as_one_data
     with pytest.raises(bilevel.InputError, match="neither a built-in name") as info:
         us.check_data(_tiny(datasets=("a/x.csv", "b/x.csv")))
     assert "one data set" not in str(info.value)
+
+
+def test_a_unit_reused_under_another_spelling_of_its_data_file_is_one_data_set_in_the_tables(tmp_path, monkeypatch):
+    """Since the run ids of a CSV data set hash its file name, 'mine.csv' and its absolute path share run ids, so a
+    resume reuses the units of the other spelling; their rows kept the spelling they were computed under, and the
+    summary showed one data set as two rows of one run each (the plot of one spelling overwrote the other's)."""
+    monkeypatch.chdir(tmp_path)
+    data = bilevel.load_dataset("cancer")
+    pd.DataFrame(np.column_stack([data.X[:60, :5], data.y[:60]]), columns=[*"abcde", "y"]).to_csv("mine.csv",
+                                                                                                  index=False)
+    kw = dict(val_sizes=(4,), train_sizes=(4,), time_limit=10.0, clock="nodes")
+    us.run_study(_tiny(datasets=("mine.csv",), runs=1, **kw), "o", jobs=1, progress=False)
+    absolute = str(tmp_path / "mine.csv")
+    res = us.run_study(_tiny(datasets=(absolute,), runs=2, **kw), "o", jobs=1, progress=False)
+    assert res.n_reused == 1
+    runs = pd.read_csv(tmp_path / "o" / "limited_runs.csv")
+    assert set(runs["dataset"]) == {absolute}
+    summary = (tmp_path / "o" / "limited_summary.md").read_text()
+    assert summary.count("mine.csv |") == 1
