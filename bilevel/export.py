@@ -132,8 +132,16 @@ def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     permissions. Raises InputError naming ``path`` when it exists read-only (the rename would replace it, where
     writing into it is refused), its folder cannot be created or an OSError stops the write (no permission, a
     full disk), or that is not a str or Path (an AttributeError before); other errors of ``write`` propagate, the
-    temporary file removed."""
+    temporary file removed. A ``path`` that exists and is not a regular file (a device such as ``/dev/stdout`` or
+    ``/dev/full``, a named pipe) is written directly: renamed over, the device node itself was replaced by a file
+    (``bilevel tune --json /dev/full``, run as root, left a regular file ``/dev/full``)."""
     path = as_path(path, "path")
+    if path.exists() and not path.is_file() and not path.is_dir():
+        try:
+            write(path)
+        except OSError as exc:
+            raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

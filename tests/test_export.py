@@ -287,3 +287,23 @@ def test_write_model_leaves_the_model_without_symbol_maps(tmp_path):
     h.readModel(str(tmp_path / "b.lp"))
     h.run()
     assert h.getInfo().objective_function_value == pytest.approx(0.5)
+
+
+def test_replace_atomically_writes_through_a_named_pipe_or_device(tmp_path):
+    """A path that is a device or a named pipe was renamed over: the temporary file replaced it (as root,
+    ``bilevel tune --json /dev/full`` left a regular file /dev/full). Now it is written directly."""
+    import os
+    import stat
+    import threading
+
+    from bilevel.export import replace_atomically
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    replace_atomically(fifo, lambda path: path.write_text("written"))
+    reader.join(timeout=10)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and got == ["written"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

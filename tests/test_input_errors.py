@@ -1,6 +1,8 @@
 """Bad input to the public API and the CLI gets an InputError (a ValueError) naming the problem, never a
 traceback from inside numpy, Pyomo or HiGHS, and never a silently wrong answer. Each case here was found by
 fuzzing the API with bad values one argument at a time."""
+from pathlib import Path
+
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -247,6 +249,8 @@ def test_cli_reports_an_unwritable_result_file_in_one_line(capsys, tmp_path):
     assert main(argv) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("bilevel tune: error:") and "/dev/full" in err and "\n" not in err
+    # written through, not renamed over: the temporary-file scheme (as root) replaced the device by a regular file
+    assert Path("/dev/full").is_char_device()
 
 
 def test_a_false_infeasible_from_highs_presolve_is_solved_again_without_presolve():
