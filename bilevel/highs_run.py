@@ -2,8 +2,10 @@
 LP/QP solves (hinge LPs, the non-negative Lasso QP)."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
+import signal
 import sys
 import threading
 
@@ -15,29 +17,56 @@ _first_lock = threading.Lock()
 _first_done = False
 
 
-def run_interruptibly(h: highspy.Highs) -> None:
-    """``h.run()`` that a Ctrl-C ends within a node or so. ``Highs.run`` releases the GIL and returns to Python only
-    at its end, so a Ctrl-C waited for the whole solve: up to the time limit, 60 s per instance in ``bilevel
-    export-library`` and ``solvers.compare``, unbounded without one. A MIP interrupt callback (called at least once
-    per branch-and-bound node) runs Python, where the pending ``KeyboardInterrupt`` is raised and unwinds through
-    HiGHS; it is re-raised here if HiGHS only stopped. The callback changes nothing else in HiGHS's run."""
-    caught: list = []
+_CTRL_C = threading.Event()  # set by a Ctrl-C while sigint_as_flag() holds SIGINT
 
+
+def ctrl_c_pending() -> bool:
+    """Whether a Ctrl-C arrived during the current :func:`sigint_as_flag` block (a HiGHS callback then stops the
+    run)."""
+    return _CTRL_C.is_set()
+
+
+@contextlib.contextmanager
+def sigint_as_flag():
+    """While a HiGHS run is inside this block, a Ctrl-C only sets a flag (:func:`ctrl_c_pending`), which the runs'
+    interrupt callbacks answer by stopping HiGHS; ``KeyboardInterrupt`` is raised when the block ends. Python runs
+    a signal handler at the next Python code of the main thread, which during ``Highs.run`` is a HiGHS callback:
+    with Python's default handler the ``KeyboardInterrupt`` was raised inside highspy's callback wrapper and
+    unwound through HiGHS's C++ code (its status then "Not Set"). Only in the main thread and only over Python's
+    default handler (a program's own SIGINT handler is left alone; a nested block, e.g. a solve inside a hook,
+    uses the outer one's flag)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    _CTRL_C.clear()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: _CTRL_C.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        hit = _CTRL_C.is_set()
+        _CTRL_C.clear()
+    if hit:
+        raise KeyboardInterrupt
+
+
+def run_interruptibly(h: highspy.Highs) -> None:
+    """``h.run()`` that a Ctrl-C ends within a node or so. ``Highs.run`` returns to Python only at its end, so
+    without a callback a Ctrl-C waited for the whole solve: up to the time limit, 60 s per instance in ``bilevel
+    export-library`` and ``solvers.compare``, unbounded without one. A MIP interrupt callback (called at least once
+    per branch-and-bound node) stops HiGHS when a Ctrl-C arrived (:func:`sigint_as_flag`), and ``KeyboardInterrupt``
+    is raised after the run. The callback changes nothing else in HiGHS's run."""
     def check(event) -> None:
-        try:
-            if caught:
-                event.interrupt()
-        except BaseException as exc:  # noqa: BLE001 - a Ctrl-C landing here: stop HiGHS, re-raise after run()
-            caught.append(exc)
+        if _CTRL_C.is_set():
             event.interrupt()
 
     h.cbMipInterrupt += check
     try:
-        h.run()
+        with sigint_as_flag():
+            h.run()
     finally:
         h.cbMipInterrupt -= check
-    if caught:
-        raise caught[0]
 
 
 def _flush_c_stdio() -> None:

@@ -20,7 +20,7 @@ from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
 from scipy.sparse import csc_matrix, csr_matrix
 
 from .errors import InputError, SolverError
-from .highs_run import silent_highs
+from .highs_run import ctrl_c_pending, sigint_as_flag, silent_highs
 from .pause_gc import gc_paused
 from .validation import check_clock, check_count, check_mip_gap, check_positive
 
@@ -320,9 +320,10 @@ def solve_model(
     check_clock(clock)
     _match_scheduler(opts)
     start = _start_vector(cm, mip_start) if _given(mip_start) else None
-    # a stopper for every MILP: an exception in improve interrupts the runs through it, and its callback runs Python
-    # at every node, where a Ctrl-C is raised (without one, HiGHS held a Ctrl-C until the solve ended: up to the
-    # time limit, e.g. every tie re-solve of bilevel study and each lambda re-solve of a pessimistic tune)
+    # a stopper for every MILP: an exception in improve interrupts the runs through it, and its callback, run at
+    # every node, stops HiGHS after a Ctrl-C (highs_run.sigint_as_flag; without a callback, HiGHS held a Ctrl-C
+    # until the solve ended: up to the time limit, e.g. every tie re-solve of bilevel study and each lambda re-solve
+    # of a pessimistic tune)
     stopper = _Stopper(interrupt_when, clock) if cm.n_binaries else None
     injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock, stopper) if improve and cm.n_binaries else None
     if race == 1 or not cm.n_binaries:
@@ -547,7 +548,8 @@ def _run(h: highspy.Highs) -> None:
     """``h.run()``, counted in this thread's :data:`_in_highs` depth while it runs (a hook may solve again)."""
     _in_highs.depth = getattr(_in_highs, "depth", 0) + 1
     try:
-        h.run()
+        with sigint_as_flag():  # a Ctrl-C stops HiGHS through the stopper's callback, then raises here
+            h.run()
     finally:
         _in_highs.depth -= 1
 
@@ -664,12 +666,10 @@ class _Stopper:
                 if self.interrupt_when(float(out.mip_primal_bound), _elapsed(out, self.clock)):
                     self.stop.set()
         except BaseException as exc:  # noqa: BLE001 - re-raised after the solve, never inside HiGHS
-            # BaseException: also a Ctrl-C, which Python raises in this callback (the only Python code running
-            # during a solve) whether or not interrupt_when is given; HiGHS is stopped, not unwound through
             if self.error is None:
                 self.error = exc
             self.stop.set()
-        if self.stop.is_set():
+        if self.stop.is_set() or ctrl_c_pending():  # a Ctrl-C during the run (highs_run.sigint_as_flag)
             event.interrupt()
 
 
