@@ -64,12 +64,12 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     Raises
     ------
     InputError (a ``ValueError``) when ``name_or_path`` is not a str or Path, names both a built-in set and a file
-    in the working directory (a str), ``label`` is not a str, the file is missing or not an uncompressed CSV table (data rows with more or fewer fields than the header names, a column
-    name used twice, a column with neither a name nor a value, or no header row, i.e. a first line of numbers and a
-    label value, or no data row, included), its first column has no name and holds the row numbers 0..n-1 (the index
-    ``DataFrame.to_csv`` writes), the label column is missing (or, for a built-in set, not its own), the file is
-    UTF-16 or UTF-32 text, ``positive`` is not one of the labels, the labels do not take exactly
-    two values, or a feature is not numeric or not finite.
+    in the working directory (a str), ``label`` is not a str, the file is missing or not an uncompressed CSV table
+    (data rows with more or fewer fields than the header names, a column name used twice, a column with neither a
+    name nor a value, or no header row, i.e. a first line of numbers and a label value, or no data row, included),
+    its first column has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes), the label
+    column is missing (or, for a built-in set, not its own), the file is UTF-16 or UTF-32 text, ``positive`` is not
+    one of the labels, the labels do not take exactly two values, or a feature is not numeric or not finite.
     """
     if not isinstance(name_or_path, (str, os.PathLike)):  # 5 looked for a file "5"; 10**400 was an OSError
         raise InputError(f"name_or_path must be a data set name or a path (str or Path); got {name_or_path!r:.80}")
