@@ -467,7 +467,9 @@ def _acc(model_or_wb, X, y) -> float | None:
 
 
 def _fmt_vec(v) -> str:
-    return json.dumps([round(float(x), 6) for x in v])
+    """A vector as a JSON list of floats at full precision (each reads back as the same float), so a row's
+    ``w_bar`` can be re-used exactly: a rounded box can have another training optimum."""
+    return json.dumps([float(x) for x in v])
 
 
 def _tune_fields(prefix: str, r, split, X_val=None) -> dict:

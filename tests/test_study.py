@@ -150,6 +150,19 @@ def test_appendix_flip_rule():
     assert us.appendix_flip("diabetes", 15, 21) == "all"
 
 
+def test_a_rows_w_bar_reads_back_as_the_same_floats():
+    # The study CSV's *_w_bar columns were rounded to 6 decimals, so a row's box could not be re-used exactly.
+    from types import SimpleNamespace
+
+    w_bar = np.array([1 / 3, 0.1234567891234, 1e-9, 0.0, 1.0])
+    r = SimpleNamespace(status="optimal", objective=0.1, best_bound=0.1, gap=0.0, total_seconds=0.1, nodes=1,
+                        verified=True, verification=SimpleNamespace(messages=[]), n_binaries=3, w_bar=w_bar,
+                        accuracy=lambda X, y: 1.0)
+    split = SimpleNamespace(X_val=None, y_val=None, X_test=None, y_test=None)
+    fields = us._tune_fields("opt", r, split)
+    assert json.loads(fields["opt_w_bar"]) == w_bar.tolist()
+
+
 def test_perturbed_unit_rows():
     cfg = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=5,
                          perturbed_n_val=5, epsilons=(0.2,), rho_vals=(0.3,), rho_tests=(0.0, 0.5), time_limit=20.0)
