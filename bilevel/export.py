@@ -1,4 +1,5 @@
-"""Export a model as ``.lp`` or ``.mps`` for other solvers."""
+"""Export a model as ``.lp`` or ``.mps`` for other solvers, and the pieces every written output shares: files
+replaced atomically, Markdown table cells."""
 from __future__ import annotations
 
 import itertools
@@ -159,3 +160,11 @@ def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
         raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     finally:
         temp.unlink(missing_ok=True)
+
+
+def markdown_cell(value) -> str:
+    """``value`` as the text of one Markdown table cell: ``str(value)`` with ``|`` escaped and line breaks as
+    spaces. A ``|`` in a cell (a CSV data set's path such as ``--data 'a|b.csv'``, a solver's message) split it in
+    two: the row had one cell more than the header, and every later column stood under the wrong heading. Used
+    by every Markdown table the package and its scripts write. Raises nothing."""
+    return " ".join(str(value).replace("|", "\\|").splitlines())

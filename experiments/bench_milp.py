@@ -42,7 +42,7 @@ from scipy.stats import gmean
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
-from bilevel.export import replace_atomically  # noqa: E402
+from bilevel.export import markdown_cell, replace_atomically  # noqa: E402
 from bilevel.library import default_test_fraction  # noqa: E402
 from bilevel.tune import starting_lambda_bound  # noqa: E402
 from bilevel.solve import MAX_CONCURRENCY, InfeasibleModelError, NoSolutionError, compile_model  # noqa: E402
@@ -335,7 +335,7 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
     for r in rows:
         bw = _overhead(r) if _timed(r) else math.nan  # a zero solve time raised ZeroDivisionError
         lines.append(
-            f"| {_md_cell(r['data'])} | {r['mode']} | {r['n']} | {r['seed']} | {r['pkg_status']} | {_num(r, 'pkg_gap', '.1e')} | "
+            f"| {markdown_cell(r['data'])} | {r['mode']} | {r['n']} | {r['seed']} | {r['pkg_status']} | {_num(r, 'pkg_gap', '.1e')} | "
             f"{r['pkg_solve']:.2f} | {r['pkg_build']:.3f} | {_num(r, 'pkg_compile', '.3f')} | {r['pkg_write']:.3f} | "
             f"{bw:.0%} | {r['pkg_nodes']} | {r['pkg_verified']} | "
             f"{r.get('tb_status') or '-'} | {_num(r, 'tb_solve', '.2f')} | {_num(r, 'tb_gap', '.1e')} | "
@@ -355,7 +355,7 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
         ref = (f"{sum(r['tb_status'] == 'optimal' for r in tb)}/{len(tb)}, {np.median([r['tb_solve'] for r in tb]):.2f}"
                if tb else "-")
         speed = f"{gmean(both):.1f}x" if both else "-"
-        lines.append(f"| {_md_cell(data)} | {mode} | {n} | {pkg} | {ref} | {speed} |")
+        lines.append(f"| {markdown_cell(data)} | {mode} | {n} | {pkg} | {ref} | {speed} |")
     all_solving = [_speedup_all_solving(r) for r in rows if r["both_optimal"]]
     lines += ["", f"Geometric-mean speed-up over the {len(ok)} instances both solve to optimality: **{geo:.1f}x**."]
     if all_solving and all(map(math.isfinite, all_solving)):
@@ -385,13 +385,6 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
             f"of the solve time: {sum(x < 0.1 for x in path)} of {len(path)} instances ({sum(x < 0.1 for x in long_path)} "
             f"of the {len(long_path)} with solve time >= 0.1 s; largest share {max(long_path or path):.1%})."]
     return "\n".join(lines) + "\n", geo, len(ok)
-
-
-def _md_cell(value) -> str:
-    """``value`` as the text of one Markdown table cell: ``|`` escaped, line breaks as spaces. A CSV data set
-    whose path holds a ``|`` (``--data 'a|b.csv'``) split its data cell in two, every later column of the row
-    under the wrong heading."""
-    return " ".join(str(value).replace("|", "\\|").splitlines())
 
 
 def _read_csv(path: Path) -> list[dict]:

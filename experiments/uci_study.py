@@ -63,7 +63,7 @@ import numpy as np
 import bilevel
 import bilevel.ties
 from bilevel.errors import InputError, SolverError
-from bilevel.export import replace_atomically
+from bilevel.export import markdown_cell, replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
 from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, check_clock, check_positive, check_writable_folder,
                                 repeated_values)
@@ -1113,18 +1113,11 @@ def summarize_perturbed(df):
     return pd.DataFrame(out)
 
 
-def _md_cell(value) -> str:
-    """``value`` as the text of one Markdown table cell: ``|`` escaped and line breaks as spaces. A data set's
-    path holding a ``|`` (``--data 'a|b.csv'``, a legal file name) split its cell in two: the row had one cell
-    more than the header, and every later column of it stood under the wrong heading."""
-    return " ".join(str(value).replace("|", "\\|").splitlines())
-
-
 def _markdown(df) -> str:
     cols = list(df.columns)
-    lines = ["| " + " | ".join(_md_cell(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+    lines = ["| " + " | ".join(markdown_cell(c) for c in cols) + " |", "|" + "---|" * len(cols)]
     for _, r in df.iterrows():
-        lines.append("| " + " | ".join(_md_cell(r[c]) for c in cols) + " |")
+        lines.append("| " + " | ".join(markdown_cell(r[c]) for c in cols) + " |")
     return "\n".join(lines)
 
 

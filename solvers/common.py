@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bilevel.errors import InputError
+from bilevel.export import markdown_cell
 from bilevel.validation import as_number
 
 #: Runner modules by solver name.
@@ -381,7 +382,8 @@ def _num(v, digits: int = 6) -> str:
 def format_table(records: list[dict]) -> str:
     """Render comparison records (dicts with ``instance``, ``format``, ``solver``, ``status``,
     ``objective``, ``bound``, ``seconds``, ``manifest_status``, ``manifest_objective``, ``agreement`` and
-    optionally ``check``) as a Markdown table."""
+    optionally ``check``) as a Markdown table, each cell through :func:`bilevel.export.markdown_cell` (a ``|`` in
+    a solver's status or a check's reason split the cell)."""
     has_check = any(r.get("check") for r in records)
     head = ["instance", "file", "solver", "status", "objective", "bound", "time [s]", "HiGHS (manifest)", "agreement"]
     if has_check:
@@ -394,7 +396,7 @@ def format_table(records: list[dict]) -> str:
                  "-" if r["seconds"] is None else f"{r['seconds']:.2f}", manifest, r["agreement"]]
         if has_check:
             cells.append(r.get("check") or "-")
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(markdown_cell(c) for c in cells) + " |")
     return "\n".join(lines)
 
 

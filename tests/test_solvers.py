@@ -1494,3 +1494,16 @@ def test_comparison_and_solution_csvs_are_utf8_whatever_the_locale(tmp_path):
     proc = run_in_ascii_locale(code, str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-600:]
     assert (tmp_path / "c.csv").read_text(encoding="utf-8").splitlines()[1] == "ρ-1,optimal,0.5"
+
+
+def test_compare_table_keeps_a_bar_in_a_cell_within_its_column():
+    # A "|" in a solver's status or a check's reason split its cell: the row had more cells than the header.
+    import re
+
+    record = dict(instance="cancer-opt-n5-s0", format="mps", solver="scip", status="error: a|b\nsecond line",
+                  objective=0.5, bound=0.5, seconds=1.0, manifest_status="optimal", manifest_objective=0.5,
+                  agreement="agree", check="rejected: row R3 | violated")
+    lines = common.format_table([record]).splitlines()
+    cells = [re.split(r"(?<!\\)\|", line) for line in lines]
+    assert len(lines) == 3 and len({len(c) for c in cells}) == 1
+    assert "error: a\\|b second line" in lines[2] and "rejected: row R3 \\| violated" in lines[2]
