@@ -347,8 +347,19 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
     The file is written to a temporary file and renamed (:func:`bilevel.export.replace_atomically`).
     Raises InputError for a free row, an infeasible bound pair, an integer column without a finite upper bound
     (HiGHS's fixed-format parser reads it as [lower, 1]: ``k >= 2.5`` integer was infeasible), a number that
-    cannot be written, or a file that cannot be written (``path`` not a str or Path included)."""
+    cannot be written, or a file that cannot be written (``path`` not a str or Path included); also for an ``mm``
+    that is not an :class:`MpsModel`, a ``title`` that is not 1-8 printable ASCII characters without spaces, and
+    ``comments`` that are not a list of one-line strings (a line break in either started a new line of the file,
+    read as a section: ``comments=["x\\nROWS"]``; a str as ``comments`` wrote one comment per character)."""
     path = as_path(path, "path (the MPS file)")
+    if not isinstance(mm, MpsModel):
+        raise InputError(f"mm must be an MpsModel (from mps_model(model)); got {type(mm).__name__}")
+    if not (isinstance(title, str) and 1 <= len(title) <= 8 and title.isascii() and title.isprintable()
+            and " " not in title):
+        raise InputError(f"title must be 1-8 printable ASCII characters without spaces; got {title!r}")
+    if isinstance(comments, (str, bytes)) or not isinstance(comments, (list, tuple)) or not all(
+            isinstance(c, str) and c.isprintable() for c in comments):
+        raise InputError(f"comments must be a list of one-line strings (printable, no line breaks); got {comments!r:.150}")
     n_row, n_col = mm.A.shape
     cols, rows = short_names("C", n_col), short_names("R", n_row)
     lines = [f"NAME          {_field(title, 8).rstrip()}"]

@@ -893,3 +893,24 @@ def test_an_instance_is_built_from_the_built_in_set_beside_a_file_of_that_name(t
 
     with pytest.raises(InputError, match="names both a built-in data set and a file"):  # a user's str: refused
         load_dataset("cancer")
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(comments=["x\nROWS"]), "comments"), (dict(comments="hello"), "comments"), (dict(comments=[3]), "comments"),
+    (dict(title="A\nROWS"), "title"), (dict(title="TWO WORDS"), "title"), (dict(title=7), "title"),
+    (dict(title=""), "title"), (dict(mm=None), "MpsModel")])
+def test_write_fixed_mps_refuses_a_bad_title_comment_or_model_by_name(tmp_path, kw, match):
+    # A line break in a comment or the title started a new line of the file (read as a section), a str as
+    # comments wrote one comment per character, and a non-MpsModel raised an AttributeError.
+    import scipy.sparse as sp
+
+    mm = library.MpsModel(A=sp.csc_matrix(np.array([[1.0]])), cost=np.array([1.0]), col_lower=np.array([0.0]),
+                          col_upper=np.array([1.0]), row_lower=np.array([0.5]), row_upper=np.array([np.inf]),
+                          integer=np.array([False]), col_names=["x"], row_names=["r"], objective_name="o")
+    args = dict(mm=mm, path=tmp_path / "m.mps")
+    args.update(kw)
+    with pytest.raises(library.InputError, match=match):
+        library.write_fixed_mps(**args)
+    assert not (tmp_path / "m.mps").exists()
+    library.write_fixed_mps(mm, tmp_path / "m.mps", title="OK", comments=["one line"])
+    assert library.read_instance_arrays(tmp_path / "m.mps")["col_names"] == ["C0"]
