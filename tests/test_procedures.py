@@ -119,3 +119,56 @@ def test_fdr_must_be_a_bool():
     for bad in ("no", "fwer", 1, None):
         with pytest.raises(InputError, match="fdr must be True"):
             fixed_sequence(p, 0.1, fdr=bad)
+
+
+def _exact_holm(p, delta):
+    from fractions import Fraction
+
+    m, out = len(p), [False] * len(p)
+    for i, j in enumerate(sorted(range(m), key=lambda j: p[j])):  # i = 0..m-1: level delta / (m - i)
+        if Fraction(p[j]) > Fraction(delta) / (m - i):
+            break
+        out[j] = True
+    return out
+
+
+def _exact_fixed_sequence(p, delta, fdr=False, k=1):
+    """Fixed-sequence testing with Eq. (14)'s levels (or delta / k) in exact rational arithmetic."""
+    from fractions import Fraction
+
+    m, out, failures, kk = len(p), [False] * len(p), 0, min(k, len(p))
+    for i in range(1, m + 1):
+        level = Fraction(delta) / kk if not fdr or i <= kk else (m - kk + 1) * Fraction(delta) / ((m - i + 1) * kk)
+        if Fraction(p[i - 1]) <= level:
+            out[i - 1] = True
+        else:
+            failures += 1
+            if failures >= k:
+                break
+    return out
+
+
+def test_a_p_value_equal_to_its_level_is_rejected_and_one_ulp_above_is_not():
+    """Ties: every comparison is ``p <= level`` (module docstring, as statsmodels). With dyadic p-values and
+    levels every level is exact in float64, so the oracle is exact rational arithmetic. The random p-values of
+    test_against_statsmodels never land on a level: '<' in place of '<=' in Bonferroni, Holm or fixed-sequence
+    testing went unnoticed, as did Eq. (14) computed as (m - k + 1) delta / ((m - i + 1) k) at i = k, which is
+    one ulp above delta / k for m = 3, delta = 0.1 and rejected p = nextafter(0.1, 1) at the first position."""
+    from fractions import Fraction
+
+    p = np.array([0.125, 0.125, 0.25, 0.5])  # m = 4, delta = 0.5: Bonferroni level 1/8, Holm 1/8, 1/6, 1/4, 1/2
+    assert bonferroni(p, 0.5).tolist() == [Fraction(x) <= Fraction(1, 8) for x in p] == [True, True, False, False]
+    assert holm(p, 0.5).tolist() == _exact_holm(p, 0.5) == [True] * 4
+    for method in ("bonferroni", "holm"):  # statsmodels agrees (p * m is exact here too)
+        assert OURS[method](p, 0.5).tolist() == multipletests(p, alpha=0.5, method=method)[0].tolist()
+    cases = [([0.5, 0.25], 0.5, False, 1), ([0.25, 0.5, 0.25], 0.5, False, 2), ([0.25, 0.5], 0.25, True, 1),
+             ([0.125, 0.5, 0.1875, 0.375], 0.25, True, 2)]
+    for q, delta, fdr, k in cases:
+        expected = _exact_fixed_sequence(q, delta, fdr, k)
+        assert sum(expected) >= len(q) - 1
+        assert fixed_sequence(np.array(q), delta, fdr=fdr, max_failures=k).tolist() == expected
+    above = np.array([np.nextafter(0.1, 1.0), 0.0, 0.0])  # m = 3, k = 1: Eq. (14) gives delta / k = 0.1 at i = 1
+    assert _exact_fixed_sequence(above, 0.1, True, 1) == [False] * 3
+    assert not fixed_sequence(above, 0.1, fdr=True).any()
+    assert fixed_sequence_thresholds(3, 0.1, fdr=True)[0] == 0.1
+    assert np.all(fixed_sequence_thresholds(7, 0.3, fdr=True, max_failures=3)[:3] == 0.3 / 3)
