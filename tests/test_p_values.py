@@ -301,3 +301,26 @@ def test_combined_p_value_refuses_boolean_alphas_by_name():
 
     with pytest.raises(InputError, match="not booleans"):
         combined_p_value([0.1, 0.2], 50, np.array([True, False]))
+
+
+def test_one_alpha_applies_to_every_controlled_risk():
+    """A single ``alpha`` with losses of shape (n, m, L) is the limit of every risk: the p-value is the maximum over
+    the L risks of the closed form at that alpha (ref_hoeffding). Only the first risk's limit was checked: a
+    broadcast that gave the later risks another limit (anti-conservative for a larger one) went unnoticed."""
+    rng = np.random.default_rng(2)
+    losses = (rng.random((60, 6, 3)) < rng.random((1, 6, 3)) * 0.4).astype(float)
+    r = losses.mean(axis=0)
+    expected = [max(ref_hoeffding(x, 60, 0.2) for x in row) for row in r]
+    assert any(np.argmax([ref_hoeffding(x, 60, 0.2) for x in row]) > 0 for row in r)  # a later risk decides
+    np.testing.assert_allclose(p_values_from_losses(losses, 0.2, "hoeffding"), expected, rtol=1e-12)
+    np.testing.assert_allclose(p_values_from_losses(losses, [0.2] * 3, "hoeffding"), expected, rtol=1e-12)
+
+
+def test_binomial_refuses_a_count_off_an_integer_by_a_thousandth():
+    """n * r_hat = 1.003 errors cannot come from 0/1 losses: refused (the tolerance is 1e-6 below 2**22 errors),
+    not rounded to 1 error, which would give the binomial CDF of a count the losses do not have."""
+    with pytest.raises(InputError, match="0/1"):
+        binomial_p_value(1.003 / 10, 10, 0.2)
+    with pytest.raises(InputError, match="0/1"):
+        binomial_p_value([0.1, 0.2 + 1e-4], 10, 0.2)
+    assert binomial_p_value(0.1, 10, 0.2) == pytest.approx(binom_cdf(1, 10, 0.2), rel=1e-12)
