@@ -253,3 +253,19 @@ def test_dagger_without_edges_is_bh_for_many_ties():
     for delta in [1e-6, 0.1, 0.5]:
         assert np.array_equal(dagger(p, [[]] * m, delta), multipletests(p, alpha=delta, method="fdr_bh")[0])
     assert not dagger(np.ones(m), [[]] * m, 0.1).any()
+
+
+def test_a_p_value_a_billionth_above_the_bh_level_is_not_rejected():
+    """The relative slack of DAGGER's comparisons (REL_TOL = 1e-12) only absorbs round-off: p-values 1e-9
+    (relative) above the Benjamini-Hochberg or fixed-sequence levels are not rejected, as in statsmodels and
+    Eq. (14). A slack of 1e-6 (anti-conservative) passed every other test."""
+    for m, delta in [(4, 0.1), (7, 0.05), (30, 0.02)]:  # m delta < 1: every level a p-value
+        bh_levels = delta * np.arange(1, m + 1) / m
+        p = bh_levels * (1.0 + 1e-9)
+        assert not multipletests(p, alpha=delta, method="fdr_bh")[0].any()
+        assert not dagger(p, [[]] * m, delta).any()
+        assert dagger(bh_levels, [[]] * m, delta).all()  # at the levels themselves: all rejected
+        chain = [[]] + [[i] for i in range(m - 1)]
+        fs_levels = m * delta / (m - np.arange(1, m + 1) + 1)  # Eq. (14) with k = 1
+        assert not dagger(fs_levels * (1.0 + 1e-9), chain, delta).any()
+        assert not fixed_sequence(fs_levels * (1.0 + 1e-9), delta, fdr=True).any()
