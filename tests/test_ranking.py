@@ -987,3 +987,18 @@ def test_bradley_terry_many_items_memory_is_quadratic():
     expected = -np.log(p) - logsumexp(-np.log(p))
     assert np.max(np.abs(log_s - expected)) < 1e-10
     assert peak < 40 * w.nbytes  # the (pairs, m) design matrix alone was 100 * w.nbytes
+
+
+def test_eta_must_be_complementary_to_one_millionth():
+    """eta_ij + eta_ji = 1 off the diagonal, checked to 1e-6 (rgpt_win_counts' docstring): 1e-3 off is refused,
+    1e-8 off is accepted."""
+    p = np.array([0.1, 0.3, 0.5])
+    for off, ok in [(1e-3, False), (2e-6, False), (1e-8, True)]:
+        eta = np.full((3, 3), 0.5)
+        eta[0, 1] += off
+        if ok:
+            w = rgpt_win_counts(p, 10, eta=eta, n_p=1.0)
+            assert w[0, 1] == pytest.approx(10 * 0.3 / 0.4 + 0.5 + off, rel=1e-12)
+        else:
+            with pytest.raises(InputError, match="eta_ij"):
+                rgpt_win_counts(p, 10, eta=eta, n_p=1.0)
