@@ -516,3 +516,139 @@ def test_cli_ltt_edges_against_scipy(tmp_path, capsys, losses, alpha, delta, con
     certified = np.nonzero(multipletests(p, alpha=delta, method=sm)[0])[0]
     out = capsys.readouterr().out
     assert "certified: " + (", ".join(names[j] for j in certified) or "none") in out.splitlines()
+
+
+# ------------------------------------------------------------------- options reaching their building blocks
+
+
+def test_rgpt_by_reshaping_is_benjamini_yekutieli_where_it_differs_from_bh():
+    """reshaping="by" must reach DAGGER: with D = 1 (no edges) RG-PT is BY on the front (statsmodels' fdr_by). The
+    existing check used an instance where BY and BH reject the same candidates, so RG-PT running the identity
+    reshaping (valid only under PRDS, anti-conservative under arbitrary dependence) was not noticed."""
+    losses, cost, _ = simulate(2)
+    res = rg_pt(losses, ALPHA, DELTA, aux=cost, seed=2, n_levels=1, reshaping="by")
+    by = multipletests(res.p_values, alpha=DELTA, method="fdr_by")[0]
+    bh = multipletests(res.p_values, alpha=DELTA, method="fdr_bh")[0]
+    assert by.sum() < bh.sum()  # the instance tells the two apart
+    np.testing.assert_array_equal(res.rejected, by)
+
+
+def _fixed_sequence_oracle(p, delta, k):
+    """FWER fixed-sequence testing at level delta / k, stopping at the k-th failure (procedures' docstring)."""
+    out, failures = np.zeros(len(p), dtype=bool), 0
+    for i, q in enumerate(p):
+        if q <= delta / k:
+            out[i] = True
+        else:
+            failures += 1
+            if failures == k:
+                break
+    return out
+
+
+def test_pareto_testing_passes_max_failures_on():
+    """max_failures=k reaches fixed-sequence testing: level delta / k, k failures tolerated. Ignored (k = 1), the
+    CLI test still passed; here the instance rejects a candidate after a failure, which k = 1 cannot."""
+    skipped = 0
+    for seed in (8, 9):
+        losses, cost, _ = simulate(seed)
+        res = pareto_testing(losses, ALPHA, DELTA, aux=cost, seed=seed, max_failures=2)
+        expected = _fixed_sequence_oracle(res.p_values, DELTA, 2)
+        np.testing.assert_array_equal(res.rejected, expected)
+        skipped += int(np.any(expected[1:] & ~np.logical_and.accumulate(expected)[:-1]))
+        assert res.extra["max_failures"] == 2
+    assert skipped >= 1
+
+
+def test_a_single_alpha_limits_every_controlled_risk_in_the_pipelines():
+    """With losses (n, m, L) a scalar alpha is the limit of each of the L risks (Eq. (4) of the RG-PT paper): the
+    p-values are the maximum over risks of the single-risk p-value at alpha (oracle: hb per risk). A broadcast that
+    gave the later risks another limit went unnoticed (every multi-risk test passed one alpha per risk)."""
+    losses, _, _ = simulate(3, n=200, m=8)
+    two = np.stack([losses, np.roll(losses, 3, axis=1)], axis=2)  # risk 2: another candidate's losses
+    n = two.shape[0]
+    res = ltt(two, ALPHA, DELTA)
+    r = two.mean(axis=0)
+    expected = [max(hb(r[j, 0], n), hb(r[j, 1], n)) for j in range(r.shape[0])]
+    assert any(hb(r[j, 1], n) > hb(r[j, 0], n) for j in range(r.shape[0]))  # the second risk decides somewhere
+    np.testing.assert_allclose(res.p_values, expected, rtol=1e-12)
+    np.testing.assert_array_equal(res.alpha, [ALPHA, ALPHA])
+    split = split_calibration(n, 0.5, seed=1)
+    for fn in (pareto_testing, rg_pt):
+        a, b = fn(two, ALPHA, DELTA, split=split), fn(two, [ALPHA, ALPHA], DELTA, split=split)
+        np.testing.assert_array_equal(a.candidates, b.candidates)
+        np.testing.assert_allclose(a.p_values, b.p_values, rtol=0, atol=0)
+        rt = two[split[1]][:, a.candidates].mean(axis=0)
+        np.testing.assert_allclose(a.p_values, [max(hb(x, split[1].size), hb(y, split[1].size)) for x, y in rt],
+                                   rtol=1e-12)
+
+
+def test_rgpt_default_number_of_levels_is_ceil_sqrt_of_the_front():
+    """n_levels=None means D = ceil(sqrt(|front|)) (rg_pt's docstring); on a front of 13 that is 4 levels, not
+    floor's 3. Oracle: the same call with D given explicitly."""
+    losses, cost, _ = simulate(3)
+    default = rg_pt(losses, ALPHA, DELTA, aux=cost, seed=3)
+    d = math.ceil(math.sqrt(default.front.size))
+    assert d != math.floor(math.sqrt(default.front.size))
+    explicit = rg_pt(losses, ALPHA, DELTA, aux=cost, seed=3, n_levels=d)
+    assert default.extra["n_levels"] == explicit.extra["n_levels"] == d
+    np.testing.assert_array_equal(default.levels, explicit.levels)
+    assert default.parents == explicit.parents
+
+
+def test_split_sizes_round_to_nearest():
+    """round(opt_fraction * n_cal) rows go to Z_OPT (split_calibration's docstring), not the floor."""
+    for n_cal in range(3, 60):
+        for f in (0.27, 0.5, 0.73):
+            n_opt = round(f * n_cal)
+            if 1 <= n_opt <= n_cal - 1:
+                opt, test = split_calibration(n_cal, f, seed=n_cal)
+                assert (opt.size, test.size) == (n_opt, n_cal - n_opt)
+
+
+def test_pareto_testing_breaks_p_value_ties_by_estimated_risk():
+    """Equal p-values on Z_OPT are ordered by the smaller estimated first risk, then index (pareto_testing's
+    docstring). Candidates 1-3 all have p = 1 on Z_OPT, with risks 0.5, 0.45, 0.4: test order 0, 3, 2, 1."""
+    n_opt, counts = 20, [4, 10, 9, 8]
+    opt = (np.arange(n_opt)[:, None] < np.array(counts)[None, :]).astype(float)
+    split = (np.arange(n_opt), np.arange(n_opt, 2 * n_opt))
+    res = pareto_testing(np.vstack([opt, opt]), 0.3, DELTA, aux=np.array([4.0, 1.0, 2.0, 3.0]), split=split)
+    assert res.front.tolist() == [0, 1, 2, 3]
+    assert np.all(res.p_values_opt[1:] == 1.0)
+    assert res.candidates.tolist() == [0, 3, 2, 1]
+
+
+def test_chosen_breaks_auxiliary_ties_by_estimated_risk():
+    """The chosen candidate is the certified one with the smallest (aux, risks, index) (module docstring).
+    Oracle: min over the certified candidates of that tuple, by brute force; with equal aux the lowest risk wins,
+    here not the lowest index."""
+    losses, _, risk = simulate(4, m=10)
+    perm = np.array([5, 9, 2, 7, 0, 3, 8, 1, 6, 4])  # lowest risks away from the lowest indices
+    losses = losses[:, perm]
+    res = ltt(losses, ALPHA, DELTA, aux=np.ones(10))
+    assert res.certified.size >= 2
+    r = losses.mean(axis=0)
+    expected = min(res.certified.tolist(), key=lambda j: (1.0, r[j], j))
+    assert expected != res.certified.min()
+    assert res.chosen == expected
+
+
+def test_rgpt_prior_counts_use_the_size_of_the_optimisation_part():
+    """Eqs. (10)-(11): w_ij = |Z_OPT| p_j / (p_i + p_j) + n_p eta_ij, with |Z_OPT| (not |Z_MHT|: the two differ
+    for opt_fraction != 1/2, and only the prior's weight relative to the data tells them apart). Oracle: choix's
+    Bradley-Terry fit of those counts built here by hand from the Z_OPT p-values."""
+    import choix
+
+    losses, cost, _ = simulate(6, n=300, m=12)
+    n_opt = 90
+    split = (np.arange(n_opt), np.arange(n_opt, 300))
+    m = losses.shape[1]
+    eta = np.random.default_rng(0).random((m, m))
+    eta = np.triu(eta, 1) + np.tril(1.0 - eta.T, -1)  # eta_ij + eta_ji = 1
+    res = rg_pt(losses, ALPHA, DELTA, aux=cost, split=split, eta=eta, n_p=40.0)
+    c, p = res.candidates, res.p_values_opt
+    assert c.size >= 4
+    wins = n_opt * p[None, :] / (p[:, None] + p[None, :]) + 40.0 * eta[np.ix_(c, c)]
+    np.fill_diagonal(wins, 0.0)
+    theta = choix.ilsr_pairwise_dense(wins, alpha=0.0, max_iter=100_000, tol=1e-14)
+    np.testing.assert_allclose(res.log_scores - res.log_scores.mean(), theta - theta.mean(), atol=1e-6)
