@@ -2,6 +2,7 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 import pyomo.environ as pyo
 
 import bilevel
@@ -267,3 +268,87 @@ def test_solution_w_bar_refuses_an_unsolved_model_or_another_object():
     for other in (None, np.zeros(2), pyo.ConcreteModel()):
         with pytest.raises(bilevel.InputError, match="solution_w_bar needs a model built by"):
             solution_w_bar(other)
+
+
+def _load_optimistic(model, w_bar, w, b, X_v, y_v):
+    """Load (w_bar, w, b) into a built optimistic model, the validation losses g at their hinges, every other
+    variable 0 (the verdict rests on these; the KKT residuals are only reported)."""
+    for var in model.component_data_objects(pyo.Var):
+        var.set_value(0.0, skip_validation=True)
+    for j in range(len(w_bar)):
+        model.w_bar[j].set_value(float(w_bar[j]), skip_validation=True)
+        model.w[j].set_value(float(w[j]), skip_validation=True)
+    model.b.set_value(float(b), skip_validation=True)
+    for k, h in zip(model.g, bilevel.hinge(X_v, y_v, w, b)):
+        model.g[k].set_value(float(h), skip_validation=True)
+
+
+def test_a_follower_a_little_above_the_least_training_loss_is_not_verified():
+    """The follower's optimality is the heart of the verdict: a (w, b) whose training loss lies 1e-4 (10 tol)
+    above the least one at w_bar (oracle: tests/oracles.lp, sharing no code with the package) must fail, by its
+    inner gap alone. No other test put a follower between the tolerance and a gross error, so a verdict
+    that allowed the inner gap 100 times the tolerance (a mutant of verify_model) passed the suite."""
+    from oracles import lp, tiny_instance
+
+    X_t, y_t, X_v, y_v = tiny_instance(1)
+    model = bilevel.build_optimistic_model(X_t, y_t, X_v, y_v)
+    w_bar, tol = np.array([0.6, 0.4]), 1e-5
+    least = lp(w_bar, (X_t, y_t))
+    # The follower optimum with the least validation hinge, then b moved until the training loss is 1e-4 higher.
+    best = bilevel.hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, least * (1 + 1e-12))])
+    _load_optimistic(model, w_bar, best.w, best.b, X_v, y_v)
+    assert bilevel.verify_model(model, tolerance=tol).verified
+    gap = lambda b: bilevel.hinge(X_t, y_t, best.w, b).mean() - least  # noqa: E731
+    lo, hi = best.b, best.b + 1.0
+    assert gap(hi) > 1e-4
+    for _ in range(60):  # bisection for gap(b) = 1e-4 (the loss is convex in b, minimal at best.b)
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if gap(mid) < 1e-4 else (lo, mid)
+    assert 0.9e-4 < gap(hi) < 1.1e-4
+    _load_optimistic(model, w_bar, best.w, hi, X_v, y_v)
+    ver = bilevel.verify_model(model, tolerance=tol)
+    assert ver.inner_gap == pytest.approx(gap(hi), abs=1e-8)
+    assert not ver.verified and any("not optimal for the follower" in m for m in ver.messages), ver.messages
+
+
+def test_a_follower_below_the_box_in_a_feature_without_data_is_not_verified():
+    """w_j < -w_bar_j is outside the box as much as w_j > w_bar_j. In a feature whose values are all 0 no loss
+    changes with w_j, so only the box check can see it (the training loss cannot fall below the least): a box
+    check on w - w_bar alone (a mutant of verify_model) verified w_2 = -w_bar_2 - 0.01."""
+    from oracles import lp, tiny_instance
+
+    X_t, y_t, X_v, y_v = tiny_instance(2)
+    X_t, X_v = np.c_[X_t, np.zeros(len(X_t))], np.c_[X_v, np.zeros(len(X_v))]
+    model = bilevel.build_optimistic_model(X_t, y_t, X_v, y_v)
+    w_bar = np.array([0.7, 0.5, 0.3])
+    least = lp(w_bar, (X_t, y_t))
+    best = bilevel.hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, least * (1 + 1e-12))])
+    for w_2, expected in ((-0.3, True), (0.31, False), (-0.31, False)):
+        w = np.r_[best.w[:2], w_2]
+        _load_optimistic(model, w_bar, w, best.b, X_v, y_v)
+        ver = bilevel.verify_model(model)
+        assert ver.verified is expected, (w_2, ver.messages)
+        assert expected or (ver.box_violation == pytest.approx(0.01) and any("leaves the box" in m for m in ver.messages))
+
+
+def test_a_replica_a_little_above_the_least_training_loss_is_not_verified():
+    """A training-optimal replica (replica="optimal", epsilon > 0) whose loss lies 1e-4 (10 tol) above the least
+    training loss at w_bar (oracle: tests/oracles.lp) must fail. The flipped points here are the training points
+    with their own labels, so the follower's optimum (the training optima) does not move with its budget and
+    every other check passes: only the replica check can see it, and a mutant allowing it 100 tol passed the
+    suite."""
+    from oracles import lp, tiny_instance
+
+    X_t, y_t, _, _ = tiny_instance(3)
+    X_v, y_v, Vf = X_t.copy(), -y_t, np.arange(len(y_t))
+    model = bilevel.build_pessimistic_model(X_t, y_t, X_v, y_v, Vf, epsilon=0.3)
+    w_bar, tol = np.array([0.8, 0.3]), 1e-5
+    least = lp(w_bar, (X_t, y_t))
+    best = bilevel.hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, least * (1 + 1e-12))])
+    for excess, expected in ((0.0, True), (1e-4, False)):
+        _load(model, w_bar, best.w, best.b, (best.w, best.b), X_t, y_t, X_v, -y_v, X_v, y_v)
+        model.xi_hat[0].set_value(model.xi_hat[0].value + excess * len(y_t), skip_validation=True)  # still >= hinge
+        ver = bilevel.verify_model(model, tolerance=tol)
+        assert ver.replica_gap == pytest.approx(excess, abs=1e-8)
+        assert ver.verified is expected, (excess, ver.messages)
+        assert expected or (len(ver.messages) == 1 and "should be training-optimal" in ver.messages[0]), ver.messages
