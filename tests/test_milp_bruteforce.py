@@ -86,3 +86,27 @@ def test_a_validation_set_of_one_class_is_tuned_like_any_other(label):
     assert pes.optimal and pes.verified
     assert pes.objective <= min(pessimistic_value(wb, Xt, yt, Xv, yv, Vf, 0.3) for wb in grid(2)) + 1e-6
     assert pessimistic_value(pes.w_bar, Xt, yt, Xv, yv, Vf, 0.3) == pytest.approx(pes.objective, abs=1e-6)
+
+
+def test_a_far_misclassified_validation_point_keeps_its_large_hinge():
+    """One feature; ten validation points at +-0.5 want w = 2 (the box's top), an eleventh at 3 of the wrong
+    class then has hinge 7, near the big-M cap of its g (1 + R_k + B = 9; the follower's flipped hinges
+    likewise reach 2 against a cap of 3.9). On the other instances every validation and flipped hinge stays
+    far below its cap, so caps of half their size (mutants of bilevel.bigm) cut off the optimum unnoticed.
+    Oracle: the grid of w_bar (tests/oracles.py), which holds the optimum w_bar = 2."""
+    Xt, yt = np.array([[0.5], [-0.5], [0.4], [-0.4]]), np.array([1.0, -1.0, 1.0, -1.0])
+    Xv = np.r_[np.tile([[0.5], [-0.5]], (5, 1)), [[3.0]]]
+    yv = np.r_[np.tile([1.0, -1.0], 5), [-1.0]]
+    bounds, axis = (0.0, 2.0), [np.array([v]) for v in np.linspace(0.0, 2.0, 41)]
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="optimistic", w_bar_bounds=bounds)
+    assert res.optimal and res.verified
+    assert res.objective <= min(optimistic_value(wb, Xt, yt, Xv, yv) for wb in axis) + 1e-6
+    assert max(bilevel.hinge(Xv, yv, res.w, res.b)) > 6.0  # the outlier's hinge, above half its cap
+    Vf = np.arange(len(yv))
+    for epsilon, replica in ((0.0, "optimal"), (0.5, "optimal"), (0.5, "feasible")):
+        pes = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=epsilon, flip=Vf, w_bar_bounds=bounds,
+                           replica=replica)
+        assert pes.optimal and pes.verified
+        assert pes.objective <= min(pessimistic_value(wb, Xt, yt, Xv, yv, Vf, epsilon) for wb in axis) + 1e-6
+        if replica == "optimal":
+            assert pessimistic_value(pes.w_bar, Xt, yt, Xv, yv, Vf, epsilon) == pytest.approx(pes.objective, abs=1e-6)
