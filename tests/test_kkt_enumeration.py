@@ -346,3 +346,21 @@ def test_the_note_of_an_unknown_lambda_max_names_its_cause():
         notes = [m for m in messages if "lambda_max = inf" in m]
         others = {"separable inside the box", "epsilon = 0", "replica='feasible'"} - {cause}
         assert all(cause in m and not any(o in m for o in others) for m in notes), (kwargs, notes)
+
+
+def test_a_single_flipped_point_at_epsilon_0_keeps_the_follower_training_optimal():
+    """epsilon = 0, training-optimal replica: the follower is its own replica and its training-LP duals share the
+    follower's complementarity binaries (shared_p of bilevel.kkt.add_complementarity). With V_f = {0} the
+    flipped objective does not oppose the validation objective everywhere, so a model without those shared rows
+    (mutants of kkt.py and pessimistic.py) lets the follower leave the training optima and reaches 0.5947 (solve_model
+    on the bare model), below the exact optimum; with V_f the whole set, as on the other instances, the leader gains nothing from it."""
+    Xt, yt, Xv, yv = tiny_instance(0, 5, 4)
+    Vf = np.array([0])
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, Vf, 0.0)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip=Vf)
+    assert res.optimal and res.verified
+    assert _close(res.objective, value), (res.objective, value)
+    # The bare model, without tune's objective floor (the optimistic bound) that hides the relaxation.
+    model = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, Vf, 0.0)
+    assert _close(bilevel.solve_model(model).objective, value)
+    assert bilevel.verify_model(model).verified
