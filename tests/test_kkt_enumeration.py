@@ -352,8 +352,9 @@ def test_a_single_flipped_point_at_epsilon_0_keeps_the_follower_training_optimal
     """epsilon = 0, training-optimal replica: the follower is its own replica and its training-LP duals share the
     follower's complementarity binaries (shared_p of bilevel.kkt.add_complementarity). With V_f = {0} the
     flipped objective does not oppose the validation objective everywhere, so a model without those shared rows
-    (mutants of kkt.py and pessimistic.py) lets the follower leave the training optima and reaches 0.5947 (solve_model
-    on the bare model), below the exact optimum; with V_f the whole set, as on the other instances, the leader gains nothing from it."""
+    (mutants of kkt.py and pessimistic.py) lets the follower leave the training optima and reaches 0.5947
+    (solve_model on the bare model), below the exact optimum; with V_f the whole set, as on the other instances,
+    the leader gains nothing from it."""
     Xt, yt, Xv, yv = tiny_instance(0, 5, 4)
     Vf = np.array([0])
     value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, Vf, 0.0)

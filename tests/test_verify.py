@@ -328,7 +328,8 @@ def test_a_follower_below_the_box_in_a_feature_without_data_is_not_verified():
         _load_optimistic(model, w_bar, w, best.b, X_v, y_v)
         ver = bilevel.verify_model(model)
         assert ver.verified is expected, (w_2, ver.messages)
-        assert expected or (ver.box_violation == pytest.approx(0.01) and any("leaves the box" in m for m in ver.messages))
+        assert expected or (ver.box_violation == pytest.approx(0.01)
+                            and any("leaves the box" in m for m in ver.messages)), ver.messages
 
 
 def test_a_replica_a_little_above_the_least_training_loss_is_not_verified():
