@@ -96,6 +96,19 @@ def test_empty_flipped_set_falls_back_to_all():
     assert rule.startswith("all")
 
 
+
+def test_margin_flipping_takes_the_points_inside_the_margin_not_only_the_misclassified():
+    """flip="margin" flips every validation point with y_k (x_k^T w - b) < 1 (Corollary 4): correctly classified
+    points inside the margin too, points on it (margin 1, up to 1e-9) not. The margins below are by hand
+    (w = (1, 0), b = 0.5). The only other tests of the rule (an empty set, a set of all points) passed with
+    a mutant that flipped only the misclassified points (margin < 0)."""
+    Xv = np.array([[1.0, 3.0], [3.0, 0.0], [0.0, 1.0], [1.5, 0.0], [1.5 - 1e-6, 0.0], [-2.0, 0.0], [0.9, 0.0]])
+    yv = np.array([1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0])
+    margins = yv * (Xv[:, 0] - 0.5)  # 0.5, 2.5, -0.5, 1, 1 - 1e-6, 2.5, -0.4
+    idx, rule = bilevel.flipped_set(Xv, yv, np.array([1.0, 0.0]), 0.5, "margin")
+    assert rule == "margin" and idx.tolist() == [0, 2, 4, 6] == np.flatnonzero(margins < 1.0 - 1e-9).tolist()
+
+
 def _tiny():
     return tiny_instance(0, 6, 5)
 
