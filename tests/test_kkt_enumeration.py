@@ -361,7 +361,12 @@ def test_a_single_flipped_point_at_epsilon_0_keeps_the_follower_training_optimal
     res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip=Vf)
     assert res.optimal and res.verified
     assert _close(res.objective, value), (res.objective, value)
-    # The bare model, without tune's objective floor (the optimistic bound) that hides the relaxation.
-    model = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, Vf, 0.0)
-    assert _close(bilevel.solve_model(model).objective, value)
-    assert bilevel.verify_model(model).verified
+    # The bare model, without tune's objective floor (the optimistic bound) that hides the relaxation. With V_f
+    # the whole set its optimum is right, but with mu_plus_hat and mu_minus_hat sharing the wrong binaries (a
+    # mutant) the solution's follower is not training-optimal (verify_model).
+    for flipped in (Vf, np.arange(len(yv))):
+        model = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, flipped, 0.0)
+        objective = bilevel.solve_model(model).objective
+        assert _close(objective, pessimistic_optimum(Xt, yt, Xv, yv, flipped, 0.0)[0])
+        ver = bilevel.verify_model(model)
+        assert ver.verified, ver.messages
