@@ -94,3 +94,19 @@ def test_a_solution_below_a_bound_under_lambda_max_is_re_solved_at_lambda_max():
     assert res.verified
     assert res.objective == pytest.approx(value, abs=1e-6), (res.objective, value, res.lambda_history)
     assert pessimistic_value(res.w_bar, Xt, yt, Xv, yv, np.arange(2), 1e-3) == pytest.approx(res.objective, abs=1e-6)
+
+
+def test_at_lambda_bound_is_true_exactly_when_kappa_sits_at_its_lower_bound():
+    """at_lambda_bound drives tune's escalation of the bound on lambda: true when kappa = 1/(1 + lambda_bound)
+    (lambda = lam/kappa at the bound, up to a relative 1e-6), false once lambda is clearly below it. A mutant
+    that never reported the bound passed every test file; tune's escalation then stops at the first bound."""
+    Xt, yt, Xv, yv = tiny_instance(0, 5, 4)
+    model = bilevel.build_pessimistic_model(Xt, yt, Xv, yv, np.arange(4), epsilon=0.0, lambda_bound=50.0)
+    for lam in (50.0, 50.0 * (1 - 1e-8), 49.0, 0.0):  # kappa = 1/(1 + lambda), lam = lambda kappa
+        model.kappa.set_value(1.0 / (1.0 + lam))
+        model.lam.set_value(lam / (1.0 + lam))
+        assert bilevel.pessimistic.at_lambda_bound(model) is (lam >= 50.0 * (1 - 1e-6)), lam
+        assert bilevel.pessimistic.lambda_value(model) == pytest.approx(lam)
+    bilevel.pessimistic.set_lambda_bound(model, 200.0)  # a larger bound: lambda 50 is well inside it
+    model.kappa.set_value(1.0 / 51.0)
+    assert not bilevel.pessimistic.at_lambda_bound(model)
