@@ -353,3 +353,31 @@ def test_a_replica_a_little_above_the_least_training_loss_is_not_verified():
         assert ver.replica_gap == pytest.approx(excess, abs=1e-8)
         assert ver.verified is expected, (excess, ver.messages)
         assert expected or (len(ver.messages) == 1 and "should be training-optimal" in ver.messages[0]), ver.messages
+
+
+def test_a_follower_a_little_over_its_budget_or_a_replica_a_little_outside_the_box_is_not_verified():
+    """Pessimistic, epsilon = 0.3, training-optimal replica. The validation set is the training set with its own
+    labels, so the flipped objective opposes the training loss: a follower 1e-4 (10 tol) over its budget
+    (1 + epsilon) v*(w_bar) has a lower flipped loss and a higher objective, and only the budget check can see it.
+    A replica w_hat outside the box by 1e-4 in a feature whose values are all 0 changes no loss, and only the
+    replica's box check can see it. Mutants allowing either 100 tol passed the suite. Oracle: tests/oracles.lp."""
+    from oracles import lp, tiny_instance
+
+    X_t, y_t, _, _ = tiny_instance(4)
+    X_t = np.c_[X_t, np.zeros(len(X_t))]
+    X_v, y_v, Vf = X_t.copy(), y_t.copy(), np.arange(len(y_t))
+    model = bilevel.build_pessimistic_model(X_t, y_t, X_v, y_v, Vf, epsilon=0.3)
+    w_bar, tol = np.array([0.8, 0.3, 0.2]), 1e-5
+    least = lp(w_bar, (X_t, y_t))
+    replica = bilevel.hinge_lp(w_bar, (X_t, y_t))
+    assert replica.value == pytest.approx(least, abs=1e-9)
+    budget = 1.3 * least
+    for excess, replica_w_2, expected, message in ((0.0, 0.2, True, None), (1e-4, 0.2, False, "exceeds the budget"),
+                                                    (0.0, -0.2 - 1e-4, False, "w_hat leaves the box")):
+        point = bilevel.hinge_lp(w_bar, (X_v, -y_v), [(X_t, y_t, budget + excess)])
+        w_hat = np.r_[replica.w[:2], replica_w_2]
+        _load(model, w_bar, point.w, point.b, (w_hat, replica.b), X_t, y_t, X_v, -y_v, X_v, y_v)
+        ver = bilevel.verify_model(model, tolerance=tol)
+        assert ver.budget_violation == pytest.approx(excess, abs=1e-8)
+        assert ver.verified is expected, (excess, replica_w_2, ver.messages)
+        assert expected or any(message in m for m in ver.messages), ver.messages
