@@ -61,6 +61,9 @@ def test_matches_scipy_and_is_certified(seed, n_constraints):
     ref = hinge_lp(w_bar, blocks[0], constraints)
     assert fast.value == pytest.approx(ref.value, abs=1e-8)
     assert _certificate_gap(fast, w_bar, blocks[0], constraints) < 1e-7
+    # bilevel.hinge_lp's own duals (public, converted from scipy's marginals) were never checked: a sign slip in
+    # mu_plus (a mutant of bilevel.inner) passed every test file.
+    assert _certificate_gap(ref, w_bar, blocks[0], constraints) < 1e-7
     assert [len(d) for d in fast.hinge_duals] == [len(d) for d in ref.hinge_duals]
 
 
