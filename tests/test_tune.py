@@ -96,7 +96,6 @@ def test_empty_flipped_set_falls_back_to_all():
     assert rule.startswith("all")
 
 
-
 def test_margin_flipping_takes_the_points_inside_the_margin_not_only_the_misclassified():
     """flip="margin" flips every validation point with y_k (x_k^T w - b) < 1 (Corollary 4): correctly classified
     points inside the margin too, points on it (margin 1, up to 1e-9) not. The margins below are by hand

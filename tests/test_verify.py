@@ -173,7 +173,6 @@ def test_a_missing_or_nan_value_in_a_checked_variable_is_named():
     """A pessimistic model whose kappa, lam or b_hat has no value raised a bare TypeError, g a Pyomo error,
     and NaN in xi_hat or w_hat an InputError about "right-hand sides" or "w and b"; each is now an InputError
     naming the variable (the point loaded first is verified, so the failure is the variable's)."""
-    import pytest
     from oracles import tiny_instance
 
     X_t, y_t, X_v, y_v = tiny_instance(0)
@@ -258,7 +257,6 @@ def test_a_follower_inside_the_box_tolerance_with_a_training_loss_below_the_leas
 
 def test_solution_w_bar_refuses_an_unsolved_model_or_another_object():
     # an unsolved model gave the box [nan, nan] without a word; None gave an AttributeError
-    import pytest
     from bilevel.verify import solution_w_bar
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(4, 2)), np.array([1.0, -1.0, 1.0, -1.0])
