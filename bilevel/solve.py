@@ -427,7 +427,9 @@ def solve_model(
     objective = _load_values(model, cm, values)
     if cm.n_binaries:
         bound, gap, nodes = float(info.mip_dual_bound), float(info.mip_gap), int(info.mip_node_count)
-        if values is kept:
+        if values is kept or np.isnan(gap) or not np.isfinite(bound):
+            # HiGHS's gap is the re-solve's for kept values, and NaN for a maximisation stopped before any dual
+            # bound (+inf - inf); a minimisation's was inf there
             gap = _relative_gap(objective, bound)
         if bound_override is not None and status != "optimal":  # every racer's dual bound is valid
             better = bound_override > bound if cm.sense == pyo.minimize else bound_override < bound

@@ -394,3 +394,23 @@ def test_values_highs_does_not_call_feasible_are_no_incumbent():
     assert np.max(broken) > 1e-3  # the values break rows
     with pytest.raises(bilevel.NoSolutionError):
         bilevel.solve_model(model, mip_start=start, options=options)
+
+
+@pytest.mark.parametrize("sense", ["minimize", "maximize"])
+def test_a_milp_stopped_before_any_dual_bound_reports_an_infinite_gap_in_either_sense(sense):
+    """Stopped at once (a 1e-9 s time limit) at its MIP start, a MILP has no dual bound: best bound -inf
+    (minimisation) or +inf (maximisation), and the gap ``|objective - bound| / |objective|`` is inf. A
+    maximisation reported HiGHS's gap, NaN (found by mutation testing of the tie re-solves, whose ``max``
+    extreme reported gap NaN when stopped early)."""
+    import pyomo.environ as pyo
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(6), domain=pyo.Binary)
+    m.c = pyo.Constraint(expr=sum((k + 1) * m.x[k] for k in range(6)) <= 10.5)
+    m.o = pyo.Objective(expr=sum((k % 3 + 1.5) * m.x[k] for k in range(6)) + 0.25, sense=getattr(pyo, sense))
+    info = bilevel.solve_model(m, mip_start=[(m.x[k], 0) for k in range(6)], time_limit=1e-9)
+    if info.status == "optimal":
+        pytest.skip("this HiGHS proved the optimum within 1e-9 s")
+    assert info.objective == pytest.approx(0.25)  # the start
+    assert info.best_bound == (-np.inf if sense == "minimize" else np.inf)
+    assert info.gap == np.inf
