@@ -216,3 +216,77 @@ def test_threads_after_a_raced_solve_and_a_default_one_still_solve():
     for kw in (dict(race=2, threads=k), dict(), dict(threads=k)):
         info = bilevel.solve_model(model, **kw)
         assert info.optimal and info.objective == pytest.approx(oracle.fun + lp.offset_, abs=1e-6)
+
+
+def test_an_unfinished_race_returns_the_best_incumbent_and_the_tightest_bound_of_its_runs(monkeypatch):
+    """Every racer stopped before a proof: the result is the best incumbent of all runs, and its bound the
+    tightest of their dual bounds (each is valid), never a weaker one. The oracle is the runs themselves,
+    read back from the ``Highs`` objects the race created (mutation testing: a race that kept the worst
+    incumbent, or the loosest or the winner's own bound, passed every test)."""
+    data = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(data.X, data.y, 20, 20, seed=0)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    exact = bilevel.solve_model(model).objective
+    runs, configured = [], solve._configured_highs
+
+    def recording(*args, **kwargs):
+        h = configured(*args, **kwargs)
+        runs.append(h)
+        return h
+
+    monkeypatch.setattr(solve, "_configured_highs", recording)
+    # every run stops at its 300th node (all runs then end "interrupted"), whatever the machine's speed
+    info = bilevel.solve_model(model, race=2, mip_start=bilevel.kkt_start(model),
+                               interrupt_when=lambda objective, nodes: nodes >= 300, clock="nodes")
+    assert len(runs) == 2
+    if info.status == "optimal":  # a run finished within 300 nodes: nothing unfinished to check
+        pytest.skip("a racer proved the optimum before the interrupt")
+    incumbents = [h.getInfo().objective_function_value for h in runs if h.getInfo().primal_solution_status == 2]
+    bounds = [h.getInfo().mip_dual_bound for h in runs if np.isfinite(h.getInfo().mip_dual_bound)]
+    assert info.objective <= min(incumbents) + 1e-9
+    assert info.best_bound >= min(max(bounds), info.objective) - 1e-12
+    assert info.best_bound <= exact + 1e-7 <= info.objective + 2e-7
+    assert info.gap == pytest.approx(abs(info.objective - info.best_bound) / abs(info.objective), rel=1e-9)
+
+
+def test_an_unfinished_race_reports_another_runs_tighter_bound(monkeypatch):
+    """The winner (best incumbent) of an unfinished race need not hold the tightest dual bound: here the second
+    run reports no incumbent and the bound ``optimum - 1e-9`` (a valid bound: the optimum comes from a plain
+    solve), so the result's bound must reach it, not stay at the winner's own (mutation testing: taking the
+    loosest racer's bound, or ignoring a tighter one, passed every test)."""
+    import types
+
+    data = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(data.X, data.y, 20, 20, seed=0)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    exact = bilevel.solve_model(model).objective
+    runs, configured = [], solve._configured_highs
+
+    class Tight:
+        """The second run, reporting the bound exact - 1e-9 and no incumbent."""
+
+        def __init__(self, h):
+            self.h = h
+
+        def getInfo(self):
+            info = self.h.getInfo()
+            return types.SimpleNamespace(mip_dual_bound=exact - 1e-9, primal_solution_status=0,
+                                         objective_function_value=np.inf, mip_gap=np.inf,
+                                         mip_node_count=info.mip_node_count)
+
+        def __getattr__(self, name):
+            return getattr(self.h, name)
+
+    def recording(*args, **kwargs):
+        h = configured(*args, **kwargs)
+        runs.append(h)
+        return Tight(h) if len(runs) == 2 else h
+
+    monkeypatch.setattr(solve, "_configured_highs", recording)
+    info = bilevel.solve_model(model, race=2, mip_start=bilevel.kkt_start(model),
+                               interrupt_when=lambda objective, nodes: nodes >= 100, clock="nodes")
+    if info.status == "optimal":
+        pytest.skip("the first run proved the optimum before the interrupt")
+    assert len(runs) == 2 and runs[0].getInfo().mip_dual_bound < exact - 1e-7  # the winner's own bound is looser
+    assert info.best_bound == pytest.approx(exact - 1e-9, abs=1e-12)
+    assert info.gap == pytest.approx((info.objective - info.best_bound) / info.objective, rel=1e-9)
