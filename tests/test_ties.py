@@ -238,3 +238,65 @@ def test_an_array_criterion_is_named_before_any_solve(monkeypatch):
     for bad in (np.array([1.0, 2.0]), np.zeros(0), None, 3):
         with pytest.raises(bilevel.InputError, match="criterion must be one of"):
             optimistic_tie_range(res, criterion=bad)
+
+
+def test_each_extreme_carries_its_own_verification():
+    """Each extreme's verification is of its own ``(w_bar, w, b)``: the follower's least training loss at the
+    extreme's box, ``1 - w_bar`` on the tiny instance (0.5 at the low box, 0 at the high one), as scipy's
+    linprog gives it, and the validation hinge recomputed at its hyperplane (mutation testing: the tuned
+    result's verification handed to both extremes passed every test)."""
+    from oracles import lp
+
+    X_t, y_t, X_v, y_v = _tiny()
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
+    for sol in optimistic_tie_range(opt, "sum_w_bar"):
+        assert sol.verification.verified
+        assert sol.verification.inner_optimum == pytest.approx(lp(sol.w_bar, (X_t, y_t)), abs=1e-6)
+        hinge = np.maximum(0.0, 1.0 - y_v * (X_v @ sol.w - sol.b)).mean()
+        assert sol.verification.objective_recomputed == pytest.approx(hinge, abs=1e-9)
+
+
+def test_a_tie_re_solve_stopped_before_a_proof_reports_a_valid_bound():
+    """Stopped at once (a 1e-9 s time limit) from the tuned optimum, each re-solve keeps its start and reports
+    HiGHS's bound on the criterion, which must hold the closed-form extreme (min 0.5, max 1 of sum_w_bar on the
+    tiny instance): the start, at most one of the two extremes, cannot be its own bound for both (mutation
+    testing: the criterion value reported as the bound, gap 0, passed every test)."""
+    X_t, y_t, X_v, y_v = _tiny()
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
+    low, high = optimistic_tie_range(opt, "sum_w_bar", time_limit=1e-9)
+    assert low.best_bound <= 0.5 + 1e-7 and high.best_bound >= 1.0 - 1e-7
+    for sol in (low, high):
+        assert 0.5 - 1e-6 <= sol.criterion_value <= 1.0 + 1e-6
+        if sol.status != "optimal":
+            assert sol.gap > 0
+        if np.isfinite(sol.best_bound):
+            assert sol.gap == pytest.approx(abs(sol.criterion_value - sol.best_bound) / abs(sol.criterion_value),
+                                            rel=1e-6)
+
+
+def test_a_root_solved_re_solve_is_checked_in_the_time_left_and_its_seconds_sum_both_runs(monkeypatch):
+    """Each re-solve that ends "optimal" at node 0 (faked: 10 s of HiGHS time) is checked without presolve in
+    what is left of its 30 s limit, 20 s, and the extreme's ``seconds`` sums both runs (mutation testing: a check
+    given the full limit again, or reporting its own seconds only, passed every test)."""
+    import dataclasses
+
+    import bilevel.ties as ties_module
+
+    real, calls = ties_module.solve_model, []
+
+    def solve(model, **kw):
+        info = real(model, **kw)
+        first = kw.get("options", {}).get("presolve") != "off"
+        if first:
+            # as if HiGHS's run itself ended so (solve_model may have re-checked it without presolve already)
+            info = dataclasses.replace(info, status="optimal", nodes=0, seconds=10.0, options=dict(kw["options"]))
+        calls.append((first, kw.get("time_limit"), info.seconds))
+        return info
+
+    monkeypatch.setattr(ties_module, "solve_model", solve)
+    X_t, y_t, X_v, y_v = _tiny()
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic")
+    low, high = optimistic_tie_range(opt, "sum_w_bar", time_limit=30.0)
+    assert [(first, limit) for first, limit, _ in calls] == [(True, 30.0), (False, 20.0)] * 2
+    assert low.seconds == pytest.approx(10.0 + calls[1][2]) and high.seconds == pytest.approx(10.0 + calls[3][2])
+    assert low.criterion_value == pytest.approx(0.5, abs=1e-5) and high.criterion_value == pytest.approx(1.0, abs=1e-6)
