@@ -370,3 +370,20 @@ def test_a_single_flipped_point_at_epsilon_0_keeps_the_follower_training_optimal
         assert _close(objective, pessimistic_optimum(Xt, yt, Xv, yv, flipped, 0.0)[0])
         ver = bilevel.verify_model(model)
         assert ver.verified, ver.messages
+
+
+def test_a_pessimistic_solve_from_an_unfinished_optimistic_result_keeps_the_optimum():
+    """With epsilon = 0 the optimistic *best bound* is the pessimistic floor (Proposition 1), never its objective:
+    an optimistic result stopped at its MIP start (a 1e-9 s time limit: objective 2.16, no bound) must not lift
+    the pessimistic floor to 2.16 above the pessimistic optimum 1.0 (oracle: the exact enumeration; mutation
+    testing: the floor taken from the optimistic objective passed every test)."""
+    Xt, yt, Xv, yv = tiny_instance(4, 5, 4)
+    opt = bilevel.tune(Xt, yt, Xv, yv, time_limit=1e-9)
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(4), 0.0)
+    if opt.status == "optimal":
+        pytest.skip("this machine proved the optimistic optimum within 1e-9 s")
+    assert opt.objective > value + 0.5  # the case: the unfinished optimistic objective lies above the optimum
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip="all", optimistic=opt)
+    assert res.optimal and res.verified
+    assert res.objective == pytest.approx(value, abs=1e-6)
+    assert res.best_bound <= value + 1e-6

@@ -482,3 +482,54 @@ def test_build_lp_seconds_is_the_lp_part_of_the_build(cancer, mode, monkeypatch)
     slowed = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, cutoff_restarts=False, **kw)
     assert calls and slowed.build_lp_seconds >= 0.2
     assert slowed.build_seconds - slowed.build_lp_seconds < 0.2
+
+
+def test_a_lambda_step_down_that_finds_nothing_reports_the_bound_its_solution_was_solved_at(cancer, monkeypatch):
+    """Verification fails at the first bound 1e3 (simulated, with the solution at its bound) and HiGHS finds
+    nothing at 100, with or without the cutoff row: the 1e3 solution is kept, and whatever tune does next the
+    reported ``lambda_bound`` is the returned model's, and the solution's lambda lies within it (mutation testing:
+    a failed step-down that left the reported bound at 100 passed every test)."""
+    real_verify, real_solve = tune_module.verify_model, tune_module.solve_model
+    raised = []
+
+    def flaky_verify(model, **kw):
+        ver = real_verify(model, **kw)
+        if model.bilevel_info["lambda_bound"] == 1e3:
+            ver.verified = False
+        return ver
+
+    def solve(model, **kw):
+        if model.bilevel_info.get("lambda_bound") == 100.0:
+            raised.append(1)
+            raise tune_module.InfeasibleModelError("simulated: nothing at lambda bound 100")
+        return real_solve(model, **kw)
+
+    s = bilevel.split_dataset(cancer.X, cancer.y, 10, 10, seed=0)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    opt = bilevel.tune(*args)
+    real_at_bound = tune_module.at_lambda_bound
+    monkeypatch.setattr(tune_module, "verify_model", flaky_verify)
+    monkeypatch.setattr(tune_module, "solve_model", solve)
+    monkeypatch.setattr(tune_module, "at_lambda_bound",
+                        lambda m: m.bilevel_info["lambda_bound"] == 1e3 or real_at_bound(m))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the kept 1e3 solution is flagged
+        res = bilevel.tune(*args, mode="pessimistic", epsilon=0.2, flip="all", optimistic=opt)
+    assert raised and res.lambda_history[:2] == [1e3, 100.0]
+    assert res.lambda_bound == res.model.bilevel_info["lambda_bound"]
+    lam = res.model.lam.value  # 1 - kappa = lambda / (1 + lambda)
+    assert lam / (1.0 - lam) <= res.lambda_bound * (1 + 1e-6)
+
+
+def test_a_milp_infeasible_below_max_lambda_bound_is_solved_at_max_lambda_bound_itself():
+    """The instance of the test above (every follower needs lambda of about 17424) from lambda_bound 1e4 with
+    max_lambda_bound 1e5: infeasible at 1e4, the bound grows to 1e5 = max_lambda_bound exactly, where the MILP
+    is feasible and its optimum is 0 (a mean hinge loss is >= 0). Mutation testing: refusing the step that
+    lands exactly on max_lambda_bound passed every test."""
+    Xt = np.array([[0.00252668873103417], [0.0073303774593349], [0.00066168929715313], [0.00113087291408614]])
+    yt = np.array([-1.0, 1.0, -1.0, -1.0])
+    Xv, yv = np.array([[20.927239329512286]]), np.array([1.0])
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip="all", w_bar_bounds=(1.0, 1.5),
+                       lambda_bound=1e4, max_lambda_bound=1e5)
+    assert res.lambda_history[:2] == [1e4, 1e5]
+    assert res.optimal and res.verified and res.objective == pytest.approx(0.0, abs=1e-7)
