@@ -548,3 +548,14 @@ def test_an_optimal_run_without_a_dual_bound_is_solved_again_without_presolve(mo
     assert len(runs) == 2 and info.options["presolve"] == "off"
     assert info.status == "optimal" and info.objective == pytest.approx(plain.objective, abs=1e-7)
     assert np.isfinite(info.best_bound) and info.best_bound <= plain.objective + 1e-7
+
+
+def test_the_relative_gap_of_a_zero_objective_is_zero_only_at_a_zero_bound():
+    """``|objective - bound| / |objective|`` at objective 0 (a mean hinge loss reaches it): 0 only when the bound
+    is 0 too, else inf; it backs the gap reported for kept stale values and raced bounds (mutation testing: a
+    gap of 0 at objective 0 whatever the bound passed every test)."""
+    import bilevel.solve as S
+
+    assert S._relative_gap(0.0, 0.0) == 0.0
+    assert S._relative_gap(0.0, -0.1) == np.inf and S._relative_gap(0.0, -np.inf) == np.inf
+    assert S._relative_gap(0.5, 0.4) == pytest.approx(0.2) and S._relative_gap(-0.5, -0.6) == pytest.approx(0.2)
