@@ -533,3 +533,29 @@ def test_a_milp_infeasible_below_max_lambda_bound_is_solved_at_max_lambda_bound_
                        lambda_bound=1e4, max_lambda_bound=1e5)
     assert res.lambda_history[:2] == [1e4, 1e5]
     assert res.optimal and res.verified and res.objective == pytest.approx(0.0, abs=1e-7)
+
+
+def test_the_time_of_an_infeasible_lambda_bound_counts_in_total_seconds(monkeypatch):
+    """The instance of test_a_lambda_bound_that_leaves_the_milp_infeasible_is_enlarged: the solve at the
+    infeasible bound 0.1 (made to take ``pause`` seconds more) is part of the solve time to quote,
+    ``total_seconds`` (mutation testing: leaving it out passed every test). ``pause`` exceeds three times the
+    whole run without it, measured here, so the check holds at any machine speed or load."""
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 5, 5, seed=1)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    opt = bilevel.tune(*args)
+    kw = dict(mode="pessimistic", epsilon=0.2, optimistic=opt, lambda_bound=0.1)
+    plain = bilevel.tune(*args, **kw)
+    pause = 0.5 + 3.0 * plain.total_seconds
+    real_solve, slowed = tune_module.solve_model, []
+
+    def solve(model, **solve_kw):
+        if model.bilevel_info.get("lambda_bound") == 0.1:
+            slowed.append(1)
+            time.sleep(pause)
+        return real_solve(model, **solve_kw)
+
+    monkeypatch.setattr(tune_module, "solve_model", solve)
+    res = bilevel.tune(*args, **kw)
+    assert slowed and res.lambda_history[:2] == [0.1, 1.0]
+    assert res.total_seconds >= pause
