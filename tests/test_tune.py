@@ -363,19 +363,28 @@ def test_a_failed_solution_below_its_lambda_bound_does_not_step_the_bound_down()
         assert any("not optimal for the follower's LP" in m for m in res.verification.messages)
 
 
+def _verification_failing_at_lambda_bound(bound):
+    """``tune``'s ``verify_model``, made to fail every model built with ``lambda_bound == bound`` (to simulate a
+    verification that fails at the first bound)."""
+    real_verify = tune_module.verify_model
+
+    def flaky_verify(model, **kw):
+        ver = real_verify(model, **kw)
+        if model.bilevel_info["lambda_bound"] == bound:
+            ver.verified = False
+        return ver
+
+    return flaky_verify
+
+
 def test_the_lambda_step_down_drops_a_cutoff_that_leaves_no_solution(cancer, monkeypatch):
     """The model stepped down keeps its cutoff row, the value of a start or incumbent at the larger bound,
     which can exclude every point of the smaller bound. Simulated: verification fails at the first bound 1e3,
     and HiGHS finds nothing in the cutoff model at 100. tune then solves the model without the cutoff at
     100, and its answer verifies and equals that of a direct solve with lambda_bound 100 (no step-down)."""
-    real_verify, real_solve = tune_module.verify_model, tune_module.solve_model
+    real_solve = tune_module.solve_model
     raised, solved_plain = [], []
-
-    def flaky_verify(model, **kw):
-        ver = real_verify(model, **kw)
-        if model.bilevel_info["lambda_bound"] == 1e3:
-            ver.verified = False
-        return ver
+    flaky_verify = _verification_failing_at_lambda_bound(1e3)
 
     def solve(model, **kw):
         info = model.bilevel_info
@@ -489,14 +498,9 @@ def test_a_lambda_step_down_that_finds_nothing_reports_the_bound_its_solution_wa
     nothing at 100, with or without the cutoff row: the 1e3 solution is kept, and whatever tune does next the
     reported ``lambda_bound`` is the returned model's, and the solution's lambda lies within it (mutation testing:
     a failed step-down that left the reported bound at 100 passed every test)."""
-    real_verify, real_solve = tune_module.verify_model, tune_module.solve_model
+    real_solve = tune_module.solve_model
     raised = []
-
-    def flaky_verify(model, **kw):
-        ver = real_verify(model, **kw)
-        if model.bilevel_info["lambda_bound"] == 1e3:
-            ver.verified = False
-        return ver
+    flaky_verify = _verification_failing_at_lambda_bound(1e3)
 
     def solve(model, **kw):
         if model.bilevel_info.get("lambda_bound") == 100.0:
