@@ -166,5 +166,6 @@ def markdown_cell(value) -> str:
     """``value`` as the text of one Markdown table cell: ``str(value)`` with ``|`` escaped and line breaks as
     spaces. A ``|`` in a cell (a CSV data set's path such as ``--data 'a|b.csv'``, a solver's message) split it in
     two: the row had one cell more than the header, and every later column stood under the wrong heading. Used
-    by every Markdown table the package and its scripts write. Raises nothing."""
+    by the tables whose cells can hold such text: the study summaries, ``bench.md`` and ``solvers.compare``'s
+    table. Raises nothing."""
     return " ".join(str(value).replace("|", "\\|").splitlines())

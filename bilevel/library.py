@@ -359,7 +359,8 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
         raise InputError(f"title must be 1-8 printable ASCII characters without spaces; got {title!r}")
     if isinstance(comments, (str, bytes)) or not isinstance(comments, (list, tuple)) or not all(
             isinstance(c, str) and c.isprintable() for c in comments):
-        raise InputError(f"comments must be a list of one-line strings (printable, no line breaks); got {comments!r:.150}")
+        raise InputError("comments must be a list of one-line strings (printable, no line breaks); got "
+                         f"{comments!r:.150}")
     n_row, n_col = mm.A.shape
     cols, rows = short_names("C", n_col), short_names("R", n_row)
     lines = [f"NAME          {_field(title, 8).rstrip()}"]
