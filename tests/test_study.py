@@ -1212,3 +1212,56 @@ def test_a_unit_reused_under_another_spelling_of_its_data_file_is_one_data_set_i
     assert set(runs["dataset"]) == {absolute}
     summary = (tmp_path / "o" / "limited_summary.md").read_text()
     assert summary.count("mine.csv |") == 1
+
+
+def test_summary_cells_are_the_runs_mean_std_and_tie_means_next_to_the_papers_own_cell():
+    """Mutation testing of the summaries: std with ddof 0 or a std only from 3 runs on, the tie range as the
+    extremes' min / max over runs instead of their means, the Table A1 lookup with |V| and |T| swapped (cancer
+    5/10 is 10/5's cell), the paper's pessimistic and optimistic columns swapped, the paper's Tables A2/A3 shown
+    for an epsilon other than 0.2, and the optimistic worst case (B.1) column filled from the returned optimistic
+    model all passed the tests. Oracles: pandas' mean and std (ddof = 1) of the rows, recomputed per cell; the
+    paper values copied from Tables A1 and A3 of the paper's text (cancer |V| = 5, |T| = 10; rho_val = 0.3,
+    rho_test = 0.6)."""
+    rng = np.random.default_rng(7)
+    acc = ["pes_acc_test", "opt_acc_test", "svc_acc_test", "box_acc_test"]
+    rows = []
+    for (v, t, runs) in ((5, 10, 3), (10, 5, 2)):
+        for k in range(runs):
+            row = dict(run_id=f"V{v}T{t}r{k}", dataset="cancer", n_val=v, n_train=t, opt_status="optimal",
+                       pes_status="optimal", opt_verified=True, pes_verified=True)
+            row.update({c: float(rng.integers(0, 100)) / 100 for c in acc})
+            lo, hi = sorted(rng.integers(0, 100, size=2) / 100)
+            row.update(tie_acc_min=float(min(lo, row["opt_acc_test"])), tie_acc_max=float(max(hi, row["opt_acc_test"])))
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    summary = us.summarize_limited(df).set_index(["|V|", "|T|"])
+
+    def ms(s):
+        return f"{s.mean():.3f} ± {s.std(ddof=1):.3f}"
+    for (v, t), g in df.groupby(["n_val", "n_train"]):
+        cell = summary.loc[(v, t)]
+        assert cell["runs"] == len(g)
+        for col, name in zip(acc, ("pessimistic", "optimistic", "LinearSVC grid", "LP-SVM box grid")):
+            assert cell[name] == ms(g[col]), (v, t, name)
+        assert cell["optimistic ties (min – max)"] == f"{g['tie_acc_min'].mean():.3f} – {g['tie_acc_max'].mean():.3f}"
+    assert summary.loc[(5, 10), "paper pessimistic"] == "0.898 ± 0.052"  # Table A1, cancer, |V| = 5, |T| = 10
+    assert summary.loc[(5, 10), "paper optimistic"] == "0.793 ± 0.092"
+    assert summary.loc[(10, 5), "paper optimistic"] == "0.553 ± 0.174"
+
+    cols = ["pes_acc_test", "opt_acc_test", "opt_eval_acc_test", "svc_acc_test", "box_acc_test"]
+    rows = []
+    for eps in (0.2, 0.4):
+        for k in range(3):
+            row = dict(run_id=f"e{eps}r{k}", dataset="cancer", rho_val=0.3, epsilon=eps, rho_test=0.6,
+                       opt_status="optimal", pes_status="optimal", opt_verified=True, pes_verified=True)
+            row.update({c: float(rng.integers(0, 100)) / 100 for c in cols})
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    summary = us.summarize_perturbed(df).set_index("ε")
+    names = ("pessimistic", "optimistic (returned)", "optimistic worst case (B.1)", "LinearSVC grid", "LP-SVM box grid")
+    for eps, g in df.groupby("epsilon"):
+        for col, name in zip(cols, names):
+            assert summary.loc[eps, name] == ms(g[col]), (eps, name)
+    assert summary.loc[0.2, "paper pessimistic"] == "0.926 ± 0.012"  # Table A3, cancer, rho_val 0.3, rho_test 0.6
+    assert summary.loc[0.2, "paper optimistic"] == "0.892 ± 0.033"
+    assert summary.loc[0.4, "paper pessimistic"] == summary.loc[0.4, "paper optimistic"] == ""  # epsilon 0.2 only
