@@ -1265,3 +1265,141 @@ def test_summary_cells_are_the_runs_mean_std_and_tie_means_next_to_the_papers_ow
     assert summary.loc[0.2, "paper pessimistic"] == "0.926 ± 0.012"  # Table A3, cancer, rho_val 0.3, rho_test 0.6
     assert summary.loc[0.2, "paper optimistic"] == "0.892 ± 0.033"
     assert summary.loc[0.4, "paper pessimistic"] == summary.loc[0.4, "paper optimistic"] == ""  # epsilon 0.2 only
+
+
+def _hinge_linprog(X, y, w_bar, budget=None):
+    """min mean hinge of (X, y) over f(x) = x^T w - b with |w_j| <= w_bar_j (and, given ``budget = (X_t, y_t,
+    rhs)``, the mean training hinge <= rhs), by scipy's linprog: variables (w, b, s, s_t)."""
+    from scipy.optimize import linprog
+
+    n, p = X.shape
+    n_t = len(budget[1]) if budget else 0
+    c = np.concatenate([np.zeros(p + 1), np.full(n, 1.0 / n), np.zeros(n_t)])
+    # hinge rows: 1 - y (x w - b) <= s  ->  -y x w + y b - s <= -1
+    A = [np.hstack([-y[:, None] * X, y[:, None], -np.eye(n), np.zeros((n, n_t))])]
+    rhs = [-np.ones(n)]
+    if budget:
+        Xt, yt, r = budget
+        A.append(np.hstack([-yt[:, None] * Xt, yt[:, None], np.zeros((n_t, n)), -np.eye(n_t)]))
+        rhs.append(-np.ones(n_t))
+        A.append(np.concatenate([np.zeros(p + 1 + n), np.full(n_t, 1.0 / n_t)])[None, :])
+        rhs.append([r])
+    bounds = [(-u, u) for u in w_bar] + [(None, None)] + [(0, None)] * (n + n_t)
+    res = linprog(c, A_ub=np.vstack(A), b_ub=np.concatenate(rhs), bounds=bounds, method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+def _spy_solves(monkeypatch):
+    calls = []
+    real = us._solve
+
+    def spy(kind, X_t, y_t, X_v, y_v, cfg, **kw):
+        r = real(kind, X_t, y_t, X_v, y_v, cfg, **kw)
+        calls.append((kind, X_v.copy(), kw, r))
+        return r
+    monkeypatch.setattr(us, "_solve", spy)
+    return calls
+
+
+def test_a_limited_units_row_against_an_independent_recomputation(monkeypatch):
+    """Mutation testing of the limited unit: the LP-SVM box baseline scored on the validation set, the LinearSVC
+    baseline's offset with the wrong sign, the pessimistic MILP at epsilon 0.2 instead of Eq. (25)'s 0, the split
+    with |T| and |V| swapped, and a tie range that leaves out the returned optimum all passed the tests (the quick
+    study only checks that accuracies are fractions). Oracles: scikit-learn's LinearSVC.score on the test set at the
+    selected C; bilevel.tune on a split made here; the tie range recomputed from the row's own accuracies, with
+    the tie extremes negated so that the returned optimum lies outside them."""
+    import dataclasses
+
+    from sklearn.svm import LinearSVC
+
+    from experiments import baseline
+
+    real_ties = bilevel.ties.optimistic_tie_range
+
+    def negated(opt, crit, **kw):  # both extremes verified, their hyperplanes negated: accuracy 1 - acc
+        tr = real_ties(opt, crit, **kw)
+        flip = {ext: dataclasses.replace(getattr(tr, ext), w=-getattr(tr, ext).w, b=-getattr(tr, ext).b)
+                for ext in ("low", "high")}
+        return dataclasses.replace(tr, **flip)
+    monkeypatch.setattr(bilevel.ties, "optimistic_tie_range", negated)
+    # diabetes, seed 0: a split where Eq. (25)'s optimum at epsilon 0 differs from the one at 0.2
+    (task,) = us.build_tasks(_tiny(datasets=("diabetes",), runs=1, val_sizes=(6,), train_sizes=(5,), clock="nodes"))
+    rec = us.run_unit(task)
+    assert rec["error"] is None, rec["error"]
+    (row,) = rec["rows"]
+    assert row["flip"] == "all"  # Appendix A at these sizes
+    data = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(data.X, data.y, 5, 6, seed=task["split_seed"])
+    kw = dict(w_bar_bounds=(0.0, 1.0), time_limit=20.0, threads=1, clock="nodes")
+    opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, "optimistic", **kw)
+    pes = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, "pessimistic", epsilon=0.0, flip="all", optimistic=opt,
+                       **kw)
+    assert opt.optimal and pes.optimal and row["opt_status"] == row["pes_status"] == "optimal"
+    assert row["opt_objective"] == pytest.approx(opt.objective, abs=1e-6)
+    assert row["pes_objective"] == pytest.approx(pes.objective, abs=1e-6)
+    svc = baseline.linear_svc_grid(s.X_train, s.y_train, s.X_val, s.y_val, seed=task["split_seed"])
+    box = baseline.lp_svm_box_grid(s.X_train, s.y_train, s.X_val, s.y_val)
+    assert (row["svc_C"], row["box_c"]) == (svc["C"], box["c"])
+    sk = LinearSVC(C=svc["C"], loss="hinge", dual=True, max_iter=100_000, random_state=task["split_seed"])
+    assert row["svc_acc_test"] == pytest.approx(sk.fit(s.X_train, s.y_train).score(s.X_test, s.y_test), abs=1e-12)
+    f = s.X_test @ box["w"] - box["b"]
+    assert row["box_acc_test"] == pytest.approx(np.mean(np.where(f >= 0, 1, -1) == s.y_test), abs=1e-12)
+    accs = [row["opt_acc_test"], row["tie_sum_w_bar_lo_acc_test"], row["tie_sum_w_bar_hi_acc_test"]]
+    assert row["opt_acc_test"] > max(accs[1:]), accs  # the returned optimum is the range's top
+    assert (row["tie_acc_min"], row["tie_acc_max"]) == (min(accs), max(accs))
+
+
+def test_a_perturbed_units_attacks_and_worst_case_lp_against_an_independent_recomputation(monkeypatch):
+    """Mutation testing of the perturbed unit: the Eq. (A1) LP without the (1 + epsilon) factor or without the
+    flipped labels, the test attack aimed at the surrogate's margin instead of the optimistic hyperplane's or with
+    twice the budget, and the validation attack on the points outside the clean margin all passed the tests.
+    Oracles: scikit-learn's SVC (C = 1) as the surrogate, the closed-form attack x - rho y w / ||w||_2 written here,
+    and scipy's linprog for the least training hinge theta and for Eq. (A1)'s optimal value."""
+    from sklearn.svm import SVC
+
+    calls = _spy_solves(monkeypatch)
+    lps = []
+    real_lp = bilevel.hinge_lp
+
+    def spy_lp(w_bar, objective, constraints=()):
+        r = real_lp(w_bar, objective, constraints)
+        lps.append((len(constraints), r.value))
+        return r
+    monkeypatch.setattr(bilevel, "hinge_lp", spy_lp)
+    eps, rho_val, rho_test = 0.2, 0.3, 0.5
+    cfg = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=6,
+                         perturbed_n_val=6, epsilons=(eps,), rho_vals=(rho_val,), rho_tests=(rho_test,), time_limit=20.0,
+                         clock="nodes", seed=1)  # seed 1: a split whose least training hinge is not 0
+    (task,) = us.build_tasks(cfg)
+    rec = us.run_unit(task)
+    assert rec["error"] is None, rec["error"]
+    (row,) = rec["rows"]
+    data = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(data.X, data.y, 6, 6, seed=task["split_seed"])
+    sur = SVC(kernel="linear", C=1.0).fit(s.X_train, s.y_train)
+    assert list(sur.classes_) == [-1, 1]
+    w_s, b_s = sur.coef_.ravel(), -sur.intercept_[0]
+    step = w_s / np.linalg.norm(w_s)
+    (_, X_clean, _, clean), (_, X_v, _, opt) = [c for c in calls if c[0] == "optimistic"]
+    assert np.array_equal(X_clean, s.X_val) and not isinstance(opt, str)
+    inside = np.abs(s.X_val @ clean.w - clean.b) < 1
+    expected_v = s.X_val - rho_val * np.where(inside, s.y_val, 0.0)[:, None] * step[None, :]
+    assert np.allclose(X_v, expected_v, atol=1e-9) and row["n_val_attacked"] == inside.sum()
+    in_margin = np.abs(s.X_test @ opt.w - opt.b) < 1
+    X_te = s.X_test - rho_test * np.where(in_margin, s.y_test, 0.0)[:, None] * step[None, :]
+    assert row["n_test_in_margin"] == in_margin.sum()
+    from experiments import baseline
+
+    svc = baseline.linear_svc_grid(s.X_train, s.y_train, X_v, s.y_val, seed=task["split_seed"])
+    box = baseline.lp_svm_box_grid(s.X_train, s.y_train, X_v, s.y_val)
+    pes = [c[3] for c in calls if c[0] == "pessimistic"][0]
+    for name, (w, b) in (("opt", (opt.w, opt.b)), ("pes", (pes.w, pes.b)), ("svc", (svc["w"], svc["b"])),
+                         ("box", (box["w"], box["b"]))):
+        assert row[f"{name}_acc_test"] == np.mean(np.where(X_te @ w - b >= 0, 1, -1) == s.y_test), name
+    # Eq. (A1) at the optimistic w_bar (cancer: every validation point flipped)
+    theta = _hinge_linprog(s.X_train, s.y_train, opt.w_bar)
+    assert theta > 1e-3  # else (1 + epsilon) theta = theta
+    worst = _hinge_linprog(X_v, -s.y_val, opt.w_bar, (s.X_train, s.y_train, (1 + eps) * theta))
+    (value,) = [v for n, v in lps if n == 1]
+    assert value == pytest.approx(worst, abs=1e-6)
