@@ -326,3 +326,41 @@ def test_render_reads_and_writes_utf8_whatever_the_locale(tmp_path):
     assert proc.returncode == 0, proc.stderr[-600:]
     assert "| ρ.csv | opt | 5 |" in (tmp_path / "bench.md").read_text(encoding="utf-8")
     assert (tmp_path / "again.csv").read_text(encoding="utf-8").splitlines()[1].startswith("ρ.csv,opt,5,")
+
+
+def test_the_per_group_line_is_the_groups_geo_mean_medians_and_optimal_counts(tmp_path):
+    """Mutation testing: the per-group table's speed-up as an arithmetic mean, its median solve seconds as a
+    mean, and its textbook "optimal" count taken from the package's statuses all passed the tests (every test's
+    group had one row). Oracle: Python's statistics module on the three seeds' numbers."""
+    import statistics
+
+    rows = [_row(time_limit=5.0, seed=0, pkg_solve=1.0, tb_solve=2.0, speedup=2.0),
+            _row(time_limit=5.0, seed=1, pkg_solve=2.0, tb_solve=16.0, speedup=8.0),
+            _row(time_limit=5.0, seed=2, pkg_solve=10.0, tb_solve=320.0, speedup=32.0),
+            _row(time_limit=5.0, seed=3, pkg_solve=0.5, tb_solve=5.0, speedup=10.0, tb_status="time_limit",
+                 tb_gap=0.5, both_optimal=False, obj_match="")]
+    text, geo, count = bench_milp._markdown(_parsed(tmp_path, *rows), 5.0)
+    both = statistics.geometric_mean([2.0, 8.0, 32.0])
+    pkg = f"4/4, {statistics.median([1.0, 2.0, 10.0, 0.5]):.2f}"
+    tb = f"3/4, {statistics.median([2.0, 16.0, 320.0, 5.0]):.2f}"
+    assert f"| cancer | opt | 5 | {pkg} | {tb} | {both:.1f}x |" in text, text
+    assert count == 3 and abs(geo - both) < 1e-9
+
+
+def test_the_benchmarks_speed_up_is_textbook_over_package_time(tmp_path, monkeypatch):
+    """Mutation testing: main's speed-up as (a)/(b) instead of (b)/(a) passed the tests (the one test running main
+    checks statuses only). Oracle: the ratio of the two solve times the faked instances report."""
+    times = {0: (0.5, 4.0), 1: (2.0, 3.0)}
+
+    def fake(data, mode, n, seed, time_limit, **kw):
+        pkg, tb = times[seed]
+        return dict(data=data, mode=mode, n=n, seed=seed, pkg_status="optimal", pkg_obj=0.1, pkg_gap=0.0,
+                    pkg_build=0.01, pkg_solve=pkg, pkg_start=0.0, pkg_write=0.01, pkg_nodes=1, pkg_verified=True,
+                    pkg_binaries=4, pkg_wall=pkg, lambda_bound="", tb_status="optimal", tb_obj=0.1, tb_gap=0.0,
+                    tb_solve=tb, tb_nodes=1, tb_verified=True, tb_binaries=8, tb_build=0.01)
+    monkeypatch.setattr(bench_milp, "run_instance", fake)
+    assert bench_milp.main(["--data", "cancer", "--modes", "opt", "--sizes", "5", "--seeds", "0", "1",
+                            "--time-limit", "5", "--out", str(tmp_path)]) == 0
+    rows = bench_milp._read_csv(tmp_path / "bench.csv")
+    assert [r["speedup"] for r in rows] == [4.0 / 0.5, 3.0 / 2.0]
+    assert f"**{math.sqrt(8.0 * 1.5):.1f}x**" in (tmp_path / "bench.md").read_text()
