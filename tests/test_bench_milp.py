@@ -131,3 +131,114 @@ def test_the_scripts_number_options_refuse_grouped_digits():
         assert parse(good) == 10
         with pytest.raises(argparse.ArgumentTypeError):
             parse("1_0")
+
+
+def test_run_instance_takes_its_times_and_the_textbooks_lambda_bound_from_the_packages_results(monkeypatch):
+    """Mutation testing: pkg_solve without the MIP start's LPs (the docstring and the table header say "incl. start
+    LPs"), and the textbook pessimistic model built at tune's starting lambda bound instead of the bound the
+    package ended with, passed the tests (on their instances the bound never moved). Oracle: the numbers the faked
+    tune results carry (real results of the instance with their times and lambda bound replaced); the textbook
+    model at epsilon 0 instead of the instance's 0.2 is caught by the package's optimum of the instance."""
+    import dataclasses
+
+    import bilevel
+
+    real_tune, real_textbook = bilevel.tune, bench_milp.textbook_pessimistic
+    faked, bounds = [], []
+
+    def tune(*args, **kwargs):
+        r = real_tune(*args, **kwargs)
+        k = len(faked)
+        changes = dict(total_seconds=1.0 + k, start_seconds=0.25 + k, build_lp_seconds=0.125 + k)
+        if kwargs.get("mode") == "pessimistic":
+            changes["lambda_bound"] = 3.0 * r.lambda_bound  # larger: the textbook model stays valid
+        faked.append(dataclasses.replace(r, **changes))
+        return faked[-1]
+
+    def textbook(*args):
+        bounds.append(args[-1])
+        return real_textbook(*args)
+    monkeypatch.setattr(bench_milp.bilevel, "tune", tune)
+    monkeypatch.setattr(bench_milp, "textbook_pessimistic", textbook)
+    # diabetes 7, seed 0: Eq. (25)'s optimum at epsilon 0.2 differs from the one at 0 (at 6 it does not)
+    row = bench_milp.run_instance("diabetes", "pes0.2", 7, 0, time_limit=60.0)
+    opt, pes = faked
+    assert row["pkg_solve"] == pes.total_seconds + pes.start_seconds and row["pkg_start"] == pes.start_seconds
+    assert row["pkg_build_lps"] == pes.build_lp_seconds
+    assert row["pkg_opt_solve"] == opt.total_seconds + opt.start_seconds + opt.build_lp_seconds
+    assert bounds == [pes.lambda_bound] and row["lambda_bound"] == pes.lambda_bound
+    assert row["tb_status"] == "optimal" and abs(row["tb_obj"] - pes.objective) <= 1e-6
+
+
+def test_the_textbook_models_have_two_binaries_per_complementarity_pair():
+    """The speed-up is measured against "two binaries per complementarity pair" (p <= M z1, q <= M z2,
+    z1 + z2 <= 1). Mutation testing: the textbook's q <= M (1 - z1), one binary per pair (as the package does),
+    reached the same optima and passed the tests, and would have made the speed-up compare like with like without
+    saying so. Oracle: the pairs counted from Eq. (21) and Eqs. (24)-(25): per KKT system of the LP-SVM, |T| pairs
+    of beta, |T| of xi and p of each of mu+ and mu-; the pessimistic follower adds |V_f| of v and of alpha, and lambda's."""
+    import numpy as np
+    import pyomo.environ as pyo
+
+    from bilevel.solve import compile_model
+    from experiments.textbook import textbook_optimistic, textbook_pessimistic
+
+    from pyomo.core.expr.visitor import identify_variables
+
+    def own_binary_per_side(m) -> int:
+        """Pairs whose p row holds z1 (not z2) and whose q row z2 (not z1): the count of pairs with two binaries
+        (the mutant q <= M (1 - z1) kept z2 only in z1 + z2 <= 1, where presolve fixes it: one binary a pair)."""
+        count = 0
+        for z1 in m.component_objects(pyo.Var):
+            if not z1.name.startswith("z1_"):
+                continue
+            name = z1.name[3:]
+            z2, rows_p, rows_q = (m.component(f"z2_{name}"), m.component(f"cs_{name}_p"), m.component(f"cs_{name}_q"))
+            for i in z1:
+                in_p = {id(v) for v in identify_variables(rows_p[i].body)}
+                in_q = {id(v) for v in identify_variables(rows_q[i].body)}
+                count += (id(z1[i]) in in_p and id(z2[i]) not in in_p and id(z2[i]) in in_q and id(z1[i]) not in in_q)
+        return count
+
+    s = bench_milp.benchmark_split("diabetes", 6, 0)
+    n, p = s.X_train.shape
+    m = textbook_optimistic(s.X_train, s.y_train, s.X_val, s.y_val)
+    assert compile_model(m).n_binaries == 2 * (2 * n + 2 * p) and own_binary_per_side(m) == 2 * n + 2 * p
+    flipped = np.arange(4)
+    m = textbook_pessimistic(s.X_train, s.y_train, s.X_val, s.y_val, flipped, 0.2, 100.0)
+    pairs = (2 * n + 2 * p) + (2 * n + 2 * p) + 2 * len(flipped) + 1  # replica, follower, V_f, lambda
+    assert compile_model(m).n_binaries == 2 * pairs and own_binary_per_side(m) == pairs
+
+
+def test_the_textbook_models_margin_slack_big_ms_cover_every_kkt_point():
+    """At a KKT point of an LP-SVM, a margin slack ``q_i = xi_i + y_i f(x_i) - 1`` whose multiplier is 0 is
+    ``max(0, y_i f(x_i) - 1) <= |f(x_i)| - 1 <= sum_j |x_ij| w_bar_ub + |b|_max - 1`` (``|b|_max`` from the model's own
+    bounds on that ``b``). Mutation testing: the textbook models' slack big-Ms halved (invalid: they cut off KKT
+    points) passed every test, the fixed-box values too (on these instances no optimum needs so large a slack).
+    Oracle: that bound, from the data and the bounds of the model's b variables, against the coefficient of z2 in
+    each slack row ``q_i <= M z2_i``."""
+    import numpy as np
+    from pyomo.repn import generate_standard_repn
+
+    from experiments.textbook import textbook_optimistic, textbook_pessimistic
+
+    def big_m(row, z2):
+        repn = generate_standard_repn(row.body)
+        (coef,) = [c for v, c in zip(repn.linear_vars, repn.linear_coefs) if v is z2]
+        return -coef  # the row is q - M z2 <= 0
+
+    def check(m, name, X, b, ub=1.0):
+        b_max = max(abs(b.lb), abs(b.ub))
+        for i in range(len(X)):
+            bound = max(0.0, np.abs(X[i]).sum() * ub + b_max - 1.0)
+            key = list(m.component(f"z2_{name}"))[i]
+            got = big_m(m.component(f"cs_{name}_q")[key], m.component(f"z2_{name}")[key])
+            assert got >= bound - 1e-9, (name, i, got, bound)
+
+    s = bench_milp.benchmark_split("diabetes", 6, 0)
+    m = textbook_optimistic(s.X_train, s.y_train, s.X_val, s.y_val)
+    check(m, "beta", s.X_train, m.b)
+    flipped = np.arange(len(s.y_val))
+    m = textbook_pessimistic(s.X_train, s.y_train, s.X_val, s.y_val, flipped, 0.2, 100.0)
+    check(m, "beta_hat", s.X_train, m.b_hat)  # the replica
+    check(m, "beta", s.X_train, m.b)  # the follower
+    check(m, "alpha", s.X_val[flipped], m.b)  # the follower's flipped validation points
