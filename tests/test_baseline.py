@@ -102,3 +102,13 @@ def test_linear_svc_grid_reports_the_constants_liblinear_did_not_converge_for():
     got = linear_svc_grid(split.X_train, split.y_train, split.X_val, split.y_val, C_grid=grid, seed=2)
     assert expected and got["unconverged_C"] == tuple(expected)
     assert got["converged"] == (got["C"] not in expected)
+
+
+def test_ties_in_accuracy_and_hinge_go_to_the_smaller_constant():
+    """Mutation testing: the last tie-break (the smaller constant, the simpler model) reversed passed the tests, whose
+    grids had no exact ties. Oracle: the module docstring's rule on hand-made candidates."""
+    from experiments.baseline import _select
+
+    cands = [(c, None, 0.0, acc, hinge) for c, acc, hinge in
+             [(0.5, 0.8, 0.3), (0.1, 0.8, 0.3), (0.3, 0.8, 0.3), (0.05, 0.8, 0.4), (1.0, 0.7, 0.1)]]
+    assert _select(cands)[0] == 0.1
