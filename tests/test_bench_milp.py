@@ -212,10 +212,11 @@ def test_the_textbook_models_have_two_binaries_per_complementarity_pair():
 def test_the_textbook_models_margin_slack_big_ms_cover_every_kkt_point():
     """At a KKT point of an LP-SVM, a margin slack ``q_i = xi_i + y_i f(x_i) - 1`` whose multiplier is 0 is
     ``max(0, y_i f(x_i) - 1) <= |f(x_i)| - 1 <= sum_j |x_ij| w_bar_ub + |b|_max - 1`` (``|b|_max`` from the model's own
-    bounds on that ``b``). Mutation testing: the textbook models' slack big-Ms halved (invalid: they cut off KKT
-    points) passed every test, the fixed-box values too (on these instances no optimum needs so large a slack).
-    Oracle: that bound, from the data and the bounds of the model's b variables, against the coefficient of z2 in
-    each slack row ``q_i <= M z2_i``."""
+    bounds on that ``b``), and a hinge value ``xi_i`` (``v_k``) is ``max(0, 1 - y f) <= 1 + |f|``. Mutation testing:
+    the textbook models' slack big-Ms halved, and the flipped hinge values' (v), (invalid: they cut off KKT points)
+    passed every test, the values at fixed random boxes too (on these instances no optimum needs so large a
+    slack). Oracle: those bounds, from the data and the bounds of the model's b variables, against the coefficient
+    of z2 in each row ``q_i <= M z2_i``."""
     import numpy as np
     from pyomo.repn import generate_standard_repn
 
@@ -226,10 +227,11 @@ def test_the_textbook_models_margin_slack_big_ms_cover_every_kkt_point():
         (coef,) = [c for v, c in zip(repn.linear_vars, repn.linear_coefs) if v is z2]
         return -coef  # the row is q - M z2 <= 0
 
-    def check(m, name, X, b, ub=1.0):
+    def check(m, name, X, b, ub=1.0, hinge=False):
         b_max = max(abs(b.lb), abs(b.ub))
         for i in range(len(X)):
-            bound = max(0.0, np.abs(X[i]).sum() * ub + b_max - 1.0)
+            # a hinge value (xi_i, v_k) is max(0, 1 - y f) <= 1 + |f|; a margin slack max(0, y f - 1) <= |f| - 1
+            bound = max(0.0, np.abs(X[i]).sum() * ub + b_max + (1.0 if hinge else -1.0))
             key = list(m.component(f"z2_{name}"))[i]
             got = big_m(m.component(f"cs_{name}_q")[key], m.component(f"z2_{name}")[key])
             assert got >= bound - 1e-9, (name, i, got, bound)
@@ -237,8 +239,16 @@ def test_the_textbook_models_margin_slack_big_ms_cover_every_kkt_point():
     s = bench_milp.benchmark_split("diabetes", 6, 0)
     m = textbook_optimistic(s.X_train, s.y_train, s.X_val, s.y_val)
     check(m, "beta", s.X_train, m.b)
+    check(m, "xi", s.X_train, m.b, hinge=True)
     flipped = np.arange(len(s.y_val))
     m = textbook_pessimistic(s.X_train, s.y_train, s.X_val, s.y_val, flipped, 0.2, 100.0)
     check(m, "beta_hat", s.X_train, m.b_hat)  # the replica
     check(m, "beta", s.X_train, m.b)  # the follower
     check(m, "alpha", s.X_val[flipped], m.b)  # the follower's flipped validation points
+    check(m, "xi_hat", s.X_train, m.b_hat, hinge=True)  # (the follower's xi has a tighter valid bound: its budget)
+    check(m, "v", s.X_val[flipped], m.b, hinge=True)
+    # the follower's multipliers: beta_i <= lambda / |T| <= Lambda / |T| (dual_xi), alpha_k <= 1 / |V_f|; a bound
+    # below these cuts off KKT points (halving beta's passed every test)
+    n = len(s.y_train)
+    assert all(m.beta[i].ub >= 100.0 / n - 1e-12 for i in m.beta) and m.lam.ub >= 100.0 - 1e-12
+    assert all(m.alpha[k].ub >= 1.0 / len(flipped) - 1e-12 for k in m.alpha)
