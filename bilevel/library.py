@@ -302,7 +302,7 @@ def mps_model(model) -> MpsModel:
         row_names.append(name)
     for i, r in enumerate(repn.rows):  # a ranged constraint split into two rows: tell them apart
         if seen[row_names[i]] > 1:
-            row_names[i] += "#lo" if r.bound_type > 0 else "#up"
+            row_names[i] += "#up" if r.bound_type > 0 else "#lo"  # Pyomo: +1 is the row of the upper bound
     A = lp_matrix(lp).tocsc()
     import highspy
 

@@ -489,6 +489,25 @@ def test_fixed_mps_writer_refuses_what_readers_disagree_on(tmp_path):
         library.short_names("C", 10**8)
 
 
+def test_name_map_labels_each_side_of_a_ranged_constraint_by_its_bound(tmp_path):
+    """``lo <= x - k <= up`` is compiled into two rows; the name map called the ``<= up`` row ``r#lo`` and the
+    ``>= lo`` row ``r#up`` (Pyomo's standard form marks an upper-bound row with bound_type +1). Each suffix must
+    name the side the row read back from the file bounds."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(None, None))
+    m.k = pyo.Var(bounds=(0, 3))
+    m.r = pyo.Constraint(expr=pyo.inequality(-1.0, m.x - m.k, 5.0))
+    m.obj = pyo.Objective(expr=m.x)
+    mm = library.mps_model(m)
+    names = library.write_fixed_mps(mm, tmp_path / "r.mps")
+    got = library.read_instance_arrays(tmp_path / "r.mps")
+    sides = {}
+    for short, name in names["row"]:
+        i = got["row_names"].index(short)
+        sides[name] = (got["row_lower"][i], got["row_upper"][i])
+    assert sides == {"r#lo": (-1.0, np.inf), "r#up": (-np.inf, 5.0)}
+
+
 # --------------------------------------------------------------------------------- re-solve in HiGHS
 
 
