@@ -489,6 +489,80 @@ def test_fixed_mps_writer_refuses_what_readers_disagree_on(tmp_path):
         library.short_names("C", 10**8)
 
 
+def _parse_fixed_mps(path):
+    """An independent reader of the fixed MPS the library writes (the MPS standard's rules: an ``L`` row with
+    RANGES R is [rhs - |R|, rhs], ``G`` [rhs, rhs + |R|]; ``MI`` lower -inf, ``FR`` both infinite): returns
+    the row bounds by name, the column bounds by name and the bound type of each BOUNDS line."""
+    kinds, rhs, rng, col_lo, col_up, bound_types, section = {}, {}, {}, {}, {}, {}, None
+    for line in Path(path).read_text().splitlines():
+        if not line.startswith(" "):
+            section = line.split()[0]
+            continue
+        f = line.split()
+        if section == "ROWS":
+            kinds[f[1]] = f[0]
+        elif section == "COLUMNS" and "'MARKER'" not in line:
+            col_lo.setdefault(f[0], 0.0)
+            col_up.setdefault(f[0], np.inf)
+        elif section == "RHS":
+            rhs[f[1]] = float(f[2])
+        elif section == "RANGES":
+            rng[f[1]] = float(f[2])
+        elif section == "BOUNDS":
+            kind, col = f[0], f[2]
+            bound_types.setdefault(col, []).append(kind)
+            if kind == "FR":
+                col_lo[col], col_up[col] = -np.inf, np.inf
+            elif kind == "MI":
+                col_lo[col] = -np.inf
+            elif kind in ("LO", "UP", "FX"):
+                v = float(f[3])
+                if kind in ("LO", "FX"):
+                    col_lo[col] = v
+                if kind in ("UP", "FX"):
+                    col_up[col] = v
+    rows = {}
+    for name, kind in kinds.items():
+        if kind == "N":
+            continue
+        b, r = rhs.get(name, 0.0), rng.get(name)
+        lo, up = {"L": (-np.inf, b), "G": (b, np.inf), "E": (b, b)}[kind]
+        if r is not None:
+            lo, up = (b - abs(r), b) if kind == "L" else (b, b + abs(r)) if kind == "G" else \
+                ((b, b + r) if r > 0 else (b + r, b))
+        rows[name] = (lo, up)
+    return rows, col_lo, col_up, bound_types
+
+
+def test_fixed_mps_writer_ranges_and_free_columns_read_back(tmp_path):
+    """A row with two finite sides is written as ``L`` with a RANGES entry, a free column as ``FR`` (mutation
+    testing: the RANGES lines dropped or their value doubled, and ``MI`` for ``FR``, all passed the suite, as
+    Pyomo models never reach the RANGES branch: the standard-form compiler splits a ranged constraint in two).
+    Checked with an independent reader of the file, HiGHS reading it, and scipy's milp on the original arrays."""
+    import scipy.sparse as sp
+    from scipy.optimize import LinearConstraint, milp
+
+    A = sp.csc_matrix(np.array([[1.0, 2.0, -1.0], [1.0, -1.0, 0.0], [0.0, 1.0, 1.0]]))
+    mm = library.MpsModel(A=A, cost=np.array([1.0, -0.5, 0.25]), col_lower=np.array([-np.inf, -2.0, 0.0]),
+                          col_upper=np.array([np.inf, 3.0, 4.0]), row_lower=np.array([-1.5, 0.25, 1.0]),
+                          row_upper=np.array([5.0, np.inf, 2.75]), integer=np.array([False, True, False]),
+                          col_names=["x", "k", "z"], row_names=["r1", "r2", "r3"], objective_name="obj")
+    path = tmp_path / "ranged.mps"
+    library.write_fixed_mps(mm, path)
+    rows, col_lo, col_up, bound_types = _parse_fixed_mps(path)
+    assert [rows[f"R{i}"] for i in range(3)] == [(-1.5, 5.0), (0.25, np.inf), (1.0, 2.75)]
+    assert [col_lo[f"C{j}"] for j in range(3)] == [-np.inf, -2.0, 0.0]
+    assert [col_up[f"C{j}"] for j in range(3)] == [np.inf, 3.0, 4.0]
+    assert bound_types["C0"] == ["FR"]
+    got = library.read_instance_arrays(path)
+    assert np.array_equal(got["row_lower"], mm.row_lower) and np.array_equal(got["row_upper"], mm.row_upper)
+    assert np.array_equal(got["col_lower"], mm.col_lower) and np.array_equal(got["col_upper"], mm.col_upper)
+    ref = milp(mm.cost, constraints=LinearConstraint(A.toarray(), mm.row_lower, mm.row_upper),
+               integrality=mm.integer.astype(int), bounds=(mm.col_lower, mm.col_upper))
+    status, obj = highs_solve(path)
+    assert ref.status == 0 and status == "Optimal" and obj == pytest.approx(ref.fun, abs=1e-9)
+
+
 def test_name_map_labels_each_side_of_a_ranged_constraint_by_its_bound(tmp_path):
     """``lo <= x - k <= up`` is compiled into two rows; the name map called the ``<= up`` row ``r#lo`` and the
     ``>= lo`` row ``r#up`` (Pyomo's standard form marks an upper-bound row with bound_type +1). Each suffix must
@@ -506,6 +580,36 @@ def test_name_map_labels_each_side_of_a_ranged_constraint_by_its_bound(tmp_path)
         i = got["row_names"].index(short)
         sides[name] = (got["row_lower"][i], got["row_upper"][i])
     assert sides == {"r#lo": (-1.0, np.inf), "r#up": (-np.inf, 5.0)}
+
+
+def test_manifest_sizes_are_those_of_the_written_file(tmp_path):
+    """``rows``, ``columns``, ``binaries``, ``nonzeros`` of a manifest row count the ``.mps`` file as HiGHS reads
+    it (mutation testing: ``binaries`` = all columns and ``nonzeros`` + 1 passed the suite), for a written
+    instance and for the committed tiny ones."""
+    spec = library.InstanceSpec("cancer", "pessimistic", 0.2, 5, 5)
+    written = library.write_instance(spec, tmp_path)
+    committed = [r for r in rows() if r["n_train"] == 5]
+    for row, folder in [(written, tmp_path)] + [(r, MODELS) for r in committed]:
+        got = library.read_instance_arrays(folder / row["mps"])
+        integer = got["integer"]
+        assert (row["rows"], row["columns"]) == got["A"].shape, row["id"]
+        assert row["binaries"] == int(integer.sum()), row["id"]
+        assert np.all(got["col_lower"][integer] == 0) and np.all(got["col_upper"][integer] == 1), row["id"]
+        assert row["nonzeros"] == int(np.count_nonzero(got["A"].toarray())), row["id"]
+
+
+def test_instance_differences_detects_a_changed_integrality(tmp_path):
+    """The same file without its MARKER lines is the LP relaxation: a different model (mutation testing: the
+    integrality comparison switched off passed the suite)."""
+    spec = library.InstanceSpec("diabetes", "optimistic", 0.0, 5, 5)
+    library.write_instance(spec, tmp_path)
+    path = tmp_path / f"{spec.id}.mps"
+    relaxed = tmp_path / "relaxed.mps"
+    lines = path.read_text().splitlines()
+    relaxed.write_text("\n".join(line for line in lines if "'MARKER'" not in line) + "\n")
+    n_int = int(library.read_instance_arrays(path)["integer"].sum())
+    assert n_int > 0 and not library.read_instance_arrays(relaxed)["integer"].any()
+    assert library.instance_differences(path, relaxed) == [f"integrality differs in {n_int} columns"]
 
 
 # --------------------------------------------------------------------------------- re-solve in HiGHS
