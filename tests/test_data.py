@@ -462,3 +462,17 @@ def test_a_file_named_like_a_built_in_set_is_not_shadowed_by_it(tmp_path, monkey
     (tmp_path / "diabetes").mkdir()
     assert bilevel.load_dataset("diabetes").X.shape == (532, 7)
     assert builtin.X.shape == (449, 9)
+
+
+def test_each_stratified_draw_takes_the_nearest_whole_share_of_each_class():
+    """Each draw (test, then train, then validation) takes from each class its share of the rows it draws from,
+    rounded to the nearest whole row (mutation testing: giving the leftover row to the class with the smaller
+    fractional share passed the suite, whose tolerance of one row allowed it). 30 of 100 rows positive: the test
+    set takes 15 of 50; the training draw of 7 from 15 + 35 rows 2.1 positives, so 2; the validation draw of 9
+    from 13 + 30 rows 2.72 positives, so 3."""
+    y = np.where(np.arange(100) < 30, 1.0, -1.0)
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    for seed in range(5):
+        s = bilevel.split_dataset(X, y, 7, 9, seed=seed)
+        assert [int((part == 1).sum()) for part in (s.y_test, s.y_train, s.y_val)] == [15, 2, 3]
+        assert [len(part) for part in (s.y_test, s.y_train, s.y_val)] == [50, 7, 9]
