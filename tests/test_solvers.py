@@ -1507,3 +1507,54 @@ def test_compare_table_keeps_a_bar_in_a_cell_within_its_column():
     cells = [re.split(r"(?<!\\)\|", line) for line in lines]
     assert len(lines) == 3 and len({len(c) for c in cells}) == 1
     assert "error: a\\|b second line" in lines[2] and "rejected: row R3 \\| violated" in lines[2]
+
+
+def test_agreement_tolerance_is_relative_to_the_larger_objective():
+    """``|a - b| <= atol + rtol max(|a|, |b|)`` (mutation testing: a 100 times looser rtol, and min for max,
+    passed the suite, whose disagreeing objectives were 2 % apart)."""
+    opt = {"highs_status": "optimal", "highs_objective": 0.5, "highs_best_bound": 0.5}
+    assert common.agreement(opt, _res("optimal", 0.50002, 0.50002)) == "agree"  # 4e-5 relative
+    assert common.agreement(opt, _res("optimal", 0.5005, 0.5005)) == "DISAGREE"  # 1e-3 relative
+    # a - b between rtol * min and rtol * max of the two
+    assert common.close(1.0, 1.000100005, rtol=1e-4, atol=0.0)
+    assert not common.close(1.0, 1.000100005, rtol=1e-5, atol=0.0)
+
+
+def test_read_solution_file_refuses_a_highs_solution_with_fewer_columns_than_it_declares(tmp_path):
+    """A HiGHS solution cut inside its column values: the missing columns would count as 0 (mutation testing: the
+    count check switched off passed the suite)."""
+    import highspy
+
+    h = highspy.Highs()
+    h.silent()
+    h.addVars(2, [1.0, 0.0], [5.0, 10.0])
+    h.passColName(0, "x0")
+    h.passColName(1, "x1")
+    h.changeColsCost(2, [0, 1], [1.0, 1.0])
+    h.run()
+    path = tmp_path / "highs.sol"
+    h.writeSolution(str(path), 0)
+    lines = path.read_text().splitlines()
+    assert solution_files.read_solution_file(path)[0] == pytest.approx({"x0": 1.0, "x1": 0.0})
+    cut = tmp_path / "cut.sol"
+    cut.write_text("\n".join(line for line in lines if not line.startswith("x1 ")) + "\n")
+    with pytest.raises(InputError, match="declares 2 columns but gives 1"):
+        solution_files.read_solution_file(cut)
+
+
+def test_checker_rejects_a_box_excess_and_an_inner_gap_of_ten_tolerances(highs_answer):
+    """With the default tolerance 1e-5, ``w`` outside its box by 1e-4, and ``b`` moved so that the training loss
+    exceeds the least (0 here) by 1e-4, are each rejected for that reason (mutation testing: either tolerance 100
+    times looser passed the suite, whose tampered answers were far off)."""
+    sol = _readable(highs_answer)
+    assert sol["w[3]"] == pytest.approx(-1.0) and sol["w_bar[3]"] == pytest.approx(1.0)
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "w[3]": -1.0001})
+    assert not rep.trusted and any(r.startswith("w leaves the box") for r in rep.reasons), rep.summary()
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "b": sol["b"] + 1e-3})
+    built = library.build_instance(library.InstanceSpec.from_row(ROWS[NONTRIVIAL]))
+    X, y = built.split.X_train, built.split.y_train
+    w = np.array([sol.get(f"w[{j}]", 0.0) for j in range(X.shape[1])])
+    loss = np.maximum(0.0, 1 - y * (X @ w - (sol["b"] + 1e-3))).mean()  # numpy (the paper: y (x^T w - b))
+    assert rep.train_loss_min == pytest.approx(0.0, abs=1e-9) and loss == pytest.approx(rep.train_loss)
+    assert loss > 5e-5
+    assert not rep.trusted and any("not a training optimum" in r for r in rep.reasons), rep.summary()
