@@ -1558,3 +1558,27 @@ def test_checker_rejects_a_box_excess_and_an_inner_gap_of_ten_tolerances(highs_a
     assert rep.train_loss_min == pytest.approx(0.0, abs=1e-9) and loss == pytest.approx(rep.train_loss)
     assert loss > 5e-5
     assert not rep.trusted and any("not a training optimum" in r for r in rep.reasons), rep.summary()
+
+
+def test_checker_rejects_a_claim_and_a_w_bar_off_by_ten_tolerances(highs_answer):
+    """A claimed objective 1e-4 off the recomputed one, and ``w_bar`` 1e-4 above its box, with the default
+    tolerance 1e-5 (mutation testing: both tolerances 100 times looser passed the suite, whose claim was 0.001
+    against about 0.1 and whose w_bar was 1.5 in [0, 1])."""
+    sol = _readable(highs_answer)
+    true = check_solution.check_solution(MANIFEST, NONTRIVIAL, sol).objective_recomputed
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "objective": true + 1e-4})
+    assert not rep.trusted and any("claimed objective" in r for r in rep.reasons), rep.summary()
+    assert sol["w_bar[3]"] == pytest.approx(1.0)
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "w_bar[3]": 1.0001})
+    assert not rep.trusted and any(r.startswith("w_bar leaves") for r in rep.reasons), rep.summary()
+
+
+def test_checker_measures_a_fractional_binary_in_the_milp_vector(highs_answer):
+    """A binary column at 0.5 violates integrality by 0.5: the MILP-vector check must see it, and --strict
+    reject it (mutation testing: the integrality term dropped passed the suite)."""
+    arrays = library.read_instance_arrays(MODELS / ROWS[NONTRIVIAL]["mps"])
+    short = arrays["col_names"][int(np.nonzero(arrays["integer"])[0][0])]
+    sol = {**highs_answer.solution, short: 0.5}
+    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, sol, strict=True)
+    assert rep.milp_violation >= 0.5 and not rep.trusted
+    assert any("violates the instance's rows/bounds/integrality" in r for r in rep.reasons), rep.summary()
