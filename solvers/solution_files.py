@@ -224,25 +224,33 @@ def _claimed_objective(path: Path, text: str) -> float | None:
 
 def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
     """The primal column values and objective of a HiGHS ``writeSolution`` file (its row values, duals and
-    basis hold ``name value`` lines too and are skipped)."""
+    basis hold ``name value`` lines too and are skipped). InputError naming the file and the line number for a
+    column line other than ``name value``, a ``# Columns`` line without its count, or an ``Objective`` line
+    whose value is not a number."""
     k = next(k for k, line in enumerate(lines) if line.strip() == "# Primal solution values")
     values, objective, in_columns, declared = {}, None, False, None
-    for raw in lines[k + 1:]:
+    for number, raw in enumerate(lines[k + 1:], start=k + 2):
         line = raw.strip()
+        where = f"{str(path)!r} line {number}"
         if line.startswith("# Columns"):
             in_columns = True
-            count = line.split()[2:3]
-            declared = int(count[0]) if count and count[0].isdigit() else None
+            count = line.split()[2:]
+            if len(count) != 1 or not count[0].isdigit():  # "# Columns" cut or garbled: no count to check
+                raise InputError(f"{where}: a malformed column count line {line!r}: not '# Columns N'")
+            declared = int(count[0])
         elif line.startswith("#"):
             if in_columns:
                 break  # "# Rows": the column values are done
         elif in_columns and line:
             tokens = line.split()
             if len(tokens) != 2 or not _NUMBER.match(tokens[1]):  # was skipped: the column counted as 0
-                raise InputError(f"{str(path)!r} has a malformed column line {line!r}: not 'name value'")
+                raise InputError(f"{where}: a malformed column line {line!r}: not 'name value'")
             _store(values, tokens[0], tokens[1], path)
-        elif line.startswith("Objective") and len(line.split()) == 2 and _NUMBER.match(line.split()[1]):
-            objective = _claimed_objective(path, line.split()[1])
+        elif line.split()[:1] == ["Objective"]:
+            tokens = line.split()
+            if len(tokens) != 2 or not _NUMBER.match(tokens[1]):  # "Objective 0.25x": the claim was dropped
+                raise InputError(f"{where}: a malformed objective line {line!r}: not 'Objective x'")
+            objective = _claimed_objective(path, tokens[1])
     if not values:
         raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
     if declared is not None and len(values) != declared:  # a truncated file: its missing columns counted as 0

@@ -3,6 +3,7 @@ manifest optimum; the agreement rule; solution-file parsing; the solution checke
 and rejects doctored ones; the compare command."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -1027,6 +1028,40 @@ def test_a_truncated_highs_solution_file_is_refused(highs_files, tmp_path):
     lines = pretty.splitlines(keepends=True)
     path.write_text("".join(lines[:25]))
     with pytest.raises(InputError, match="ends inside its column table"):
+        solution_files.read_solution_file(path)
+
+
+def test_a_damaged_line_of_a_highs_solution_is_refused_with_its_line_number(highs_files, tmp_path):
+    """Each damage to a real HiGHS solution file is an InputError naming the file and the damaged line's number,
+    never a solution missing a value: a column line garbled (``C3 0.5x``, a third field, a lost value; refused
+    before, without the line number; mutation testing: skipping it passed, the count check caught it under
+    another message), a ``# Columns`` line that lost its count (the count check was then off, and a column line
+    lost with it went unnoticed: ``{'x1': 0.0}`` read from a file of x0 = 1, x1 = 0), and a garbled ``Objective``
+    line (the claim was dropped unchecked)."""
+    raw = highs_files[0]
+    lines = raw.splitlines(keepends=True)
+    path = tmp_path / "s.sol"
+    path.write_text(raw)
+    good, claim = solution_files.read_solution_file(path)
+    head = next(k for k, line in enumerate(lines) if line.startswith("# Columns"))
+    name, value = lines[head + 3].split()
+    obj = next(k for k, line in enumerate(lines) if line.startswith("Objective"))
+    assert claim == pytest.approx(ROWS[NONTRIVIAL]["highs_objective"], rel=1e-6)
+    cases = [  # (line index, replacement, message)
+        (head + 3, f"{name} {value}x\n", "malformed column line"),
+        (head + 3, f"{name} {value} 7\n", "malformed column line"),
+        (head + 3, f"{name}\n", "malformed column line"),
+        (head, "# Columns\n", "malformed column count line"),
+        (head, "# Columns 2x\n", "malformed column count line"),
+        (obj, lines[obj].rstrip("\n") + "x\n", "malformed objective line"),
+    ]
+    for k, text, match in cases:
+        path.write_text("".join(lines[:k] + [text] + lines[k + 1:]))
+        with pytest.raises(InputError, match=f"'{re.escape(str(path))}' line {k + 1}: a {match} "):
+            solution_files.read_solution_file(path)
+    # the count line lost its count and a column line is lost: the old reader returned one value fewer
+    path.write_text("".join(lines[:head] + ["# Columns\n"] + lines[head + 1:head + 3] + lines[head + 4:]))
+    with pytest.raises(InputError, match="malformed column count line"):
         solution_files.read_solution_file(path)
 
 
