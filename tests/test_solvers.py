@@ -1617,3 +1617,120 @@ def test_checker_measures_a_fractional_binary_in_the_milp_vector(highs_answer):
     rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, sol, strict=True)
     assert rep.milp_violation >= 0.5 and not rep.trusted
     assert any("violates the instance's rows/bounds/integrality" in r for r in rep.reasons), rep.summary()
+
+
+def _follower_linprog(X, y, w_bar, budget=None):
+    """``(w, b, least)`` minimising the mean hinge of ``(X, y)`` over ``|w| <= w_bar``, with the mean training
+    hinge at most ``budget[2]`` when ``budget = (X_t, y_t, c)``: scipy's linprog, independent of the checker's
+    inner LP (:func:`bilevel.hinge_lp`). Variables ``(w, b, xi, [xi_t])``."""
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    n, p = X.shape
+    blocks = [(X, y)] + ([budget[:2]] if budget is not None else [])
+    sizes = [len(b[1]) for b in blocks]
+    total = p + 1 + sum(sizes)
+    rows, rhs, start = [], [], p + 1
+    for (Xb, yb), m in zip(blocks, sizes):  # xi_i >= 1 - y_i (x_i w - b)
+        slack = sparse.hstack([sparse.csr_matrix((m, start)), -sparse.eye(m), sparse.csr_matrix((m, total - start - m))])
+        rows.append(sparse.hstack([sparse.csr_matrix(-yb[:, None] * Xb), sparse.csr_matrix(yb[:, None]),
+                                   sparse.csr_matrix((m, total - p - 1))]) + slack)
+        rhs.append(-np.ones(m))
+        start += m
+    if budget is not None:  # mean xi_t <= c
+        rows.append(sparse.csr_matrix(np.r_[np.zeros(p + 1 + n), np.full(sizes[1], 1 / sizes[1])][None, :]))
+        rhs.append([budget[2]])
+    cost = np.r_[np.zeros(p + 1), np.full(n, 1 / n), np.zeros(total - p - 1 - n)]
+    res = linprog(cost, A_ub=sparse.vstack(rows), b_ub=np.concatenate(rhs),
+                  bounds=[(-c, c) for c in w_bar] + [(None, None)] + [(0, None)] * (total - p - 1), method="highs")
+    assert res.status == 0, res.message
+    return res.x[:p], res.x[p], res.fun
+
+
+def _pessimistic_case(iid="diabetes-pes-e0.2-n10-s0"):
+    """The training and flipped-label blocks of ``iid``, a ``w_bar`` (about the HiGHS optimum's), the budget
+    ``(1 + epsilon) v*(w_bar)``, and the follower's exact optimum there, each from scipy's linprog."""
+    built = library.build_instance(library.InstanceSpec.from_row(ROWS[iid]))
+    s = built.split
+    T, F = (s.X_train, s.y_train), (s.X_val[built.flipped], -s.y_val[built.flipped])
+    w_bar = np.array([0.0, 0.15, 0.72, 1.0, 1.0, 0.41, 0.81])
+    budget = (1 + built.spec.epsilon) * _follower_linprog(*T, w_bar)[2]
+    w, b, least = _follower_linprog(*F, w_bar, (*T, budget))
+    return T, F, w_bar, budget, (w, b, least)
+
+
+def _point(w_bar, w, b):
+    return {**{f"w_bar[{j}]": w_bar[j] for j in range(len(w))}, **{f"w[{j}]": w[j] for j in range(len(w))}, "b": b}
+
+
+def test_pessimistic_checker_rejects_a_budget_excess_of_ten_tolerances_and_trusts_a_tenth():
+    """The follower's best flipped-label point under the budget plus ``e`` (scipy's linprog) uses all of ``e``;
+    with the default tolerance 1e-5 it is rejected for the budget at ``e`` = 1e-4 and trusted at 1e-6 (mutation
+    K4: the budget test's tolerance 100 times looser passed the suite)."""
+    T, F, w_bar, budget, _ = _pessimistic_case()
+    for excess, trusted in ((1e-4, False), (1e-6, True)):
+        w, b, _ = _follower_linprog(*F, w_bar, (*T, budget + excess))
+        assert np.mean(np.maximum(0, 1 - T[1] * (T[0] @ w - b))) == pytest.approx(budget + excess, abs=1e-9)
+        rep = check_solution.check_solution(MANIFEST, "diabetes-pes-e0.2-n10-s0", _point(w_bar, w, b))
+        assert rep.budget == pytest.approx(budget, abs=1e-9)
+        assert rep.trusted is trusted, rep.summary()
+        assert trusted or any("exceeds the budget" in r for r in rep.reasons), rep.summary()
+
+
+def test_pessimistic_checker_rejects_an_inner_gap_of_ten_tolerances_and_trusts_a_tenth():
+    """On the segment from the follower's exact optimum (flipped-label loss least under the budget) to the
+    training optimum (within the budget), the points whose flipped-label loss exceeds the least by ``e`` (found by
+    bisection; the training loss, convex, stays within the budget): with the default tolerance 1e-5 rejected as
+    not the follower's optimum at ``e`` = 1e-4, trusted at 1e-6 (mutation K3: the pessimistic inner-gap
+    tolerance 100 times looser passed the suite)."""
+    from scipy.optimize import brentq
+
+    T, F, w_bar, budget, (w0, b0, least) = _pessimistic_case()
+    w1, b1, _ = _follower_linprog(*T, w_bar)
+    flipped = lambda w, b: np.mean(np.maximum(0, 1 - F[1] * (F[0] @ w - b)))  # noqa: E731
+    assert flipped(w1, b1) > least + 1e-3
+    for gap, trusted in ((1e-4, False), (1e-6, True)):
+        t = brentq(lambda t: flipped((1 - t) * w0 + t * w1, (1 - t) * b0 + t * b1) - least - gap, 0, 1, xtol=1e-15)
+        w, b = (1 - t) * w0 + t * w1, (1 - t) * b0 + t * b1
+        rep = check_solution.check_solution(MANIFEST, "diabetes-pes-e0.2-n10-s0", _point(w_bar, w, b))
+        assert rep.inner_gap == pytest.approx(gap, rel=1e-3) and rep.train_loss <= budget + 1e-12
+        assert rep.trusted is trusted, rep.summary()
+        assert trusted or any("not the follower's optimum" in r for r in rep.reasons), rep.summary()
+
+
+def test_strict_checker_rejects_a_milp_violation_of_ten_tolerances_and_trusts_a_tenth(highs_answer):
+    """A column outside the (w_bar, w, b) the bilevel checks read (``g[0]``, at its lower bound 0 in HiGHS's
+    answer) moved below 0: by 1e-4 the MILP vector violates the file by at least that and --strict rejects it;
+    by 1e-7 it is trusted (mutation K9: the strict threshold 100 times looser passed the suite)."""
+    names = library.read_name_map(MODELS / ROWS[NONTRIVIAL]["names"])
+    short = next(s for s, (kind, name) in names.items() if name == "g[0]")
+    arrays = library.read_instance_arrays(MODELS / ROWS[NONTRIVIAL]["mps"])
+    assert arrays["col_lower"][arrays["col_names"].index(short)] == 0 and highs_answer.solution[short] == 0
+    for below, trusted in ((1e-4, False), (1e-7, True)):
+        rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**highs_answer.solution, short: -below},
+                                            strict=True)
+        assert rep.milp_violation >= below
+        assert rep.trusted is trusted, rep.summary()
+        assert trusted or any("violates the instance's rows/bounds" in r for r in rep.reasons), rep.summary()
+
+
+def test_milp_vector_check_measures_each_bound_and_row_side(tmp_path):
+    """A hand-made MPS, min x + y s.t. x + y >= 1, x - y <= 1, 0 <= x <= 2, -1 <= y <= 3: each point violates
+    one side by a known amount, scaled by ``1 + |side|`` (mutations K10, K13: the column-upper-bound term and
+    the row-lower-side term dropped passed the suite)."""
+    mps = tmp_path / "t.mps"
+    mps.write_text("NAME t\nROWS\n N OBJ\n G R0\n L R1\nCOLUMNS\n    C0 OBJ 1 R0 1\n    C0 R1 1\n"
+                   "    C1 OBJ 1 R0 1\n    C1 R1 -1\nRHS\n    RHS R0 1 R1 1\nBOUNDS\n UP BND C0 2\n"
+                   " LO BND C1 -1\n UP BND C1 3\nENDATA\n")
+    names = {"C0": ("col", "x"), "C1": ("col", "y"), "R0": ("row", "r0"), "R1": ("row", "r1")}
+    row = {"id": "t", "mps": "t.mps"}
+    cases = [((0.5, 0.5), 0.0),
+             ((2.5, 2.0), 0.5 / 3),  # x above its upper bound 2
+             ((0.25, 0.25), 0.5 / 2),  # the row x + y below its lower side 1
+             ((-0.5, 2.0), 0.5 / 1),  # x below its lower bound 0
+             ((1.0, 3.5), 0.5 / 4),  # y above its upper bound 3
+             ((2.0, 0.4), 0.6 / 2)]  # the row x - y above its upper side 1
+    for (x, y), expected in cases:
+        rep = check_solution.CheckReport(instance="t", trusted=False)
+        check_solution._milp_checks(rep, row, tmp_path / "manifest.csv", names, {"x": x, "y": y}, 1e-5)
+        assert rep.milp_violation == pytest.approx(expected, abs=1e-12), (x, y)
