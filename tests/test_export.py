@@ -307,3 +307,59 @@ def test_replace_atomically_writes_through_a_named_pipe_or_device(tmp_path):
     reader.join(timeout=10)
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and got == ["written"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+@pytest.mark.parametrize("side", ["lower", "upper"])
+def test_a_fixed_value_is_refused_beyond_round_off_outside_its_bounds(tmp_path, side):
+    """A variable fixed outside its bounds is refused by more than 1e-9 (1 + |bound|) (``_check_bounds``' documented
+    tolerance), written within it. Oracle for the verdicts that matter: scipy's linprog on f in [0.3, 0.7] with
+    the row f = value finds 1e-5 (1 + |bound|) outside infeasible and a round-off away (0.1 + 0.2 for 0.3)
+    feasible (mutation E1: the tolerance changed passed the suite, whose fixed value was 2 outside)."""
+    bound = 0.3 if side == "lower" else 0.7
+    sign = -1 if side == "lower" else 1
+    off = 1 + abs(bound)
+    round_off = 0.1 + 0.2 if side == "lower" else 0.7 + 2 ** -53  # 0.30000000000000004 / 0.7000000000000001
+    cases = [(bound + sign * 1e-5 * off, False), (bound + sign * 10e-9 * off, False),
+             (bound + sign * 0.1e-9 * off, True), (round_off, True)]
+    for value, written in cases:
+        res = linprog([1.0], A_eq=[[1.0]], b_eq=[value], bounds=[(0.3, 0.7)], method="highs")
+        if abs(value - bound) >= 1e-5:
+            assert res.status == 2  # infeasible
+        if value == round_off:
+            assert res.status == 0
+        model = _model()
+        model.f = pyo.Var(bounds=(0.3, 0.7))
+        model.f.fix(value)
+        model.c3 = pyo.Constraint(expr=model.v + model.f >= 0)
+        path = tmp_path / f"m{value!r}.lp"
+        if written:
+            assert _highs(bilevel.write_model(model, path)) == pytest.approx(_optimum())
+        else:
+            with pytest.raises(InputError, match="'f' is fixed at .* outside its bounds"):
+                bilevel.write_model(model, path)
+            assert not path.exists()
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+@pytest.mark.parametrize("kind", ["ge", "eq", "range"])
+def test_a_constraint_name_is_refused_when_its_written_row_name_is_over_the_limit(tmp_path, suffix, kind):
+    """Pyomo writes a constraint ``NAME`` as a row ``c_l_NAME_``, ``c_e_NAME_`` or ``r_l_NAME_`` / ``r_u_NAME_``:
+    5 characters more. Oracle: the longest row name in the file Pyomo's own writer writes; write_model refuses
+    the name exactly when that is over 100 characters (mutation E5: the affix counted as 4 passed the suite)."""
+    import re
+
+    for length in (94, 95, 96):
+        model = _model()
+        body = {"ge": model.v >= 1, "eq": model.v == 1, "range": pyo.inequality(1, model.v, 2)}[kind]
+        model.add_component("a" * length, pyo.Constraint(expr=body))
+        plain = tmp_path / f"plain{suffix}"
+        model.write(str(plain), io_options={"symbolic_solver_labels": True})
+        longest = max(len(t) for t in re.split(r"[\s:]+", plain.read_text()) if "a" * length in t)
+        path = tmp_path / f"m{length}{suffix}"
+        if longest > 100:
+            with pytest.raises(InputError, match=f"has {longest} characters written, over 100"):
+                bilevel.write_model(model, path)
+            assert not path.exists()
+        else:
+            bilevel.write_model(model, path)
+            assert max(len(t) for t in re.split(r"[\s:]+", path.read_text()) if "a" * length in t) == longest
