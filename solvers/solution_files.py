@@ -153,15 +153,20 @@ def _read_name_value_csv(path: Path) -> tuple[dict, float | None]:
     :func:`write_solution_csv` writes), read as CSV: a name the writer quoted (one holding a comma or a quote, legal
     in LP and free MPS names, ``x,1``, ``a"b``) or starting with ``#`` is that name. Read line by line, ``"x,1",2.0``
     was refused as a decimal comma, ``"a""b",3`` read as a variable ``ab`` and ``#h,4`` skipped as a comment: the
-    package's own solution file did not read back as the incumbent it holds. A row ``objective,<x>`` (or
-    ``objective value,<x>``) is the claimed objective; a row of one cell starting with ``#`` is a comment."""
+    package's own solution file did not read back as the incumbent it holds. A row ``objective value,<x>`` is the
+    claimed objective, and so is ``objective,<x>`` in a file without such a row (a file with one, as
+    :func:`write_solution_csv` writes, keeps ``objective`` for a column of that name); a row of one cell starting with ``#`` is a comment."""
     import io
 
     text = path.read_bytes().decode("utf-8-sig", errors="replace")
     values, objective = {}, None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    next(reader, None)  # the header
-    for cells in reader:
+    rows = list(csv.reader(io.StringIO(text, newline="")))[1:]  # after the header
+    # write_solution_csv writes the claim as "objective value" (no LP or MPS name holds a space), so a column
+    # named "objective" stays a variable; in a file without such a row (older files, other writers), "objective"
+    # is the claim
+    claims = ("objective value",) if any(c and c[0].strip().lower() == "objective value" for c in rows) else (
+        "objective", "objective value")
+    for cells in rows:
         line = ",".join(cells)
         if not cells or all(not c.strip() for c in cells):
             continue
@@ -181,7 +186,7 @@ def _read_name_value_csv(path: Path) -> tuple[dict, float | None]:
         value = cells[1]
         if not value:
             raise InputError(f"{str(path)!r} gives no value in the line {line!r}")
-        if name.lower() in ("objective", "objective value"):
+        if name.lower() in claims:
             if not _NUMBER.match(value):
                 raise InputError(f"{str(path)!r} claims the objective {value!r}: not a number")
             objective = _claimed_objective(path, value)
@@ -327,7 +332,7 @@ def _read_cplex_solution(path: Path) -> tuple[dict, float | None]:
 
 
 def write_solution_csv(result: RunResult, path) -> Path:
-    """Write a run's incumbent as CSV: ``objective,<x>`` then ``name,value`` rows (17 significant digits),
+    """Write a run's incumbent as CSV: ``objective value,<x>`` then ``name,value`` rows (17 significant digits),
     through a temporary file renamed into place (an interrupted write left a file cut short, whose missing
     variables a check then took as 0). Returns the path."""
     path = Path(path)
@@ -340,7 +345,9 @@ def write_solution_csv(result: RunResult, path) -> Path:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(["name", "value"])
             if result.objective is not None:
-                w.writerow(["objective", repr(float(result.objective))])
+                # not "objective": a column of that name (legal in LP and MPS) was read back as the claim, and
+                # the claim lost; no LP or MPS name holds a space
+                w.writerow(["objective value", repr(float(result.objective))])
             for name, value in result.solution.items():
                 w.writerow([name, repr(float(value))])
 

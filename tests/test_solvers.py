@@ -1216,7 +1216,7 @@ def test_checker_reads_a_csv_whose_fields_are_all_quoted(highs_answer, tmp_path)
     import csv
 
     rows = list(csv.reader(solution_files.write_solution_csv(highs_answer, tmp_path / "s.csv").open()))
-    assert rows[1][0] == "objective"
+    assert rows[1][0] == "objective value"
     for claim, trusted in ((rows[1][1], True), ("0.01", False)):
         rows[1][1] = claim
         with (tmp_path / "q.csv").open("w", newline="") as fh:
@@ -1329,8 +1329,8 @@ def test_checker_refuses_values_that_are_not_finite_or_not_one_value(highs_answe
         check(MANIFEST, NONTRIVIAL, {**highs_answer.solution, "b": highs_answer.solution[short] + 1})
     first = good.splitlines()[2].split(",")[0]  # the first variable row after the header and objective
     cases = {"nan value": good.replace(f"\n{first},", f"\n{first},nan\n{first}_old,"),
-             "nan objective": good.replace("objective,", "objective,nan\nx_old,"),
-             "inf objective": good.replace("objective,", "objective,inf\nx_old,"),
+             "nan objective": good.replace("objective value,", "objective value,nan\nx_old,"),
+             "inf objective": good.replace("objective value,", "objective value,inf\nx_old,"),
              "two values": good + f"{first},12345\n"}
     for case, text in cases.items():
         path = tmp_path / f"{case.replace(' ', '_')}.csv"
@@ -1380,7 +1380,7 @@ def test_checker_command_line_exit_codes(highs_answer, tmp_path, capsys):
     assert check_solution.main([str(MANIFEST), NONTRIVIAL, str(good)]) == 0
     assert "TRUSTED" in capsys.readouterr().out
     bad = tmp_path / "bad.csv"
-    bad.write_text(good.read_text().replace("objective,", "objective,1"))
+    bad.write_text(good.read_text().replace("objective value,", "objective value,1"))
     assert check_solution.main([str(MANIFEST), NONTRIVIAL, str(bad)]) == 1
     assert "REJECTED" in capsys.readouterr().out
     assert check_solution.main([str(MANIFEST), "no-such-instance", str(good)]) == 2
@@ -1505,7 +1505,7 @@ def test_a_written_solution_csv_reads_back_as_the_incumbent_it_holds(tmp_path):
     path = solution_files.write_solution_csv(result, tmp_path / "s.csv")
     with open(path, newline="") as fh:
         rows = list(csv.reader(fh))
-    assert rows[0] == ["name", "value"] and rows[1] == ["objective", repr(1.5)]
+    assert rows[0] == ["name", "value"] and rows[1] == ["objective value", repr(1.5)]
     assert {name: float(v) for name, v in rows[2:]} == solution
     values, objective = solution_files.read_solution_file(path)
     assert values == solution and objective == 1.5
@@ -1734,3 +1734,21 @@ def test_milp_vector_check_measures_each_bound_and_row_side(tmp_path):
         rep = check_solution.CheckReport(instance="t", trusted=False)
         check_solution._milp_checks(rep, row, tmp_path / "manifest.csv", names, {"x": x, "y": y}, 1e-5)
         assert rep.milp_violation == pytest.approx(expected, abs=1e-12), (x, y)
+
+
+def test_a_column_named_objective_reads_back_from_the_solution_csv(tmp_path):
+    """A column named ``objective`` (legal in LP and MPS) was written as a second ``objective`` row after the
+    claim: read back, the variable was lost (taken as 0) and its value became the claimed objective. Oracle:
+    HiGHS solving the LP file min objective + y s.t. objective + y >= 3, objective >= 2."""
+    lp = tmp_path / "m.lp"
+    lp.write_text("minimize\n obj: objective + y\nsubject to\n c1: objective + y >= 3\nbounds\n"
+                  " objective >= 2\n y >= 0\nend\n")
+    result = highs.solve(lp)
+    assert result.status == "optimal" and set(result.solution) == {"objective", "y"}
+    path = solution_files.write_solution_csv(result, tmp_path / "s.csv")
+    values, claim = solution_files.read_solution_file(path)
+    assert values == result.solution and claim == result.objective
+    assert claim == pytest.approx(3.0) and values["objective"] >= 2 - 1e-9
+    old = tmp_path / "old.csv"  # a file as the writer wrote it before, and other writers' files: still the claim
+    old.write_text("name,value\nobjective,3.0\ny,1.0\n")
+    assert solution_files.read_solution_file(old) == ({"y": 1.0}, 3.0)
