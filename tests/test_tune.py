@@ -539,6 +539,29 @@ def test_a_milp_infeasible_below_max_lambda_bound_is_solved_at_max_lambda_bound_
     assert res.optimal and res.verified and res.objective == pytest.approx(0.0, abs=1e-7)
 
 
+def test_an_at_bound_escalation_that_lands_exactly_on_max_lambda_bound_is_tried():
+    """tiny_instance(7, 5, 4), epsilon 0, all validation labels flipped, lambda_bound 1 and max_lambda_bound 10:
+    the solution at bound 1 (objective 0.8445, above its floor, the optimistic best bound 0.8215) has lambda at
+    the bound, and the next bound 1 * 10 is max_lambda_bound itself, where the MILP reaches the bilevel optimum
+    (the enumeration of tests/kkt_enumeration.py, lambda unbounded). Mutation testing: refusing the at-bound step
+    that lands exactly on max_lambda_bound (as the default 1e3 -> 1e4 of epsilon > 0 does) passed every test.
+    With epsilon = 0 the valid lambdas form a half-line and HiGHS may return a lambda below the bound, which
+    no bound escalates (lambda_max is inf): then the answer must say that a larger bound might help."""
+    from kkt_enumeration import pessimistic_optimum
+
+    Xt, yt, Xv, yv = tiny_instance(7, 5, 4)
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(4), 0.0)
+    opt = bilevel.tune(Xt, yt, Xv, yv, clock="nodes")
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", flip="all", optimistic=opt, lambda_bound=1.0,
+                       max_lambda_bound=10.0, clock="nodes")
+    assert res.optimal and res.verified
+    if res.lambda_history == [1.0] and not bilevel.pessimistic.at_lambda_bound(res.model):
+        assert any("might allow a better objective" in m for m in res.verification.messages)
+    else:
+        assert res.lambda_history[:2] == [1.0, 10.0]
+        assert res.objective == pytest.approx(value, abs=1e-6), (res.objective, value, res.lambda_history)
+
+
 def test_the_time_of_an_infeasible_lambda_bound_counts_in_total_seconds(monkeypatch):
     """The instance of test_a_lambda_bound_that_leaves_the_milp_infeasible_is_enlarged: the solve at the
     infeasible bound 0.1 (made to take ``pause`` seconds more) is part of the solve time to quote,
