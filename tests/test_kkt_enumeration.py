@@ -387,3 +387,28 @@ def test_a_pessimistic_solve_from_an_unfinished_optimistic_result_keeps_the_opti
     assert res.optimal and res.verified
     assert res.objective == pytest.approx(value, abs=1e-6)
     assert res.best_bound <= value + 1e-6
+
+
+@pytest.mark.filterwarnings("ignore:.*tiny:UserWarning")
+@pytest.mark.parametrize("mode,seed,n_t,n_v", [("optimistic", 5, 6, 5), ("pessimistic", 2, 5, 4)])
+def test_a_tiny_feature_with_a_wide_box_against_the_enumeration(mode, seed, n_t, n_v):
+    """tiny_instance(seed, n_t, n_v) with its second feature scaled by c = 3e-5 (a tiny feature, item 12 of
+    bilevel.bigm: its stationarity rows divided by s_j = max |x_ij|) and w_bar_2 in [0, 1e4], so that x_2 w_2
+    reaches margins of order 1 and the feature matters (pessimistic: epsilon 0.2, V_f all). Oracle: the
+    enumeration on the same instance unscaled with w_bar_2 in [0, 1e4 c] (w_2 -> c w_2 maps one onto the other;
+    scipy's LPs fail on the 3e-5 coefficients themselves). Mutation testing: the rows multiplied by s_j instead
+    (coefficients of 1e-10, so w_2 escaped the inner optimality) passed every test; tune returned 0.3271
+    (optimistic, against 0.4297) and 0.1840 (pessimistic follower rows, against 0.2628), flagged unverified."""
+    c, ub = 3e-5, 1e4
+    Xt, yt, Xv, yv = tiny_instance(seed, n_t, n_v)
+    if mode == "optimistic":
+        value, _, _ = optimistic_optimum(Xt, yt, Xv, yv, (np.zeros(2), np.array([1.0, ub * c])))
+    else:
+        value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(n_v), 0.2, (np.zeros(2), np.array([1.0, ub * c])))
+    Xt[:, 1] *= c
+    Xv[:, 1] *= c
+    assert bilevel.validation.tiny_features([Xt, Xv]) == [1]
+    kw = dict(mode="pessimistic", epsilon=0.2, flip="all") if mode == "pessimistic" else {}
+    res = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(np.zeros(2), np.array([1.0, ub])), **kw)
+    assert res.optimal and res.verified
+    assert _close(res.objective, value), (res.objective, value)
