@@ -1421,3 +1421,32 @@ def test_the_summary_counts_a_run_with_one_of_its_steps_failed():
                  tie_sum_w_bar_error=a, tie_val_margin_error=b)
             for k, (a, b) in enumerate([(None, None), ("boom", None), (None, "boom"), ("boom", "boom")])]
     assert us.summarize_limited(pd.DataFrame(rows))["tie re-solve failed"].tolist() == [3]
+
+
+def test_a_perturbed_units_validation_accuracy_is_on_the_attacked_validation_set(monkeypatch):
+    """diabetes, |T| = |V| = 6, seed 0, rho_val 0.5: the attack moves one validation point inside the clean margin
+    and the optimistic model fitted on the attacked set classifies it differently from its clean version
+    (accuracy 5/6 attacked, 1 clean), so a row scored on the clean validation set shows. Mutation testing:
+    opt_acc_val scored on the clean validation set passed every test (the test above has no prediction changed
+    by its attack). Oracle: scikit-learn's accuracy_score on the attacked features the solves received."""
+    from sklearn.metrics import accuracy_score
+
+    calls = _spy_solves(monkeypatch)
+    cfg = us.StudyConfig(datasets=("diabetes",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=6,
+                         perturbed_n_val=6, epsilons=(0.2,), rho_vals=(0.5,), rho_tests=(0.0,), time_limit=20.0,
+                         clock="nodes", seed=0)
+    (task,) = us.build_tasks(cfg)
+    rec = us.run_unit(task)
+    assert rec["error"] is None, rec["error"]
+    (row,) = rec["rows"]
+    (_, X_clean, _, _), (_, X_v, _, opt) = [c for c in calls if c[0] == "optimistic"]
+    (pes,) = [c[3] for c in calls if c[0] == "pessimistic"]
+    data = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(data.X, data.y, 6, 6, seed=task["split_seed"])
+    assert np.array_equal(X_clean, s.X_val) and row["n_val_attacked"] > 0
+
+    def acc(r, X):
+        return accuracy_score(s.y_val, np.where(X @ r.w - r.b >= 0, 1, -1))
+    assert acc(opt, X_v) != acc(opt, X_clean)  # the attack changes a validation prediction
+    assert row["opt_acc_val"] == pytest.approx(acc(opt, X_v), abs=1e-12)
+    assert row["pes_acc_val"] == pytest.approx(acc(pes, X_v), abs=1e-12)
