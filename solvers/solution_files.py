@@ -236,10 +236,11 @@ def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
     values, objective, in_columns, declared = {}, None, False, None
     for number, raw in enumerate(lines[k + 1:], start=k + 2):
         line = raw.strip()
+        tokens = line.split()
         where = f"{str(path)!r} line {number}"
         if line.startswith("# Columns"):
             in_columns = True
-            count = line.split()[2:]
+            count = tokens[2:]
             if len(count) != 1 or not count[0].isdigit():  # "# Columns" cut or garbled: no count to check
                 raise InputError(f"{where}: a malformed column count line {line!r}: not '# Columns N'")
             declared = int(count[0])
@@ -247,12 +248,10 @@ def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
             if in_columns:
                 break  # "# Rows": the column values are done
         elif in_columns and line:
-            tokens = line.split()
             if len(tokens) != 2 or not _NUMBER.match(tokens[1]):  # was skipped: the column counted as 0
                 raise InputError(f"{where}: a malformed column line {line!r}: not 'name value'")
             _store(values, tokens[0], tokens[1], path)
-        elif line.split()[:1] == ["Objective"]:
-            tokens = line.split()
+        elif tokens[:1] == ["Objective"]:
             if len(tokens) != 2 or not _NUMBER.match(tokens[1]):  # "Objective 0.25x": the claim was dropped
                 raise InputError(f"{where}: a malformed objective line {line!r}: not 'Objective x'")
             objective = _claimed_objective(path, tokens[1])
