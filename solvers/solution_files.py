@@ -63,7 +63,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     time (no integer solution - continuous used) - ...``: the values it lists are no solution) or of a status other
     than ``Optimal``, ``Optimal (within gap tolerance)`` or ``Stopped on time`` (``Stopped on iterations``,
     ``Stopped on difficulties``, ``Stopped on ctrl-c``, ``Status unknown``: CBC writes them also for Clp's current
-    point, which need not be feasible, see :data:`_CBC_SOLUTION_STATUSES`), or a CPLEX solution whose header says
+    point, which need not be feasible, see :data:`_CBC_SOLUTION_STATUSES`), or a HiGHS raw-style file whose primal
+    status is ``None`` or ``Infeasible`` (e.g. an LP stopped by its iteration limit), or a CPLEX solution whose header says
     ``primalFeasible="0"``, or XML that is not a CPLEX solution."""
     path = Path(path)
     if not path.is_file():
@@ -227,12 +228,25 @@ def _claimed_objective(path: Path, text: str) -> float | None:
     return finite_or_none(value)
 
 
+def _highs_model_status(lines: list) -> str:
+    """The text of the line after ``Model status`` in a HiGHS raw-style solution file, ``?`` when there is none."""
+    k = next((k for k, line in enumerate(lines) if line.strip() == "Model status"), None)
+    return lines[k + 1].strip() if k is not None and k + 1 < len(lines) else "?"
+
+
 def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
     """The primal column values and objective of a HiGHS ``writeSolution`` file (its row values, duals and
-    basis hold ``name value`` lines too and are skipped). InputError naming the file and the line number for a
+    basis hold ``name value`` lines too and are skipped). InputError naming the file for a primal status
+    ``None`` or ``Infeasible`` (e.g. an LP stopped by its iteration limit), and naming the line number for a
     column line other than ``name value``, a ``# Columns`` line without its count, or an ``Objective`` line
     whose value is not a number."""
     k = next(k for k, line in enumerate(lines) if line.strip() == "# Primal solution values")
+    primal = lines[k + 1].strip() if k + 1 < len(lines) else ""
+    if primal in ("None", "Infeasible"):  # "Infeasible" values were read and judged as if HiGHS had found them
+        model = _highs_model_status(lines)
+        what = "no primal values" if primal == "None" else "primal values it marks infeasible"
+        raise InputError(f"{str(path)!r} is a HiGHS solution file with {what} (model status: {model}): "
+                         "it holds no solution")
     values, objective, in_columns, declared = {}, None, False, None
     for number, raw in enumerate(lines[k + 1:], start=k + 2):
         line = raw.strip()

@@ -1031,6 +1031,38 @@ def test_a_truncated_highs_solution_file_is_refused(highs_files, tmp_path):
         solution_files.read_solution_file(path)
 
 
+def test_a_highs_file_without_a_feasible_primal_point_is_no_solution(tmp_path):
+    """HiGHS writes its primal status under ``# Primal solution values``. Values it marks ``Infeasible`` (here the
+    LP relaxation of a library instance stopped after 5 simplex iterations) were read and judged as if HiGHS had
+    found them; ``None`` (an infeasible model) was refused as "not a solution file". Both are now an InputError
+    that gives HiGHS's model status, also through :func:`check_solution`."""
+    import highspy
+
+    h = highspy.Highs()
+    h.silent()
+    h.readModel(str(MODELS / ROWS[NONTRIVIAL]["mps"]))
+    h.setOptionValue("solve_relaxation", True)
+    h.setOptionValue("presolve", "off")
+    h.setOptionValue("simplex_iteration_limit", 5)
+    h.run()
+    assert h.getInfo().primal_solution_status == 1  # highspy's kSolutionStatusInfeasible
+    path = tmp_path / "stopped.sol"
+    h.writeSolution(str(path), 0)
+    with pytest.raises(InputError, match=r"primal values it marks infeasible \(model status: Iteration limit"):
+        solution_files.read_solution_file(path)
+    with pytest.raises(InputError, match="marks infeasible"):
+        check_solution.check_solution(MANIFEST, NONTRIVIAL, path)
+    lp = tmp_path / "infeasible.lp"
+    lp.write_text("minimize\n obj: x\nsubject to\n c1: x >= 3\n c2: x <= 1\nend\n")
+    h = highspy.Highs()
+    h.silent()
+    h.readModel(str(lp))
+    h.run()
+    h.writeSolution(str(path), 0)
+    with pytest.raises(InputError, match=r"with no primal values \(model status: Infeasible\)"):
+        solution_files.read_solution_file(path)
+
+
 def test_a_damaged_line_of_a_highs_solution_is_refused_with_its_line_number(highs_files, tmp_path):
     """Each damage to a real HiGHS solution file is an InputError naming the file and the damaged line's number,
     never a solution missing a value: a column line garbled (``C3 0.5x``, a third field, a lost value; refused
