@@ -1,5 +1,6 @@
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -11,6 +12,13 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/oracles.py, tests/highs_
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import highs_seed  # noqa: E402
+
+# The Ctrl-C tests (tests/test_highs_interrupt.py, tests/test_race.py) send SIGINT to this process or to a CLI
+# subprocess. A shell without job control starts a background job (`make test &`, `nohup`) with SIGINT ignored;
+# Python then installs no KeyboardInterrupt handler, its subprocesses inherit the ignore, and those tests failed
+# ("DID NOT RAISE KeyboardInterrupt", exit 0 instead of 130) for how the suite was started, not for the code.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser):
