@@ -378,6 +378,8 @@ def test_an_int_too_large_for_a_float_is_an_input_error(call, name):
     # an array where a name is expected: numpy's "truth value of an array ... is ambiguous"
     (lambda: ltt(LOSSES, 0.2, 0.1, control=np.array(["fdr", "fwer"])), "control"),
     (lambda: pareto_testing(LOSSES, 0.2, 0.1, seed=0, control=np.array(["fdr", "fwer"])), "control"),
+    (lambda: rg_pt(LOSSES, 0.2, 0.1, seed=0, control=np.array(["fdr", "fwer"])), "control"),
+    (lambda: rg_pt(LOSSES, 0.2, 0.1, seed=0, control=np.zeros((0, 0))), "control"),
     (lambda: rg_pt(LOSSES, 0.2, 0.1, seed=0, orphans=np.array(["best", "root"])), "orphans"),
     (lambda: rg_pt(LOSSES, 0.2, 0.1, seed=0, cluster_method=np.array(["ward", "single"])), "cluster_method"),
     # a ragged n: numpy's "inhomogeneous shape" ValueError

@@ -531,6 +531,8 @@ def rg_pt(
         ``orphans``, an ``eta`` (whenever given, whatever the front) not of shape (m, m), with an off-diagonal
         entry outside [0, 1] or NaN, or with ``eta_ij + eta_ji != 1`` (to 1e-6).
     """
+    if not is_choice(control, ("fdr", "fwer")):  # an array: numpy's "truth value ... is ambiguous" in the test below
+        raise InputError(f"control must be 'fdr' (RG-PT controls the FDR only), got {control!r}")
     if control != "fdr":
         raise InputError("RG-PT controls the FDR (DAGGER); for FWER control use Pareto testing or LTT")
     arr, a = _prepare(losses, alpha)
