@@ -310,6 +310,18 @@ def test_split_as_boolean_masks_is_refused(split):
         rg_pt(LOSSES, 0.3, 0.1, split=split)
 
 
+@pytest.mark.parametrize("as_table", [dict, "frame"])
+def test_split_as_a_mapping_or_dataframe_is_refused(as_table):
+    # iterating {0: opt, 1: test} (or a DataFrame with columns 0 and 1) gives the keys 0 and 1: the pipelines ran
+    # with the single optimisation row 0 and the single testing row 1, the other 38 rows silently unused
+    parts = {0: np.arange(20), 1: np.arange(20, 40)}
+    split = parts if as_table is dict else __import__("pandas").DataFrame(parts)
+    with pytest.raises(InputError, match="split"):
+        pareto_testing(LOSSES, 0.3, 0.1, split=split)
+    with pytest.raises(InputError, match="split"):
+        rg_pt(LOSSES, 0.3, 0.1, split=split)
+
+
 def test_split_as_integer_indices_still_works():
     res = pareto_testing(LOSSES, 0.3, 0.1, split=(np.arange(20), np.arange(20, 40)))
     np.testing.assert_array_equal(res.test_indices, np.arange(20, 40))

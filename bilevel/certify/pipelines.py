@@ -38,7 +38,7 @@ candidates; it gives no such statement about the single chosen one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
@@ -220,6 +220,11 @@ def _resolve_split(n_cal: int, opt_fraction, seed, split) -> tuple[np.ndarray, n
     if split is None:
         return split_calibration(n_cal, opt_fraction, seed)
     check_seed(seed)  # a bad seed is an error even when the explicit split leaves it unused
+    if isinstance(split, Mapping) or (type(split).__module__.startswith("pandas") and hasattr(split, "columns")):
+        # iterating a dict gives its keys and a DataFrame its column labels: {0: opt, 1: test} ran with the single
+        # optimisation row 0 and the single testing row 1
+        raise InputError("split must be a pair (opt_indices, test_indices) of integer row indices, not a mapping or "
+                         "a DataFrame (iterating one gives its keys / column labels); pass (split[0], split[1])")
     try:
         masks = [np.asarray(s).dtype == bool for s in split]
         opt_f, test_f = (np.asarray(s, dtype=float).ravel() for s in split)
@@ -379,7 +384,8 @@ def pareto_testing(
     Raises
     ------
     InputError
-        As :func:`ltt`, plus a split that leaves a part empty, overlaps or is given as boolean masks, a ``seed``
+        As :func:`ltt`, plus a split that leaves a part empty, overlaps or is given as boolean masks (or as a dict
+        or DataFrame), a ``seed``
         other than an int >= 0, ``None`` or a Generator (checked even when ``split`` is given).
     """
     arr, a = _prepare(losses, alpha)
