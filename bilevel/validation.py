@@ -127,14 +127,24 @@ def is_boolean(values) -> bool:
         return False
 
 
+def refuse_masked(values, name: str) -> None:
+    """InputError naming ``name`` when ``values`` is a numpy masked array with masked entries: ``np.asarray``
+    drops the mask, so the hidden values under it were used as numbers."""
+    if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
+        raise InputError(f"{name} has {int(np.ma.count_masked(values))} masked entries; fill them "
+                         "(e.g. .filled()) or drop them")
+
+
 def as_float_array(values, name: str, what: str) -> np.ndarray:
     """``values`` as a float64 array; InputError naming ``name`` when they are not numbers (strings, an
     object array, ragged nested lists) or hold an int too large for a float. The missing values (``pd.NA``) of
-    pandas' nullable columns become NaN, so that the callers' NaN checks name them."""
+    pandas' nullable columns become NaN, so that the callers' NaN checks name them; a numpy masked array with
+    masked entries is an InputError (``np.asarray`` drops the mask, so they were used as numbers)."""
     if isinstance(values, np.ndarray) and values.dtype == object:
         raise InputError(f"{name} must be {what}; got an array of Python objects")
     if is_complex(values):  # float64 conversion would drop the imaginary parts with a warning only
         raise InputError(f"{name} must be {what}; got complex numbers")
+    refuse_masked(values, name)
     try:
         if type(values).__module__.startswith("pandas"):  # pd.NA of a nullable column -> NaN,
             return values.to_numpy(dtype=np.float64, na_value=np.nan)  # which the callers name (was "not numeric")

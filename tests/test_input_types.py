@@ -140,3 +140,33 @@ def test_dagger_refuses_a_dict_of_parents_by_name():
 
     with pytest.raises(InputError, match="not a mapping"):
         dagger([0.01, 0.02], {0: [], 1: [0]}, 0.1)
+
+
+def test_a_masked_array_with_masked_entries_is_refused_not_read_through_its_mask():
+    """``np.asarray`` drops a masked array's mask, so the hidden values under it were used as numbers, silently:
+    Bonferroni rejected on a masked p-value of 0.01, LTT scored a candidate on its masked losses, and tune trained
+    on a masked feature value or label. Now each is an InputError naming the input; an array whose mask hides
+    nothing is still read as its values (oracle: the same call on the plain array)."""
+    from bilevel.certify import ltt
+    from bilevel.certify.procedures import bonferroni
+
+    hidden = np.ma.masked_array([0.9, 0.01], mask=[False, True])
+    with pytest.raises(InputError, match="p_values has 1 masked entries"):
+        bonferroni(hidden, 0.1)
+    np.testing.assert_array_equal(bonferroni(np.ma.masked_array([0.9, 0.01], mask=False), 0.1),
+                                  bonferroni(np.array([0.9, 0.01]), 0.1))
+    losses = np.ma.masked_array(np.zeros((40, 2)), mask=False)
+    losses[:, 1] = np.ma.masked  # candidate 1's losses all hidden
+    with pytest.raises(InputError, match="losses has 40 masked entries"):
+        ltt(losses, 0.2, 0.1)
+    np.testing.assert_array_equal(ltt(np.ma.masked_array(np.zeros((40, 2)), mask=False), 0.2, 0.1).certified,
+                                  ltt(np.zeros((40, 2)), 0.2, 0.1).certified)
+    x_plain = np.asarray(X, dtype=float)
+    x_masked = np.ma.masked_array(x_plain, mask=np.zeros(x_plain.shape, bool))
+    x_masked[0, 0] = np.ma.masked
+    with pytest.raises(InputError, match="X_train has 1 masked entries"):
+        bilevel.tune(x_masked, Y, XV, YV)
+    y_masked = np.ma.masked_array(np.asarray(Y, dtype=float), mask=False)
+    y_masked[0] = np.ma.masked
+    with pytest.raises(InputError, match="y_train has 1 masked entries"):
+        bilevel.tune(x_plain, y_masked, XV, YV)

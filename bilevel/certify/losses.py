@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..validation import as_path, check_count, check_utf8_text, finite_number, is_complex
+from ..validation import as_path, check_count, check_utf8_text, finite_number, is_complex, refuse_masked
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -50,10 +50,12 @@ def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
     Raises
     ------
     InputError
-        Wrong number of dimensions, no row or no candidate, NaN/infinite values, values outside [0, 1].
+        Wrong number of dimensions, no row or no candidate, NaN/infinite values, values outside [0, 1], a numpy
+        masked array with masked entries.
     """
     if is_complex(losses):  # float conversion would drop the imaginary parts with a warning only
         raise InputError(f"{name} must be real numbers; got complex values")
+    refuse_masked(losses, name)
     try:
         arr = np.asarray(losses, dtype=float)
     except (TypeError, ValueError):
