@@ -67,7 +67,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     in the working directory (a str), ``label`` is not a str, the file is missing or not an uncompressed CSV table
     (data rows with more or fewer fields than the header names, a column name used twice, a column with neither a
     name nor a value, or no header row, i.e. a first line of numbers and a label value, or no data row, included),
-    its first column has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes), the label
+    its first column has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes) or 1..n (the
+    row names R's ``write.csv`` writes), the label
     column is missing (or, for a built-in set, not its own), the file is UTF-16 or UTF-32 text, ``positive`` is not
     one of the labels, the labels do not take exactly two values, or a feature is not numeric or not finite.
     """
@@ -137,12 +138,18 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     if len(frame) == 0:  # was "label column 'y' must have exactly two distinct values, found 0: []"
         raise InputError(f"{key!r} has a header row but no data rows")
     first = frame.iloc[:, 0]
-    if (not fields[0] and frame.columns[0] != label_col and pd.api.types.is_integer_dtype(first)
-            and np.array_equal(first.to_numpy(), np.arange(len(frame)))):
-        # DataFrame.to_csv writes the index, unnamed, as the first column: the row numbers became a feature
-        # "Unnamed: 0", which predicts the class perfectly in a file sorted by class
-        raise InputError(f"{key!r}: column 1 has no name and holds the row numbers 0..{len(frame) - 1} (the index "
-                         "DataFrame.to_csv writes; write with index=False); remove it, or name it to keep it")
+    numbered = [start for start in (0, 1) if not fields[0] and frame.columns[0] != label_col
+                and pd.api.types.is_integer_dtype(first)
+                and np.array_equal(first.to_numpy(), np.arange(start, len(frame) + start))]
+    if numbered:
+        # DataFrame.to_csv writes the index, unnamed, as the first column (0..n-1), and R's write.csv its row
+        # names "1".."n" under the name "": the row numbers became a feature "Unnamed: 0", which predicts the
+        # class perfectly in a file sorted by class
+        start = numbered[0]
+        writer = ("the index DataFrame.to_csv writes; write with index=False" if start == 0 else
+                  "the row names R's write.csv writes; write with row.names = FALSE")
+        raise InputError(f"{key!r}: column 1 has no name and holds the row numbers {start}..{len(frame) - 1 + start} "
+                         f"({writer}); remove it, or name it to keep it")
     if frame.iloc[:, -1].isna().any() or frame[label_col].isna().any():
         # the text as written; the python engine reads a missing field (a row shorter than the header) as NaN,
         # an empty one as "" (the C engine reads both as "")

@@ -476,3 +476,18 @@ def test_each_stratified_draw_takes_the_nearest_whole_share_of_each_class():
         s = bilevel.split_dataset(X, y, 7, 9, seed=seed)
         assert [int((part == 1).sum()) for part in (s.y_test, s.y_train, s.y_val)] == [15, 2, 3]
         assert [len(part) for part in (s.y_test, s.y_train, s.y_val)] == [50, 7, 9]
+
+
+def test_the_row_names_that_r_write_csv_writes_are_not_read_as_a_feature(tmp_path):
+    # R's write.csv(df, path) writes the row names "1".."n" as a first column named "": it was loaded as the
+    # feature "Unnamed: 0", the row numbers, which in a file sorted by class separate the classes perfectly
+    rows = [(0.5, "B"), (1.5, "B"), (-0.5, "B"), (2.0, "M"), (0.1, "M"), (1.1, "M")]
+    path = tmp_path / "from_r.csv"
+    path.write_text('"","a","y"\n' + "".join(f'"{k + 1}",{a},"{y}"\n' for k, (a, y) in enumerate(rows)))
+    assert list(pd.read_csv(path, index_col=0).index) == list(range(1, 7))  # pandas: the first column is an index
+    with pytest.raises(InputError, match=r"column 1 has no name and holds the row numbers 1\.\.6 .*row\.names"):
+        bilevel.load_dataset(path)
+    path.write_text('"a","y"\n' + "".join(f'{a},"{y}"\n' for a, y in rows))  # row.names = FALSE
+    assert bilevel.load_dataset(path).feature_names == ["a"]
+    path.write_text(",a,y\n2,1.5,0\n1,2.5,1\n3,0.5,0\n")  # an unnamed column of other values still loads
+    assert bilevel.load_dataset(path).feature_names == ["Unnamed: 0", "a"]
