@@ -47,8 +47,12 @@ def add_parser(sub) -> None:
     p.add_argument("--data", default=",".join(library.DATASETS), help="comma-separated built-in data sets")
     p.add_argument("--only", action="append", default=[], metavar="PATTERN",
                    help="regenerate only instance ids matching this shell pattern (repeatable)")
-    p.add_argument("--time-limit", type=real, default=library.TIME_LIMIT, help="HiGHS seconds per instance")
-    p.add_argument("--mip-gap", type=real, default=library.MIP_GAP, help="relative MIP gap of the HiGHS solves")
+    # default None, so that giving one with --no-solve (where it would change nothing) is refused; run() fills in
+    # library.TIME_LIMIT and library.MIP_GAP otherwise
+    p.add_argument("--time-limit", type=real, default=None,
+                   help=f"HiGHS seconds per instance (default: {library.TIME_LIMIT:g}; refused with --no-solve)")
+    p.add_argument("--mip-gap", type=real, default=None,
+                   help=f"relative MIP gap of the HiGHS solves (default: {library.MIP_GAP:g}; refused with --no-solve)")
     p.add_argument("--no-solve", action="store_true",
                    help="write the files only; the HiGHS fields of regenerated rows are left empty")
     p.set_defaults(func=run)
@@ -56,8 +60,18 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Regenerate the selected instances; returns 0, or 1 when a HiGHS solution failed verification.
-    Raises InputError for bad options."""
-    if args.time_limit is not None and not args.time_limit > 0:
+    Raises InputError for bad options, also ``--time-limit`` or ``--mip-gap`` with ``--no-solve``, which solves
+    nothing and ignored them without a word."""
+    given = [flag for flag, value in (("--time-limit", args.time_limit), ("--mip-gap", args.mip_gap)) if value is not None]
+    if args.no_solve and given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise InputError(f"{' and '.join(given)} {verb} only to the HiGHS solves, and --no-solve writes the files "
+                         "without solving them; drop it or leave out --no-solve")
+    if args.time_limit is None:
+        args.time_limit = library.TIME_LIMIT
+    if args.mip_gap is None:
+        args.mip_gap = library.MIP_GAP
+    if not args.time_limit > 0:
         raise InputError(f"--time-limit must be positive seconds; got {args.time_limit}")
     check_mip_gap(args.mip_gap, "--mip-gap")
     sizes = list(dict.fromkeys(args.sizes))  # a repeated size (or data set) would write and solve it twice

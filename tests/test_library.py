@@ -663,18 +663,42 @@ def test_export_library_writes_a_repeated_size_or_data_set_once(tmp_path, capsys
 
 
 @pytest.mark.parametrize("args,match", [
-    (["--time-limit", "-1"], "time-limit"),
     (["--only", "nothing-*"], "no library instance"),
     (["--max-size", "3"], "no sizes left"),
     (["--data", "iris"], "data set"),
     (["--data", ","], "names no data set"),
     (["--data", "cancer,,diabetes"], "--data has an empty item"),  # read as "cancer,diabetes" without a word
-    (["--sizes", "5", "--mip-gap", "2"], "mip-gap"),
 ])
 def test_export_library_bad_input_is_one_line_exit_2(args, match, tmp_path, capsys):
     code = main(["export-library", "--out", str(tmp_path), "--no-solve", *args])
     err = capsys.readouterr().err
     assert code == 2 and match in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args,match", [
+    (["--time-limit", "-1"], "--time-limit must be positive"),
+    (["--time-limit", "nan"], "--time-limit must be positive"),
+    (["--mip-gap", "2"], "--mip-gap must lie in [0, 1)"),
+])
+def test_export_library_bad_solve_settings_are_one_line_exit_2_before_any_write(args, match, tmp_path, capsys):
+    code = main(["export-library", "--out", str(tmp_path / "lib"), "--sizes", "5", "--data", "cancer", *args])
+    err = capsys.readouterr().err
+    assert code == 2 and match in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "lib").exists()
+
+
+@pytest.mark.parametrize("args", [["--time-limit", "600"], ["--mip-gap", "0.01"],
+                                  ["--time-limit", "600", "--mip-gap", "0.01"]])
+def test_export_library_refuses_solve_settings_with_no_solve(args, tmp_path, capsys):
+    """--no-solve solves nothing: --time-limit 600 and --mip-gap were ignored without a word (the manifest's HiGHS
+    fields left empty, as if they had not been given)."""
+    code = main(["export-library", "--out", str(tmp_path / "lib"), "--sizes", "5", "--only", "cancer-opt-*",
+                 "--no-solve", *args])
+    err = capsys.readouterr().err
+    flags = [a for a in args if a.startswith("--")]
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"{' and '.join(flags)} appl" in err and "--no-solve" in err
+    assert not (tmp_path / "lib").exists()
 
 
 @pytest.mark.parametrize("sizes", ["5,,10", "5,", ",5"])
