@@ -22,8 +22,9 @@ from .validation import (as_float_array, as_number, check_aligned, check_flag, c
                          finite_number)
 
 HUGE_FEATURE = 1e150
-"""A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this is
-standardised in units of that value (:func:`split_dataset`); squares of such values overflow."""
+"""A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this, or is below
+``1 / HUGE_FEATURE`` and not 0, is standardised in units of that value (:func:`split_dataset`): squares of such
+values overflow, or underflow to 0."""
 
 #: Built-in data sets: name -> (file inside ``bilevel/data``, label column, value mapped to +1).
 BUILTIN = {
@@ -398,8 +399,11 @@ def split_dataset(
         # squares the values (a column of size 1e160 had an infinite scale, so its standardised values were
         # all 0, the feature silently dropped), and a sum of values near 1e308 overflows the mean (a finite
         # column of 1e307-2e307 became -inf). The other columns keep the plain formula, bit for bit.
+        # Columns whose largest |value| is below 1/HUGE_FEATURE (and not 0), likewise: their squares underflow (a
+        # column of size 1e-170 had std 0, so it was taken for a constant and kept unscaled: the feature was
+        # silently dropped, its standardised values all about 1e-170; at 1e-160 its std lost digits).
         big = np.abs(X[fit]).max(axis=0)
-        huge = big > HUGE_FEATURE
+        huge = (big > HUGE_FEATURE) | ((big < 1.0 / HUGE_FEATURE) & (big > 0))
         units = np.where(huge, big, 1.0)
         U = X / units
         mean_u, scale_u = U[fit].mean(axis=0), U[fit].std(axis=0)

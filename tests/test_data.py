@@ -187,10 +187,14 @@ def test_a_lone_row_of_a_class_taken_by_the_test_set_is_explained():
     assert set(split.y_train) == {-1.0, 1.0}
 
 
-@pytest.mark.parametrize("unit, offset", [(1e160, 0.0), (1e307, 1.0), (1e307, -0.5)])
+@pytest.mark.parametrize("unit, offset", [(1e160, 0.0), (1e307, 1.0), (1e307, -0.5),
+                                          (1e-160, 0.0), (1e-170, 0.0), (1e-300, 1.0)])
 def test_standardising_a_column_of_huge_values(unit, offset):
     # X.std overflowed for a column of size 1e160: scale inf, and the column's standardised values all 0; the
     # mean overflowed for finite values of 1e307-2e307 (sum above 1.8e308): every standardised value -inf.
+    # Tiny columns: the squares underflowed, std 0 for a column of size 1e-170, which was then kept unscaled as
+    # if constant (its standardised values all about 1e-170: the feature silently dropped); at 1e-160 the std
+    # lost digits (0.8874 for 0.8873).
     # Standardising is invariant to the units of a column, so the split must equal that of the column / unit.
     rng = np.random.default_rng(0)
     X = np.c_[rng.random(60) + offset, rng.random(60)]
@@ -205,8 +209,9 @@ def test_standardising_a_column_of_huge_values(unit, offset):
     np.testing.assert_allclose(big.mean / [unit, 1.0], ref.mean, rtol=1e-12)
 
 
-def test_a_constant_huge_column_keeps_scale_1():
-    X = np.c_[np.full(30, 3e200), np.arange(30.0)]
+@pytest.mark.parametrize("value", [3e200, 3e-200])
+def test_a_constant_huge_column_keeps_scale_1(value):
+    X = np.c_[np.full(30, value), np.arange(30.0)]
     y = np.where(np.arange(30) % 2, 1.0, -1.0)
     split = bilevel.split_dataset(X, y, 4, 4, seed=0)
     assert split.scale[0] == 1.0 and np.all(split.X_train[:, 0] == 0.0)
