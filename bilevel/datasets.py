@@ -51,7 +51,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     ----------
     name_or_path : a built-in name (a str) or the path (a str or a Path; a Path is always a file, ``Path("cancer")``
         too) of an uncompressed UTF-8 CSV file with a header row (the name's ending does not matter: a plain CSV
-        named ``data.zip`` is read as a CSV, a gzip, zip, bzip2, xz or zstd file is refused). Spaces after a comma
+        named ``data.zip`` is read as a CSV, a gzip, zip, bzip2, xz or zstd file is refused, and so is an Excel .xls,
+        SQLite, Parquet, NumPy .npy, PDF, Arrow or tar file, named as such). Spaces after a comma
         are skipped (``a, b, y`` names the columns ``a``, ``b``, ``y``, and ``1.5, yes`` holds the label ``yes``).
     label : the name (a str) of the label column of a CSV file (default: its last column). A built-in set has its own label column
         (``BUILTIN``); ``label`` may only name that one.
@@ -102,6 +103,10 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     if packed:
         raise InputError(f"{key!r} is a {packed} file; load_dataset reads uncompressed CSV files only "
                          "(decompress it first)")
+    binary = _binary_format_of(path)
+    if binary:  # was "looks like UTF-16 or UTF-32 text ...; save it as UTF-8", or a UTF-8 decoding error
+        raise InputError(f"{key!r} is {binary}, not a CSV text file; export the table as CSV (comma-separated, "
+                         "UTF-8) first")
     check_utf8_text(path, "data set")
     try:
         # compression=None: pandas guesses a compression from the name (.zip, .gz, .xz, .tar, ...), and a plain
@@ -218,6 +223,26 @@ def _is_data_row(frame: pd.DataFrame, label_col: str, fields: list[str]) -> bool
 
 _MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"PK\x05\x06": "zip", b"BZh": "bzip2",
           b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
+
+
+#: Binary table and archive formats a data file may be by mistake: (offset, magic, what).
+_BINARY_FORMATS = ((0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an Excel .xls (OLE2) file"),
+                   (0, b"SQLite format 3\x00", "an SQLite database"), (0, b"\x93NUMPY", "a NumPy .npy file"),
+                   (0, b"%PDF-", "a PDF file"), (257, b"ustar", "a tar archive"))
+#: Formats that start and end with their magic (a CSV header may start with "PAR1" or "ARROW1", not also end so).
+_BINARY_ENDS = ((b"PAR1", "a Parquet file"), (b"ARROW1", "an Arrow/Feather file"))
+
+
+def _binary_format_of(path: Path) -> str | None:
+    """What ``path`` is, by its magic number, when it is one of :data:`_BINARY_FORMATS` or
+    :data:`_BINARY_ENDS`; else None."""
+    with open(path, "rb") as fh:
+        head = fh.read(264)
+        fh.seek(max(0, path.stat().st_size - 6))
+        tail = fh.read(6)
+    found = [what for offset, magic, what in _BINARY_FORMATS if head[offset:offset + len(magic)] == magic]
+    found += [what for magic, what in _BINARY_ENDS if head.startswith(magic) and tail.endswith(magic)]
+    return found[0] if found else None
 
 
 def _compression_of(path: Path) -> str | None:

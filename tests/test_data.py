@@ -1,4 +1,6 @@
 """Built-in data sets, CSV loading and the stratified split."""
+import contextlib
+import re
 import warnings
 from pathlib import Path
 
@@ -496,3 +498,36 @@ def test_the_row_names_that_r_write_csv_writes_are_not_read_as_a_feature(tmp_pat
     assert bilevel.load_dataset(path).feature_names == ["a"]
     path.write_text(",a,y\n2,1.5,0\n1,2.5,1\n3,0.5,0\n")  # an unnamed column of other values still loads
     assert bilevel.load_dataset(path).feature_names == ["Unnamed: 0", "a"]
+
+
+@pytest.mark.parametrize("kind, what", [("xls", "Excel .xls"), ("sqlite", "SQLite database"), ("npy", "NumPy .npy"),
+                                        ("tar", "tar archive"), ("pdf", "PDF file"), ("parquet", "Parquet file")])
+def test_a_binary_table_or_archive_is_named_as_such(tmp_path, kind, what):
+    """A tar, SQLite or .xls file was "UTF-16 or UTF-32 text without a byte-order mark ... save it as UTF-8" (its
+    NUL bytes), a .npy or PDF file a UTF-8 decoding error: advice that cannot help."""
+    import sqlite3
+    import tarfile
+
+    path = tmp_path / "data.csv"
+    (tmp_path / "inner.csv").write_text("a,b,y\n1,2,0\n3,4,1\n")
+    if kind == "xls":
+        path.write_bytes(bytes.fromhex("d0cf11e0a1b11ae1") + bytes(504))  # the OLE2 compound file signature
+    elif kind == "sqlite":
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            db.execute("create table t(a, b, y)")
+            db.execute("insert into t values (1, 2, 0)")
+            db.commit()
+    elif kind == "npy":
+        with open(path, "wb") as fh:
+            np.save(fh, np.eye(3))
+    elif kind == "tar":
+        with tarfile.open(path, "w") as tar:
+            tar.add(tmp_path / "inner.csv", arcname="inner.csv")
+    elif kind == "pdf":
+        path.write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n")
+    else:  # Parquet: "PAR1", the pages, the footer, its length and "PAR1"
+        path.write_bytes(b"PAR1" + bytes(range(40)) + b"\x28\x00\x00\x00PAR1")
+    with pytest.raises(InputError, match=f"is an? {re.escape(what)}.*not a CSV text file"):
+        bilevel.load_dataset(path)
+    path.write_text("PAR1,b,y\n1,2,0\n3,4,1\n")  # a header that starts like Parquet's magic still loads
+    assert bilevel.load_dataset(path).feature_names == ["PAR1", "b"]
