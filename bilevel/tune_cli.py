@@ -103,8 +103,14 @@ def _check_mode_options(args) -> None:
 
 def _check_highs_options(args) -> None:
     """Refuse (InputError) ``--highs-option`` naming an option that ``--time-limit``, ``--mip-gap`` or
-    ``--threads`` also sets: the flag won, and the JSON recorded both values without saying which applied."""
-    given = dict(args.highs_option)
+    ``--threads`` also sets: the flag won, and the JSON recorded both values without saying which applied; and
+    ``--highs-option`` giving one option two different values: the last won, the first dropped without a word."""
+    given = {}
+    for key, value in args.highs_option:
+        if key in given and (given[key] != value or type(given[key]) is not type(value)):
+            raise InputError(f"--highs-option {key}={given[key]} and --highs-option {key}={value} set the same "
+                             "HiGHS option; give it once")
+        given[key] = value
     for arg, key in ARGUMENT_OPTIONS.items():  # the flags are the arguments' names: --time-limit, --mip-gap, --threads
         value = getattr(args, arg)
         if value is not None and key in given:

@@ -131,7 +131,12 @@ def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, 
                         # the flag won, and the JSON recorded both values without saying which applied
                         (["--mip-gap", "0.01", "--highs-option", "mip_rel_gap=0.02"], "--mip-gap 0.01 and --highs-option"),
                         (["--threads", "1", "--highs-option", "threads=2"], "--threads 1 and --highs-option threads=2"),
-                        (["--time-limit", "5", "--highs-option", "time_limit=9"], "--time-limit 5.0 and --highs-option")):
+                        (["--time-limit", "5", "--highs-option", "time_limit=9"], "--time-limit 5.0 and --highs-option"),
+                        # the last value won, the first was dropped without a word
+                        (["--highs-option", "mip_rel_gap=0.5", "--highs-option", "mip_rel_gap=0.01"],
+                         "--highs-option mip_rel_gap=0.5 and --highs-option mip_rel_gap=0.01"),
+                        (["--highs-option", "random_seed=1", "--highs-option", "random_seed=1.0"],
+                         "--highs-option random_seed=1 and --highs-option random_seed=1.0")):
         code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", *args])
         err = capsys.readouterr().err
         assert code == 2 and match in err and len(err.strip().splitlines()) == 1, err
