@@ -150,7 +150,10 @@ def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     if path.exists() and not os.access(path, os.W_OK):
         raise InputError(f"cannot write {str(path)!r}: permission denied")
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    temp = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}-{next(_TEMP_NUMBERS)}.tmp")
+    # the name's first 100 bytes: the whole name made the temporary one longer than the file system takes (255
+    # bytes), so a file of a name from 220 bytes on could not be written (tune --json: after every solve had run)
+    stem = os.fsencode(target.name)[:100].decode(errors="ignore")
+    temp = target.with_name(f".{stem}.{os.getpid()}-{threading.get_ident()}-{next(_TEMP_NUMBERS)}.tmp")
     try:
         write(temp)
         if target.exists():

@@ -363,3 +363,30 @@ def test_a_constraint_name_is_refused_when_its_written_row_name_is_over_the_limi
         else:
             bilevel.write_model(model, path)
             assert max(len(t) for t in re.split(r"[\s:]+", path.read_text()) if "a" * length in t) == longest
+
+
+@pytest.mark.parametrize("stem", ["r" * 245, "\u00e9" * 120])  # 245 bytes; 240 bytes in UTF-8
+@pytest.mark.parametrize("suffix", [".lp", ".mps", ".json"])
+def test_a_long_file_name_the_file_system_takes_is_written(tmp_path, stem, suffix):
+    """The temporary file was named '.<name>.<pid>-<thread>-<k>.tmp', over the 255 bytes a file name may have
+    from a name of about 220 bytes on: 'bilevel tune --json <such a name>' failed with 'File name too long' after
+    every solve had run, and write_model likewise, where the file itself could be written."""
+    path = tmp_path / f"{stem}{suffix}"
+    path.write_text("")  # the file system takes the name
+    path.unlink()
+    if suffix == ".json":
+        bilevel.export.replace_atomically(path, lambda temp: temp.write_text('{"ok": true}'))
+        assert path.read_text() == '{"ok": true}'
+    else:
+        m = pyo.ConcreteModel()
+        m.x = pyo.Var(bounds=(0, 3))
+        m.y = pyo.Var(domain=pyo.Binary)
+        m.c = pyo.Constraint(expr=m.x + 2 * m.y >= 2.5)
+        m.obj = pyo.Objective(expr=m.x + m.y)
+        assert bilevel.write_model(m, path) == path
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+        h.run()
+        assert h.getInfo().objective_function_value == pytest.approx(1.5)  # x = 0.5, y = 1 (by hand)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no temporary file left
