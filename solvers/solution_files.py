@@ -53,7 +53,7 @@ def read_solution_file(path) -> tuple[dict, float | None]:
 
     A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
 
-    Raises InputError when the file is missing, is UTF-16 or UTF-32 text, holds no ``name value`` line, gives a
+    Raises InputError when the file is missing or a folder, is UTF-16 or UTF-32 text, holds no ``name value`` line, gives a
     variable or the objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value (``C5,``,
     ``objective,``) or with two numbers after the name (``C5,1,5``: a decimal comma) or of one field (``C5``), a
     number with a comma in a whitespace-separated line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row (a
@@ -67,6 +67,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     status is ``None`` or ``Infeasible`` (e.g. an LP stopped by its iteration limit), or a CPLEX solution whose header says
     ``primalFeasible="0"``, or XML that is not a CPLEX solution."""
     path = Path(path)
+    if path.is_dir():  # was "not found": the folder is there
+        raise InputError(f"solution file {str(path)!r} is a folder, not a file")
     if not path.is_file():
         raise InputError(f"solution file {str(path)!r} not found")
     check_utf8_text(path, "solution file")  # UTF-16 was read as replacement characters: "no 'name value' lines"

@@ -531,3 +531,17 @@ def test_compare_with_a_full_disk_while_writing_its_csv_exits_2_in_one_line(tmp_
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("compare: error:") and "No space left on device" in err[-1] and "Traceback" not in err
     assert path.read_text() == "earlier\n" and [p.name for p in tmp_path.iterdir()] == ["c.csv"]
+
+
+def test_a_folder_given_as_the_solution_file_is_named_a_folder(tmp_path):
+    """A folder given as the solution file was reported as "not found", though it is there."""
+    from solvers.check_solution import check_solution
+    from solvers.solution_files import read_solution_file
+
+    with pytest.raises(InputError, match="is a folder, not a file"):
+        read_solution_file(tmp_path)
+    manifest = Path(__file__).resolve().parents[1] / "models" / "manifest.csv"
+    with pytest.raises(InputError, match="is a folder, not a file"):
+        check_solution(manifest, "diabetes-opt-n10-s0", tmp_path)
+    with pytest.raises(InputError, match="not found"):
+        read_solution_file(tmp_path / "missing.sol")
