@@ -98,8 +98,9 @@ def add_parser(sub) -> None:
                    help="l2 attack budgets on validation points, one setting each (default 0,0.3; quick the same)")
     p.add_argument("--flip", choices=["appendix", "margin", "all"], default="appendix",
                    help="flipped validation points of the pessimistic MILP: Appendix A's rule, margin, or all")
-    p.add_argument("--tie-criteria", default="sum_w_bar,val_margin",
-                   help="secondary criteria for the optimistic tie spread (comma list of sum_w_bar, val_margin)")
+    p.add_argument("--tie-criteria", default=None, metavar="LIST",
+                   help="secondary criteria for the optimistic tie spread of the limited study (comma list of "
+                   "sum_w_bar, val_margin; default both)")
     p.add_argument("--label", default=None, metavar="TEXT",
                    help="free text naming this study run, stored in study.json and heading the summaries (it does "
                    "not change the settings checked on resume)")
@@ -120,7 +121,10 @@ def add_parser(sub) -> None:
 
 #: The options of one study's grid (flag, argparse name): refused with ``--study`` naming the other study alone.
 _STUDY_OPTIONS = {
-    "limited": (("--runs", "runs"), ("--val-sizes", "val_sizes"), ("--train-sizes", "train_sizes")),
+    # (the tie spread is the limited study's: the perturbed study re-solves no tie, and its tie criteria were
+    # accepted with --study perturbed and ignored without a word)
+    "limited": (("--runs", "runs"), ("--val-sizes", "val_sizes"), ("--train-sizes", "train_sizes"),
+                ("--tie-criteria", "tie_criteria")),
     "perturbed": (("--perturbed-runs", "perturbed_runs"), ("--perturbed-size", "perturbed_size"),
                   ("--epsilons", "epsilons"), ("--rho-test", "rho_test"), ("--rho-val", "rho_val")),
 }
@@ -158,11 +162,12 @@ def _config(args, mod):
         if len(size) not in (1, 2):
             raise InputError(f"--perturbed-size takes T or T,V; got {size}")
         over["perturbed_n_train"], over["perturbed_n_val"] = size[0], size[-1]
-    over["tie_criteria"] = tuple(c.strip() for c in args.tie_criteria.split(",") if c.strip())
-    if not over["tie_criteria"]:  # "--tie-criteria ," ran without the tie spread, as if asked to
-        raise InputError(f"--tie-criteria names no criterion: {args.tie_criteria!r}")
-    if has_empty_item(args.tie_criteria):  # "sum_w_bar,,val_margin": a typo
-        raise InputError(f"--tie-criteria has an empty item: {args.tie_criteria!r}")
+    if args.tie_criteria is not None:  # (default: StudyConfig's, sum_w_bar and val_margin)
+        over["tie_criteria"] = tuple(c.strip() for c in args.tie_criteria.split(",") if c.strip())
+        if not over["tie_criteria"]:  # "--tie-criteria ," ran without the tie spread, as if asked to
+            raise InputError(f"--tie-criteria names no criterion: {args.tie_criteria!r}")
+        if has_empty_item(args.tie_criteria):  # "sum_w_bar,,val_margin": a typo
+            raise InputError(f"--tie-criteria has an empty item: {args.tie_criteria!r}")
     over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock, label=args.label)
     try:
         return mod.StudyConfig.quick(**over) if args.quick else mod.StudyConfig(**over)

@@ -899,9 +899,18 @@ def _fits(cfg: StudyConfig, record: dict) -> bool:
     or, for a perturbed unit when ``cfg`` does not run the perturbed study, reused by ``cfg`` with the rho_test grid
     of the unit's own rows. ``bilevel study --study limited`` refuses ``--rho-test`` (the limited study attacks no
     test point), so a folder holding the perturbed runs of a ``--rho-test 0,0.5`` study refused every
-    ``--study limited`` call ("rho_tests [0.0, 0.5] there, [0.0, 0.1, ...] now"), with no option to comply."""
+    ``--study limited`` call ("rho_tests [0.0, 0.5] there, [0.0, 0.1, ...] now"), with no option to comply. Likewise,
+    for a limited unit when ``cfg`` does not run the limited study: reused by ``cfg`` with some selection of the tie
+    criteria (``--study perturbed`` refuses ``--tie-criteria``)."""
     if cfg.reuses(record):
         return True
+    if record.get("study") == "limited" and "limited" not in cfg.studies:
+        # likewise ``bilevel study --study perturbed`` refuses ``--tie-criteria`` (the perturbed study re-solves no
+        # tie): a limited unit stays when ``cfg`` reuses it with some selection of the tie criteria (their order
+        # does not count in its hash)
+        crits = bilevel.ties.CRITERIA
+        choices = [tuple(c for i, c in enumerate(crits) if mask >> i & 1) for mask in range(1, 2 ** len(crits))]
+        return any(replace(cfg, tie_criteria=c).reuses(record) for c in choices)
     if record.get("study") != "perturbed" or "perturbed" in cfg.studies:
         return False
     grid = {row.get("rho_test") for row in record.get("rows", []) if isinstance(row, dict)}

@@ -227,6 +227,8 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
     (["--study", "perturbed", "--val-sizes", "20"], "--val-sizes applies only to the limited study"),
     (["--study", "limited", "--epsilons", "0.2", "--rho-val", "0"],
      "--epsilons and --rho-val apply only to the perturbed study"),
+    # the perturbed study re-solves no tie: its --tie-criteria was accepted and ignored without a word
+    (["--study", "perturbed", "--tie-criteria", "val_margin"], "--tie-criteria applies only to the limited study"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, match, capsys):
     code = main(["study", "--quick", "--out", str(tmp_path / "x"), "--no-progress", *args])
@@ -1005,7 +1007,7 @@ def test_a_limited_study_runs_beside_perturbed_runs_of_another_rho_test_grid(tmp
     out = tmp_path / "o"
     common = ["--data", "cancer", "--time-limit", "5", "--clock", "nodes", "--jobs", "1", "--no-progress"]
     per = ["study", "--study", "perturbed", "--perturbed-size", "4,3", "--perturbed-runs", "1", "--epsilons", "0.2",
-           "--rho-val", "0", "--rho-test", "0,0.5", "--tie-criteria", "sum_w_bar", *common]
+           "--rho-val", "0", "--rho-test", "0,0.5", *common]
     lim = ["study", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes", "5",
            "--tie-criteria", "sum_w_bar", *common]
     assert main([*per, "--out", str(out)]) == 0
@@ -1020,6 +1022,11 @@ def test_a_limited_study_runs_beside_perturbed_runs_of_another_rho_test_grid(tmp
     assert "seed 0 there, 1 now" in capsys.readouterr().err
     assert main([*per, "--out", str(out)]) == 0
     assert "0 computed now, 1 reused" in capsys.readouterr().out
+    # and the other way round: `--study perturbed` refuses `--tie-criteria` (it re-solves no tie), so the limited
+    # runs of a `--tie-criteria sum_w_bar` study must not make it refuse the folder (above: it reused its run); a
+    # setting the limited runs use (the time limit) still does
+    assert main([*per, "--time-limit", "6", "--out", str(out)]) == 2
+    assert "other settings" in capsys.readouterr().err
 
 
 def test_a_data_file_has_the_same_splits_whatever_the_path_it_is_reached_by(tmp_path, monkeypatch):
