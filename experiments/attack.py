@@ -53,7 +53,8 @@ def max_confidence_attack(X, y, w, b, rho: float, mask=None) -> np.ndarray:
     Raises
     ------
     InputError (a ValueError) for mismatched shapes, NaN or inf in ``X``, ``w`` or ``b`` (a NaN weight made
-    every row NaN, a NaN feature its row), labels outside {-1, +1}, or ``rho < 0`` / not finite.
+    every row NaN, a NaN feature its row), labels outside {-1, +1}, ``rho < 0`` / not finite, or a ``mask`` with
+    values other than booleans, 0 and 1 (row indices).
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -63,7 +64,14 @@ def max_confidence_attack(X, y, w, b, rho: float, mask=None) -> np.ndarray:
     X, y = check_xy(X, y, "attacked", both_classes=False)
     w, b = check_hyperplane(w, b, X.shape[1])
     rho = check_positive(rho, "rho", allow_zero=True)
-    mask = np.ones(len(y), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    if mask is None:
+        mask = np.ones(len(y), dtype=bool)
+    else:
+        given = np.asarray(mask)
+        # an index array (np.where(m)[0]) of length n was read as booleans: [0, 1, 2] attacked rows 1 and 2, not 0
+        if given.dtype != bool and not (given.dtype.kind in "iuf" and np.isin(given, (0, 1)).all()):
+            raise InputError(f"mask must hold booleans (or 0 and 1), one per row, not row indices; got {mask!r}")
+        mask = given.astype(bool)
     if mask.shape != y.shape:
         raise InputError(f"mask must have shape {y.shape}; got {mask.shape}")
     X_adv = X.copy()

@@ -143,3 +143,22 @@ def test_surrogate_leaves_numpy_global_random_state_alone(problem):
     np.random.seed(7)
     w2, b2 = fit_surrogate_svm(X, y)
     assert np.array_equal(w, w2) and b == b2
+
+
+def test_a_mask_of_row_indices_is_refused_not_read_as_booleans():
+    """mask=[0, 1, 2] (the indices of every row, e.g. np.where(m)[0]) was cast to booleans [False, True, True]:
+    row 0 silently unattacked. Now refused; a 0/1 mask still works like the booleans."""
+    from bilevel.errors import InputError
+
+    X = np.zeros((3, 2))
+    y = np.array([1.0, -1.0, 1.0])
+    w = np.array([3.0, 4.0])
+    with pytest.raises(InputError, match="row indices"):
+        max_confidence_attack(X, y, w, 0.0, 0.5, mask=[0, 1, 2])
+    with pytest.raises(InputError, match="row indices"):
+        max_confidence_attack(X, y, w, 0.0, 0.5, mask=[0.0, np.nan, 1.0])
+    a = max_confidence_attack(X, y, w, 0.0, 0.5, mask=[1, 0, 1])
+    b = max_confidence_attack(X, y, w, 0.0, 0.5, mask=[True, False, True])
+    assert np.array_equal(a, b)
+    # oracle: x - rho y w / ||w|| on the masked rows (||w|| = 5)
+    assert np.allclose(a, [[-0.3, -0.4], [0, 0], [-0.3, -0.4]])
