@@ -431,14 +431,18 @@ def main(argv=None) -> int:
     if args.render:
         if not (out / "bench.csv").is_file():
             ap.error(f"--render: {out / 'bench.csv'} does not exist")
-        rows = _read_csv(out / "bench.csv")
-        recorded = {r["time_limit"] for r in rows if _is_number(r.get("time_limit"))}
-        if args.time_limit is not None and recorded - {args.time_limit}:
-            ap.error(f"--time-limit {args.time_limit:g} differs from the limit bench.csv records "
-                     f"({', '.join(f'{t:g}' for t in sorted(recorded))})")
-        if args.time_limit is None and any(not _is_number(r.get("time_limit")) for r in rows):
-            ap.error("bench.csv does not record the time limit of every row; pass the one it used as --time-limit")
-        text, geo, n_ok = _markdown(rows, args.time_limit)
+        try:
+            rows = _read_csv(out / "bench.csv")
+            recorded = {r["time_limit"] for r in rows if _is_number(r.get("time_limit"))}
+            if args.time_limit is not None and recorded - {args.time_limit}:
+                ap.error(f"--time-limit {args.time_limit:g} differs from the limit bench.csv records "
+                         f"({', '.join(f'{t:g}' for t in sorted(recorded))})")
+            if args.time_limit is None and any(not _is_number(r.get("time_limit")) for r in rows):
+                ap.error("bench.csv does not record the time limit of every row; pass the one it used as --time-limit")
+            text, geo, n_ok = _markdown(rows, args.time_limit)
+        except KeyError as missing:  # a column the report needs: was a raw KeyError traceback
+            ap.error(f"--render: {out / 'bench.csv'} has no column {missing.args[0]!r} (not a bench.csv of this "
+                     "script, or damaged)")
         replace_atomically(out / "bench.md", lambda temp: temp.write_text(text, encoding="utf-8"))
         print(text)
         return 0

@@ -364,3 +364,17 @@ def test_the_benchmarks_speed_up_is_textbook_over_package_time(tmp_path, monkeyp
     rows = bench_milp._read_csv(tmp_path / "bench.csv")
     assert [r["speedup"] for r in rows] == [4.0 / 0.5, 3.0 / 2.0]
     assert f"**{math.sqrt(8.0 * 1.5):.1f}x**" in (tmp_path / "bench.md").read_text()
+
+
+@pytest.mark.parametrize("column", ["pkg_status", "speedup", "n"])
+def test_render_of_a_csv_without_a_needed_column_names_the_column(tmp_path, capsys, column):
+    """A bench.csv without a column the report needs (another script's CSV, or a damaged one) ended ``--render``
+    in a raw KeyError traceback; now a one-line usage error (exit 2) naming the column, and no bench.md."""
+    names = HEADER.split(",")
+    k = names.index(column)
+    keep = [line.split(",") for line in (HEADER, WITH_TEXTBOOK)]
+    (tmp_path / "bench.csv").write_text("\n".join(",".join(f[:k] + f[k + 1:]) for f in keep) + "\n")
+    with pytest.raises(SystemExit) as exc:
+        bench_milp.main(["--render", "--out", str(tmp_path), "--time-limit", "5"])
+    assert exc.value.code == 2 and f"has no column '{column}'" in capsys.readouterr().err
+    assert not (tmp_path / "bench.md").exists()
