@@ -378,3 +378,17 @@ def test_render_of_a_csv_without_a_needed_column_names_the_column(tmp_path, caps
         bench_milp.main(["--render", "--out", str(tmp_path), "--time-limit", "5"])
     assert exc.value.code == 2 and f"has no column '{column}'" in capsys.readouterr().err
     assert not (tmp_path / "bench.md").exists()
+
+
+def test_the_per_group_count_of_optima_leaves_out_unverified_ones(tmp_path):
+    """The per-group table counted a package or textbook "optimal" solve that failed verification as an optimum,
+    while the speed-up beside it (:func:`bench_milp.both_optimal`) leaves it out. Oracle: the rows' own status and
+    verified columns."""
+    unverified = WITH_TEXTBOOK.replace(",0,True,28,", ",0,False,28,")  # pkg_verified False
+    assert unverified != WITH_TEXTBOOK
+    second = WITH_TEXTBOOK.replace("cancer,opt,5,0,", "cancer,opt,5,1,")
+    path = tmp_path / "bench.csv"
+    path.write_text("\n".join([HEADER, unverified, second]) + "\n")
+    text = bench_milp._markdown(bench_milp._read_csv(path), 5.0)[0]
+    row = next(line for line in text.splitlines() if line.startswith("| cancer | opt | 5 | 1/2, "))
+    assert "| 2/2, " in row  # both textbook solves verified
