@@ -231,6 +231,31 @@ def test_a_root_solved_tie_re_solve_is_checked_without_presolve(highs_seed):
         assert sol.status == "optimal" and sol.verification.verified
 
 
+def test_a_tie_re_solve_that_closes_the_root_node_at_its_start_is_checked_without_presolve():
+    """HiGHS 1.15.1's presolve, handed the optimum (w_bar = (3, 3)) as MIP start, ended the min re-solve of
+    sum_w_bar on the model built around it "optimal" at 6.0 with bound 6.0 after processing the root node (node
+    count 1, which the check of a start returned unimproved at the root, for node count 0 only, let through);
+    without presolve, or without the start, it finds 2.6 (w_bar = (2, 0.6)). Oracle: the KKT enumeration of
+    the bilevel-feasible points with validation hinge <= F* + tolerance (tests/kkt_enumeration.py)."""
+    from kkt_enumeration import optimistic_optimum, optimistic_tie_extremes
+
+    X_t = np.array([[-1.0, 1.0], [-2.0, 0.0], [-2.0, 1.0], [-2.0, 1.0], [1.0, 0.0]])
+    y_t = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    X_v = np.array([[2.0, -2.0], [-2.0, 1.0], [1.0, 1.0], [2.0, -1.0]])
+    y_v = np.array([1.0, -1.0, 1.0, 1.0])
+    bounds = (0.6, 3.0)
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=bounds, threads=1)
+    f_star = optimistic_optimum(X_t, y_t, X_v, y_v, bounds)[0]
+    assert opt.optimal and opt.objective == pytest.approx(f_star, abs=1e-7)
+    tie = optimistic_tie_range(opt, "sum_w_bar", tolerance=1e-6, threads=1)
+    low, high = optimistic_tie_extremes(X_t, y_t, X_v, y_v, "sum_w_bar", opt.objective + 1e-6, bounds)
+    assert tie.low.criterion_value == pytest.approx(low, rel=1e-4, abs=1e-6)
+    assert tie.low.best_bound <= low + 1e-6
+    assert tie.high.criterion_value == pytest.approx(high, rel=1e-4, abs=1e-6)
+    for sol in tie:
+        assert sol.status == "optimal" and sol.verification.verified
+
+
 def test_an_array_criterion_is_named_before_any_solve(monkeypatch):
     # criterion=np.array([1.0, 2.0]) was a ValueError ("truth value of an array is ambiguous")
     res = bilevel.tune(*_tiny())
