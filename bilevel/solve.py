@@ -703,7 +703,7 @@ def _start_unimproved_at_root(cm: CompiledModel, start, objective: float, nodes:
     1.15.1's presolve, handed a MIP start, has ended "optimal" at the start at the root with the start's value as
     its dual bound, where a better point exists (a pessimistic 4/2 model built around its start: 0.1636
     "optimal", 0.1341 without presolve or without the start, at node 0; the min of sum_w_bar of an optimistic
-    tie re-solve, tests/test_highs_faults.py: 6.0 "optimal" with bound 6.0 at node 1, against 2.6)."""
+    tie re-solve, tests/test_ties.py: 6.0 "optimal" with bound 6.0 at node 1, against 2.6)."""
     return (start is not None and nodes <= 1
             and abs(_objective_of(cm, start) - objective) <= 1e-9 * max(1.0, abs(objective)))
 

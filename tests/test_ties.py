@@ -250,7 +250,7 @@ def test_a_tie_re_solve_that_closes_the_root_node_at_its_start_is_checked_withou
     tie = optimistic_tie_range(opt, "sum_w_bar", tolerance=1e-6, threads=1)
     low, high = optimistic_tie_extremes(X_t, y_t, X_v, y_v, "sum_w_bar", opt.objective + 1e-6, bounds)
     assert tie.low.criterion_value == pytest.approx(low, rel=1e-4, abs=1e-6)
-    assert tie.low.best_bound <= low + 1e-6
+    assert tie.low.best_bound <= low * (1 + 1e-4) + 1e-6  # HiGHS's relative gap; was 6.0 (HiGHS seed 1: 2.6)
     assert tie.high.criterion_value == pytest.approx(high, rel=1e-4, abs=1e-6)
     for sol in tie:
         assert sol.status == "optimal" and sol.verification.verified
