@@ -180,13 +180,82 @@ def test_cbc_output_parser_takes_the_printed_bound_of_a_gap_stop():
            "Result - Optimal solution found (within gap tolerance)\n\nObjective value:                99.00000000\n"
            "Lower bound:                    87.494\nGap:                            0.13\n")
     r = cbc.parse_output(out, "Optimal - objective value 99.00000000\n      0 x0       3       6\n")
-    assert (r.status, r.objective, r.bound) == ("optimal", 99.0, 87.494)
+    # the bound in full from "Cbc0011I ... integer gap of 11.506006", not the summary's 87.494 (3 decimals)
+    assert (r.status, r.objective) == ("optimal", 99.0) and r.bound == pytest.approx(99 - 11.506006, abs=1e-9)
     maximised = out.replace("Objective value:                99", "Objective value:                -99").replace(
         "Lower bound:                    87.494", "Upper bound:                    -87.494")
     r = cbc.parse_output(maximised, "", maximise=True)
-    assert (r.status, r.objective, r.bound) == ("optimal", -99.0, -87.494)
+    assert (r.status, r.objective) == ("optimal", -99.0) and r.bound == pytest.approx(-(99 - 11.506006), abs=1e-9)
     r = cbc.parse_output(out.replace("Lower bound:                    87.494\n", ""), "")
     assert (r.status, r.objective, r.bound) == ("optimal", 99.0, None)
+
+
+#: A small set cover (12 binaries) plus a column z >= 0.0374: optimum 0.03761 (HiGHS, gap 0), objectives of the size
+#: of the library's mean hinge losses. With a relative gap of 0.05 CBC 2.10.3 stops at 0.03762 with the bound
+#: 0.03762 - 1.5e-5 = 0.037605 (its "Cbc0011I Exiting as integer gap of 1.5e-05") and prints "Lower bound: 0.038".
+COVER_LP = """minimize
+obj: z + 7e-05 x0 + 1e-05 x1 + 6e-05 x2 + 1e-05 x3 + 1e-05 x4 + 2e-05 x5 + 7e-05 x6 + 4e-05 x7 + 4e-05 x8 + 6e-05 x9 + 1e-05 x10 + 9e-05 x11
+subject to
+r0: x4 + x7 + x8 >= 1
+r1: x7 + x11 >= 1
+r2: x5 + x7 >= 1
+r3: x1 + x3 >= 1
+r4: x0 + x2 >= 1
+r5: x0 + x5 >= 1
+r6: x2 + x4 >= 1
+r7: x4 + x5 + x8 >= 1
+r8: x2 + x3 + x4 >= 1
+r9: x3 + x4 >= 1
+r10: x9 + x10 >= 1
+r11: x2 + x3 + x11 >= 1
+r12: x6 + x11 >= 1
+r13: x0 + x4 >= 1
+r14: x4 + x6 + x11 >= 1
+r15: x0 + x6 >= 1
+bounds
+0.0374 <= z <= 1
+binary
+x0 x1 x2 x3 x4 x5 x6 x7 x8 x9 x10 x11
+end
+"""
+
+
+def test_cbc_bound_of_a_gap_stop_is_not_rounded_above_the_optimum(tmp_path):
+    """CBC's summary prints its bound with 3 decimals: "Lower bound: 0.038" for the bound 0.037605 of the problem
+    above, and the runner reported 0.038, above its own objective 0.03762 and the optimum 0.03761 (HiGHS, gap 0)."""
+    _needs_cbc()
+    path = tmp_path / "cover.lp"
+    path.write_text(COVER_LP)
+    exact = highs.solve(path, mip_gap=0)
+    assert exact.status == "optimal"
+    result = cbc.solve(path, mip_gap=0.05, time_limit=60)
+    assert result.status == "optimal" and result.objective >= exact.objective - 1e-9, result
+    assert result.bound is not None and result.bound <= exact.objective + 1e-9, result
+    assert result.bound <= result.objective
+
+
+def test_cbc_output_parser_takes_the_bound_of_the_search_lines_not_the_rounded_summary():
+    """Output of CBC 2.10.3 on the problem above; and a time-limit stop whose "Cbc0005I" line gives the bound in
+    full (the summary's "%.3f" rounds 0.04462581 up to 0.045), for a minimisation and a maximisation model."""
+    out = ("Cbc0011I Exiting as integer gap of 1.5e-05 less than 1e-10 or 5%\n"
+           "Cbc0001I Search completed - best objective 0.03762000000000001, took 0 iterations and 0 nodes (0.00 seconds)\n"
+           "Result - Optimal solution found (within gap tolerance)\n\nObjective value:                0.03762000\n"
+           "Lower bound:                    0.038\nGap:                            0.00\n")
+    r = cbc.parse_output(out, "Optimal - objective value 0.03762000\n")
+    assert r.status == "optimal" and r.objective == pytest.approx(0.03762, abs=1e-12)
+    assert r.bound == pytest.approx(0.03762 - 1.5e-5, abs=1e-12)
+    out = ("Cbc0020I Exiting on maximum time\nCbc0005I Partial search - best objective 0.0452 (best possible "
+           "0.04462581), took 5000 iterations and 90 nodes (3.00 seconds)\nResult - Stopped on time limit\n\n"
+           "Objective value:                0.04520000\nLower bound:                    0.045\n")
+    r = cbc.parse_output(out, "Stopped on time - objective value 0.04520000\n")
+    assert (r.status, r.objective, r.bound) == ("time_limit", 0.0452, 0.04462581)
+    maximised = out.replace("Objective value:                0.0452", "Objective value:                -0.0452").replace(
+        "Lower bound:                    0.045", "Upper bound:                    -0.045")
+    r = cbc.parse_output(maximised, "", maximise=True)
+    assert (r.status, r.objective, r.bound) == ("time_limit", -0.0452, -0.04462581)
+    # a search line that does not match the summary (another run's) is not taken
+    r = cbc.parse_output(out.replace("best possible 0.04462581", "best possible 0.01"), "")
+    assert r.bound == 0.045
 
 
 #: min 2x + 3y + z, x + y + z >= 1.5, x in {0, ..., 4} (general), y in [0, 4], z binary: optimum 2.5 (x = 0,
