@@ -319,6 +319,9 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     if status in ("optimal", "time_limit"):  # a failed run (a misread file's included) proves no bound
         if bound:  # CBC's summary (model's sense); below the objective when CBC stopped on the gap tolerance
             result.bound = _precise_bound(out, finite_or_none(bound.group(1)), sign)
+            if result.bound is not None and result.objective is not None and sign * result.bound > sign * result.objective:
+                # a summary rounded to 3 decimals past the incumbent: no bound lies beyond a feasible point's value
+                result.bound = result.objective
         elif status == "optimal" and not gap_stop:  # proved optimal without printing a bound: the optimum is one
             result.bound = result.objective
         elif possible:

@@ -253,6 +253,13 @@ def test_cbc_output_parser_takes_the_bound_of_the_search_lines_not_the_rounded_s
         "Lower bound:                    0.045", "Upper bound:                    -0.045")
     r = cbc.parse_output(maximised, "", maximise=True)
     assert (r.status, r.objective, r.bound) == ("time_limit", -0.0452, -0.04462581)
+    # without the search lines, the summary rounded past the incumbent gives the incumbent (no bound lies beyond it)
+    r = cbc.parse_output("Result - Optimal solution found (within gap tolerance)\n\nObjective value:                "
+                         "0.03762000\nLower bound:                    0.038\n", "")
+    assert (r.objective, r.bound) == (0.03762, 0.03762)
+    r = cbc.parse_output("Result - Optimal solution found (within gap tolerance)\n\nObjective value:                "
+                         "-0.03762000\nUpper bound:                    -0.038\n", "", maximise=True)
+    assert (r.objective, r.bound) == (-0.03762, -0.03762)
     # a search line that does not match the summary (another run's) is not taken
     r = cbc.parse_output(out.replace("best possible 0.04462581", "best possible 0.01"), "")
     assert r.bound == 0.045
