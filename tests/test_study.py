@@ -1430,18 +1430,14 @@ def test_the_summary_counts_a_run_with_one_of_its_steps_failed():
     assert us.summarize_limited(pd.DataFrame(rows))["tie re-solve failed"].tolist() == [3]
 
 
-def test_a_perturbed_units_validation_accuracy_is_on_the_attacked_validation_set(monkeypatch):
-    """diabetes, |T| = |V| = 6, seed 0, rho_val 0.5: the attack moves one validation point inside the clean margin
-    and the optimistic model fitted on the attacked set classifies it differently from its clean version
-    (accuracy 5/6 attacked, 1 clean), so a row scored on the clean validation set shows. Mutation testing:
-    opt_acc_val scored on the clean validation set passed every test (the test above has no prediction changed
-    by its attack). Oracle: scikit-learn's accuracy_score on the attacked features the solves received."""
-    from sklearn.metrics import accuracy_score
-
+def _perturbed_unit_on_diabetes_6(monkeypatch, seed: int, rho_val: float):
+    """One perturbed unit (diabetes, |T| = |V| = 6, epsilon 0.2, the node clock) run with its solves spied on:
+    returns (row, clean validation features, attacked ones, optimistic result on the attacked set, pessimistic
+    result, validation labels), after checking that the clean features are those of a split made here."""
     calls = _spy_solves(monkeypatch)
     cfg = us.StudyConfig(datasets=("diabetes",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=6,
-                         perturbed_n_val=6, epsilons=(0.2,), rho_vals=(0.5,), rho_tests=(0.0,), time_limit=20.0,
-                         clock="nodes", seed=0)
+                         perturbed_n_val=6, epsilons=(0.2,), rho_vals=(rho_val,), rho_tests=(0.0,), time_limit=20.0,
+                         clock="nodes", seed=seed)
     (task,) = us.build_tasks(cfg)
     rec = us.run_unit(task)
     assert rec["error"] is None, rec["error"]
@@ -1451,42 +1447,34 @@ def test_a_perturbed_units_validation_accuracy_is_on_the_attacked_validation_set
     data = bilevel.load_dataset("diabetes")
     s = bilevel.split_dataset(data.X, data.y, 6, 6, seed=task["split_seed"])
     assert np.array_equal(X_clean, s.X_val) and row["n_val_attacked"] > 0
+    return row, X_clean, X_v, opt, pes, s.y_val
 
-    def acc(r, X):
-        return accuracy_score(s.y_val, np.where(X @ r.w - r.b >= 0, 1, -1))
-    assert acc(opt, X_v) != acc(opt, X_clean)  # the attack changes a validation prediction
-    assert row["opt_acc_val"] == pytest.approx(acc(opt, X_v), abs=1e-12)
-    assert row["pes_acc_val"] == pytest.approx(acc(pes, X_v), abs=1e-12)
+
+def _accuracy(r, X, y):
+    """scikit-learn's accuracy of the hyperplane of result ``r`` (+1 where x^T w - b >= 0) on (X, y)."""
+    from sklearn.metrics import accuracy_score
+
+    return accuracy_score(y, np.where(X @ r.w - r.b >= 0, 1, -1))
+
+
+def test_a_perturbed_units_validation_accuracy_is_on_the_attacked_validation_set(monkeypatch):
+    """diabetes, |T| = |V| = 6, seed 0, rho_val 0.5: the attack moves one validation point inside the clean margin
+    and the optimistic model fitted on the attacked set classifies it differently from its clean version
+    (accuracy 5/6 attacked, 1 clean), so a row scored on the clean validation set shows. Mutation testing:
+    opt_acc_val scored on the clean validation set passed every test (the test above has no prediction changed
+    by its attack). Oracle: scikit-learn's accuracy_score on the attacked features the solves received."""
+    row, X_clean, X_v, opt, pes, y_v = _perturbed_unit_on_diabetes_6(monkeypatch, seed=0, rho_val=0.5)
+    assert _accuracy(opt, X_v, y_v) != _accuracy(opt, X_clean, y_v)  # the attack changes a validation prediction
+    assert row["opt_acc_val"] == pytest.approx(_accuracy(opt, X_v, y_v), abs=1e-12)
+    assert row["pes_acc_val"] == pytest.approx(_accuracy(pes, X_v, y_v), abs=1e-12)
 
 
 def test_a_perturbed_units_pessimistic_validation_accuracy_is_on_the_attacked_validation_set(monkeypatch):
     """diabetes, |T| = |V| = 6, seed 5, rho_val 1: the attack moves a validation point across the pessimistic
     hyperplane (found by scanning seeds 0-5 and rho_val 0.5, 1, 2 on both data sets: 2 of 36 do, and only this
-    one with HiGHS seeds 0-3 alike), so
-    ``pes_acc_val`` scored on the clean validation set shows. Mutation testing: that mutant survived the test above,
-    whose attack changes only optimistic predictions. Oracle: scikit-learn's accuracy_score on the attacked
-    features the solves received."""
-    from sklearn.metrics import accuracy_score
-
-    calls = _spy_solves(monkeypatch)
-    cfg = us.StudyConfig(datasets=("diabetes",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=6,
-                         perturbed_n_val=6, epsilons=(0.2,), rho_vals=(1.0,), rho_tests=(0.0,), time_limit=20.0,
-                         clock="nodes", seed=5)
-    (task,) = us.build_tasks(cfg)
-    rec = us.run_unit(task)
-    assert rec["error"] is None, rec["error"]
-    (row,) = rec["rows"]
-    (_, X_clean, _, _), (_, X_v, _, _) = [c for c in calls if c[0] == "optimistic"]
-    (pes,) = [c[3] for c in calls if c[0] == "pessimistic"]
-    s = bilevel.split_dataset(*_diabetes_xy(), 6, 6, seed=task["split_seed"])
-    assert np.array_equal(X_clean, s.X_val) and row["n_val_attacked"] > 0
-
-    def acc(X):
-        return accuracy_score(s.y_val, np.where(X @ pes.w - pes.b >= 0, 1, -1))
-    assert acc(X_v) != acc(X_clean)  # the attack changes a pessimistic validation prediction
-    assert row["pes_acc_val"] == pytest.approx(acc(X_v), abs=1e-12)
-
-
-def _diabetes_xy():
-    data = bilevel.load_dataset("diabetes")
-    return data.X, data.y
+    one with HiGHS seeds 0-3 alike), so ``pes_acc_val`` scored on the clean validation set shows. Mutation testing:
+    that mutant survived the test above, whose attack changes only optimistic predictions. Oracle: scikit-learn's
+    accuracy_score on the attacked features the solves received."""
+    row, X_clean, X_v, _, pes, y_v = _perturbed_unit_on_diabetes_6(monkeypatch, seed=5, rho_val=1.0)
+    assert _accuracy(pes, X_v, y_v) != _accuracy(pes, X_clean, y_v)  # the attack changes a pessimistic prediction
+    assert row["pes_acc_val"] == pytest.approx(_accuracy(pes, X_v, y_v), abs=1e-12)
