@@ -313,3 +313,37 @@ def test_the_clock_reaches_every_tune_and_a_bad_one_is_refused_first(monkeypatch
     monkeypatch.setattr(milp, "milp_candidates", candidates)
     assert main(["--data", "cancer", "--n-cal", "40", "--clock", "nodes"]) == 2
     assert seen["clock"] == "nodes"
+
+
+@pytest.mark.parametrize("grid", [dict(epsilons=0.2), dict(w_bar_ubs=1.0), dict(w_bar_ubs=np.float64(1.0)),
+                                  dict(w_bar_ubs=np.array(1.0)), dict(epsilons=None), dict(w_bar_ubs="25"),
+                                  dict(epsilons="01"), dict(epsilons={0.1: "a"})])
+def test_a_grid_that_is_not_a_list_of_numbers_is_refused(monkeypatch, grid):
+    # epsilons=0.2 was Python's TypeError "'float' object is not iterable"; a str was iterated character by
+    # character, so w_bar_ubs="25" silently solved the grid 2, 5 (and epsilons="01" the grid 0, 1); a dict's keys
+    # were the grid
+    import bilevel.certify.milp as milp
+
+    monkeypatch.setattr(milp, "tune", lambda *a, **k: pytest.fail("solved a MILP"))
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 5, 5, n_cal=20, seed=0)
+    with pytest.raises(InputError, match=r"must be a list of numbers \(the grid\)"):
+        milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, **{"epsilons": [0.0], "w_bar_ubs": [1.0], **grid})
+
+
+def test_a_grid_may_be_any_collection_of_numbers(monkeypatch):
+    # a generator or a numpy array is still a grid (the check above refuses a single number, a str and a mapping)
+    import types
+
+    import bilevel.certify.milp as milp
+
+    def fake_tune(X_t, *a, **k):
+        p = np.asarray(X_t).shape[1]
+        return types.SimpleNamespace(w_bar=np.zeros(p), w=np.zeros(p), b=0.0, status="optimal", verified=True)
+    monkeypatch.setattr(milp, "tune", fake_tune)
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 5, 5, n_cal=20, seed=0)
+    cands = milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, epsilons=(e for e in [0.0, 0.2]),
+                            w_bar_ubs=np.array([0.5, 1.0]))
+    assert [c.name for c in cands] == ["opt_ub0.5", "pes_e0_ub0.5", "pes_e0.2_ub0.5", "opt_ub1", "pes_e0_ub1",
+                                       "pes_e0.2_ub1"]

@@ -3,7 +3,9 @@ candidates, evaluate each candidate's 0-1 error on calibration rows the tuner ne
 loss matrix to LTT / Pareto Testing / RG-PT (:mod:`bilevel.certify.pipelines`)."""
 from __future__ import annotations
 
+import numbers
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +39,20 @@ def _number(x: float) -> str:
     return short if float(short) == x else repr(x)
 
 
+def _grid(values, name: str) -> list:
+    """The values of one grid argument of :func:`milp_candidates` as a list. Raises InputError for a str or bytes
+    (iterated, ``"25"`` was the grid 2, 5 and ``"0.4"`` an error about ``"."``), a mapping (its keys were the grid),
+    or a single number or anything else that is not a collection of values (``epsilons=0.2`` was Python's
+    TypeError "'float' object is not iterable")."""
+    if isinstance(values, (str, bytes, Mapping, numbers.Number, np.generic)) or (isinstance(values, np.ndarray)
+                                                                               and values.ndim == 0):
+        raise InputError(f"{name} must be a list of numbers (the grid), e.g. [0.2]; got {values!r:.80}")
+    try:
+        return list(values)
+    except TypeError:
+        raise InputError(f"{name} must be a list of numbers (the grid), e.g. [0.2]; got {values!r:.80}") from None
+
+
 def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4), w_bar_ubs=(0.25, 0.5, 1.0),
                     flip="margin", time_limit=None, clock="seconds") -> list[Candidate]:
     """Solve the optimistic MILP (Eq. (21)) for each ``w_bar_ub`` and the pessimistic MILP (Eq. (25)) for
@@ -51,7 +67,8 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
     ``clock="nodes"`` and no ``time_limit`` the candidates are the same on any machine and under any load (with the
     default ``"seconds"``, a MILP that runs longer than about 1 s can end at another tied optimum).
 
-    Shapes as in :func:`bilevel.tune`. Raises InputError for an empty grid, a value given twice, an ``epsilon``
+    Shapes as in :func:`bilevel.tune`. Raises InputError for a grid that is not a collection of numbers (a single
+    number, a str, a mapping), an empty grid, a value given twice, an ``epsilon``
     that is not finite or < 0 (or above 1e6), a bad ``clock``, a ``w_bar_ub`` that is not finite or <= 0 or that
     the MILPs' big-M constants cannot take (:func:`bilevel.validation.check_scale`), a bad ``flip``
     (:func:`bilevel.pessimistic.check_flip`), all before any MILP is solved;
@@ -62,8 +79,8 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
     check_flip(flip, X_val, len(y_v))  # a bad flip was refused by the first pessimistic tune, after its MILP
     # the whole grid is checked here: tune() checked each value only when its MILP came, after the MILPs of the
     # values before it had been solved (minutes on a real grid), and named -0.0 "-0"
-    epsilons = [check_epsilon(e) for e in epsilons]
-    ubs = [as_number(u, "w_bar_ub") + 0.0 for u in w_bar_ubs]
+    epsilons = [check_epsilon(e) for e in _grid(epsilons, "epsilons")]
+    ubs = [as_number(u, "w_bar_ub") + 0.0 for u in _grid(w_bar_ubs, "w_bar_ubs")]
     if not epsilons or not ubs:
         raise InputError("the candidate grid is empty: give at least one epsilon and one w_bar_ub")
     bad = [u for u in ubs if not (np.isfinite(u) and u > 0)]
