@@ -347,3 +347,17 @@ def test_a_grid_may_be_any_collection_of_numbers(monkeypatch):
                             w_bar_ubs=np.array([0.5, 1.0]))
     assert [c.name for c in cands] == ["opt_ub0.5", "pes_e0_ub0.5", "pes_e0.2_ub0.5", "opt_ub1", "pes_e0_ub1",
                                        "pes_e0.2_ub1"]
+
+
+@pytest.mark.parametrize("method", ["pt", "rgpt"])
+def test_an_opt_fraction_that_leaves_a_part_empty_is_refused_before_the_milps(monkeypatch, capsys, method):
+    # --n-cal 10 --opt-fraction 0.01 (no optimisation row) was refused by the pipeline only after every MILP of the
+    # grid had been solved, though the sizes are known once the data are split
+    import bilevel.certify.milp as milp
+
+    monkeypatch.setattr(milp, "tune", lambda *a, **k: pytest.fail("solved a MILP"))
+    for fraction in ("0.01", "0.99"):
+        assert main(["--data", "cancer", "--n-train", "5", "--n-val", "5", "--n-cal", "10", "--method", method,
+                     "--opt-fraction", fraction]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("bilevel certify: error: cannot split 10 calibration rows") and "\n" not in err, err

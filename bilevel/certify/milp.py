@@ -15,6 +15,7 @@ from ..errors import InputError
 from ..pessimistic import check_flip
 from ..tune import LinearClassifier, tune
 from ..validation import as_number, check_clock, check_epsilon, check_scale, check_xy
+from .pipelines import split_calibration
 
 
 @dataclass
@@ -113,7 +114,9 @@ def certify_from_data(args):
     the candidate grid on train/validation, and return ``(losses, aux, names)``: 0-1 losses (n_cal, m) on the
     calibration rows, the auxiliary cost ``||w_bar||_1`` (m,), and the candidate names. Test errors are kept on
     ``args._test_errors`` (empty without test rows) and each candidate's ``(MILP status, verified)`` on
-    ``args._milp_status`` for the report. Only calibration rows enter the certificate."""
+    ``args._milp_status`` for the report. Only calibration rows enter the certificate. Raises InputError,
+    before any MILP, for fewer than 10 calibration rows or (``--method pt``/``rgpt``) an ``--opt-fraction`` that
+    leaves a part of their optimisation/testing split empty."""
     data = load_dataset(args.data, label=args.label)
     split = split_dataset(data.X, data.y, 10 if args.n_train is None else args.n_train,
                           10 if args.n_val is None else args.n_val, n_cal=args.n_cal,
@@ -121,6 +124,10 @@ def certify_from_data(args):
                           seed=args.seed if args.seed is not None else 0)
     if len(split.y_cal) < 10:
         raise InputError(f"only {len(split.y_cal)} calibration rows: use a larger --n-cal or smaller train/val sets")
+    if getattr(args, "method", None) in ("pt", "rgpt"):  # both parts of the pt/rgpt split need a row: known now,
+        # before the MILPs (--n-cal 10 --opt-fraction 0.01 was refused by the pipeline after the whole grid was solved)
+        opt_fraction = 0.5 if getattr(args, "opt_fraction", None) is None else args.opt_fraction
+        split_calibration(len(split.y_cal), opt_fraction)
     grid = {k: v for k, v in (("epsilons", args.epsilons), ("w_bar_ubs", args.w_bar_ubs)) if v is not None}
     cands = milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, time_limit=args.time_limit,
                             clock=args.clock or "seconds", **grid)  # not given: milp_candidates' default grid
