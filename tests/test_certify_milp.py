@@ -361,3 +361,32 @@ def test_an_opt_fraction_that_leaves_a_part_empty_is_refused_before_the_milps(mo
                      "--opt-fraction", fraction]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("bilevel certify: error: cannot split 10 calibration rows") and "\n" not in err, err
+
+
+def test_the_candidate_table_shows_each_tunings_notes(capsys):
+    """The --data route's table showed only status and verified, so a pessimistic candidate whose tuning noted its
+    lambda bound ("lambda = 1000 touches its bound 1000", "a larger lambda bound might allow a better
+    objective") read as a plain proven optimum; ``bilevel tune`` prints these notes. Oracle: bilevel.tune called
+    here on the same split, whose verification messages must appear under that candidate, and nowhere else."""
+    import warnings
+
+    assert main(["--data", "cancer", "--n-train", "10", "--n-val", "10", "--n-cal", "30", "--epsilons", "0.2",
+                 "--w-bar-ubs", "1", "--alpha", "0.3", "--delta", "0.2", "--method", "ltt", "--clock", "nodes",
+                 "--seed", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 10, 10, n_cal=30, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, w_bar_bounds=(0.0, 1.0), clock="nodes")
+        pes = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, "pessimistic", epsilon=0.2, optimistic=opt,
+                           flip="margin", w_bar_bounds=(0.0, 1.0), clock="nodes")
+    assert pes.verification.messages  # else this instance tests nothing
+    for name, result in (("opt_ub1", opt), ("pes_e0.2_ub1", pes)):
+        k = next(i for i, line in enumerate(out) if line.startswith(f"  {name} "))
+        notes = []
+        for line in out[k + 1:]:
+            if not line.startswith("      note: "):
+                break
+            notes.append(line[len("      note: "):])
+        assert notes == list(result.verification.messages), name

@@ -21,7 +21,8 @@ from .pipelines import split_calibration
 @dataclass
 class Candidate(LinearClassifier):
     """One tuned configuration: ``name``, ``mode``, ``epsilon``, ``w_bar_ub``, the tuned ``w_bar`` (p,),
-    the follower's ``w`` (p,) and ``b``, the MILP status and whether it was verified."""
+    the follower's ``w`` (p,) and ``b``, the MILP status, whether it was verified, and the tuning's notes (its
+    verification messages, e.g. on the pessimistic ``lambda`` bound; ``bilevel tune`` prints them too)."""
 
     name: str
     mode: str
@@ -32,6 +33,7 @@ class Candidate(LinearClassifier):
     b: float
     status: str
     verified: bool
+    notes: tuple = ()
 
 
 def _number(x: float) -> str:
@@ -99,12 +101,12 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
             opt = tune(X_train, y_train, X_val, y_val, "optimistic", w_bar_bounds=(0.0, ub), time_limit=time_limit,
                        clock=clock)
             out.append(Candidate(f"opt_ub{_number(ub)}", "optimistic", 0.0, ub, opt.w_bar, opt.w, opt.b, opt.status,
-                                 opt.verified))
+                                 opt.verified, tuple(opt.verification.messages)))
             for eps in epsilons:
                 pes = tune(X_train, y_train, X_val, y_val, "pessimistic", epsilon=eps, w_bar_bounds=(0.0, ub),
                            flip=flip, optimistic=opt, time_limit=time_limit, clock=clock)
                 out.append(Candidate(f"pes_e{_number(eps)}_ub{_number(ub)}", "pessimistic", eps, ub, pes.w_bar, pes.w, pes.b,
-                                     pes.status, pes.verified))
+                                     pes.status, pes.verified, tuple(pes.verification.messages)))
     return out
 
 
@@ -143,4 +145,6 @@ def certify_from_data(args):
         test = f"{args._test_errors[c.name]:.3f}" if args._test_errors else "-"
         print(f"  {c.name:<18} {c.status:<10} verified {'yes' if c.verified else 'NO ':<3}  ||w_bar||_1 "
               f"{np.sum(c.w_bar):6.3f}  calibration error {col.mean():.3f}  test error {test}")
+        for note in c.notes:  # e.g. "a larger lambda bound might allow a better objective": was not shown
+            print(f"      note: {note}")
     return losses, aux, [c.name for c in cands]
