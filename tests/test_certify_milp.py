@@ -295,7 +295,8 @@ def test_the_clock_reaches_every_tune_and_a_bad_one_is_refused_first(monkeypatch
         if mode == "pessimistic":
             raise InputError("stop")
         p = X_t.shape[1]
-        return SimpleNamespace(w_bar=np.ones(p), w=np.zeros(p), b=0.0, status="optimal", verified=True)
+        return SimpleNamespace(w_bar=np.ones(p), w=np.zeros(p), b=0.0, status="optimal", verified=True,
+                               verification=SimpleNamespace(messages=[]))
     monkeypatch.setattr(milp, "tune", record)
     d = bilevel.load_dataset("cancer")
     s = bilevel.split_dataset(d.X, d.y, 8, 8, seed=0)
@@ -339,7 +340,8 @@ def test_a_grid_may_be_any_collection_of_numbers(monkeypatch):
 
     def fake_tune(X_t, *a, **k):
         p = np.asarray(X_t).shape[1]
-        return types.SimpleNamespace(w_bar=np.zeros(p), w=np.zeros(p), b=0.0, status="optimal", verified=True)
+        return types.SimpleNamespace(w_bar=np.zeros(p), w=np.zeros(p), b=0.0, status="optimal", verified=True,
+                                     verification=types.SimpleNamespace(messages=[]))
     monkeypatch.setattr(milp, "tune", fake_tune)
     d = bilevel.load_dataset("cancer")
     s = bilevel.split_dataset(d.X, d.y, 5, 5, n_cal=20, seed=0)
