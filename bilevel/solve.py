@@ -92,7 +92,8 @@ class InfeasibleModelError(SolverError):
 class SolveInfo:
     """What HiGHS reported. ``objective`` and ``best_bound`` are in the model's own objective units
     (for our models: mean hinge loss); ``gap`` is HiGHS's relative MIP gap ``|obj - bound| / |obj|``
-    (0 for an LP); ``seconds`` is HiGHS's run time; ``nodes`` the branch-and-bound node count."""
+    (for an LP: 0 when optimal; an LP stopped early has no bound, ``best_bound`` -inf (minimisation) or inf and
+    ``gap`` inf); ``seconds`` is HiGHS's run time; ``nodes`` the branch-and-bound node count."""
 
     status: str
     objective: float
@@ -451,8 +452,13 @@ def solve_model(
             status, bound, gap = "time_limit", (-np.inf if cm.sense == pyo.minimize else np.inf), np.inf
         if status == "optimal" and not _proven(objective, bound):  # stopped at a mip_gap above the defaults
             status = "gap_limit"
-    else:
+    elif status == "optimal":
         bound, gap, nodes = objective, 0.0, 0
+    else:
+        # an LP stopped early (time or iteration limit): its primal point proves no bound (primal simplex stopped
+        # at a simplex_iteration_limit of 3 returned 2.658 as its best bound, with gap 0, on a maximisation of
+        # optimum 2.691), so none is reported
+        bound, gap, nodes = (-np.inf if cm.sense == pyo.minimize else np.inf), np.inf, 0
     return _info(cm, status, objective, bound, gap, seconds, nodes, opts)
 
 

@@ -1,0 +1,48 @@
+"""What bilevel.solve_model reports for a solve that HiGHS stops early: no bound it has not proven."""
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from scipy.optimize import linprog
+
+import bilevel
+
+
+def _lp(sense):
+    rng = np.random.default_rng(1)
+    n, rows = 8, 5
+    A, b, c = rng.random((rows, n)), rng.random(rows) + 1, rng.random(n)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(n), bounds=(0, None))
+    sign = 1.0 if sense == pyo.maximize else -1.0
+    m.obj = pyo.Objective(expr=sum(sign * c[j] * m.x[j] for j in range(n)), sense=sense)
+    m.c = pyo.Constraint(range(rows), rule=lambda m, i: sum(A[i, j] * m.x[j] for j in range(n)) <= b[i])
+    optimum = -linprog(-c, A_ub=A, b_ub=b).fun  # the oracle: scipy's LP solver
+    return m, sign * optimum
+
+
+@pytest.mark.parametrize("sense", [pyo.maximize, pyo.minimize])
+@pytest.mark.parametrize("iterations", [1, 2, 3])
+def test_lp_stopped_early_claims_no_bound(sense, iterations):
+    """Primal simplex stopped by simplex_iteration_limit returns a feasible, non-optimal point. Its best bound was
+    reported as that point's own objective, with gap 0 (max: 2.658 "proven" against the optimum 2.691)."""
+    m, optimum = _lp(sense)
+    info = bilevel.solve_model(m, options={"simplex_strategy": 4, "simplex_iteration_limit": iterations,
+                                           "presolve": "off"})
+    assert info.status == "iteration_limit"
+    if sense == pyo.maximize:
+        assert info.objective < optimum - 1e-6  # the stop left the point short of the optimum
+        assert info.best_bound >= optimum - 1e-9  # a valid bound (none: +inf)
+    else:
+        assert info.objective > optimum + 1e-6
+        assert info.best_bound <= optimum + 1e-9
+    assert info.gap > 0
+
+
+def test_lp_solved_to_optimality_keeps_bound_and_gap_zero():
+    m, optimum = _lp(pyo.maximize)
+    info = bilevel.solve_model(m)
+    assert info.status == "optimal"
+    assert info.objective == pytest.approx(optimum, rel=1e-9)
+    assert info.best_bound == info.objective and info.gap == 0.0
