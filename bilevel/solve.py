@@ -221,8 +221,9 @@ def solve_model(
         are refused at any value but HiGHS's default (they give wrong answers on these MILPs).
     race : number of HiGHS runs (1 to :data:`MAX_CONCURRENCY`) started concurrently on the same MILP, in
         threads, with random seeds ``(random_seed + k) mod 2**31`` (``k = 0..race-1``; HiGHS's run time on the tuning
-        MILPs varies several-fold with the seed alone). The first run to finish stops the others; the
-        result is that run's, with the best dual bound of all runs (each is valid). ``nodes`` and
+        MILPs varies several-fold with the seed alone). The first run to finish stops the others (one stopped
+        by a limit every run has, ``time_limit``, ``mip_max_nodes``, an iteration limit, does not: each run
+        reaches it, and the result is the run with the best incumbent); the result is that run's, with the best dual bound of all runs (each is valid). ``nodes`` and
         ``seconds`` are the winner's. This is how a MILP uses more than one core besides HiGHS's own
         parallel search (``threads``), and on these MILPs the faster of the two (README, *Performance*); 1
         (default) is one plain run. LPs are never raced.
@@ -731,7 +732,12 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     finished: list[int] = []  # run indices in the order they ended (list.append is atomic)
     ended = [threading.Event() for _ in range(race)]  # set once run k has left HiGHS
     interrupted = highspy.HighsModelStatus.kInterrupt
-    inconclusive = (highspy.HighsModelStatus.kTimeLimit, interrupted)
+    # a limit every run has (time, nodes: HiGHS's "solution limit", iterations) ends each run by itself: a run that
+    # reached it must not stop the others, whose incumbents count (race=2 with mip_max_nodes=1 on the optimistic
+    # diabetes 20/20 MILP: seed 1 ended first without a solution and stopped seed 0, whose 0.7 was lost:
+    # NoSolutionError where race=1 returned 0.7)
+    inconclusive = (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kSolutionLimit,
+                    highspy.HighsModelStatus.kIterationLimit, interrupted)
 
     go, abandon = threading.Event(), threading.Event()
     errors: list = []  # what a run raised (a hook's exception outside Exception, unwound through HiGHS): re-raised
@@ -749,7 +755,7 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
         finally:
             try:
                 finished.append(k)
-                if runs[k].getModelStatus() not in inconclusive:  # a time limit ends every run by itself
+                if runs[k].getModelStatus() not in inconclusive:  # a limit ends every run by itself
                     stopper.stop.set()
             finally:
                 ended[k].set()  # whatever happened: an interrupted main thread waits for it
@@ -780,7 +786,7 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
         raise errors[0]
     order = [k for k in finished if runs[k].getModelStatus() != interrupted] or finished
     winner = runs[order[0]]
-    if winner.getModelStatus() in inconclusive:  # all stopped together (time limit, interrupt_when): best incumbent
+    if winner.getModelStatus() in inconclusive:  # all stopped at a limit or by interrupt_when: best incumbent
         def incumbent(h):
             info = h.getInfo()
             return info.objective_function_value if info.primal_solution_status == 2 else np.inf

@@ -46,3 +46,35 @@ def test_lp_solved_to_optimality_keeps_bound_and_gap_zero():
     assert info.status == "optimal"
     assert info.objective == pytest.approx(optimum, rel=1e-9)
     assert info.best_bound == info.objective and info.gap == 0.0
+
+
+def test_race_at_a_node_limit_keeps_every_runs_incumbent():
+    """A race at a node limit (mip_max_nodes: HiGHS's "solution limit") let the run that reached it first stop the
+    others, and took that run's result: on the optimistic diabetes 20/20 MILP at one node, seed 1 has no solution
+    and stopped seed 0, which has 0.7: NoSolutionError, where race=1 returns 0.7. Every run reaches the limit by
+    itself, so the race returns the best incumbent of the seeds' own runs (oracle: plain highspy runs by seed)."""
+    import highspy
+
+    from bilevel.highs_run import silent_highs
+    from bilevel.solve import compile_model
+    from bilevel.tune import tuning_options
+
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 20, 20, seed=0)
+    m = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    options = {**tuning_options(), "mip_max_nodes": 1, "random_seed": 0}
+    cm = compile_model(m)
+    incumbents = []
+    for seed in (0, 1):
+        h = silent_highs()
+        for key, value in {**options, "random_seed": seed}.items():
+            h.setOptionValue(key, value)
+        h.passModel(cm.lp)
+        h.run()
+        info = h.getInfo()
+        assert h.getModelStatus() == highspy.HighsModelStatus.kSolutionLimit
+        incumbents.append(info.objective_function_value if info.primal_solution_status == 2 else np.inf)
+    assert np.isfinite(min(incumbents)), "no seed finds a solution at one node: the instance no longer tests this"
+    info = bilevel.solve_model(m, options=options, race=2)
+    assert info.status == "solution_limit"
+    assert info.objective == pytest.approx(min(incumbents), rel=1e-9)
