@@ -787,11 +787,12 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     order = [k for k in finished if runs[k].getModelStatus() != interrupted] or finished
     winner = runs[order[0]]
     if winner.getModelStatus() in inconclusive:  # all stopped at a limit or by interrupt_when: best incumbent
-        def incumbent(h):
-            info = h.getInfo()
-            return info.objective_function_value if info.primal_solution_status == 2 else np.inf
         sign = -1.0 if cm.sense == pyo.maximize else 1.0
-        winner = min(runs, key=lambda h: sign * incumbent(h))
+
+        def incumbent(h):  # the run's incumbent as a minimisation's value; inf (last) without one, in either sense
+            info = h.getInfo()  # (sign * inf made a maximisation's run without a solution the best: NoSolutionError)
+            return sign * info.objective_function_value if info.primal_solution_status == 2 else np.inf
+        winner = min(runs, key=incumbent)
     bounds = [float(h.getInfo().mip_dual_bound) for h in runs]
     bounds = [b for b in bounds if np.isfinite(b)]
     best = (min(bounds) if cm.sense == pyo.maximize else max(bounds)) if bounds else None

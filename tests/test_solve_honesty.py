@@ -78,3 +78,23 @@ def test_race_at_a_node_limit_keeps_every_runs_incumbent():
     info = bilevel.solve_model(m, options=options, race=2)
     assert info.status == "solution_limit"
     assert info.objective == pytest.approx(min(incumbents), rel=1e-9)
+
+
+def test_maximising_race_at_a_limit_takes_a_run_with_a_solution():
+    """A race stopped at a limit takes the run with the best incumbent; a run without one counted as +inf, which the
+    sign of a maximisation turned into the best: the maximisation of minus the optimistic diabetes 20/20 objective,
+    race=2 at one node, returned seed 1's run, which has no solution (NoSolutionError; seed 0 has -0.7)."""
+    from bilevel.tune import tuning_options
+
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 20, 20, seed=0)
+    options = {**tuning_options(), "mip_max_nodes": 1, "random_seed": 0}
+    m = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    minimised = bilevel.solve_model(m, options=options, race=2)
+    objective = next(m.component_data_objects(pyo.Objective, active=True))
+    objective.deactivate()
+    m.maximised = pyo.Objective(expr=-objective.expr, sense=pyo.maximize)
+    maximised = bilevel.solve_model(m, options=options, race=2)
+    assert maximised.status == minimised.status == "solution_limit"
+    assert maximised.objective == pytest.approx(-minimised.objective, rel=1e-9)
+    assert maximised.best_bound >= maximised.objective
