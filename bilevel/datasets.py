@@ -99,6 +99,9 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         )
     if path.is_dir():
         raise InputError(f"data path {key!r} is a directory, not a CSV file")
+    if not path.is_file():  # a named pipe (or /dev/stdin): read several times below, the second read waited forever
+        raise InputError(f"data path {key!r} is not a regular file (a pipe, socket or device); save the table to a "
+                         "CSV file first")
     packed = _compression_of(path)
     if packed:
         raise InputError(f"{key!r} is a {packed} file; load_dataset reads uncompressed CSV files only "

@@ -531,3 +531,36 @@ def test_a_binary_table_or_archive_is_named_as_such(tmp_path, kind, what):
         bilevel.load_dataset(path)
     path.write_text("PAR1,b,y\n1,2,0\n3,4,1\n")  # a header that starts like Parquet's magic still loads
     assert bilevel.load_dataset(path).feature_names == ["PAR1", "b"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes need os.mkfifo")
+def test_a_named_pipe_or_device_as_data_is_refused_not_waited_on(tmp_path):
+    """load_dataset opens its file several times (compression, binary format, encoding, pandas): a named pipe
+    (``bilevel tune --data <(...)``) gave its table to the first read only, and the next open waited forever for a
+    writer. Now a path that is not a regular file is an InputError before any read. Run in a daemon thread, so a
+    regression fails here instead of hanging the suite."""
+    import os
+    import threading
+
+    fifo = tmp_path / "table.csv"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def load():
+        try:
+            bilevel.load_dataset(fifo)
+        except Exception as exc:  # noqa: BLE001 - the outcome is checked below
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+    worker = threading.Thread(target=load, daemon=True)
+    worker.start()
+    worker.join(10)
+    if worker.is_alive():  # blocked in open(): give it a writer that closes at once, so the thread ends
+        os.close(os.open(fifo, os.O_WRONLY))
+        worker.join(10)
+    assert outcome and isinstance(outcome[0], InputError), outcome
+    assert "is not a regular file" in str(outcome[0])
+    if Path("/dev/null").exists():
+        with pytest.raises(InputError, match="is not a regular file"):
+            bilevel.load_dataset("/dev/null")

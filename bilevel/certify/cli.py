@@ -81,7 +81,8 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     milp.add_argument("--n-cal", type=integer, help="calibration rows, never seen by the tuner; at least 10 (default: "
                       "all rows that are not test, training or validation rows)")
     milp.add_argument("--test-fraction", type=real, help="fraction of the rows held out as the test set, in [0, 1); "
-                      "only the chosen candidate's reported test error uses it (default: 0.5)")
+                      "only the reported test errors use it (each candidate's in the table, the chosen one's below it), never the "
+                      "certificate (default: 0.5)")
     # action="extend": "--epsilons 0 --epsilons 0.2" is the grid 0, 0.2 (argparse's "store" kept the last one)
     milp.add_argument("--epsilons", type=_float_list, nargs="+", action="extend", metavar="EPS",
                       help="grid of epsilon values of the pessimistic MILP; given twice, the grids are joined "
