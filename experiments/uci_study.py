@@ -45,6 +45,7 @@ results depend on machine speed too. Every row records the package versions and 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import numbers
@@ -909,7 +910,7 @@ def _fits(cfg: StudyConfig, record: dict) -> bool:
         # tie): a limited unit stays when ``cfg`` reuses it with some selection of the tie criteria (their order
         # does not count in its hash)
         crits = bilevel.ties.CRITERIA
-        choices = [tuple(c for i, c in enumerate(crits) if mask >> i & 1) for mask in range(1, 2 ** len(crits))]
+        choices = [c for size in range(1, len(crits) + 1) for c in itertools.combinations(crits, size)]
         return any(replace(cfg, tie_criteria=c).reuses(record) for c in choices)
     if record.get("study") != "perturbed" or "perturbed" in cfg.studies:
         return False
