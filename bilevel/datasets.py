@@ -66,9 +66,10 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     Raises
     ------
     InputError (a ``ValueError``) when ``name_or_path`` is not a str or Path, names both a built-in set and a file
-    in the working directory (a str), ``label`` is not a str, the file is missing or not an uncompressed CSV table
-    (data rows with more or fewer fields than the header names, a column name used twice, a column with neither a
-    name nor a value, or no header row, i.e. a first line of numbers and a label value, or no data row, included),
+    in the working directory (a str), ``label`` is not a str, the file is missing, not a regular file (a
+    directory, a named pipe, a device) or not an uncompressed CSV table (data rows with more or fewer fields
+    than the header names, a column name used twice, a column with neither a name nor a value, or no header
+    row, i.e. a first line of numbers and a label value, or no data row, included),
     its first column has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes) or 1..n (the
     row names R's ``write.csv`` writes), the label
     column is missing (or, for a built-in set, not its own), the file is UTF-16 or UTF-32 text, ``positive`` is not
