@@ -420,9 +420,12 @@ def check_writable_folder(folder, what: str) -> Path:
     command fails before its solves rather than after; return it as a Path. Raises InputError naming
     ``what`` (e.g. ``"--export"``) when it is a file or cannot be created or written to."""
     folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"{what} {str(folder)!r} is a file, not a folder")
-    new = [path for path in (folder, *folder.parents) if not path.exists()]
+    try:  # exists() raises OSError for a name the file system refuses (over 255 bytes: "File name too long")
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"{what} {str(folder)!r} is a file, not a folder")
+        new = [path for path in (folder, *folder.parents) if not path.exists()]
+    except OSError as exc:
+        raise InputError(f"{what}: cannot use the folder {str(folder)!r}: {exc.strerror or exc}") from None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         if _OPEN_BLOCKS[0]:
@@ -439,11 +442,14 @@ def check_writable_file(path, what: str) -> Path:
     command fails before its solves rather than after; InputError naming ``what`` (e.g. ``"--csv"``) when it is
     a folder, its folder cannot be created or written to, or it exists read-only."""
     path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{what} {str(path)!r} is a folder, not a file")
     check_writable_folder(path.parent, what)  # refuses a parent that is a file
-    if path.exists() and not os.access(path, os.W_OK):
-        raise InputError(f"{what}: cannot write to {str(path)!r}")
+    try:  # exists() raises OSError for a name the file system refuses (over 255 bytes: "File name too long")
+        if path.is_dir():
+            raise InputError(f"{what} {str(path)!r} is a folder, not a file")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise InputError(f"{what}: cannot write to {str(path)!r}")
+    except OSError as exc:
+        raise InputError(f"{what}: cannot write to {str(path)!r}: {exc.strerror or exc}") from None
     return path
 
 

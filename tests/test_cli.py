@@ -128,6 +128,9 @@ def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, 
     for args, match in ((["--epsilon", "-1"], "epsilon"), (["--json", str(tmp_path)], "is a folder"),
                         (["--export", str(tmp_path / "afile")], "is a file"),
                         (["--json", str(tmp_path / "afile" / "r.json")], "is a file"),
+                        # a name over the 255 bytes a file name may have: OSError, exit 1 ("File name too long")
+                        (["--json", str(tmp_path / ("a" * 300 + ".json"))], "the JSON result file: cannot write to"),
+                        (["--export", str(tmp_path / ("d" * 300) / "m")], "cannot use the folder"),
                         # the flag won, and the JSON recorded both values without saying which applied
                         (["--mip-gap", "0.01", "--highs-option", "mip_rel_gap=0.02"], "--mip-gap 0.01 and --highs-option"),
                         (["--threads", "1", "--highs-option", "threads=2"], "--threads 1 and --highs-option threads=2"),
