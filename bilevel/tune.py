@@ -22,6 +22,9 @@ from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_
 
 _LAMBDA_START = 1e3  # first bound on Eq. (25)'s lambda when epsilon > 0 (see tune)
 MAX_LAMBDA_BOUND = 1e4  # tune's default max_lambda_bound
+VERIFICATION_WARNING = r"(optimistic|pessimistic) solution failed verification"
+"""The message (a regular expression for ``warnings.filterwarnings``) of the RuntimeWarning :func:`tune` issues
+for a solution that fails verification; callers that report ``verified`` themselves ignore this warning only."""
 _LAMBDA_LOWEST = 1.0  # the smallest bound tune steps down to when a solution fails verification (see tune)
 
 

@@ -15,7 +15,7 @@ from .errors import InputError
 from .export import replace_atomically, write_model
 from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real
 from .solve import ARGUMENT_OPTIONS, UNSAFE_OPTIONS
-from .tune import TuneResult, finite_or_none, tune, tuning_options
+from .tune import VERIFICATION_WARNING, TuneResult, finite_or_none, tune, tuning_options
 from .validation import CLOCKS, check_epsilon, check_writable_file, check_writable_folder
 
 
@@ -240,7 +240,8 @@ def run(args) -> int:
     print(f"data        : {args.data}: {len(data.y)} rows, {data.X.shape[1]} features; split seed {args.seed}: "
           f"|T| = {len(split.y_train)}, |V| = {len(split.y_val)}, test = {len(split.y_test)}")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # failures are printed as "verified: NO"
+        # failures are printed as "verified: NO"; other RuntimeWarnings (numpy's, HiGHS's) still reach the user
+        warnings.filterwarnings("ignore", VERIFICATION_WARNING, RuntimeWarning)
         opt = tune(split.X_train, split.y_train, split.X_val, split.y_val, "optimistic", **kw)
         results = {"optimistic": opt}
         if args.mode in ("pessimistic", "both"):

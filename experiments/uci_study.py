@@ -66,6 +66,7 @@ import bilevel.ties
 from bilevel.errors import InputError, SolverError
 from bilevel.export import markdown_cell, replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
+from bilevel.tune import VERIFICATION_WARNING
 from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, check_clock, check_positive, check_writable_folder,
                                 repeated_values)
 
@@ -492,7 +493,8 @@ def _solve(kind: str, X_t, y_t, X_v, y_v, cfg: dict, **kw):
     """bilevel.tune, returning the result or a status string when HiGHS gives no solution."""
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # failed verifications are recorded in the row
+            # failed verifications are recorded in the row; other RuntimeWarnings still show
+            warnings.filterwarnings("ignore", VERIFICATION_WARNING, RuntimeWarning)
             return bilevel.tune(X_t, y_t, X_v, y_v, kind, w_bar_bounds=(0.0, cfg["w_bar_ub"]),
                                 time_limit=cfg["time_limit"], threads=cfg["threads"],
                                 clock=cfg.get("clock", "seconds"), **kw)

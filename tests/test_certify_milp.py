@@ -1,5 +1,6 @@
 """The MILP route of certification: candidates from the tuning MILPs, losses on calibration rows only."""
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -392,3 +393,48 @@ def test_the_candidate_table_shows_each_tunings_notes(capsys):
                 break
             notes.append(line[len("      note: "):])
         assert notes == list(result.verification.messages), name
+
+
+def test_only_the_verification_warning_is_silenced(monkeypatch, tmp_path):
+    """milp_candidates, bilevel tune and the study silenced every RuntimeWarning around their tune calls, to
+    record failed verifications themselves; numpy's or HiGHS's warnings were hidden with them."""
+    from types import SimpleNamespace
+
+    import bilevel.certify.milp as milp
+    import bilevel.tune_cli as tune_cli
+    from bilevel.cli import main as bilevel_main
+    from bilevel.tune import VERIFICATION_WARNING
+    from experiments import uci_study
+
+    def warn_twice(X_t, y_t, X_v, y_v, mode, **kw):
+        warnings.warn(f"{mode} solution failed verification: inner gap", RuntimeWarning)
+        warnings.warn("overflow encountered in exp", RuntimeWarning)
+        p = X_t.shape[1]
+        return SimpleNamespace(w_bar=np.ones(p), w=np.zeros(p), b=0.0, status="optimal", verified=False,
+                               verification=SimpleNamespace(messages=["inner gap"]))
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 5, 5, n_cal=20, seed=0)
+    monkeypatch.setattr(milp, "tune", warn_twice)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, epsilons=(0.0,), w_bar_ubs=(1.0,))
+    assert [str(w.message) for w in caught] == ["overflow encountered in exp"] * 2
+    monkeypatch.setattr(uci_study.bilevel, "tune", warn_twice)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        uci_study._solve("optimistic", s.X_train, s.y_train, s.X_val, s.y_val,
+                         {"w_bar_ub": 1.0, "time_limit": 5, "threads": 1})
+    assert [str(w.message) for w in caught] == ["overflow encountered in exp"]
+    real_tune = tune_cli.tune
+
+    def warn_then_tune(*a, **kw):
+        warnings.warn("overflow encountered in exp", RuntimeWarning)
+        return real_tune(*a, **kw)
+    monkeypatch.setattr(tune_cli, "tune", warn_then_tune)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert bilevel_main(["tune", "--data", "cancer", "--n-train", "5", "--n-val", "5", "--mode", "optimistic",
+                              "--json", str(tmp_path / "r.json")]) == 0
+    assert [str(w.message) for w in caught] == ["overflow encountered in exp"]
+    # the message tune itself issues is the one filtered
+    assert re.match(VERIFICATION_WARNING, "pessimistic solution failed verification: inner gap 1e-3")

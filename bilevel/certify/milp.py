@@ -13,7 +13,7 @@ import numpy as np
 from ..datasets import load_dataset, split_dataset
 from ..errors import InputError
 from ..pessimistic import check_flip
-from ..tune import LinearClassifier, tune
+from ..tune import VERIFICATION_WARNING, LinearClassifier, tune
 from ..validation import as_number, check_clock, check_epsilon, check_scale, check_xy
 from .pipelines import split_calibration
 
@@ -96,7 +96,8 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
             raise InputError(f"an {name} is given twice: {values}")
     out = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # unverified candidates are recorded, not hidden
+        # unverified candidates are recorded, not hidden; other RuntimeWarnings (numpy's, HiGHS's) still show
+        warnings.filterwarnings("ignore", VERIFICATION_WARNING, RuntimeWarning)
         for ub in ubs:
             opt = tune(X_train, y_train, X_val, y_val, "optimistic", w_bar_bounds=(0.0, ub), time_limit=time_limit,
                        clock=clock)
