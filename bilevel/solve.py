@@ -93,7 +93,10 @@ class SolveInfo:
     """What HiGHS reported. ``objective`` and ``best_bound`` are in the model's own objective units
     (for our models: mean hinge loss); ``gap`` is HiGHS's relative MIP gap ``|obj - bound| / |obj|``
     (for an LP: 0 when optimal; an LP stopped early has no bound, ``best_bound`` -inf (minimisation) or inf and
-    ``gap`` inf); ``seconds`` is HiGHS's run time; ``nodes`` the branch-and-bound node count."""
+    ``gap`` inf); ``seconds`` is HiGHS's run time; ``nodes`` the branch-and-bound node count. ``options`` are the
+    HiGHS options of the run whose solution is returned: after a race (``solve_model(race=k)``) its
+    ``random_seed`` is the winning run's, so that ``solve_model(model, options=info.options)`` repeats that run
+    (:attr:`random_seed`)."""
 
     status: str
     objective: float
@@ -110,6 +113,12 @@ class SolveInfo:
     @property
     def optimal(self) -> bool:
         return self.status == "optimal"
+
+    @property
+    def random_seed(self):
+        """HiGHS's ``random_seed`` of the run whose solution is returned (a race's winner; HiGHS's default 0
+        when no option set it)."""
+        return self.options.get("random_seed", 0)
 
 
 @dataclass
@@ -224,7 +233,8 @@ def solve_model(
         MILPs varies several-fold with the seed alone). The first run to finish stops the others (one stopped
         by a limit every run has, ``time_limit``, ``mip_max_nodes``, an iteration limit, does not: each run
         reaches it, and the result is the run with the best incumbent); the result is that run's, with the best dual bound of all runs (each is valid). ``nodes`` and
-        ``seconds`` are the winner's. This is how a MILP uses more than one core besides HiGHS's own
+        ``seconds`` are the winner's, and so is the ``random_seed`` the result's ``options`` record (not the
+        caller's, unless the first run won). This is how a MILP uses more than one core besides HiGHS's own
         parallel search (``threads``), and on these MILPs the faster of the two (README, *Performance*); 1
         (default) is one plain run. LPs are never raced.
     improve : optional primal heuristic, called once, from inside HiGHS's run (its user-solution callback),
@@ -328,12 +338,17 @@ def solve_model(
     # of a pessimistic tune)
     stopper = _Stopper(interrupt_when, clock) if cm.n_binaries else None
     injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock, stopper) if improve and cm.n_binaries else None
+    recorded = opts  # the options of the run whose values are returned (a race's winner: its random_seed)
     if race == 1 or not cm.n_binaries:
         h = _configured_highs(cm, opts, start, injector, stopper=stopper)
         _run(h)
         bound_override = None
     else:
-        h, bound_override = _race(cm, opts, start, race, injector, stopper)
+        # the caller's random_seed was recorded after a race that another seed won: re-running with the recorded
+        # options (race=1) did not repeat the winning run (diabetes 14/14 optimistic, race=2: 13 nodes won by seed
+        # 1, recorded as the caller's {} = seed 0, which takes 33)
+        h, bound_override, won_seed = _race(cm, opts, start, race, injector, stopper)
+        recorded = {**opts, "random_seed": won_seed}
     for hook in (injector, stopper):
         if hook is not None and hook.error is not None:
             raise hook.error
@@ -354,6 +369,7 @@ def solve_model(
             h = _configured_highs(cm, retry_opts, None, stopper=stopper)
             _run(h)
             bound_override = None
+            recorded = opts
             if stopper is not None and stopper.error is not None:
                 raise stopper.error
             stale = _stale_solution(h, cm)
@@ -361,7 +377,7 @@ def solve_model(
             objective = _load_values(model, cm, kept)
             no_bound = -np.inf if cm.sense == pyo.minimize else np.inf
             return _info(cm, "time_limit", objective, no_bound, np.inf, earlier_seconds,
-                         int(h.getInfo().mip_node_count), opts)
+                         int(h.getInfo().mip_node_count), recorded)
     if stale:
         raise SolverError("HiGHS returned a solution whose objective differs from the objective it reports")
     status_enum = h.getModelStatus()
@@ -460,7 +476,7 @@ def solve_model(
         # at a simplex_iteration_limit of 3 returned 2.658 as its best bound, with gap 0, on a maximisation of
         # optimum 2.691), so none is reported
         bound, gap, nodes = (-np.inf if cm.sense == pyo.minimize else np.inf), np.inf, 0
-    return _info(cm, status, objective, bound, gap, seconds, nodes, opts)
+    return _info(cm, status, objective, bound, gap, seconds, nodes, recorded)
 
 
 def _info(cm: CompiledModel, status: str, objective: float, bound: float, gap: float, seconds: float,
@@ -719,10 +735,10 @@ _SEED_RANGE = 2**31  # HiGHS's random_seed lies in [0, 2**31 - 1]
 
 
 def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector | None = None,
-          stopper: _Stopper | None = None) -> tuple[highspy.Highs, float]:
+          stopper: _Stopper | None = None) -> tuple[highspy.Highs, float, int]:
     """Run ``race`` HiGHS instances with consecutive random seeds in threads (``Highs.run`` releases the
     GIL); the first to finish interrupts the others through HiGHS's MIP interrupt callback. Returns the
-    winner and the tightest dual bound over all runs (minimisation: the largest)."""
+    winner, the tightest dual bound over all runs (minimisation: the largest) and the winner's random seed."""
     stopper = stopper or _Stopper()
     seed = int(opts.get("random_seed", 0))
     # HiGHS takes seeds 0..2**31 - 1: the racers' seeds wrap there, so that a valid seed near the top is not turned
@@ -793,7 +809,8 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
             info = h.getInfo()  # (sign * inf made a maximisation's run without a solution the best: NoSolutionError)
             return sign * info.objective_function_value if info.primal_solution_status == 2 else np.inf
         winner = min(runs, key=incumbent)
+    won_seed = seeds[runs.index(winner)]
     bounds = [float(h.getInfo().mip_dual_bound) for h in runs]
     bounds = [b for b in bounds if np.isfinite(b)]
     best = (min(bounds) if cm.sense == pyo.maximize else max(bounds)) if bounds else None
-    return winner, best
+    return winner, best, won_seed

@@ -65,7 +65,8 @@ class TuneResult(LinearClassifier):
     :mod:`bilevel.bigm`; the rest is Pyomo),
     ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
     ``nodes`` (branch-and-bound nodes of the final solve, like ``solve_seconds``: a cutoff restart or a lambda
-    retry starts counting anew); ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
+    retry starts counting anew); ``random_seed`` (HiGHS's ``random_seed`` of the run whose solution the final
+    solve returned: with ``race > 1`` the winning run's, ``highs_options``' seed plus its index in the race); ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
     ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
     ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried),
     ``lambda_max`` (the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every follower
@@ -108,6 +109,7 @@ class TuneResult(LinearClassifier):
     start_seconds: float = 0.0
     restarts: list = field(default_factory=list)
     build_lp_seconds: float = 0.0
+    random_seed: int = 0
 
     @property
     def optimal(self) -> bool:
@@ -141,7 +143,7 @@ class TuneResult(LinearClassifier):
             "mode": self.mode, "status": self.status, "objective": self.objective, "best_bound": self.best_bound,
             "gap": self.gap, "solve_seconds": self.solve_seconds, "total_seconds": self.total_seconds,
             "build_seconds": self.build_seconds, "build_lp_seconds": self.build_lp_seconds,
-            "start_seconds": self.start_seconds, "nodes": self.nodes,
+            "start_seconds": self.start_seconds, "nodes": self.nodes, "random_seed": self.random_seed,
             "restarts": self.restarts,
             "n_variables": self.n_variables, "n_binaries": self.n_binaries, "n_constraints": self.n_constraints,
             "w_bar": self.w_bar.tolist(), "w": self.w.tolist(), "b": self.b,
@@ -183,7 +185,7 @@ def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, toleranc
     return TuneResult(
         mode=mode, w_bar=solution_w_bar(model), w=_values(model.w), b=float(model.b.value),
         objective=info.objective, status=info.status, best_bound=info.best_bound, gap=info.gap,
-        solve_seconds=info.seconds, total_seconds=total_seconds, build_seconds=build_seconds, nodes=info.nodes,
+        random_seed=info.random_seed, solve_seconds=info.seconds, total_seconds=total_seconds, build_seconds=build_seconds, nodes=info.nodes,
         n_variables=info.n_variables, n_binaries=info.n_binaries, n_constraints=info.n_constraints,
         model=model, verification=ver, **extra,
     )

@@ -290,3 +290,62 @@ def test_an_unfinished_race_reports_another_runs_tighter_bound(monkeypatch):
     assert len(runs) == 2 and runs[0].getInfo().mip_dual_bound < exact - 1e-7  # the winner's own bound is looser
     assert info.best_bound == pytest.approx(exact - 1e-9, abs=1e-12)
     assert info.gap == pytest.approx((info.objective - info.best_bound) / info.objective, rel=1e-9)
+
+
+def test_a_race_records_the_winning_runs_seed_and_a_rerun_with_it_repeats_that_run(monkeypatch):
+    """The second racer (seed ``random_seed + 1``) is made to win: its run is the only one let into HiGHS before
+    it has finished. The result's options recorded the caller's ``random_seed`` (here none: HiGHS's 0), so
+    re-running with them did not repeat the winning run (diabetes 10/10: 15 nodes at seed 5, 21 at seed 6).
+    Oracle: a plain run (race=1) at the recorded seed gives the winner's node count and objective, and the
+    seed the winning ``Highs`` object was configured with."""
+    import threading
+
+    data = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(data.X, data.y, 10, 10, seed=0)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    configured, runs, second_done = solve._configured_highs, [], threading.Event()
+
+    class SecondFirst:
+        """Run 0 enters HiGHS only once run 1 has left it (and then is stopped at once by the race)."""
+
+        def __init__(self, h, k):
+            self._h, self._k = h, k
+
+        def run(self):
+            if self._k == 0:
+                second_done.wait(60)
+            try:
+                return self._h.run()
+            finally:
+                if self._k == 1:
+                    second_done.set()
+
+        def __getattr__(self, name):
+            return getattr(self._h, name)
+
+    def recording(cm, opts, *args, **kwargs):
+        runs.append(opts.get("random_seed"))
+        return SecondFirst(configured(cm, opts, *args, **kwargs), kwargs.get("run", args[2] if len(args) > 2 else 0))
+
+    monkeypatch.setattr(solve, "_configured_highs", recording)
+    raced = bilevel.solve_model(model, race=2, options={"random_seed": 5})
+    monkeypatch.undo()
+    assert runs == [5, 6] and raced.optimal
+    assert raced.options["random_seed"] == 6  # was the caller's 5
+    assert raced.random_seed == 6
+    again = bilevel.solve_model(model, options=raced.options)
+    assert again.optimal and again.nodes == raced.nodes
+    assert again.objective == pytest.approx(raced.objective, abs=1e-9)
+    # the caller's seed is another run (else this test proves nothing), and a plain run records its own seed
+    caller = bilevel.solve_model(model, options={"random_seed": 5})
+    assert caller.random_seed == 5 and caller.nodes != raced.nodes
+    assert bilevel.solve_model(model).random_seed == 0
+
+
+def test_a_tune_result_records_the_seed_of_its_final_solve():
+    """``TuneResult.random_seed`` (and its ``to_dict``, which ``bilevel tune --json`` writes) is the seed of the
+    run whose solution the final solve returned, read from that solve's :class:`bilevel.SolveInfo`."""
+    Xt, yt, Xv, yv = tiny_instance(0, 6, 5)
+    res = bilevel.tune(Xt, yt, Xv, yv, highs_options={"random_seed": 3})
+    assert res.random_seed == 3 and res.to_dict()["random_seed"] == 3
+    assert bilevel.tune(Xt, yt, Xv, yv).to_dict()["random_seed"] == 0
