@@ -232,7 +232,8 @@ def solve_model(
         threads, with random seeds ``(random_seed + k) mod 2**31`` (``k = 0..race-1``; HiGHS's run time on the tuning
         MILPs varies several-fold with the seed alone). The first run to finish stops the others (one stopped
         by a limit every run has, ``time_limit``, ``mip_max_nodes``, an iteration limit, does not: each run
-        reaches it, and the result is the run with the best incumbent); the result is that run's, with the best dual bound of all runs (each is valid). ``nodes`` and
+        reaches it, and the result is the run with the best incumbent, or one that proved an incumbent as
+        good within HiGHS's default tolerances); the result is that run's, with the best dual bound of all runs (each is valid). ``nodes`` and
         ``seconds`` are the winner's, and so is the ``random_seed`` the result's ``options`` record (not the
         caller's, unless the first run won). This is how a MILP uses more than one core besides HiGHS's own
         parallel search (``threads``), and on these MILPs the faster of the two (README, *Performance*); 1
@@ -809,6 +810,13 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
             info = h.getInfo()  # (sign * inf made a maximisation's run without a solution the best: NoSolutionError)
             return sign * info.objective_function_value if info.primal_solution_status == 2 else np.inf
         winner = min(runs, key=incumbent)
+        # unless a run that ended after the limited one proved an incumbent as good, within HiGHS's default
+        # tolerances (a limit does not stop the others): on a tie min() kept the limited run, reported
+        # "solution_limit" with gap 0 where the other run had proved it optimal (diabetes 10/10 optimistic,
+        # mip_max_nodes=16, seeds 4 and 5)
+        proved = [runs[k] for k in order if runs[k].getModelStatus() == highspy.HighsModelStatus.kOptimal]
+        if proved and np.isfinite(incumbent(proved[0])) and _proven(incumbent(proved[0]), incumbent(winner)):
+            winner = proved[0]
     won_seed = seeds[runs.index(winner)]
     bounds = [float(h.getInfo().mip_dual_bound) for h in runs]
     bounds = [b for b in bounds if np.isfinite(b)]

@@ -349,3 +349,45 @@ def test_a_tune_result_records_the_seed_of_its_final_solve():
     res = bilevel.tune(Xt, yt, Xv, yv, highs_options={"random_seed": 3})
     assert res.random_seed == 3 and res.to_dict()["random_seed"] == 3
     assert bilevel.tune(Xt, yt, Xv, yv).to_dict()["random_seed"] == 0
+
+
+def test_a_run_that_proves_optimality_wins_over_one_that_ended_at_a_limit_before_it(monkeypatch):
+    """A run stopped by a limit every run has (here mip_max_nodes) does not stop the others; when it ended first and
+    the other run then proved the optimum, the race took the best incumbent, which on a tie was the limited run's:
+    status "solution_limit" (gap 0) for a race that had proved its result. Oracle: plain runs at each seed."""
+    import threading
+
+    data = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(data.X, data.y, 10, 10, seed=0)
+    model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
+    opts = {"mip_max_nodes": 16}
+    limited = bilevel.solve_model(model, options={**opts, "random_seed": 4})
+    proved = bilevel.solve_model(model, options={**opts, "random_seed": 5})
+    if limited.optimal or not proved.optimal or limited.objective < proved.objective:
+        pytest.skip("this HiGHS does not stop seed 4 at the node limit with seed 5's value and prove it with seed 5")
+    configured, first_done = solve._configured_highs, threading.Event()
+
+    class FirstFirst:
+        """Run 1 enters HiGHS only once run 0 (the limited seed) has left it."""
+
+        def __init__(self, h, k):
+            self._h, self._k = h, k
+
+        def run(self):
+            if self._k == 1:
+                first_done.wait(60)
+            try:
+                return self._h.run()
+            finally:
+                if self._k == 0:
+                    first_done.set()
+
+        def __getattr__(self, name):
+            return getattr(self._h, name)
+
+    monkeypatch.setattr(solve, "_configured_highs", lambda cm, o, *a, **kw: FirstFirst(
+        configured(cm, o, *a, **kw), kw.get("run", a[2] if len(a) > 2 else 0)))
+    raced = bilevel.solve_model(model, race=2, options={**opts, "random_seed": 4})
+    assert raced.status == "optimal" and raced.random_seed == 5 and raced.nodes == proved.nodes
+    assert raced.objective == pytest.approx(proved.objective, abs=1e-12)
+    assert raced.best_bound == pytest.approx(proved.best_bound, abs=1e-12)
