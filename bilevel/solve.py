@@ -699,14 +699,33 @@ class _Stopper:
             event.interrupt()
 
 
+def _set_option(h: highspy.Highs, key: str, value) -> None:
+    """``h.setOptionValue(key, value)``; InputError when HiGHS rejects it (or highspy refuses the value's type,
+    e.g. a list: a raw TypeError "incompatible function arguments" before)."""
+    try:
+        status = h.setOptionValue(key, value)
+    except TypeError:
+        status = None
+    if status != highspy.HighsStatus.kOk:
+        raise InputError(f"HiGHS rejected option {key}={value!r}")
+
+
+def _highs_option_value(key: str, value):
+    """The value HiGHS holds for option ``key`` once set to ``value`` (e.g. the int 3 for ``"3"``); InputError when
+    it rejects ``value``."""
+    h = silent_highs()
+    _set_option(h, key, value)
+    held = h.getOptionValue(key)  # (status, value) on some highspy releases
+    return held[1] if isinstance(held, tuple) else held
+
+
 def _configured_highs(cm: CompiledModel, opts: dict, start, injector: _Injector | None = None,
                       run: int = 0, stopper: _Stopper | None = None) -> highspy.Highs:
     """A silent ``highspy.Highs`` holding the compiled model, the options, the MIP start, the
     improvement callback and the interrupt of ``stopper``."""
     h = silent_highs()
     for key, value in opts.items():
-        if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
-            raise InputError(f"HiGHS rejected option {key}={value!r}")
+        _set_option(h, key, value)
     if h.passModel(cm.lp) == highspy.HighsStatus.kError:
         raise SolverError("HiGHS could not load the model")
     if start is not None:
@@ -741,10 +760,13 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     GIL); the first to finish interrupts the others through HiGHS's MIP interrupt callback. Returns the
     winner, the tightest dual bound over all runs (minimisation: the largest) and the winner's random seed."""
     stopper = stopper or _Stopper()
-    seed = int(opts.get("random_seed", 0))
+    # the caller's seed as HiGHS reads it, refused by its own value as a plain run refuses it: int() made 3.5 and True
+    # the seeds 3 and 1 (a plain run: "HiGHS rejected option random_seed=3.5"), and raised a raw ValueError or
+    # TypeError for "abc" or None
+    seed = _highs_option_value("random_seed", opts["random_seed"]) if "random_seed" in opts else 0
     # HiGHS takes seeds 0..2**31 - 1: the racers' seeds wrap there, so that a valid seed near the top is not turned
-    # into a rejected one the user never gave (an invalid seed is left as given, for HiGHS to reject by its value)
-    seeds = [(seed + k) % _SEED_RANGE if 0 <= seed < _SEED_RANGE else seed + k for k in range(race)]
+    # into a rejected one the user never gave
+    seeds = [(seed + k) % _SEED_RANGE for k in range(race)]
     runs = [_configured_highs(cm, {**opts, "random_seed": s}, start, injector, k, stopper) for k, s in enumerate(seeds)]
     finished: list[int] = []  # run indices in the order they ended (list.append is atomic)
     ended = [threading.Event() for _ in range(race)]  # set once run k has left HiGHS

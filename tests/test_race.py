@@ -391,3 +391,15 @@ def test_a_run_that_proves_optimality_wins_over_one_that_ended_at_a_limit_before
     assert raced.status == "optimal" and raced.random_seed == 5 and raced.nodes == proved.nodes
     assert raced.objective == pytest.approx(proved.objective, abs=1e-12)
     assert raced.best_bound == pytest.approx(proved.best_bound, abs=1e-12)
+
+
+@pytest.mark.parametrize("value", [3.5, True, "abc", None, [1]])
+@pytest.mark.parametrize("race", [1, 2])
+def test_a_seed_highs_refuses_is_refused_by_a_race_as_by_a_plain_run(value, race):
+    """A plain run refuses ``random_seed=3.5`` or ``True`` (HiGHS rejects them); a race made them the seeds 3 and 1
+    with int() and solved without a word, and raised a raw ValueError / TypeError for "abc" and None. A list was a
+    raw TypeError from highspy ("incompatible function arguments") in either."""
+    Xt, yt, Xv, yv = tiny_instance(0, 6, 4)
+    model = bilevel.build_optimistic_model(Xt, yt, Xv, yv)
+    with pytest.raises(InputError, match=r"HiGHS rejected option random_seed="):
+        bilevel.solve_model(model, race=race, options={"random_seed": value})
