@@ -103,7 +103,13 @@ def add_parser(sub) -> None:
                    "sum_w_bar, val_margin; default both)")
     p.add_argument("--label", default=None, metavar="TEXT",
                    help="free text naming this study run, stored in study.json and heading the summaries (it does "
-                   "not change the settings checked on resume)")
+                   "not change the settings checked on resume; unlike tune's --label, it is not a label column: "
+                   "--label-column is)")
+    p.add_argument("--label-column", default=None, metavar="COL",
+                   help="label column of every CSV file in --data (default: each file's last column); refused when "
+                   "--data names built-in data sets only (they have their own label columns) or a CSV lacks the "
+                   "column. Part of the settings checked on resume: a study computed with another label column is "
+                   "refused")
     p.add_argument("--seed", type=integer, default=0, help="seed of all random splits (the whole study is reproducible)")
     p.add_argument("--time-limit", type=real, default=None, help="seconds per MILP solve (default 60; quick 20)")
     p.add_argument("--threads", type=integer, default=1, help="HiGHS threads per solve")
@@ -168,6 +174,15 @@ def _config(args, mod):
             raise InputError(f"--tie-criteria names no criterion: {args.tie_criteria!r}")
         if has_empty_item(args.tie_criteria):  # "sum_w_bar,,val_margin": a typo
             raise InputError(f"--tie-criteria has an empty item: {args.tie_criteria!r}")
+    if args.label_column is not None:
+        if not args.label_column:
+            raise InputError("--label-column is empty; give the name of the CSV files' label column")
+        names = datasets or (("cancer",) if args.quick else mod.StudyConfig().datasets)
+        if all(mod.builtin_name(d) for d in names):  # it would be ignored without a word
+            raise InputError(f"--label-column names the label column of CSV files in --data, and --data names built-in "
+                             f"data sets only ({', '.join(names)}), which have their own label columns; drop it or give "
+                             "a CSV file")
+        over["label_column"] = args.label_column
     over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock, label=args.label)
     try:
         return mod.StudyConfig.quick(**over) if args.quick else mod.StudyConfig(**over)

@@ -127,7 +127,10 @@ class StudyConfig:
     :func:`bilevel.ties.optimistic_tie_range`; ``w_bar_ub``: upper bound of every ``w_bar_j`` (lower 0);
     ``clock``: :func:`bilevel.tune`'s ``clock`` (``"nodes"``: the same solutions on every machine for the
     solves that end before ``time_limit``); ``label``: free text naming the study run in ``study.json`` and the
-    summaries' headings (``None``: none; not part of :meth:`result_hash`, so a resume may rename a study)."""
+    summaries' headings (``None``: none; not part of :meth:`result_hash`, so a resume may rename a study);
+    ``label_column``: the name of the label column of every CSV data set (``None``: each file's last column; a
+    built-in data set has its own label column, so at least one data set must be a file): part of the result
+    settings of the CSV data sets' units, so a resume with another label column is refused."""
 
     datasets: tuple = ("cancer", "diabetes")
     studies: tuple = STUDIES
@@ -149,6 +152,7 @@ class StudyConfig:
     w_bar_ub: float = 1.0
     clock: str = "seconds"
     label: str | None = None
+    label_column: str | None = None
 
     @classmethod
     def quick(cls, **overrides) -> "StudyConfig":
@@ -182,6 +186,8 @@ class StudyConfig:
         keys = ("seed", "time_limit", "threads", "flip", "tie_criteria", "tie_tolerance", "w_bar_ub", "rho_tests")
         if self.clock != "seconds":  # (absent otherwise, so the units of studies run before it existed are reused)
             keys += ("clock",)
+        if self.label_column is not None:  # likewise (a CSV's last column as its label: the units run before it)
+            keys += ("label_column",)
         unused = _UNUSED_SETTINGS.get(study, ())
         settings = {k: getattr(self, k) for k in keys if k not in unused}
         # One setting, one hash: json wrote 20 and 20.0 as "20" and "20.0", so a study run with time_limit=20
@@ -209,9 +215,19 @@ class StudyConfig:
     def reuses(self, record: dict) -> bool:
         """Whether the finished unit ``record`` (:func:`run_unit`) was computed with this configuration's
         settings: its ``config_hash`` is :meth:`result_hash` of its study, or of all settings (records written
-        before the hash was per study)."""
+        before the hash was per study). A unit of a built-in data set is checked without ``label_column``
+        (:meth:`for_dataset`), which applies to CSV files only."""
+        coords = record.get("coords")
+        cfg = self.for_dataset(coords.get("dataset") if isinstance(coords, dict) else None)
         h = record.get("config_hash")
-        return h == self.result_hash() or (record.get("study") in STUDIES and h == self.result_hash(record["study"]))
+        return h == cfg.result_hash() or (record.get("study") in STUDIES and h == cfg.result_hash(record["study"]))
+
+    def for_dataset(self, dataset) -> "StudyConfig":
+        """This configuration as it applies to the units of ``dataset``: without ``label_column`` for a built-in
+        data set (which has its own label column, so its units do not depend on it), else unchanged."""
+        if self.label_column is not None and dataset is not None and builtin_name(dataset):
+            return replace(self, label_column=None)
+        return self
 
     def to_dict(self) -> dict:
         return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in fields(self)}
@@ -297,6 +313,13 @@ def check_config(cfg: StudyConfig) -> None:
         raise InputError(f"w_bar upper bound must be at most {MAX_W_BAR_UB:g} (bilevel.tune's limit); got {cfg.w_bar_ub}")
     check_positive(cfg.tie_tolerance, "tie_tolerance", allow_zero=True)  # optimistic_tie_range's check
     check_clock(cfg.clock)
+    if cfg.label_column is not None:
+        if not isinstance(cfg.label_column, str) or not cfg.label_column:
+            raise InputError(f"label_column must be a column name (a non-empty str); got {cfg.label_column!r}")
+        if all(builtin_name(d) for d in cfg.datasets):  # it would be ignored without a word
+            raise InputError(f"label_column {cfg.label_column!r} names the label column of CSV data sets, and the data "
+                             f"sets {', '.join(cfg.datasets)} are built-in ones, which have their own label columns; "
+                             "drop it or give a CSV file")
     if cfg.label is not None:  # one line of text: it heads the Markdown summaries
         if not isinstance(cfg.label, str):
             raise InputError(f"label must be a string; got {cfg.label!r}")
@@ -520,8 +543,15 @@ def _source(task: dict) -> str:
     return task.get("source", task["dataset"])
 
 
+def _load(task: dict, cfg: dict):
+    """The data set of a unit: a built-in one, or a CSV file with the study's ``label_column`` (``None``: the
+    file's last column) as its label."""
+    label = cfg.get("label_column")
+    return bilevel.load_dataset(_source(task), label=None if builtin_name(task["dataset"]) else label)
+
+
 def _limited_unit(task: dict, cfg: dict) -> list[dict]:
-    data = bilevel.load_dataset(_source(task))
+    data = _load(task, cfg)
     split = bilevel.split_dataset(data.X, data.y, task["n_train"], task["n_val"], seed=task["split_seed"])
     X_t, y_t, X_v, y_v = split.X_train, split.y_train, split.X_val, split.y_val
     flip = _flip_for(task, cfg)
@@ -570,7 +600,7 @@ def _limited_unit(task: dict, cfg: dict) -> list[dict]:
 
 
 def _perturbed_unit(task: dict, cfg: dict) -> list[dict]:
-    data = bilevel.load_dataset(_source(task))
+    data = _load(task, cfg)
     split = bilevel.split_dataset(data.X, data.y, task["n_train"], task["n_val"], seed=task["split_seed"])
     X_t, y_t, y_v = split.X_train, split.y_train, split.y_val
     eps, rho_val = task["epsilon"], task["rho_val"]
@@ -650,7 +680,7 @@ def run_unit(task: dict) -> dict:
     out_rows = [_jsonable({**head, **r, "unit_seconds": seconds, "seed": cfg["seed"],
                            "time_limit": cfg["time_limit"], **ver}) for r in rows]
     return {"run_id": task["run_id"], "study": task["study"],
-            "config_hash": StudyConfig(**_tuples(cfg)).result_hash(task["study"]),
+            "config_hash": StudyConfig(**_tuples(cfg)).for_dataset(task["dataset"]).result_hash(task["study"]),
             "seconds": seconds, "error": error, "coords": coords, "rows": out_rows}
 
 
@@ -944,7 +974,7 @@ def check_data(cfg: StudyConfig) -> None:
             raise InputError(f"data sets {other!r} and {d!r} are one data set (the same file name and contents, so "
                              "the same splits); give it once")
     for d in cfg.datasets:
-        data = bilevel.load_dataset(d)
+        data = bilevel.load_dataset(d, label=None if builtin_name(d) else cfg.label_column)
         for n_train, n_val in sizes:
             try:
                 bilevel.split_dataset(data.X, data.y, int(n_train), int(n_val), seed=cfg.seed)
@@ -974,8 +1004,8 @@ def _settings_diff(out: Path, record: dict, cfg: StudyConfig) -> str:
     configuration has the record's hash; otherwise the list of the settings that count (a refusal named "seed,
     time limit, flip rule, tie criteria, w_bar bound or rho_test grid" when only ``--threads`` or ``--clock``
     had changed)."""
-    generic = ("seed, time limit, threads, clock, flip rule, tie criteria or tolerance, w_bar bound or rho_test "
-               "grid differ")
+    generic = ("seed, time limit, threads, clock, flip rule, tie criteria or tolerance, w_bar bound, rho_test "
+               "grid or CSV label column differ")
     try:
         conf = json.loads((out / "study.json").read_text())["config"]
         names = {f.name for f in fields(StudyConfig)}
@@ -984,10 +1014,13 @@ def _settings_diff(out: Path, record: dict, cfg: StudyConfig) -> str:
         return generic
     if not old.reuses(record):  # study.json is of another call (one interrupted before writing it)
         return generic
+    dataset = record.get("coords", {}).get("dataset") if isinstance(record.get("coords"), dict) else None
+    old, cfg = old.for_dataset(dataset), cfg.for_dataset(dataset)
     study = record.get("study") if old.result_hash(record.get("study")) == record.get("config_hash") else None
     a, b = old.result_settings(study), cfg.result_settings(study)
-    a.setdefault("clock", old.clock)
-    b.setdefault("clock", cfg.clock)
+    for k in ("clock", "label_column"):  # (in the settings only when not their defaults)
+        a.setdefault(k, getattr(old, k))
+        b.setdefault(k, getattr(cfg, k))
     diff = [f"{k} {a[k]!r} there, {b[k]!r} now" for k in a if a[k] != b.get(k)]
     return "; ".join(diff) if diff else generic
 

@@ -1478,3 +1478,80 @@ def test_a_perturbed_units_pessimistic_validation_accuracy_is_on_the_attacked_va
     row, X_clean, X_v, _, pes, y_v = _perturbed_unit_on_diabetes_6(monkeypatch, seed=5, rho_val=1.0)
     assert _accuracy(pes, X_v, y_v) != _accuracy(pes, X_clean, y_v)  # the attack changes a pessimistic prediction
     assert row["pes_acc_val"] == pytest.approx(_accuracy(pes, X_v, y_v), abs=1e-12)
+
+
+def _label_csvs(tmp_path):
+    """One small data set (cancer's first 60 rows, 3 features and a 0/1 feature ``flag``) written twice under one
+    file name (the splits depend on the file name): ``first/d.csv`` with the label column ``y`` first, so its last
+    column is the two-valued feature ``flag``, and ``last/d.csv`` with ``y`` last."""
+    data = bilevel.load_dataset("cancer")
+    feats = {f"f{j}": data.X[:60, j] for j in range(3)}
+    feats["flag"] = np.random.default_rng(0).integers(0, 2, 60)
+    y = data.y[:60].astype(int)
+    paths = {}
+    for name, frame in (("first", pd.DataFrame({"y": y, **feats})), ("last", pd.DataFrame({**feats, "y": y}))):
+        (tmp_path / name).mkdir()
+        paths[name] = tmp_path / name / "d.csv"
+        frame.to_csv(paths[name], index=False)
+    return paths
+
+
+_LABEL_STUDY = ["study", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes", "6",
+                "--tie-criteria", "sum_w_bar", "--time-limit", "10", "--clock", "nodes", "--jobs", "1", "--no-progress"]
+
+
+def test_study_label_column_of_a_csv(tmp_path, capsys):
+    # `bilevel study` had no way to name a CSV's label column: a file with its label first was read with its last
+    # column, here the 0/1 feature `flag`, as the labels (and the labels as a feature), without a word
+    paths = _label_csvs(tmp_path)
+    assert main([*_LABEL_STUDY, "--data", str(paths["last"]), "--out", str(tmp_path / "o_last")]) == 0
+    assert main([*_LABEL_STUDY, "--data", str(paths["first"]), "--label-column", "y",
+                 "--out", str(tmp_path / "o_first")]) == 0
+    capsys.readouterr()
+    last, first = (pd.read_csv(tmp_path / o / "limited_runs.csv") for o in ("o_last", "o_first"))
+    cols = ["n_test", "opt_status", "opt_objective", "opt_acc_test", "opt_w_bar", "pes_status", "pes_objective",
+            "pes_acc_test", "svc_acc_test", "box_acc_test"]
+    pd.testing.assert_frame_equal(first[cols], last[cols])  # the same data, the same study
+    # the oracle: the label column as bilevel.load_dataset reads it, split as the study splits run 0
+    data = bilevel.load_dataset(str(paths["first"]), label="y")
+    (task,) = us.build_tasks(us.StudyConfig(datasets=(str(paths["first"]),), studies=("limited",), runs=1,
+                                            val_sizes=(5,), train_sizes=(6,), label_column="y"))
+    split = bilevel.split_dataset(data.X, data.y, 6, 5, seed=task["split_seed"])
+    w = np.array(json.loads(first.loc[0, "opt_w_bar"]))
+    assert len(w) == 4  # f0, f1, f2, flag: the label is no feature
+    assert first.loc[0, "n_test"] == len(split.y_test)
+    assert json.loads((tmp_path / "o_first" / "study.json").read_text())["config"]["label_column"] == "y"
+
+
+def test_study_label_column_is_checked_on_resume_and_refused_where_it_cannot_apply(tmp_path, capsys):
+    paths = _label_csvs(tmp_path)
+    out = str(tmp_path / "o")
+    assert main([*_LABEL_STUDY, "--data", str(paths["first"]), "--label-column", "y", "--out", out]) == 0
+    capsys.readouterr()
+    # a resume with the file's last column (flag) or another named column would mix two label columns' runs
+    for other in ([], ["--label-column", "flag"]):
+        assert main([*_LABEL_STUDY, "--data", str(paths["first"]), *other, "--out", out]) == 2
+        err = capsys.readouterr().err
+        assert "other settings" in err and "label_column 'y' there" in err, err
+    assert main([*_LABEL_STUDY, "--data", str(paths["first"]), "--label-column", "y", "--out", out]) == 0
+    assert "0 computed now, 1 reused" in capsys.readouterr().out
+    # refused before any run: built-in data sets only (their label columns are their own), a missing column
+    for args, match in ((["--data", "cancer", "--label-column", "y"], "built-in data sets only (cancer)"),
+                        (["--label-column", "y"], "built-in data sets only"),
+                        (["--data", str(paths["first"]), "--label-column", "nope"], "label column 'nope' not found"),
+                        (["--data", str(paths["last"]), "--label-column", ""], "--label-column is empty")):
+        assert main([*_LABEL_STUDY, *args, "--out", str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and match in err, err
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(bilevel.InputError, match="built-in ones"):
+        us.StudyConfig(datasets=("cancer",), label_column="y")
+    # a built-in data set next to a CSV keeps its own label column: its units do not depend on --label-column
+    from dataclasses import replace
+
+    cfg = _tiny(runs=1, time_limit=5.0, clock="nodes")
+    mixed = tmp_path / "mixed"
+    us.run_study(cfg, mixed, jobs=1, progress=False)
+    res = us.run_study(replace(cfg, datasets=("cancer", str(paths["first"])), label_column="y"), mixed, jobs=1,
+                       progress=False)
+    assert res.n_reused == 1 and res.n_computed == 1 and res.n_errors == 0
