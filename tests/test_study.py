@@ -1555,3 +1555,18 @@ def test_study_label_column_is_checked_on_resume_and_refused_where_it_cannot_app
     res = us.run_study(replace(cfg, datasets=("cancer", str(paths["first"])), label_column="y"), mixed, jobs=1,
                        progress=False)
     assert res.n_reused == 1 and res.n_computed == 1 and res.n_errors == 0
+
+
+def test_a_refusal_for_a_study_not_run_names_no_setting_its_call_cannot_name(tmp_path):
+    # a --study perturbed call into a folder of limited runs made with --tie-criteria sum_w_bar and seed 0 was
+    # refused as "seed 0 there, 1 now; tie_criteria ['sum_w_bar'] there, [...] now": --study perturbed refuses
+    # --tie-criteria, and the limited runs' tie criteria are not held against it (_fits); the seed is the cause
+    out = tmp_path / "o"
+    us.run_study(_tiny(runs=1, time_limit=5.0, clock="nodes"), out, jobs=1, progress=False)
+    perturbed = us.StudyConfig(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=5,
+                               perturbed_n_val=5, epsilons=(0.0,), rho_vals=(0.0,), rho_tests=(0.0,),
+                               time_limit=5.0, clock="nodes")
+    assert us._fits(perturbed, next(iter(us.load_records(out).values())))  # tie criteria alone: no refusal
+    with pytest.raises(bilevel.InputError) as err:
+        us.run_study(us.replace(perturbed, seed=1), out, jobs=1, progress=False)
+    assert "(seed 0 there, 1 now; e.g. limited__" in str(err.value) and "tie_criteria" not in str(err.value)
