@@ -1229,6 +1229,13 @@ def _figure(nrows: int, ncols: int, figsize: tuple):
     return fig, fig.subplots(nrows, ncols, sharey=True, squeeze=False)
 
 
+def _has_values(d, col: str) -> bool:
+    """Whether the data set's rows ``d`` have a value in column ``col``: a series (or the tie bar) of a plot without
+    any, e.g. the pessimistic model of a data set whose every pessimistic solve found no solution ("n/a" in the
+    table), drew nothing yet stood in the legend as if plotted."""
+    return col in d.columns and bool(d[col].notna().any())
+
+
 def _plot_limited(df, data: str, path: Path) -> None:
     d = df[df["dataset"] == data]
     vs = sorted(d["n_val"].unique())
@@ -1241,12 +1248,12 @@ def _plot_limited(df, data: str, path: Path) -> None:
         # The offsets (-0.7 .. 0.45) are in units of a fifth of the smallest |T| step (1 on the paper's grid of
         # step 5): in |T| units, a grid of step 1 (|T| = 2, 3) drew |T| = 3's tie bar at 2.3, nearer |T| = 2
         unit = _offset_unit(ts, 5.0)
-        if "tie_acc_min" in d.columns:
+        if _has_values(d, "tie_acc_min"):
             lo, hi = g["tie_acc_min"].mean().reindex(ts), g["tie_acc_max"].mean().reindex(ts)
             ax.vlines(ts - 0.7 * unit, lo.values, hi.values, color="tab:blue", alpha=0.3, lw=7,
                       label="optimistic ties (mean min–max)")
         for col, label, color, dx in series:
-            if col not in d.columns:
+            if not _has_values(d, col):
                 continue
             m, s = g[col].mean().reindex(ts), g[col].std(ddof=1).reindex(ts).fillna(0.0)
             ax.errorbar(ts + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=4, capsize=3, label=label)
@@ -1283,7 +1290,7 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
             # offsets (-0.016 .. 0.016) in units of a tenth of the smallest rho_test step (0.1 on the paper's grid)
             unit = _offset_unit(np.array(sorted(d["rho_test"].unique()), dtype=float), 0.1)
             for col, label, color, dx in series:
-                if col not in d.columns:
+                if not _has_values(d, col):
                     continue
                 m, s = g[col].mean(), g[col].std(ddof=1).fillna(0.0)
                 ax.errorbar(m.index + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=3, capsize=2, lw=1.2,

@@ -1570,3 +1570,25 @@ def test_a_refusal_for_a_study_not_run_names_no_setting_its_call_cannot_name(tmp
     with pytest.raises(bilevel.InputError) as err:
         us.run_study(us.replace(perturbed, seed=1), out, jobs=1, progress=False)
     assert "(seed 0 there, 1 now; e.g. limited__" in str(err.value) and "tie_criteria" not in str(err.value)
+
+
+@pytest.mark.parametrize("study", ["limited", "perturbed"])
+def test_a_plot_has_no_legend_entry_for_a_model_without_any_value(monkeypatch, tmp_path, study):
+    # every pessimistic solve of a data set without a solution ("n/a" in the table): the plot drew no point and its
+    # legend still listed "pessimistic" (and the tie bar) as if plotted
+    figs = []
+    real = us._figure
+    monkeypatch.setattr(us, "_figure", lambda *a: figs.append(real(*a)) or figs[-1])
+    rows = []
+    for run in range(2):
+        for rho_test in (0.0, 0.5):
+            rows.append(dict(run_id=f"r{run}", dataset="cancer", n_val=5, n_train=5, run=run, rho_val=0.0,
+                             epsilon=0.2, rho_test=rho_test, opt_acc_test=0.9 + run / 100, opt_eval_acc_test=0.8,
+                             pes_acc_test=np.nan, svc_acc_test=0.85, box_acc_test=0.7, tie_acc_min=np.nan,
+                             tie_acc_max=np.nan))
+    df = pd.DataFrame(rows if study == "perturbed" else rows[::2])
+    (us._plot_limited if study == "limited" else us._plot_perturbed)(df, "cancer", tmp_path / "p.png")
+    fig, axes = figs[0]
+    labels = {t.get_text() for t in axes[0][-1].get_legend().get_texts()}
+    assert "pessimistic" not in labels and not any("ties" in x for x in labels), labels
+    assert {"LinearSVC grid", "LP-SVM box grid"} <= labels  # the models with values are there
