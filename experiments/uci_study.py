@@ -170,6 +170,9 @@ class StudyConfig:
             if isinstance(value, (list, tuple)):  # (a data set given as a pathlib.Path: its path as text)
                 value = tuple(v.item() if isinstance(v, np.generic) else os.fspath(v) if isinstance(v, os.PathLike)
                               else v for v in value)
+                # -0.0 as 0.0 (--epsilons -0): its run ids ("eps-0") and hash differed from 0's, so a resume with
+                # "0" recomputed those units, and one with "--rho-test -0" refused the folder as other settings
+                value = tuple(0.0 if isinstance(v, float) and v == 0 else v for v in value)
             elif isinstance(value, np.generic):
                 value = value.item()
             object.__setattr__(self, f.name, value)

@@ -1592,3 +1592,14 @@ def test_a_plot_has_no_legend_entry_for_a_model_without_any_value(monkeypatch, t
     labels = {t.get_text() for t in axes[0][-1].get_legend().get_texts()}
     assert "pessimistic" not in labels and not any("ties" in x for x in labels), labels
     assert {"LinearSVC grid", "LP-SVM box grid"} <= labels  # the models with values are there
+
+
+def test_minus_zero_in_a_grid_is_zero():
+    # --epsilons -0 / --rho-val -0 gave run ids "eps-0" / "rhoval-0" and --rho-test -0 another hash: a resume
+    # spelled with 0 recomputed those units, or was refused as computed with other settings
+    kw = dict(datasets=("cancer",), studies=("perturbed",), perturbed_runs=1)
+    minus = us.StudyConfig(**kw, epsilons=(-0.0, 0.2), rho_vals=(-0.0,), rho_tests=(-0.0, 0.5))
+    plain = us.StudyConfig(**kw, epsilons=(0, 0.2), rho_vals=(0,), rho_tests=(0, 0.5))
+    assert [t["run_id"] for t in us.build_tasks(minus)] == [t["run_id"] for t in us.build_tasks(plain)]
+    assert minus.result_hash("perturbed") == plain.result_hash("perturbed")
+    assert minus.result_hash() == plain.result_hash()
