@@ -27,6 +27,7 @@ its ``w_bar``, within the verification tolerance).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -38,7 +39,7 @@ from pyomo.core.expr.visitor import identify_variables
 from .errors import InputError
 from .inner import hinge
 from .optimistic import build_optimistic_model
-from .solve import solve_model
+from .solve import _highs_option_value, solve_model
 from .tune import LinearClassifier, tuning_options
 from .validation import check_positive
 from .verify import Verification, solution_w_bar, verify_model
@@ -173,9 +174,11 @@ def optimistic_tie_range(
     |T| = |V| = 10-30, values equal within HiGHS's default relative gap 1e-4); for a callable criterion,
     which may look at any variable, it is ``result.model`` cloned. ``result.model`` is never modified. Both
     solves start from the returned optimum, so each has an incumbent. A solve that HiGHS ends "optimal" at
-    the root (node 0) with presolve on is solved again with ``presolve="off"`` from the same start, in the time
-    left (HiGHS 1.15.1's presolve has ended one so with a wrong bound and a non-extreme point); its
-    ``seconds`` then sum both runs.
+    the root (node count 0 or 1) with presolve on is solved again with ``presolve="off"`` from the same start, in
+    the time left (HiGHS 1.15.1's presolve has ended one so with a wrong bound and a non-extreme point); its
+    ``seconds`` and ``nodes`` then sum both runs; with no time (or ``mip_max_nodes``) left for that check it is
+    reported unproven, as :func:`bilevel.solve_model` reports one: status ``"time_limit"`` (or
+    ``"solution_limit"``), an infinite bound and gap.
 
     Parameters
     ----------
@@ -239,17 +242,30 @@ def optimistic_tie_range(
         model.tie_criterion.sense = pyo.minimize if sense == "min" else pyo.maximize
         info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
                            options=options)
-        if info.status == "optimal" and info.nodes == 0 and info.options.get("presolve", "choose") != "off":
+        if info.status == "optimal" and info.nodes <= 1 and info.options.get("presolve", "choose") != "off":
             # HiGHS 1.15.1's presolve has ended a tie re-solve "optimal" at the root with a wrong bound: the min of
             # sum_w_bar 0.3636 on a 5/4 model built around its optimum, where the KKT enumeration gives 0.3071
-            # (presolve off finds it). A root-solved re-solve is cheap: it is checked without presolve, from the
-            # same start, in the time left (144 re-solves of sizes 5-20: 29 at the root, 0.22 s more in all).
+            # (presolve off finds it). A root-solved re-solve (node count 0, or 1: HiGHS counts the root once it
+            # enters its tree) is cheap: it is checked without presolve, from the same start, in the time (and
+            # the mip_max_nodes) left (144 re-solves of sizes 5-20: 29 at the root, 0.22 s more in all).
             left = None if time_limit is None else time_limit - info.seconds
-            if left is None or left > 0:
+            nodes_left = (_highs_option_value("mip_max_nodes", options["mip_max_nodes"]) - info.nodes
+                          if "mip_max_nodes" in options else None)
+            if (left is None or left > 0) and (nodes_left is None or nodes_left > 0):
+                again_options = {**options, "presolve": "off"}
+                if nodes_left is not None:
+                    again_options["mip_max_nodes"] = nodes_left
                 again = solve_model(model, time_limit=left, mip_gap=mip_gap, threads=threads, mip_start=start,
-                                    options={**options, "presolve": "off"})
+                                    options=again_options)
                 again.seconds += info.seconds
+                again.nodes += info.nodes
                 info = again
+            else:
+                # no time left to check it: the point stands, unproven, as solve_model reports an unchecked root
+                # optimum (kept "optimal" here, the 5/4 model's min of sum_w_bar was 0.3636 with bound 0.3636)
+                no_bound = -np.inf if sense == "min" else np.inf
+                info = dataclasses.replace(info, status="time_limit" if nodes_left is None or nodes_left > 0
+                                           else "solution_limit", best_bound=no_bound, gap=np.inf)
         _exact_outer_hinge(model)
         out[sense] = TieSolution(
             sense=sense, criterion_value=float(pyo.value(model.tie_criterion)), w_bar=solution_w_bar(model),

@@ -325,3 +325,30 @@ def test_a_root_solved_re_solve_is_checked_in_the_time_left_and_its_seconds_sum_
     assert [(first, limit) for first, limit, _ in calls] == [(True, 30.0), (False, 20.0)] * 2
     assert low.seconds == pytest.approx(10.0 + calls[1][2]) and high.seconds == pytest.approx(10.0 + calls[3][2])
     assert low.criterion_value == pytest.approx(0.5, abs=1e-5) and high.criterion_value == pytest.approx(1.0, abs=1e-6)
+
+
+def test_a_root_solved_re_solve_with_no_time_left_to_check_it_is_not_called_optimal(monkeypatch):
+    """The 5/4 model of the test above when HiGHS's runs use up the time limit (run time patched to 1e6 s): the
+    check without presolve cannot run. HiGHS 1.15.1's presolve ends the min of sum_w_bar "optimal" at node 0 at
+    0.3636 with bound 0.3636, which optimistic_tie_range kept as "optimal" (solve_model reports such an unchecked
+    root optimum "time_limit" without a bound). A bound must not lie above the least value; oracle: the KKT
+    enumeration of tests/kkt_enumeration.py (0.30708)."""
+    import highspy
+
+    from kkt_enumeration import optimistic_optimum, optimistic_tie_extremes
+
+    X_t, y_t = np.array([[4.0], [3.5], [-4.0], [4.0], [-2.0]]), np.array([1.0, 1.0, -1.0, 1.0, -1.0])
+    X_v, y_v = np.array([[4.0], [3.5], [-4.5], [-3.0]]), np.array([1.0, 1.0, -1.0, -1.0])
+    opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic", threads=1)
+    f_star = optimistic_optimum(X_t, y_t, X_v, y_v)[0]
+    assert opt.optimal and opt.objective == pytest.approx(f_star, abs=1e-7)
+    low, high = optimistic_tie_extremes(X_t, y_t, X_v, y_v, "sum_w_bar", f_star + 1e-3)
+    monkeypatch.setattr(highspy.Highs, "getRunTime", lambda self: 1e6)
+    tie = optimistic_tie_range(opt, "sum_w_bar", tolerance=1e-3, threads=1, time_limit=10.0)
+    assert tie.low.best_bound <= low * (1 + 1e-4) + 1e-6 and tie.high.best_bound >= high * (1 - 1e-4) - 1e-6
+    for sol, extreme in zip(tie, (low, high)):
+        assert sol.nodes > 1 or sol.status != "optimal"  # a root optimum cannot have been checked
+        if sol.status == "optimal":
+            assert sol.criterion_value == pytest.approx(extreme, rel=1e-4, abs=1e-6)
+        else:
+            assert sol.gap == np.inf and not np.isfinite(sol.best_bound)
