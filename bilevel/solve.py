@@ -93,10 +93,11 @@ class SolveInfo:
     """What HiGHS reported. ``objective`` and ``best_bound`` are in the model's own objective units
     (for our models: mean hinge loss); ``gap`` is HiGHS's relative MIP gap ``|obj - bound| / |obj|``
     (for an LP: 0 when optimal; an LP stopped early has no bound, ``best_bound`` -inf (minimisation) or inf and
-    ``gap`` inf); ``seconds`` is HiGHS's run time; ``nodes`` the branch-and-bound node count. ``options`` are the
-    HiGHS options of the run whose solution is returned: after a race (``solve_model(race=k)``) its
-    ``random_seed`` is the winning run's, so that ``solve_model(model, options=info.options)`` repeats that run
-    (:attr:`random_seed`)."""
+    ``gap`` inf); ``seconds`` is HiGHS's run time; ``nodes`` the branch-and-bound node count (both summed over
+    the runs of a solve that :func:`solve_model` solves again). ``options`` are the HiGHS options of the run whose
+    solution is returned, with the ``random_seed`` HiGHS held in it (an int) whenever one was set or it is not
+    HiGHS's default 0: after a race (``solve_model(race=k)``) the winning run's, so that
+    ``solve_model(model, options=info.options)`` repeats that run (:attr:`random_seed`)."""
 
     status: str
     objective: float
@@ -116,8 +117,8 @@ class SolveInfo:
 
     @property
     def random_seed(self):
-        """HiGHS's ``random_seed`` of the run whose solution is returned (a race's winner; HiGHS's default 0
-        when no option set it)."""
+        """HiGHS's ``random_seed`` of the run whose solution is returned, as HiGHS held it (an int; a race's
+        winner's; HiGHS's default 0 when nothing set it)."""
         return self.options.get("random_seed", 0)
 
 
@@ -259,21 +260,26 @@ def solve_model(
 
     Returns
     -------
-    :class:`SolveInfo`. When the values HiGHS returns miss the objective it reports and a ``mip_start`` or
-    ``improve`` solution was handed in (HiGHS 1.16.0 can return the start's values; README, "Dependency
-    versions"), the model is solved again without them within what is left of ``time_limit``; ``seconds``
-    then sums both runs. When that re-solve stops without a better solution (or no time is left for it) and
-    the first run's values satisfy the model (bounds, integrality, rows within 1e-6), those values come back,
-    with the re-solve's status and bound (no time left: ``"time_limit"`` and an infinite bound). When HiGHS
-    ends a MILP "optimal" without a finite dual bound (its presolve, given a MIP start, can call a feasible
-    model infeasible and stop at the start), nothing is proven: the model is solved again with the option
-    ``presolve="off"`` (reported in ``options``) within what is left of ``time_limit``; ``seconds`` sums both
-    runs (no time left: status ``"time_limit"`` and an infinite bound); so is a MILP that ends "optimal" at node 0 with the MIP
-    start's objective (HiGHS 1.15.1's presolve has cut off a better point there), solved again from the start.
-    A report of infeasibility is checked the same way: the
-    model is solved again with ``presolve="off"`` in the time left, and only that run's infeasibility raises.
-    A run given a ``mip_start`` that HiGHS ends in a solve error is solved again without the start, in the time
-    left (HiGHS 1.15.1 has ended a tie re-solve so, from its start only).
+    :class:`SolveInfo`. Each re-solve below gets what is left of ``time_limit`` and of the option
+    ``mip_max_nodes`` after the runs before it (the runs share both limits), and the result's ``seconds`` and
+    ``nodes`` sum all the runs; "no time left" below means either limit used up, whose status is then
+    ``"time_limit"`` (or ``"solution_limit"``, HiGHS's status at ``mip_max_nodes``). When the values HiGHS
+    returns miss the objective it reports and a ``mip_start`` or ``improve`` solution was handed in (HiGHS
+    1.16.0 can return the start's values; README, "Dependency versions"), the model is solved again without
+    them. When that re-solve stops without a better solution (or no time is left for it) and the first run's
+    values satisfy the model (bounds, integrality, rows within 1e-6), those values come back, with the
+    re-solve's status and bound (no time left: ``"time_limit"`` and an infinite bound). When HiGHS ends a MILP
+    "optimal" without a finite dual bound (its presolve, given a MIP start, can call a feasible model infeasible
+    and stop at the start), nothing is proven: the model is solved again with the option ``presolve="off"``
+    (reported in ``options``) (no time left: status ``"time_limit"`` and an infinite bound); so is a MILP that
+    ends "optimal" at the root (node count 0 or 1) with the MIP start's objective (HiGHS 1.15.1's presolve has
+    cut off a better point there), solved again from the start. A report of infeasibility is checked the same
+    way: the model is solved again with ``presolve="off"``, and only that run's infeasibility raises; in a race,
+    a claim of infeasibility that another run's incumbent (values that satisfy the model) disproves never
+    raises InfeasibleModelError: with no time left to check it the result is that incumbent, status
+    ``"time_limit"``, with the dual bounds of the runs that made no such claim (with presolve off, a
+    SolverError). A run given a ``mip_start`` that HiGHS ends in a solve error is solved again without the
+    start (HiGHS 1.15.1 has ended a tie re-solve so, from its start only).
 
     Raises
     ------
@@ -339,7 +345,10 @@ def solve_model(
     # of a pessimistic tune)
     stopper = _Stopper(interrupt_when, clock) if cm.n_binaries else None
     injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock, stopper) if improve and cm.n_binaries else None
-    recorded = opts  # the options of the run whose values are returned (a race's winner: its random_seed)
+    # the node limit a first run and its re-solves share, as they share the time limit (a re-solve was given the
+    # caller's whole mip_max_nodes again: a node limit of 5 spent 10 nodes and reported 5)
+    node_limit = _highs_option_value("mip_max_nodes", opts["mip_max_nodes"]) if "mip_max_nodes" in opts else None
+    rescue = None  # a race whose winner claims infeasibility: the raced run holding the best feasible incumbent
     if race == 1 or not cm.n_binaries:
         h = _configured_highs(cm, opts, start, injector, stopper=stopper)
         _run(h)
@@ -347,13 +356,32 @@ def solve_model(
     else:
         # the caller's random_seed was recorded after a race that another seed won: re-running with the recorded
         # options (race=1) did not repeat the winning run (diabetes 14/14 optimistic, race=2: 13 nodes won by seed
-        # 1, recorded as the caller's {} = seed 0, which takes 33)
-        h, bound_override, won_seed = _race(cm, opts, start, race, injector, stopper)
-        recorded = {**opts, "random_seed": won_seed}
+        # 1, recorded as the caller's {} = seed 0, which takes 33); _recorded reads the winner's seed back
+        h, bound_override, _, rescue = _race(cm, opts, start, race, injector, stopper)
+    recorded = _recorded(opts, h)  # the options of the run whose values are returned (a race's winner's seed)
     for hook in (injector, stopper):
         if hook is not None and hook.error is not None:
             raise hook.error
-    earlier_seconds = 0.0
+
+    def left(seconds: float, nodes: int) -> tuple[float | None, int | None, str | None]:
+        """What is left of the time limit and of the node limit after ``seconds`` and ``nodes`` (None: no such
+        limit), and the status of a limit used up (``"time_limit"``, or ``"solution_limit"``, HiGHS's status at
+        ``mip_max_nodes``), None when both have some left."""
+        seconds_left = opts["time_limit"] - seconds if "time_limit" in opts else None
+        nodes_left = node_limit - nodes if node_limit is not None else None
+        spent = ("time_limit" if seconds_left is not None and seconds_left <= 0 else
+                 "solution_limit" if nodes_left is not None and nodes_left <= 0 else None)
+        return seconds_left, nodes_left, spent
+
+    def limited(again_opts: dict, seconds_left: float | None, nodes_left: int | None) -> dict:
+        """``again_opts`` with the time and node limits left."""
+        if seconds_left is not None:
+            again_opts = {**again_opts, "time_limit": seconds_left}
+        if nodes_left is not None:
+            again_opts = {**again_opts, "mip_max_nodes": nodes_left}
+        return again_opts
+
+    earlier_seconds, earlier_nodes = 0.0, 0
     stale = _stale_solution(h, cm)
     kept = None  # the stale run's values when they satisfy the model: kept if the re-solve finds nothing better
     if stale and (start is not None or injector is not None):
@@ -362,23 +390,21 @@ def solve_model(
         # the solutions the injector hands in) returns the right one (README, "Dependency versions"). The
         # re-solve gets what is left of the time limit.
         kept = _feasible_values(h, cm)
-        earlier_seconds = float(h.getRunTime())
-        time_left = opts["time_limit"] - earlier_seconds if "time_limit" in opts else np.inf
-        if time_left > 0:
+        earlier_seconds, earlier_nodes = float(h.getRunTime()), _node_count(h, cm)
+        seconds_left, nodes_left, spent = left(earlier_seconds, earlier_nodes)
+        if spent is None:
             stopper = _Stopper(interrupt_when, clock) if stopper is not None else None  # the first run's may be set
-            retry_opts = opts if "time_limit" not in opts else {**opts, "time_limit": time_left}
-            h = _configured_highs(cm, retry_opts, None, stopper=stopper)
+            h = _configured_highs(cm, limited(opts, seconds_left, nodes_left), None, stopper=stopper)
             _run(h)
             bound_override = None
-            recorded = opts
+            recorded = _recorded(opts, h)
             if stopper is not None and stopper.error is not None:
                 raise stopper.error
             stale = _stale_solution(h, cm)
-        elif kept is not None:  # no time left to solve again: those values, without a bound
+        elif kept is not None:  # no time (or node) left to solve again: those values, without a bound
             objective = _load_values(model, cm, kept)
             no_bound = -np.inf if cm.sense == pyo.minimize else np.inf
-            return _info(cm, "time_limit", objective, no_bound, np.inf, earlier_seconds,
-                         int(h.getInfo().mip_node_count), recorded)
+            return _info(cm, spent, objective, no_bound, np.inf, earlier_seconds, earlier_nodes, recorded)
     if stale:
         raise SolverError("HiGHS returned a solution whose objective differs from the objective it reports")
     status_enum = h.getModelStatus()
@@ -389,29 +415,44 @@ def solve_model(
     if status == "infeasible" and kept is not None:  # not InfeasibleModelError: callers act on that one
         raise SolverError("HiGHS reports the model infeasible after returning values that satisfy it (a HiGHS fault)")
 
-    def solve_again(seconds: float, again_start, again_opts: dict) -> SolveInfo | None:
-        """The model solved again from ``again_start`` with ``again_opts`` in what is left of the time limit after
-        ``seconds`` (summed into the result's ``seconds``); None when no time is left."""
-        seconds_left = opts["time_limit"] - seconds if "time_limit" in opts else None
-        if seconds_left is not None and seconds_left <= 0:
+    def solve_again(seconds: float, nodes: int, again_start, again_opts: dict) -> SolveInfo | None:
+        """The model solved again from ``again_start`` with ``again_opts`` in what is left of the time and node
+        limits after ``seconds`` and ``nodes`` (summed into the result's ``seconds`` and ``nodes``); None when
+        either is used up."""
+        seconds_left, nodes_left, spent = left(seconds, nodes)
+        if spent is not None:
             return None
-        if seconds_left is not None:  # again_opts holds this run's time limit, gap and threads already
-            again_opts = {**again_opts, "time_limit": seconds_left}
-        again = solve_model(model, mip_start=again_start, options=again_opts, race=race, improve=improve,
-                            improve_after=improve_after, interrupt_when=interrupt_when, clock=clock)
+        # again_opts holds this run's time limit, gap and threads already
+        again = solve_model(model, mip_start=again_start, options=limited(again_opts, seconds_left, nodes_left),
+                            race=race, improve=improve, improve_after=improve_after, interrupt_when=interrupt_when,
+                            clock=clock)
         again.seconds += seconds
+        again.nodes += nodes
         return again
 
-    def without_presolve(seconds: float) -> SolveInfo | None:
+    def without_presolve(seconds: float, nodes: int) -> SolveInfo | None:
         """:func:`solve_again` from the same start with ``presolve="off"``."""
-        return solve_again(seconds, mip_start, {**opts, "presolve": "off"})
+        return solve_again(seconds, nodes, mip_start, {**opts, "presolve": "off"})
 
     if status == "infeasible" and opts.get("presolve", "choose") != "off":
         # HiGHS 1.15.1's presolve has called feasible tuning MILPs infeasible (a pessimistic 7/2 model without a
         # MIP start; 1/15 with presolve off): the claim is checked once without presolve, in the time left.
-        again = without_presolve(earlier_seconds + float(h.getRunTime()))
+        again = without_presolve(earlier_seconds + float(h.getRunTime()), earlier_nodes + _node_count(h, cm))
         if again is not None:
             return again
+    if status == "infeasible" and rescue is not None:
+        # another raced run holds a feasible incumbent, which disproves the claim (a race stopped by a run whose
+        # presolve called the model infeasible raised InfeasibleModelError with no time left to check it, although
+        # the other run had a solution)
+        if opts.get("presolve", "choose") == "off":  # not InfeasibleModelError: callers act on that one
+            raise SolverError("HiGHS reports the model infeasible (with presolve off) while another raced run holds a "
+                              "feasible solution (a HiGHS fault)")
+        # no time (or node) left to check the claim: that incumbent, unproven, with the bounds of the runs that did
+        # not claim infeasibility (below); its seconds and nodes, as a race reports its winner's
+        status = left(earlier_seconds + float(h.getRunTime()), earlier_nodes + _node_count(h, cm))[2] or "time_limit"
+        h = rescue
+        recorded = _recorded(opts, h)
+        status_enum, info = h.getModelStatus(), h.getInfo()
     if status == "infeasible" and opts.get("presolve", "choose") == "off":
         raise InfeasibleModelError("HiGHS reports the model infeasible (with presolve off)")
     if status == "infeasible":  # no time left to check it without presolve
@@ -423,7 +464,7 @@ def solve_model(
         # HiGHS 1.15.1, handed a MIP start, has ended a tie re-solve (|T| = 3, |V| = 2, max of a linear criterion,
         # presolve off) in a solve error ("MIP solver claims optimality, but with ... primal infeasibilities" of
         # 1e-6, its own feasibility tolerance); without the start it solves. Solved again without it, in the time left.
-        again = solve_again(earlier_seconds + float(h.getRunTime()), None, opts)
+        again = solve_again(earlier_seconds + float(h.getRunTime()), earlier_nodes + _node_count(h, cm), None, opts)
         if again is not None:
             return again
     if status_enum in (highspy.HighsModelStatus.kSolveError, highspy.HighsModelStatus.kModelError,
@@ -445,7 +486,8 @@ def solve_model(
         raise NoSolutionError(f"HiGHS stopped ({status}) before finding a feasible solution")
     objective = _load_values(model, cm, values)
     if cm.n_binaries:
-        bound, gap, nodes = float(info.mip_dual_bound), float(info.mip_gap), int(info.mip_node_count)
+        bound, gap, run_nodes = float(info.mip_dual_bound), float(info.mip_gap), _node_count(h, cm)
+        nodes = earlier_nodes + run_nodes  # with a stale first run's, as seconds
         if values is kept or np.isnan(gap) or not np.isfinite(bound):
             # HiGHS's gap is the re-solve's for kept values, and NaN for a maximisation stopped before any dual
             # bound (+inf - inf); a minimisation's was inf there
@@ -457,17 +499,17 @@ def solve_model(
                 gap = _relative_gap(objective, bound)
         if status == "optimal" and opts.get("presolve", "choose") != "off" and (
                 not np.isfinite(bound)
-                or (values is not kept and _start_unimproved_at_root(cm, start, objective, nodes))):
+                or (values is not kept and _start_unimproved_at_root(cm, start, objective, run_nodes))):
             # HiGHS 1.15.1's presolve, handed a MIP start, can call a feasible MILP infeasible and still end
             # "optimal" at the start, with no dual bound and no node: nothing is proven; or end "optimal" at the
             # start at the root where a better point exists (_start_unimproved_at_root). Solve it again
             # without presolve, from the same start, within what is left of the time limit.
-            again = without_presolve(seconds)
+            again = without_presolve(seconds, nodes)
             if again is not None:
                 return again
-            # no time left to check it: the incumbent stands, but the bound of that run proves nothing (it was
-            # the start's 0.1636 on the model of _start_unimproved_at_root, above the optimum 0.1341)
-            status, bound, gap = "time_limit", (-np.inf if cm.sense == pyo.minimize else np.inf), np.inf
+            # no time (or node) left to check it: the incumbent stands, but the bound of that run proves nothing (it
+            # was the start's 0.1636 on the model of _start_unimproved_at_root, above the optimum 0.1341)
+            status, bound, gap = left(seconds, nodes)[2], (-np.inf if cm.sense == pyo.minimize else np.inf), np.inf
         if status == "optimal" and not _proven(objective, bound):  # stopped at a mip_gap above the defaults
             status = "gap_limit"
     elif status == "optimal":
@@ -478,6 +520,20 @@ def solve_model(
         # optimum 2.691), so none is reported
         bound, gap, nodes = (-np.inf if cm.sense == pyo.minimize else np.inf), np.inf, 0
     return _info(cm, status, objective, bound, gap, seconds, nodes, recorded)
+
+
+def _node_count(h: highspy.Highs, cm: CompiledModel) -> int:
+    """The branch-and-bound node count of run ``h`` (0 for an LP, or a run that reports none)."""
+    return max(0, int(h.getInfo().mip_node_count)) if cm.n_binaries else 0
+
+
+def _recorded(opts: dict, h: highspy.Highs) -> dict:
+    """``opts`` with the ``random_seed`` run ``h`` holds, as HiGHS holds it (an int: the string "3" was recorded
+    as given), whenever the caller set one or HiGHS holds another than its default 0 (a seed set below
+    :func:`solve_model`, e.g. by a test harness, was recorded as 0); a race's runs hold their own seeds."""
+    held = h.getOptionValue("random_seed")  # (status, value) on some highspy releases
+    held = int(held[1] if isinstance(held, tuple) else held)
+    return {**opts, "random_seed": held} if "random_seed" in opts or held != 0 else opts
 
 
 def _info(cm: CompiledModel, status: str, objective: float, bound: float, gap: float, seconds: float,
@@ -755,10 +811,12 @@ _SEED_RANGE = 2**31  # HiGHS's random_seed lies in [0, 2**31 - 1]
 
 
 def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector | None = None,
-          stopper: _Stopper | None = None) -> tuple[highspy.Highs, float, int]:
+          stopper: _Stopper | None = None) -> tuple[highspy.Highs, float, int, highspy.Highs | None]:
     """Run ``race`` HiGHS instances with consecutive random seeds in threads (``Highs.run`` releases the
     GIL); the first to finish interrupts the others through HiGHS's MIP interrupt callback. Returns the
-    winner, the tightest dual bound over all runs (minimisation: the largest) and the winner's random seed."""
+    winner, the tightest dual bound over the runs that do not claim the model infeasible (minimisation: the
+    largest), the winner's random seed and, when the winner claims the model infeasible, the run holding the best
+    incumbent that satisfies the model (None when none does)."""
     stopper = stopper or _Stopper()
     # the caller's seed as HiGHS reads it, refused by its own value as a plain run refuses it: int() made 3.5 and True
     # the seeds 3 and 1 (a plain run: "HiGHS rejected option random_seed=3.5"), and raised a raw ValueError or
@@ -840,7 +898,17 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
         if proved and np.isfinite(incumbent(proved[0])) and _proven(incumbent(proved[0]), incumbent(winner)):
             winner = proved[0]
     won_seed = seeds[runs.index(winner)]
-    bounds = [float(h.getInfo().mip_dual_bound) for h in runs]
+    claims = (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible)
+    # a run that claims infeasibility proves no bound (its +inf would have made an incumbent "proven")
+    bounds = [float(h.getInfo().mip_dual_bound) for h in runs if h.getModelStatus() not in claims]
     bounds = [b for b in bounds if np.isfinite(b)]
     best = (min(bounds) if cm.sense == pyo.maximize else max(bounds)) if bounds else None
-    return winner, best, won_seed
+    rescue = None
+    if winner.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
+        # a raced run with an incumbent that satisfies the model disproves the winner's claim: the best of them
+        holders = [h for h in runs if h.getModelStatus() not in claims and h.getInfo().primal_solution_status == 2
+                   and _feasible_values(h, cm) is not None]
+        if holders:
+            sign = -1.0 if cm.sense == pyo.maximize else 1.0
+            rescue = min(holders, key=lambda h: sign * h.getInfo().objective_function_value)
+    return winner, best, won_seed, rescue

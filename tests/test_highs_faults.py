@@ -586,3 +586,94 @@ def test_a_solution_is_stale_when_its_values_miss_the_reported_objective_by_more
         real_info = h.getInfo()
         reported = types.SimpleNamespace(objective_function_value=real_info.objective_function_value + shift * scale)
         assert S._stale_solution(_Faked(h, getInfo=lambda: reported), cm) is stale, shift
+
+
+def _first_run_infeasible(monkeypatch):
+    """Make the first HiGHS run of :func:`bilevel.solve_model` report the model infeasible (faked after a real run, as
+    HiGHS's presolve has called feasible tuning MILPs infeasible). Returns the list of ``(run, options)``."""
+    import highspy
+
+    import bilevel.solve as S
+
+    real_configured, runs = S._configured_highs, []
+
+    def configured(cm, opts, *a, **k):
+        h = real_configured(cm, opts, *a, **k)
+        runs.append((h, dict(opts)))
+        if len(runs) == 1:
+            return _Faked(h, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible)
+        return h
+
+    monkeypatch.setattr(S, "_configured_highs", configured)
+    return runs
+
+
+def test_a_re_check_shares_the_node_limit_and_sums_the_nodes_of_both_runs(monkeypatch):
+    """The check without presolve of a first run's claim of infeasibility got the caller's whole mip_max_nodes again
+    (a node limit of 5 spent 10 nodes) and the result's ``nodes`` counted the last run only while ``seconds``
+    summed both. Now the runs share the node limit as they share the time limit, and ``nodes`` sums them;
+    oracle for the answer: a plain solve's optimum."""
+    plain = bilevel.solve_model(_small_model())
+    runs = _first_run_infeasible(monkeypatch)
+    info = bilevel.solve_model(_small_model(), options={"mip_max_nodes": 1000})
+    assert len(runs) == 2 and runs[1][1]["presolve"] == "off"
+    first, second = (int(h.getInfo().mip_node_count) for h, _ in runs)
+    assert first > 1  # a real first run, faked infeasible after it
+    assert runs[1][1]["mip_max_nodes"] == 1000 - first
+    assert info.nodes == first + second
+    assert info.seconds == pytest.approx(runs[0][0].getRunTime() + runs[1][0].getRunTime())
+    assert info.status == "optimal" and info.objective == pytest.approx(plain.objective, abs=1e-7)
+
+
+def test_a_first_run_that_used_up_the_node_limit_is_not_re_checked(monkeypatch):
+    """A first run that spent the whole node limit leaves none for the check of its claim of infeasibility, as one
+    that spent the time limit leaves no time: the claim stands unchecked (before, the check ran with the whole limit
+    again)."""
+    runs = _first_run_infeasible(monkeypatch)
+    with pytest.raises(bilevel.InfeasibleModelError):
+        bilevel.solve_model(_small_model(), options={"mip_max_nodes": 3})
+    assert len(runs) == 1 and runs[0][0].getInfo().mip_node_count == 3
+
+
+def test_a_race_whose_winner_wrongly_claims_infeasibility_returns_another_runs_incumbent(monkeypatch):
+    """A race stopped by a run that reports the model infeasible (faked: the second run ends at once, "infeasible",
+    with the time limit used up, as HiGHS's presolve has called feasible tuning MILPs infeasible) raised
+    InfeasibleModelError, although the other run (interrupted once it holds an incumbent) had a feasible solution: a
+    proof of feasibility. Now that incumbent comes back, unproven ("time_limit"), with a valid bound. Oracles: a plain
+    solve's optimum and the verification of the bilevel point."""
+    import threading
+    import types
+
+    import highspy
+
+    import bilevel.solve as S
+    from bilevel.warmstart import kkt_start
+
+    plain = bilevel.solve_model(_small_model())
+    real_configured, has_incumbent, seeds = S._configured_highs, threading.Event(), {}
+    no_solution = types.SimpleNamespace(objective_function_value=np.inf, primal_solution_status=0,
+                                        mip_dual_bound=np.inf, mip_gap=np.inf, mip_node_count=0)
+
+    def configured(cm, opts, *a, **k):
+        h = real_configured(cm, opts, *a, **k)
+        run = k.get("run", a[2] if len(a) > 2 else 0)
+        seeds[run] = opts.get("random_seed")
+        if run == 1:  # the faulty run: "infeasible" once the other holds an incumbent
+            return _Faked(h, run=lambda: has_incumbent.wait(60), getRunTime=lambda: 1e6, getInfo=lambda: no_solution,
+                          getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible, getSolution=highspy.HighsSolution)
+
+        def stop_at_incumbent(event):
+            if np.isfinite(event.data_out.mip_primal_bound):
+                event.interrupt()  # ended "interrupted", as the faulty run's end would stop it
+                has_incumbent.set()
+        h.cbMipInterrupt += stop_at_incumbent
+        return h
+
+    monkeypatch.setattr(S, "_configured_highs", configured)
+    model = _small_model()
+    info = bilevel.solve_model(model, mip_start=kkt_start(model), race=2, time_limit=30.0)
+    assert has_incumbent.is_set() and len(seeds) == 2
+    assert info.status == "time_limit" and info.random_seed == seeds[0]  # the run holding the incumbent
+    assert info.objective >= plain.objective - 1e-7 and info.best_bound <= plain.objective + 1e-7
+    assert info.gap == pytest.approx(abs(info.objective - info.best_bound) / abs(info.objective), rel=1e-6)
+    assert bilevel.verify_model(model).verified

@@ -46,3 +46,33 @@ def test_seed_reaches_a_subprocess_and_its_race(tmp_path):
     seeded = _child({**env, highs_seed.ENV: "7", "PYTHONPATH": str(folder)})
     assert seeded["seeds"][0] == 7 and sorted(seeded["seeds"][1:]) == [7, 8]
     assert plain["objectives"] == seeded["objectives"] == [-5.0, -5.0]  # the same optimum on both paths
+
+
+def test_the_recorded_seed_is_the_one_highs_ran_with(monkeypatch):
+    """``pytest --highs-seed N`` puts the seed under :func:`bilevel.solve_model` (tests/highs_seed.py): a plain run
+    (race=1) recorded HiGHS's default 0 in ``SolveInfo.random_seed`` and ``TuneResult.random_seed`` while HiGHS ran
+    with N. The oracle: the seed each configured HiGHS holds, read back through a spy."""
+    import numpy as np
+
+    import bilevel
+    import bilevel.solve as solve
+
+    for name, function in highs_seed.seeded(solve, 7).items():
+        monkeypatch.setattr(solve, name, function)
+    seeded, held = solve._configured_highs, []
+
+    def spy(cm, opts, *args, **kwargs):
+        h = seeded(cm, opts, *args, **kwargs)
+        value = h.getOptionValue("random_seed")
+        held.append(int(value[1] if isinstance(value, tuple) else value))
+        return h
+
+    monkeypatch.setattr(solve, "_configured_highs", spy)
+    X_t, y_t = np.array([[-1.0], [1.0], [0.5]]), np.array([-1.0, 1.0, 1.0])
+    X_v, y_v = np.array([[-2.0], [2.0]]), np.array([-1.0, 1.0])
+    model = bilevel.build_optimistic_model(X_t, y_t, X_v, y_v)
+    info = solve.solve_model(model)
+    assert held == [7] and info.random_seed == 7
+    held.clear()
+    result = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic", warm_start=False)
+    assert held and set(held) == {7} and result.random_seed == 7
