@@ -9,6 +9,7 @@ import argparse
 import importlib
 import sys
 
+from .closed_output import is_closed_output, run_command
 from .errors import InputError, SolverError
 from .validation import removed_if_empty_on_failure
 
@@ -57,8 +58,13 @@ def main(argv=None) -> int:
     """Run ``bilevel`` on ``argv`` (default: ``sys.argv[1:]``); returns the exit code: 0 on success, 2 for bad
     input (InputError, one line on stderr), 1 for a solver error, a failed verification or an operating-system
     error (a file that cannot be written, a scheduler that cannot be reached; one line on stderr), 130 when
-    interrupted. A failed command removes the output folders it created that are still empty. argparse exits 2
-    itself on unknown options."""
+    interrupted, 141 without a message when the standard output was closed by its reader (``| head -3``:
+    :mod:`bilevel.closed_output`; it was "error: [Errno 32] Broken pipe" and exit code 1). A failed command removes
+    the output folders it created that are still empty. argparse exits 2 itself on unknown options."""
+    return run_command(lambda: _main(argv))
+
+
+def _main(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -71,6 +77,8 @@ def main(argv=None) -> int:
         print(f"bilevel {args.command}: solver error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # a file that cannot be written (a full disk, ...), a scheduler that cannot be reached
+        if is_closed_output(exc):  # not an error of the command: run_command stops it quietly
+            raise
         print(f"bilevel {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -274,11 +274,6 @@ def run(args) -> int:
             written = [write_model(models[path.stem], path) for path in _export_paths(args)]
         except InputError as exc:  # the paths were checked before the solves: what is left is the system's (a
             raise OSError(str(exc)) from None  # full disk), exit code 1 like the JSON file's, not bad input
-        print(f"exported    : {', '.join(sorted(str(p) for p in written))}")
-        stale = [path for path in _stale_exports(args) if path.exists()]
-        if stale:  # left by an earlier run: they are not this run's models, whatever the folder's result.json says
-            print(f"note        : {', '.join(str(p) for p in stale)} in the --export folder are from an earlier run, "
-                  "not from this one (--mode optimistic writes no pessimistic model)")
     # an infinite --time-limit or --highs-option value (time_limit=inf, HiGHS's default) as null, like the
     # results' infinite numbers: json refused it after every solve had run, and no result was written
     text = json.dumps(finite_or_none(out), indent=2, default=_json_default, allow_nan=False)
@@ -288,6 +283,14 @@ def run(args) -> int:
         replace_atomically(json_path, lambda temp: temp.write_text(text))
     except InputError as exc:  # e.g. a full disk, named with the file: exit code 1 (bilevel.cli), not bad input
         raise OSError(str(exc)) from None
+    # printed once every file is written: a standard output closed by its reader (| head -3) stops the command at
+    # its next print, which left this run's exported models beside the earlier run's result.json
+    if args.export:
+        print(f"exported    : {', '.join(sorted(str(p) for p in written))}")
+        stale = [path for path in _stale_exports(args) if path.exists()]
+        if stale:  # left by an earlier run: they are not this run's models, whatever the folder's result.json says
+            print(f"note        : {', '.join(str(p) for p in stale)} in the --export folder are from an earlier run, "
+                  "not from this one (--mode optimistic writes no pessimistic model)")
     print(f"result      : {json_path}")
     failed = [name for name, r in results.items() if not r.verified]
     if failed:  # exit code 1 with its one line on stderr, like a solver or operating-system error

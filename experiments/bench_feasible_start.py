@@ -90,4 +90,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from bilevel.closed_output import run_command  # "| head -3": a quiet stop
+
+    raise SystemExit(run_command(main))

@@ -65,4 +65,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from bilevel.closed_output import run_command  # "| head -3": a quiet stop
+
+    sys.exit(run_command(main))

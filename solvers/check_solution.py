@@ -359,8 +359,8 @@ def _milp_checks(rep: CheckReport, row, manifest: Path, short_map: dict, readabl
 
 
 def main(argv=None) -> int:
-    """Command line: prints the report; exit 0 trusted, 1 rejected, 2 bad input or an operating-system error (a
-    closed standard output), 130 on Ctrl-C (:func:`solvers.common.run_main`)."""
+    """Command line: prints the report; exit 0 trusted, 1 rejected, 2 bad input or an operating-system error, 130 on
+    Ctrl-C, 141 when the standard output was closed by its reader (:func:`solvers.common.run_main`)."""
     from .common import run_main
 
     return run_main("check_solution", lambda: _main(argv))

@@ -72,31 +72,32 @@ def interrupted(solver: str, status) -> KeyboardInterrupt:
 def run_main(prog: str, main) -> int:
     """Run a command's ``main()`` and return its exit code, with the endings every command of ``solvers`` shares:
     Ctrl-C prints ``<prog>: interrupted`` on stderr and returns 130 (a Python traceback before, and a solver that
-    caught the Ctrl-C was reported as status ``error``: :func:`interrupted`); an operating-system error (a
-    standard output closed by ``... | head -1``, a full disk) prints one line on stderr and returns 2, the code of
-    an error, where 1 is the command's verdict (disagreement, rejected solution): a ``BrokenPipeError`` traceback
-    exited 1, which a script read as that verdict. A closed standard output is replaced by ``os.devnull``, so that
-    the interpreter's last flush does not fail again."""
-    import os
+    caught the Ctrl-C was reported as status ``error``: :func:`interrupted`); an operating-system error (a full
+    disk) prints one line on stderr and returns 2, the code of an error, where 1 is the command's verdict
+    (disagreement, rejected solution). A standard output closed by its reader (``... | head -1``) stops the command
+    quietly with exit code 141, as every command line of the repository (:func:`bilevel.closed_output.run_command`;
+    it was "error: [Errno 32] Broken pipe ..." and exit code 2, and a BrokenPipeError traceback with exit code 1,
+    the verdict, before that)."""
     import sys
 
-    try:
-        return main()
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
-    except InputError as exc:  # e.g. a full disk while writing --csv (bilevel.export.replace_atomically)
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        if isinstance(exc, BrokenPipeError):
-            try:
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            except (OSError, ValueError):
-                pass
-            exc = OSError(exc.errno, f"{exc.strerror} (the standard output was closed)")
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
+    from bilevel.closed_output import is_closed_output, run_command
+
+    def guarded() -> int:
+        try:
+            return main()
+        except KeyboardInterrupt:
+            print(f"{prog}: interrupted", file=sys.stderr)
+            return 130
+        except InputError as exc:  # e.g. a full disk while writing --csv (bilevel.export.replace_atomically)
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            if is_closed_output(exc):  # run_command stops the command quietly
+                raise
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
+
+    return run_command(guarded)
 
 
 def check_instance_path(path) -> Path:

@@ -192,8 +192,8 @@ def write_csv(records: list[dict], path) -> Path:
 
 def main(argv=None) -> int:
     """Command line; exit 0 when everything agrees, 1 on a disagreement or a rejected solution, 2 on bad
-    input or an operating-system error (a closed standard output, a full disk), 130 on Ctrl-C
-    (:func:`solvers.common.run_main`)."""
+    input or an operating-system error (a full disk), 130 on Ctrl-C, 141 when the standard output was closed by
+    its reader (:func:`solvers.common.run_main`)."""
     return run_main("compare", lambda: _main(argv))
 
 
