@@ -26,6 +26,31 @@ HUGE_FEATURE = 1e150
 ``1 / HUGE_FEATURE`` and not 0, is standardised in units of that value (:func:`split_dataset`): squares of such
 values overflow, or underflow to 0."""
 
+class LabelColumnError(InputError):
+    """The label column asked for is not one of the data set's: not a column of the CSV file, or not the label
+    column of a built-in set. Its message names the ``label`` argument; :meth:`for_option` words it for the command
+    line option that gave the column (``bilevel study --label-column``, ``bilevel tune --label``): the message did
+    not name the option, so a user of ``bilevel study --label`` (the run's free text) could not tell which option
+    was meant."""
+
+    def __init__(self, label: str, source: str, columns=None, builtin_label: str | None = None):
+        self.label, self.source, self.columns, self.builtin_label = label, source, columns, builtin_label
+        super().__init__(self.for_option(None))
+
+    def __reduce__(self):  # pickled (a study's worker process) with its fields, not with the message alone
+        return type(self), (self.label, self.source, self.columns, self.builtin_label)
+
+    def for_option(self, option: str | None) -> str:
+        """The message, naming ``option`` (``"--label-column"``), or the ``label`` argument when ``None``."""
+        given = f"label={self.label!r}" if option is None else f"{option} {self.label!r}"
+        if self.builtin_label is not None:
+            return (f"the built-in data set {self.source!r} has the label column {self.builtin_label!r}; {given} "
+                    "names a column of a CSV file")
+        if option is None:
+            return f"label column {self.label!r} not found in {self.source!r}; columns are {list(self.columns)}"
+        return f"{option} {self.label!r}: no such column in {self.source!r}; its columns are {list(self.columns)}"
+
+
 #: Built-in data sets: name -> (file inside ``bilevel/data``, label column, value mapped to +1).
 BUILTIN = {
     "cancer": ("cancer.csv", "class", "malignant"),
@@ -144,7 +169,7 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
                          "line end with a comma?); remove it")
     label_col = frame.columns[-1] if label is None else label
     if label_col not in frame.columns:
-        raise InputError(f"label column {label_col!r} not found in {key!r}; columns are {list(frame.columns)}")
+        raise LabelColumnError(label_col, key, columns=list(frame.columns))
     if len(frame) == 0:  # was "label column 'y' must have exactly two distinct values, found 0: []"
         raise InputError(f"{key!r} has a header row but no data rows")
     first = frame.iloc[:, 0]
@@ -188,8 +213,7 @@ def load_builtin(name: str, label: str | None = None, positive=None) -> Dataset:
         raise InputError(f"{name!r} is not a built-in data set ({', '.join(BUILTIN)})")
     fname, label_col, pos = BUILTIN[name]
     if label is not None and label != label_col:
-        raise InputError(f"the built-in data set {name!r} has the label column {label_col!r}; label={label!r} "
-                         "names a column of a CSV file")
+        raise LabelColumnError(label, name, builtin_label=label_col)
     with resources.files("bilevel.data").joinpath(fname).open("r") as fh:
         frame = pd.read_csv(fh)
     return _frame_to_dataset(frame, label_col, pos if positive is None else positive, source=name)

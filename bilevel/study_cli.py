@@ -16,6 +16,7 @@ import os
 import sys
 from pathlib import Path
 
+from .datasets import LabelColumnError
 from .errors import InputError
 from .validation import CLOCKS, check_writable_folder
 from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
@@ -206,7 +207,10 @@ def run(args) -> int:
     if not args.out.strip():  # Path("") is the working directory: the study was written into it
         raise InputError("--out is an empty path; give a folder name, or leave --out out (out/study)")
     check_writable_folder(args.out, "--out")
-    mod.check_data(cfg)  # fail fast on a bad data set name or file, or sizes the data cannot supply
+    try:
+        mod.check_data(cfg)  # fail fast on a bad data set name or file, or sizes the data cannot supply
+    except LabelColumnError as exc:  # named load_dataset's label argument, not the option
+        raise InputError(exc.for_option("--label-column")) from None
     scheduler = args.scheduler
     if scheduler is not None:
         try:

@@ -1538,7 +1538,7 @@ def test_study_label_column_is_checked_on_resume_and_refused_where_it_cannot_app
     # refused before any run: built-in data sets only (their label columns are their own), a missing column
     for args, match in ((["--data", "cancer", "--label-column", "y"], "built-in data sets only (cancer)"),
                         (["--label-column", "y"], "built-in data sets only"),
-                        (["--data", str(paths["first"]), "--label-column", "nope"], "label column 'nope' not found"),
+                        (["--data", str(paths["first"]), "--label-column", "nope"], "--label-column 'nope': no such column"),
                         (["--data", str(paths["last"]), "--label-column", ""], "--label-column is empty")):
         assert main([*_LABEL_STUDY, *args, "--out", str(tmp_path / "x")]) == 2
         err = capsys.readouterr().err

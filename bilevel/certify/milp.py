@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..datasets import load_dataset, split_dataset
+from ..datasets import LabelColumnError, load_dataset, split_dataset
 from ..errors import InputError
 from ..pessimistic import check_flip
 from ..tune import VERIFICATION_WARNING, LinearClassifier, tune
@@ -120,7 +120,10 @@ def certify_from_data(args):
     ``args._milp_status`` for the report. Only calibration rows enter the certificate. Raises InputError,
     before any MILP, for fewer than 10 calibration rows or (``--method pt``/``rgpt``) an ``--opt-fraction`` that
     leaves a part of their optimisation/testing split empty."""
-    data = load_dataset(args.data, label=args.label)
+    try:
+        data = load_dataset(args.data, label=args.label)
+    except LabelColumnError as exc:  # named the label argument, not the option
+        raise InputError(exc.for_option("--label")) from None
     split = split_dataset(data.X, data.y, 10 if args.n_train is None else args.n_train,
                           10 if args.n_val is None else args.n_val, n_cal=args.n_cal,
                           test_fraction=0.5 if args.test_fraction is None else args.test_fraction,
