@@ -546,6 +546,24 @@ def _source(task: dict) -> str:
     return task.get("source", task["dataset"])
 
 
+def label_column_of(dataset, source, label_column) -> str | None:
+    """The name of the label column the units of ``dataset`` (read from the file ``source``) use: a built-in data
+    set's own, the study's ``label_column``, or (``None``) the file's last column, as :func:`bilevel.load_dataset`
+    reads it; ``None`` when the file's header cannot be read. Recorded in every row of the runs CSV: only
+    ``study.json`` named it, so a CSV read alone gave no hint that ``--label-column y`` had made the first column of
+    ``x.csv`` its label, not the last one."""
+    if builtin_name(dataset):
+        return bilevel.datasets.BUILTIN[builtin_name(dataset)][1]
+    if label_column is not None:
+        return label_column
+    import pandas as pd
+
+    try:  # load_dataset's reading options: the same column names
+        return str(pd.read_csv(source, nrows=0, index_col=False, compression=None, skipinitialspace=True).columns[-1])
+    except Exception:  # noqa: BLE001 - an unreadable header: the label column is not known here
+        return None
+
+
 def _load(task: dict, cfg: dict):
     """The data set of a unit: a built-in one, or a CSV file with the study's ``label_column`` (``None``: the
     file's last column) as its label."""
@@ -680,8 +698,9 @@ def run_unit(task: dict) -> dict:
     seconds = time.perf_counter() - t0
     ver = versions()
     head = {"study": task["study"], "run_id": task["run_id"], **coords}
+    label_column = label_column_of(task["dataset"], _source(task), cfg.get("label_column")) if rows else None
     out_rows = [_jsonable({**head, **r, "unit_seconds": seconds, "seed": cfg["seed"],
-                           "time_limit": cfg["time_limit"], **ver}) for r in rows]
+                           "time_limit": cfg["time_limit"], "label_column": label_column, **ver}) for r in rows]
     return {"run_id": task["run_id"], "study": task["study"],
             "config_hash": StudyConfig(**_tuples(cfg)).for_dataset(task["dataset"]).result_hash(task["study"]),
             "seconds": seconds, "error": error, "coords": coords, "rows": out_rows}
@@ -1307,11 +1326,35 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
     _write_atomically(path, lambda temp: fig.savefig(temp, dpi=110, format="png"))
 
 
+def _with_label_columns(records: dict, cfg: StudyConfig) -> dict:
+    """``records`` with the ``label_column`` of :func:`label_column_of` in every row that lacks it: a record of a
+    study run before the rows recorded it, reused on resume (it was computed with ``cfg``'s label column: another
+    one is refused, :meth:`StudyConfig.reuses`)."""
+    known = {}
+    out = {}
+    for rid, rec in records.items():
+        rows = rec.get("rows", [])
+        if all("label_column" in row for row in rows):
+            out[rid] = rec
+            continue
+        filled = []
+        for row in rows:
+            if "label_column" not in row:
+                d = row.get("dataset")
+                if d not in known:
+                    known[d] = label_column_of(d, d, cfg.for_dataset(d).label_column)
+                row = {**row, "label_column": known[d]}
+            filled.append(row)
+        out[rid] = {**rec, "rows": filled}
+    return out
+
+
 def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:
     """Write the CSVs (every row), Markdown summaries and PNG plots of the records into ``out``; returns
     ``{name: path}``."""
     out = Path(out)
     files = {}
+    records = _with_label_columns(records, cfg)
     for study in STUDIES:
         df = records_frame(records, study)
         if not len(df):

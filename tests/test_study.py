@@ -1603,3 +1603,29 @@ def test_minus_zero_in_a_grid_is_zero():
     assert [t["run_id"] for t in us.build_tasks(minus)] == [t["run_id"] for t in us.build_tasks(plain)]
     assert minus.result_hash("perturbed") == plain.result_hash("perturbed")
     assert minus.result_hash() == plain.result_hash()
+
+
+def test_the_runs_csv_names_the_label_column_and_older_records_without_it_are_reused(tmp_path, capsys):
+    # only study.json named the label column: limited_runs.csv read alone gave no hint that --label-column y had
+    # made the first column of d.csv its label, not the last one (flag)
+    paths = _label_csvs(tmp_path)
+    out, default = tmp_path / "o", tmp_path / "o_default"
+    assert main([*_LABEL_STUDY, "--data", str(paths["first"]), "--label-column", "y", "--out", str(out)]) == 0
+    assert main([*_LABEL_STUDY, "--data", str(paths["first"]), "--out", str(default)]) == 0
+    assert list(pd.read_csv(out / "limited_runs.csv")["label_column"]) == ["y"]
+    assert list(pd.read_csv(default / "limited_runs.csv")["label_column"]) == ["flag"]  # the file's last column
+    # a record of a study run before the rows named it: still reused, and its row in the CSV names it all the same
+    for folder in (out, default):
+        for rec_path in (folder / "runs").glob("*.json"):
+            rec = json.loads(rec_path.read_text())
+            for row in rec["rows"]:
+                del row["label_column"]
+            rec_path.write_text(json.dumps(rec))
+        (folder / "limited_runs.csv").unlink()
+    capsys.readouterr()
+    assert main([*_LABEL_STUDY, "--data", str(paths["first"]), "--label-column", "y", "--out", str(out)]) == 0
+    assert main([*_LABEL_STUDY, "--data", str(paths["first"]), "--out", str(default)]) == 0
+    assert capsys.readouterr().out.count("0 computed now, 1 reused") == 2
+    assert list(pd.read_csv(out / "limited_runs.csv")["label_column"]) == ["y"]
+    assert list(pd.read_csv(default / "limited_runs.csv")["label_column"]) == ["flag"]
+    assert us.label_column_of("cancer", "cancer", None) == bilevel.datasets.BUILTIN["cancer"][1]
