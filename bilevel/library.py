@@ -663,13 +663,16 @@ def export_library(
         row = write_instance(spec, out_dir, built)
         if solve:
             row.update(solve_instance(built, time_limit, mip_gap))
+        new[spec.id] = row
+        _write_merged(manifest, old, new)  # after every instance: an interrupted run keeps what it did
+        # logged once the manifest lists the files: a standard output closed by its reader (| head -1) stops the
+        # command at this line, which left the instance's new files beside no (or the old) manifest row
+        if solve:
             obj, bound = (_short(row[k]) for k in ("highs_objective", "highs_best_bound"))
             log(f"{spec.id:32s} {row['rows']:6d} rows {row['columns']:6d} cols {row['binaries']:5d} bin  "
                 f"{row['highs_status']:10s} obj {obj}  bound {bound}  {time.perf_counter() - t0:.1f} s")
         else:
             log(f"{spec.id:32s} {row['rows']:6d} rows {row['columns']:6d} cols {row['binaries']:5d} bin  written")
-        new[spec.id] = row
-        _write_merged(manifest, old, new)  # after every instance: an interrupted run keeps what it did
     return read_manifest(manifest)
 
 

@@ -133,3 +133,16 @@ def test_a_broken_pipe_that_is_not_the_standard_outputs_is_an_error(monkeypatch,
     assert "bilevel tune: error:" in capsys.readouterr().err
     with pytest.raises(BrokenPipeError):
         run_command(lambda: broken(None))
+
+
+def test_export_library_stopped_by_a_closed_stdout_lists_the_files_it_wrote(tmp_path):
+    """The instance's files were written, then its progress line failed before the manifest was: files without
+    their manifest row (whose sha256 solvers.compare checks)."""
+    out = tmp_path / "lib"
+    p = _with_closed_stdout(["-m", "bilevel", "export-library", "--out", str(out), "--sizes", "5", "--data", "cancer",
+                             "--only", "cancer-opt-n5-s0", "--no-solve"], buffered=False)
+    assert p.returncode == EXIT_CLOSED_OUTPUT and p.stderr == "", p.stderr
+    from bilevel.library import read_manifest, sha256
+
+    (row,) = read_manifest(out / "manifest.csv")  # old: no manifest.csv beside the instance's files
+    assert row["id"] == "cancer-opt-n5-s0" and sha256(out / row["mps"]) == row["mps_sha256"]
