@@ -393,7 +393,9 @@ def test_cli_losses_route(tmp_path, capsys, method):
     losses, cost, _ = simulate(11, n=300, m=8)
     names = write_csvs(tmp_path, losses, cost)
     args = ["--losses", str(tmp_path / "losses.csv"), "--aux", str(tmp_path / "aux.csv"), "--method", method,
-            "--alpha", str(ALPHA), "--delta", str(DELTA), "--seed", "3", "--p-value", "binomial"]
+            "--alpha", str(ALPHA), "--delta", str(DELTA), "--p-value", "binomial"]
+    if method != "ltt":  # (ltt on --losses has no split to seed: --seed is refused there)
+        args += ["--seed", "3"]
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     kw = {} if method == "ltt" else {"seed": 3}
@@ -475,6 +477,8 @@ def test_cli_data_route_calls_the_milp_hook(capsys, monkeypatch):
     (["--method", "ltt", "--opt-fraction", "5"], "--opt-fraction applies to --method pt or rgpt"),
     (["--method", "ltt", "--opt-fraction", "0.3"], "--opt-fraction applies to --method pt or rgpt"),
     (["--method", "ltt", "--seed", "-3"], "--seed must be an integer >= 0"),
+    (["--seed", "5"], "--method ltt with --losses has nothing to seed"),  # (ltt, the default)
+    (["--method", "ltt", "--seed", "0"], "--method ltt with --losses has nothing to seed"),
     (["--n-cal", "50"], "--n-cal applies to the --data route"),
     (["--label", "y", "--time-limit", "3"], "--label, --time-limit apply to the --data route"),
     (["--clock", "nodes"], "--clock applies to the --data route"),

@@ -184,6 +184,11 @@ def _refuse_unused_options(args: argparse.Namespace) -> None:
     for dest, (option, methods) in _METHOD_OPTIONS.items():
         if getattr(args, dest, None) is not None and args.method not in methods:
             raise InputError(f"{option} applies to --method {' or '.join(methods)} only, not {args.method}")
+    if args.losses is not None and args.method == "ltt" and args.seed is not None:
+        # LTT tests every candidate on all calibration rows: no split to seed (--seed 5 was accepted and ignored)
+        check_seed(args.seed, "--seed")  # (-3 is no seed at all: said first)
+        raise InputError("--seed seeds the optimisation/testing split of --method pt or rgpt and the split of "
+                         "--data; --method ltt with --losses has nothing to seed: drop it")
     if args.losses is not None:
         given = [option for dest, option in _DATA_OPTIONS.items() if getattr(args, dest, None) is not None]
         if given:
@@ -195,7 +200,7 @@ def _check_testing_options(args: argparse.Namespace) -> None:
     """The checks of the testing options that need no losses, so that a bad one fails before the MILPs of
     ``--data`` run (they were made by the pipelines, after every MILP of the grid was solved). Raises
     InputError naming the option."""
-    check_seed(args.seed, "--seed")  # with --method ltt and --losses it seeds nothing, but -3 is no seed
+    check_seed(args.seed, "--seed")
     if args.opt_fraction is not None:
         check_open_unit(args.opt_fraction, "--opt-fraction (share of the optimisation split)")
     for value, option in ((args.max_failures, "--max-failures"), (args.levels, "--levels")):
