@@ -87,7 +87,8 @@ def compare(
     solver): ``instance``, ``format``, ``solver``, ``status``, ``objective``, ``bound``, ``seconds``
     (wall clock), ``solver_seconds``, ``nodes``, ``manifest_status``, ``manifest_objective``,
     ``manifest_bound``, ``agreement`` and, with ``check``, ``check`` (``trusted`` / ``rejected: ...`` /
-    ``error: ...`` when the check could not run, e.g. a name map the manifest lists is missing).
+    ``error: ...`` when the check could not run, e.g. a name map the manifest lists is missing). ``rtol``, ``atol``:
+    the tolerances of :func:`solvers.common.agreement`, finite numbers >= 0.
 
     Instances whose file is absent get status ``missing``, whose file differs from the manifest's ``mps_sha256`` /
     ``lp_sha256`` status ``error`` (not solved); unavailable solvers ``unavailable``.
@@ -96,6 +97,9 @@ def compare(
     each finished record. Raises InputError, before any solve, for a bad manifest (see :func:`select_instances`),
     solver name, format or time limit (:func:`check_time_limit`), or a ``solutions_dir`` that cannot be written."""
     manifest = Path(manifest)
+    # an infinite tolerance (meant as "accept any objective") made inf * 0 = nan in the test of closeness: equal
+    # optima 0 and 0 were a DISAGREE; a negative one no objective ever passed
+    rtol, atol = check_positive(rtol, "rtol", allow_zero=True), check_positive(atol, "atol", allow_zero=True)
     rows = select_instances(manifest, formats, patterns, max_size)
     if not rows:
         raise InputError(f"no instance of {str(manifest)!r} matches the selection")
@@ -225,8 +229,8 @@ def _main(argv=None) -> int:
     try:
         check_time_limit(args.time_limit, "--time-limit")
         check_mip_gap(args.mip_gap, "--mip-gap")
-        if not (args.rtol >= 0 and args.atol >= 0):
-            raise InputError(f"--rtol and --atol must be >= 0; got {args.rtol} and {args.atol}")
+        check_positive(args.rtol, "--rtol", allow_zero=True)  # finite: --rtol inf called equal optima DISAGREE
+        check_positive(args.atol, "--atol", allow_zero=True)
         if args.solutions is not None:
             check_writable_folder(args.solutions, "--solutions")
         if args.csv is not None:  # before the solves, not after them

@@ -1472,6 +1472,18 @@ def test_compare_bad_input_exit_2(capsys):
         assert flags[0] in capsys.readouterr().err
 
 
+def test_an_infinite_tolerance_is_refused_it_called_equal_optima_disagree(capsys):
+    # --rtol inf ("any objective will do") made atol + inf * max(|0|, |0|) = nan: the optima 0 and 0 were a DISAGREE
+    # (exit code 1); --rtol nan and negative tolerances reached compare() too when called directly
+    for flags in (["--rtol", "inf"], ["--atol", "inf"], ["--rtol", "nan"]):
+        assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", *flags]) == 2, flags
+        err = capsys.readouterr().err
+        assert flags[0] in err and "finite" in err, err
+    for kw in ({"rtol": float("inf")}, {"atol": -1.0}, {"rtol": float("nan")}):
+        with pytest.raises(InputError, match=next(iter(kw))):
+            compare.compare(MANIFEST, patterns=["cancer-opt-n5-s0"], **kw)
+
+
 def test_a_manifest_cell_that_does_not_parse_is_an_input_error(tmp_path, capsys):
     # read_manifest raised a plain ValueError from int("five"), a traceback in compare and check_solution
     text = MANIFEST.read_text().splitlines()
