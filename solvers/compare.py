@@ -22,7 +22,8 @@ from bilevel.errors import InputError
 from bilevel.export import replace_atomically
 from bilevel.help_format import integer, path_text, real
 from bilevel.library import read_manifest, select_rows, sha256
-from bilevel.validation import check_mip_gap, check_positive, check_writable_file, check_writable_folder
+from bilevel.validation import (check_mip_gap, check_positive, check_writable_file, check_writable_folder,
+                               repeated_values)
 
 from .common import MAX_TIME_LIMIT, RunResult, agreement, format_table, get_runner, is_maximisation, run_main
 from .solution_files import write_solution_csv
@@ -229,6 +230,9 @@ def _main(argv=None) -> int:
     try:
         check_time_limit(args.time_limit, "--time-limit")
         check_mip_gap(args.mip_gap, "--mip-gap")
+        repeated = repeated_values([name.lower() for name in args.solver])  # (solver names: any case)
+        if repeated:  # each instance was solved twice by it, its rows (and disagreements) counted twice
+            raise InputError(f"--solver names {', '.join(repeated)} more than once")
         check_positive(args.rtol, "--rtol", allow_zero=True)  # finite: --rtol inf called equal optima DISAGREE
         check_positive(args.atol, "--atol", allow_zero=True)
         if args.solutions is not None:

@@ -1484,6 +1484,15 @@ def test_an_infinite_tolerance_is_refused_it_called_equal_optima_disagree(capsys
             compare.compare(MANIFEST, patterns=["cancer-opt-n5-s0"], **kw)
 
 
+def test_a_solver_named_twice_is_refused(tmp_path, capsys):
+    # --solver highs --solver HiGHS solved every instance twice with HiGHS: two rows each, disagreements counted twice
+    csv_path = tmp_path / "c.csv"
+    assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", "--solver", "highs", "--solver", "HiGHS",
+                         "--csv", str(csv_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--solver names highs more than once" in err and not csv_path.exists(), err
+
+
 def test_a_manifest_cell_that_does_not_parse_is_an_input_error(tmp_path, capsys):
     # read_manifest raised a plain ValueError from int("five"), a traceback in compare and check_solution
     text = MANIFEST.read_text().splitlines()
