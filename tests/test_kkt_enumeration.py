@@ -412,3 +412,20 @@ def test_a_tiny_feature_with_a_wide_box_against_the_enumeration(mode, seed, n_t,
     res = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(np.zeros(2), np.array([1.0, ub])), **kw)
     assert res.optimal and res.verified
     assert _close(res.objective, value), (res.objective, value)
+
+
+def test_a_follower_optimal_at_the_exact_budget_is_verified_despite_a_feasibility_tolerance():
+    """Pessimistic, epsilon = 0, w_bar fixed at (0.1, 0.1): HiGHS returns a follower whose training loss lies 8.4e-8
+    (within its feasibility tolerance) above the least one, so the budget (the follower's own loss: the replica is
+    shared) is inflated by that much, and with the budget's multiplier lambda = 252 the follower's least loss at
+    the inflated budget is 2.1e-5 lower. The follower is optimal at the exact budget and the objective is the
+    oracle's optimum, but verify_model judged it at the inflated budget only: an inner gap of 2.1e-5 > 1e-5,
+    "optimal", unverified, with a RuntimeWarning."""
+    Xt = np.array([[-0.27558199777309367, 1.2071823742909036], [0.2794486762779101, -0.572399330793998],
+                   [0.2845411882726251, -2.1173564564370517]])
+    yt = np.array([1.0, 1.0, -1.0])
+    Xv, yv = np.array([[-0.7031478189990268, 1.1038161828688586]]), np.array([1.0])
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", w_bar_bounds=(0.1, 0.1))
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, res.flipped, 0.0, (0.1, 0.1))
+    assert res.optimal and res.verified, res.verification.messages
+    assert _close(res.objective, value), (res.objective, value)
