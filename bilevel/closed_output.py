@@ -68,15 +68,21 @@ def _flush_stdout() -> None:
         sys.stdout.flush()  # here, where a BrokenPipeError is caught, not at the interpreter's exit
 
 
-def run_command(main) -> int:
+def run_command(main, prog: str | None = None) -> int:
     """Run ``main()`` (no arguments; returns an exit code, or raises SystemExit as argparse does) and return its
     exit code, with a closed standard output handled as the module docstring says: a write that fails because
     the reader has exited ends the command quietly with :data:`EXIT_CLOSED_OUTPUT`; text still in Python's buffer
     when ``main`` returns is flushed here, and when that fails the command's own code is kept if it is an error
-    code (the error is on stderr), else :data:`EXIT_CLOSED_OUTPUT` (the output did not all arrive). Other
-    exceptions pass through."""
+    code (the error is on stderr), else :data:`EXIT_CLOSED_OUTPUT` (the output did not all arrive). With
+    ``prog`` (the scripts of ``experiments/``), Ctrl-C prints ``<prog>: interrupted`` on stderr and returns 130,
+    as ``bilevel`` and ``solvers`` do themselves (a Python traceback before). Other exceptions pass through."""
     try:
         code = main()
+    except KeyboardInterrupt:
+        if prog is None:
+            raise
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
     except SystemExit as exc:  # argparse's --help, --version and usage errors
         try:
             _flush_stdout()

@@ -92,4 +92,4 @@ def main(argv=None) -> int:
 if __name__ == "__main__":
     from bilevel.closed_output import run_command  # "| head -3": a quiet stop
 
-    raise SystemExit(run_command(main))
+    raise SystemExit(run_command(main, prog="experiments/bench_feasible_start.py"))

@@ -124,4 +124,4 @@ def main(argv=None) -> int:
 if __name__ == "__main__":
     from bilevel.closed_output import run_command  # "| head -3": a quiet stop
 
-    sys.exit(run_command(main))
+    sys.exit(run_command(main, prog="experiments/proof_time.py"))

@@ -146,3 +146,20 @@ def test_export_library_stopped_by_a_closed_stdout_lists_the_files_it_wrote(tmp_
 
     (row,) = read_manifest(out / "manifest.csv")  # old: no manifest.csv beside the instance's files
     assert row["id"] == "cancer-opt-n5-s0" and sha256(out / row["mps"]) == row["mps_sha256"]
+
+
+def test_ctrl_c_in_an_experiments_script_is_one_line_and_130(capsys):
+    """The scripts of experiments/ ended a Ctrl-C with a Python traceback; through run_command(prog=...) it is
+    one line and exit code 130, as bilevel and solvers end it. Without prog the interrupt passes through (bilevel's
+    and solvers' own handlers print their names)."""
+    def interrupted():
+        raise KeyboardInterrupt
+    assert run_command(interrupted, prog="experiments/bench_milp.py") == 130
+    assert capsys.readouterr().err == "experiments/bench_milp.py: interrupted\n"
+    with pytest.raises(KeyboardInterrupt):
+        run_command(interrupted)
+    # every script that runs through run_command names itself
+    for script in sorted((ROOT / "experiments").glob("*.py")):
+        text = script.read_text()
+        if "run_command(" in text:
+            assert f'run_command(main, prog="experiments/{script.name}")' in text, script.name
