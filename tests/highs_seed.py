@@ -52,3 +52,18 @@ def subprocess_dir(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "sitecustomize.py").write_text(_SITECUSTOMIZE)
     return root
+
+
+def spy_held_seeds(monkeypatch, solve) -> list:
+    """Wrap ``solve._configured_highs`` (as it is now: seeded or not) so that the ``random_seed`` each configured
+    ``Highs`` holds is appended to the returned list: the seed HiGHS runs with, read back from HiGHS."""
+    configured, held = solve._configured_highs, []
+
+    def spy(cm, opts, *args, **kwargs):
+        h = configured(cm, opts, *args, **kwargs)
+        value = h.getOptionValue("random_seed")  # (status, value) on some highspy releases
+        held.append(int(value[1] if isinstance(value, tuple) else value))
+        return h
+
+    monkeypatch.setattr(solve, "_configured_highs", spy)
+    return held

@@ -59,15 +59,7 @@ def test_the_recorded_seed_is_the_one_highs_ran_with(monkeypatch):
 
     for name, function in highs_seed.seeded(solve, 7).items():
         monkeypatch.setattr(solve, name, function)
-    seeded, held = solve._configured_highs, []
-
-    def spy(cm, opts, *args, **kwargs):
-        h = seeded(cm, opts, *args, **kwargs)
-        value = h.getOptionValue("random_seed")
-        held.append(int(value[1] if isinstance(value, tuple) else value))
-        return h
-
-    monkeypatch.setattr(solve, "_configured_highs", spy)
+    held = highs_seed.spy_held_seeds(monkeypatch, solve)
     X_t, y_t = np.array([[-1.0], [1.0], [0.5]]), np.array([-1.0, 1.0, 1.0])
     X_v, y_v = np.array([[-2.0], [2.0]]), np.array([-1.0, 1.0])
     model = bilevel.build_optimistic_model(X_t, y_t, X_v, y_v)

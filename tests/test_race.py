@@ -5,8 +5,41 @@ import pytest
 
 import bilevel
 import bilevel.solve as solve
+import highs_seed
 from bilevel.errors import InputError
 from oracles import grid, optimistic_value, pessimistic_value, tiny_instance
+
+
+def _runs_in_order(monkeypatch, first: int, seeds: list | None = None) -> None:
+    """Make a race of two runs let run ``first`` into HiGHS alone: the other run enters only once it has left
+    (and is then stopped at once by the race, unless ``first`` ended at a limit every run has). The seeds the runs
+    are configured with are appended to ``seeds``."""
+    import threading
+
+    configured, first_done = solve._configured_highs, threading.Event()
+
+    class Ordered:
+        def __init__(self, h, k):
+            self._h, self._k = h, k
+
+        def run(self):
+            if self._k != first:
+                first_done.wait(60)
+            try:
+                return self._h.run()
+            finally:
+                if self._k == first:
+                    first_done.set()
+
+        def __getattr__(self, name):
+            return getattr(self._h, name)
+
+    def ordered(cm, opts, *args, **kwargs):
+        if seeds is not None:
+            seeds.append(opts.get("random_seed"))
+        return Ordered(configured(cm, opts, *args, **kwargs), kwargs.get("run", args[2] if len(args) > 2 else 0))
+
+    monkeypatch.setattr(solve, "_configured_highs", ordered)
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a failed verification fails the test
 
@@ -298,36 +331,11 @@ def test_a_race_records_the_winning_runs_seed_and_a_rerun_with_it_repeats_that_r
     re-running with them did not repeat the winning run (diabetes 10/10: 15 nodes at seed 5, 21 at seed 6).
     Oracle: a plain run (race=1) at the recorded seed gives the winner's node count and objective, and the
     seed the winning ``Highs`` object was configured with."""
-    import threading
-
     data = bilevel.load_dataset("diabetes")
     s = bilevel.split_dataset(data.X, data.y, 10, 10, seed=0)
     model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
-    configured, runs, second_done = solve._configured_highs, [], threading.Event()
-
-    class SecondFirst:
-        """Run 0 enters HiGHS only once run 1 has left it (and then is stopped at once by the race)."""
-
-        def __init__(self, h, k):
-            self._h, self._k = h, k
-
-        def run(self):
-            if self._k == 0:
-                second_done.wait(60)
-            try:
-                return self._h.run()
-            finally:
-                if self._k == 1:
-                    second_done.set()
-
-        def __getattr__(self, name):
-            return getattr(self._h, name)
-
-    def recording(cm, opts, *args, **kwargs):
-        runs.append(opts.get("random_seed"))
-        return SecondFirst(configured(cm, opts, *args, **kwargs), kwargs.get("run", args[2] if len(args) > 2 else 0))
-
-    monkeypatch.setattr(solve, "_configured_highs", recording)
+    runs = []
+    _runs_in_order(monkeypatch, first=1, seeds=runs)
     raced = bilevel.solve_model(model, race=2, options={"random_seed": 5})
     monkeypatch.undo()
     assert runs == [5, 6] and raced.optimal
@@ -341,15 +349,7 @@ def test_a_race_records_the_winning_runs_seed_and_a_rerun_with_it_repeats_that_r
     assert caller.random_seed == 5 and caller.nodes != raced.nodes
     # without a seed: the one HiGHS held, its default 0 (or pytest --highs-seed's, which an xdist worker's
     # sitecustomize sets for good, tests/highs_seed.py: recorded as 0 before)
-    current, held = solve._configured_highs, []
-
-    def spy(cm, opts, *args, **kwargs):
-        h = current(cm, opts, *args, **kwargs)
-        value = h.getOptionValue("random_seed")
-        held.append(int(value[1] if isinstance(value, tuple) else value))
-        return h
-
-    monkeypatch.setattr(solve, "_configured_highs", spy)
+    held = highs_seed.spy_held_seeds(monkeypatch, solve)
     assert bilevel.solve_model(model).random_seed == held[0]
     assert held[0] == (0 if request.config.getoption("--highs-seed") is None else held[0])
 
@@ -369,8 +369,6 @@ def test_a_run_that_proves_optimality_wins_over_one_that_ended_at_a_limit_before
     """A run stopped by a limit every run has (here mip_max_nodes) does not stop the others; when it ended first and
     the other run then proved the optimum, the race took the best incumbent, which on a tie was the limited run's:
     status "solution_limit" (gap 0) for a race that had proved its result. Oracle: plain runs at each seed."""
-    import threading
-
     data = bilevel.load_dataset("diabetes")
     s = bilevel.split_dataset(data.X, data.y, 10, 10, seed=0)
     model = bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)
@@ -379,28 +377,7 @@ def test_a_run_that_proves_optimality_wins_over_one_that_ended_at_a_limit_before
     proved = bilevel.solve_model(model, options={**opts, "random_seed": 5})
     if limited.optimal or not proved.optimal or limited.objective < proved.objective:
         pytest.skip("this HiGHS does not stop seed 4 at the node limit with seed 5's value and prove it with seed 5")
-    configured, first_done = solve._configured_highs, threading.Event()
-
-    class FirstFirst:
-        """Run 1 enters HiGHS only once run 0 (the limited seed) has left it."""
-
-        def __init__(self, h, k):
-            self._h, self._k = h, k
-
-        def run(self):
-            if self._k == 1:
-                first_done.wait(60)
-            try:
-                return self._h.run()
-            finally:
-                if self._k == 0:
-                    first_done.set()
-
-        def __getattr__(self, name):
-            return getattr(self._h, name)
-
-    monkeypatch.setattr(solve, "_configured_highs", lambda cm, o, *a, **kw: FirstFirst(
-        configured(cm, o, *a, **kw), kw.get("run", a[2] if len(a) > 2 else 0)))
+    _runs_in_order(monkeypatch, first=0)
     raced = bilevel.solve_model(model, race=2, options={**opts, "random_seed": 4})
     assert raced.status == "optimal" and raced.random_seed == 5 and raced.nodes == proved.nodes
     assert raced.objective == pytest.approx(proved.objective, abs=1e-12)
