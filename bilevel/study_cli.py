@@ -18,6 +18,8 @@ from pathlib import Path
 
 from .datasets import LabelColumnError
 from .errors import InputError
+from .option_checks import check_options, count, each, epsilon, number, seed
+from .solve import MAX_CONCURRENCY
 from .validation import CLOCKS, check_writable_folder
 from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
 
@@ -137,6 +139,14 @@ _STUDY_OPTIONS = {
 }
 
 
+#: The checks of the numeric options (:mod:`bilevel.option_checks`): StudyConfig's named its fields ("runs must
+#: be >= 1", "rho_tests must be ...", "training sizes must be >= 2").
+_OPTION_CHECKS = {"runs": count(1), "perturbed_runs": count(1), "val_sizes": each(count(1)),
+                  "train_sizes": each(count(2)), "epsilons": each(epsilon), "rho_test": each(number(allow_zero=True)),
+                  "rho_val": each(number(allow_zero=True)), "seed": seed,
+                  "time_limit": number(allow_inf=True), "threads": count(1, MAX_CONCURRENCY)}
+
+
 def _config(args, mod):
     datasets = None
     if args.data:
@@ -148,6 +158,7 @@ def _config(args, mod):
         empty = [item for item in args.data if not os.path.isfile(item) and has_empty_item(item)]
         if empty:  # "cancer,,diabetes": a typo, read as "cancer,diabetes" without a word
             raise InputError(f"--data has an empty item: {', '.join(map(repr, empty))}")
+        each()(datasets, "--data")
     over = {}
     if datasets:
         over["datasets"] = datasets
@@ -159,6 +170,7 @@ def _config(args, mod):
             verb = "applies" if len(given) == 1 else "apply"
             raise InputError(f"{' and '.join(given)} {verb} only to the {other} study, and --study {args.study} runs "
                              f"the {args.study} one alone; drop it or use --study {other} or both")
+    check_options(args, _OPTION_CHECKS)
     for name, key in (("runs", "runs"), ("perturbed_runs", "perturbed_runs"), ("val_sizes", "val_sizes"),
                       ("train_sizes", "train_sizes"), ("epsilons", "epsilons"), ("rho_test", "rho_tests"),
                       ("rho_val", "rho_vals"), ("time_limit", "time_limit")):
@@ -168,6 +180,8 @@ def _config(args, mod):
         size = args.perturbed_size
         if len(size) not in (1, 2):
             raise InputError(f"--perturbed-size takes T or T,V; got {size}")
+        count(2)(size[0], "--perturbed-size (T)")
+        count(1)(size[-1], "--perturbed-size (V)")
         over["perturbed_n_train"], over["perturbed_n_val"] = size[0], size[-1]
     if args.tie_criteria is not None:  # (default: StudyConfig's, sum_w_bar and val_margin)
         over["tie_criteria"] = tuple(c.strip() for c in args.tie_criteria.split(",") if c.strip())
@@ -175,6 +189,7 @@ def _config(args, mod):
             raise InputError(f"--tie-criteria names no criterion: {args.tie_criteria!r}")
         if has_empty_item(args.tie_criteria):  # "sum_w_bar,,val_margin": a typo
             raise InputError(f"--tie-criteria has an empty item: {args.tie_criteria!r}")
+        each()(over["tie_criteria"], "--tie-criteria")
     if args.label_column is not None:
         if not args.label_column:
             raise InputError("--label-column is empty; give the name of the CSV files' label column")

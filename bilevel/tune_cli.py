@@ -14,9 +14,11 @@ from .datasets import BUILTIN, LabelColumnError, load_dataset, split_dataset
 from .errors import InputError
 from .export import replace_atomically, write_model
 from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real
-from .solve import ARGUMENT_OPTIONS, UNSAFE_OPTIONS
+from .option_checks import check_options, count, fraction, number, seed
+from .solve import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS
 from .tune import VERIFICATION_WARNING, TuneResult, finite_or_none, tune, tuning_options
-from .validation import CLOCKS, check_epsilon, check_writable_file, check_writable_folder
+from .validation import (CLOCKS, MAX_W_BAR_UB, check_epsilon, check_mip_gap, check_writable_file,
+                         check_writable_folder)
 
 
 def add_parser(sub) -> None:
@@ -84,6 +86,14 @@ def add_parser(sub) -> None:
 
 PESSIMISTIC_DEFAULTS = {"epsilon": 0.0, "flip": "margin", "replica": "optimal"}
 
+#: The checks of the numeric options (:mod:`bilevel.option_checks`), made before the data set is loaded: the
+#: library's named its arguments ("need n_train >= 2", "time_limit (seconds) must be ..."), and --time-limit 0
+#: was refused only after the data set was loaded and its line printed.
+OPTION_CHECKS = {"n_train": count(2), "n_val": count(1), "test_fraction": fraction, "seed": seed,
+                 "w_bar_lb": number(allow_zero=True), "w_bar_ub": number(allow_zero=True, maximum=MAX_W_BAR_UB),
+                 "time_limit": number(allow_inf=True), "mip_gap": check_mip_gap,
+                 "threads": count(0, MAX_CONCURRENCY), "race": count(1, MAX_CONCURRENCY)}
+
 
 def _check_mode_options(args) -> None:
     """Refuse (InputError) ``--epsilon``, ``--flip`` or ``--replica`` with ``--mode optimistic``, which solves
@@ -98,7 +108,7 @@ def _check_mode_options(args) -> None:
         if getattr(args, name) is None:
             setattr(args, name, default)
     if args.mode != "optimistic":
-        args.epsilon = check_epsilon(args.epsilon)  # -0.0 as 0.0 in the JSON
+        args.epsilon = check_epsilon(args.epsilon, "--epsilon")  # -0.0 as 0.0 in the JSON
 
 
 def _check_highs_options(args) -> None:
@@ -230,6 +240,9 @@ def run(args) -> int:
     (JSON; ``--export``: the plain models as .lp and .mps); returns 0, or 1 when a solution fails
     verification. Raises InputError for bad options or data (also ``--highs-option`` setting what ``--time-limit``,
     ``--mip-gap`` or ``--threads`` sets), SolverError when HiGHS fails."""
+    check_options(args, OPTION_CHECKS)
+    if args.w_bar_lb > args.w_bar_ub:
+        raise InputError(f"infeasible bounds: --w-bar-lb {args.w_bar_lb:g} > --w-bar-ub {args.w_bar_ub:g}")
     _check_mode_options(args)
     _check_highs_options(args)
     json_path = _check_outputs(args)

@@ -211,14 +211,14 @@ MAX_SCALE = 1e5
 """Largest ``||x||_1 * w_bar_ub`` over the rows accepted (see :func:`check_scale`)."""
 
 
-def check_epsilon(epsilon) -> float:
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
     """Return ``epsilon`` as float (``-0.0`` as ``0.0``: it was printed and recorded as -0.0); raise InputError
-    unless it is finite, >= 0 and at most :data:`MAX_EPSILON`."""
-    eps = as_number(epsilon, "epsilon")
+    naming ``name`` (e.g. ``"--epsilon"``) unless it is finite, >= 0 and at most :data:`MAX_EPSILON`."""
+    eps = as_number(epsilon, name)
     if not np.isfinite(eps) or eps < 0:
-        raise InputError(f"epsilon must be finite and >= 0 (relative suboptimality of the training loss); got {epsilon}")
+        raise InputError(f"{name} must be finite and >= 0 (relative suboptimality of the training loss); got {epsilon}")
     if eps > MAX_EPSILON:
-        raise InputError(f"epsilon must be at most {MAX_EPSILON:g}, got {epsilon}: beyond it the budget row's "
+        raise InputError(f"{name} must be at most {MAX_EPSILON:g}, got {epsilon}: beyond it the budget row's "
                          "coefficient 1 + epsilon puts the MILP outside HiGHS's numerical range")
     return eps + 0.0  # -0.0 + 0.0 is 0.0
 

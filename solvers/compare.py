@@ -22,6 +22,7 @@ from bilevel.errors import InputError
 from bilevel.export import replace_atomically
 from bilevel.help_format import integer, path_text, real
 from bilevel.library import read_manifest, select_rows, sha256
+from bilevel.option_checks import check_options, count
 from bilevel.validation import (check_mip_gap, check_positive, check_writable_file, check_writable_folder,
                                repeated_values)
 
@@ -230,6 +231,7 @@ def _main(argv=None) -> int:
     try:
         check_time_limit(args.time_limit, "--time-limit")
         check_mip_gap(args.mip_gap, "--mip-gap")
+        check_options(args, {"max_size": count(0)})  # "max_size must be ..." (select_rows) named the argument
         repeated = repeated_values([name.lower() for name in args.solver])  # (solver names: any case)
         if repeated:  # each instance was solved twice by it, its rows (and disagreements) counted twice
             raise InputError(f"--solver names {', '.join(repeated)} more than once")

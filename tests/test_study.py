@@ -204,25 +204,25 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
 @pytest.mark.parametrize("args,match", [
     (["--data", "nope"], "neither a built-in name"),
     (["--data", ","], "names no data set"),  # ran the default data sets
-    (["--runs", "0"], "error: runs must be >= 1; got 0\n"),  # said "got 0 / 5" (5: the perturbed runs)
-    (["--perturbed-runs", "0"], "error: perturbed_runs must be >= 1; got 0\n"),
-    (["--rho-test", "-0.1"], "rho_tests"),
+    (["--runs", "0"], "error: --runs must be an integer >= 1; got 0\n"),  # said "got 0 / 5" (5: the perturbed runs)
+    (["--perturbed-runs", "0"], "error: --perturbed-runs must be an integer >= 1; got 0\n"),
+    (["--rho-test", "-0.1"], "--rho-test must be a finite number >= 0"),
     (["--tie-criteria", "median"], "unknown tie criteria"),
     (["--tie-criteria", ","], "names no criterion"),  # ran without the tie spread
     # an empty item was dropped without a word ("cancer,,diabetes" ran both; the number lists: below)
     (["--data", "cancer,,diabetes"], "--data has an empty item: 'cancer,,diabetes'"),
     (["--tie-criteria", "sum_w_bar,,val_margin"], "--tie-criteria has an empty item"),
     (["--jobs", "0"], "--jobs"),
-    (["--time-limit", "0"], "time limit"),
+    (["--time-limit", "0"], "--time-limit must be a number > 0"),
     (["--study", "limited", "--train-sizes", "1000"], "exceeds"),  # before any run, not as failed runs
     # repeated grid values computed the same unit again and counted it twice ("4 runs" for one record)
-    (["--data", "cancer,cancer"], "datasets lists cancer more than once"),
-    (["--val-sizes", "3,3"], "val_sizes lists 3 more than once"),
-    (["--train-sizes", "5,6,5"], "train_sizes lists 5 more than once"),
-    (["--epsilons", "0,0.2,0.20"], "epsilons lists 0.2 more than once"),
-    (["--rho-val", "0.3,0.3"], "rho_vals lists 0.3 more than once"),
-    (["--rho-test", "0,0"], "rho_tests lists 0.0 more than once"),
-    (["--tie-criteria", "sum_w_bar,sum_w_bar"], "tie_criteria lists sum_w_bar more than once"),
+    (["--data", "cancer,cancer"], "--data lists cancer more than once"),
+    (["--val-sizes", "3,3"], "--val-sizes lists 3 more than once"),
+    (["--train-sizes", "5,6,5"], "--train-sizes lists 5 more than once"),
+    (["--epsilons", "0,0.2,0.20"], "--epsilons lists 0.2 more than once"),
+    (["--rho-val", "0.3,0.3"], "--rho-val lists 0.3 more than once"),
+    (["--rho-test", "0,0"], "--rho-test lists 0.0 more than once"),
+    (["--tie-criteria", "sum_w_bar,sum_w_bar"], "--tie-criteria lists sum_w_bar more than once"),
     # a grid option of the study not run was ignored without a word (the perturbed study ran at 6,6, not |V| = 20)
     (["--study", "perturbed", "--val-sizes", "20"], "--val-sizes applies only to the limited study"),
     (["--study", "limited", "--epsilons", "0.2", "--rho-val", "0"],
@@ -454,7 +454,7 @@ def test_cli_refuses_an_epsilon_tune_refuses_before_any_run(tmp_path, capsys):
     code = main(["study", "--quick", "--study", "perturbed", "--epsilons", "0.2,2e6", "--out", str(tmp_path / "o"),
                  "--jobs", "1", "--no-progress"])
     err = capsys.readouterr().err
-    assert code == 2 and "epsilons must be at most" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "--epsilons must be at most" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o" / "runs").exists()
 
 

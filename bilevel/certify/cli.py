@@ -27,7 +27,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..help_format import has_empty_item, integer, path_text, plain_number, real
-from ..validation import CLOCKS, check_count, check_open_unit, check_positive, check_seed
+from ..option_checks import check_options, count, each, epsilon, fraction, number
+from ..validation import CLOCKS, MAX_W_BAR_UB, check_count, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify, procedure_name
 
@@ -162,12 +163,24 @@ def candidates_from_data(args: argparse.Namespace):
         raise
     except ImportError:
         raise InputError("bilevel.certify.milp has no certify_from_data(args); use --losses PATH.csv") from None
-    for attr in ("epsilons", "w_bar_ubs"):  # "--epsilons 0.1,0.2 0.3" -> [0.1, 0.2, 0.3]
+    _flatten_grids(args)
+    losses, aux, names = certify_from_data(args)
+    return losses, aux, list(names)
+
+
+def _flatten_grids(args: argparse.Namespace) -> None:
+    """``--epsilons 0.1,0.2 0.3`` (a list per argument) -> ``[0.1, 0.2, 0.3]``, on ``args``; a flat list stays."""
+    for attr in ("epsilons", "w_bar_ubs"):
         value = getattr(args, attr, None)
         if value is not None:
             setattr(args, attr, [x for chunk in value for x in (chunk if isinstance(chunk, list) else [chunk])])
-    losses, aux, names = certify_from_data(args)
-    return losses, aux, list(names)
+
+
+#: The checks of the --data route's options (:mod:`bilevel.option_checks`), made before the data set is loaded:
+#: the library's named its arguments ("need n_train >= 2", "an epsilon is given twice").
+_DATA_CHECKS = {"n_train": count(2), "n_val": count(1), "n_cal": count(10), "test_fraction": fraction,
+                "epsilons": each(epsilon), "w_bar_ubs": each(number(maximum=MAX_W_BAR_UB)),
+                "time_limit": number(allow_inf=True)}
 
 
 #: Options of one method (or one route), with the methods they apply to: given with another, they are refused
@@ -237,6 +250,8 @@ def run(args: argparse.Namespace) -> int:
     check_open_unit(args.alpha, "--alpha (risk limit)")  # before the MILPs of --data run
     check_open_unit(args.delta, "--delta (FWER/FDR level)")
     _check_testing_options(args)
+    _flatten_grids(args)
+    check_options(args, _DATA_CHECKS)
     control = args.control or _DEFAULT_CONTROL[args.method]
     if args.method == "rgpt" and control == "fwer":
         raise InputError("--method rgpt controls the FDR only (DAGGER); use --method pt or ltt with --control fwer")

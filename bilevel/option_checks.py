@@ -1,0 +1,69 @@
+"""Checks of command-line option values whose messages name the option as typed (``--n-train``), for the
+command-line tools (``bilevel tune``, ``study``, ``certify``, ``solvers.compare``, ``solvers.check_solution``).
+
+The library's own checks name its Python arguments (``need n_train >= 2 ...``, ``time_limit (seconds) must be
+...``): a user of ``bilevel tune --n-train 1`` had to guess the option meant, and some were made only after the
+data set was loaded (``tune --time-limit 0`` printed its ``data`` line first). A tool lists its options once,
+``{argparse dest: checker}``, and calls :func:`check_options` before it loads anything; the option is the dest
+with ``-`` for ``_`` (``n_train`` -> ``--n-train``). A checker is called as ``checker(value, option)`` for an
+option given (not ``None``) and raises InputError naming ``option``; the library's messages stay as they were."""
+from __future__ import annotations
+
+from .errors import InputError
+from .validation import check_count, check_epsilon, check_positive, check_seed, repeated_values
+
+
+def check_options(args, checks: dict) -> None:
+    """Run ``checks[dest](value, "--dest-with-dashes")`` for each option of ``checks`` that ``args`` (an
+    ``argparse.Namespace``) gives, in the order of ``checks``. A utility; raises the checkers' InputError."""
+    for dest, check in checks.items():
+        value = getattr(args, dest, None)
+        if value is not None:
+            check(value, "--" + dest.replace("_", "-"))
+
+
+def count(minimum: int, maximum: int | None = None):
+    """A checker: an integer of at least ``minimum`` (and at most ``maximum``). A utility; its InputError names
+    the option (:func:`bilevel.validation.check_count`)."""
+    return lambda value, option: check_count(value, option, minimum, maximum)
+
+
+def number(*, allow_zero: bool = False, allow_inf: bool = False, maximum: float | None = None):
+    """A checker: a number > 0 (>= 0 with ``allow_zero``), finite unless ``allow_inf``, and at most ``maximum``
+    when given. A utility; its InputError names the option (:func:`bilevel.validation.check_positive`)."""
+    def check(value, option):
+        v = check_positive(value, option, allow_zero=allow_zero, allow_inf=allow_inf)
+        if maximum is not None and v > maximum:
+            raise InputError(f"{option} must be at most {maximum:g}; got {value!r}")
+    return check
+
+
+def fraction(value, option) -> None:
+    """A checker: a number in [0, 1) (NaN refused). A utility; raises InputError naming the option."""
+    if not 0.0 <= value < 1.0:
+        raise InputError(f"{option} must lie in [0, 1); got {value!r}")
+
+
+def epsilon(value, option) -> None:
+    """A checker: an epsilon :func:`bilevel.tune` accepts (:func:`bilevel.validation.check_epsilon`, whose
+    InputError it raises naming the option)."""
+    check_epsilon(value, option)
+
+
+def seed(value, option) -> None:
+    """A checker: a seed >= 0 (:func:`bilevel.validation.check_seed`, whose InputError it raises naming the
+    option)."""
+    check_seed(value, option)
+
+
+def each(check=None):
+    """A checker of a list option: ``check`` (if any) on every item, and no item given twice (it would run the
+    same work twice). A utility; raises InputError naming the option."""
+    def check_all(values, option):
+        for value in values if check is not None else ():
+            check(value, option)
+        repeated = repeated_values(values)
+        if repeated:
+            raise InputError(f"{option} lists {', '.join(repeated)} more than once")
+    return check_all
+

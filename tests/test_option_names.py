@@ -1,0 +1,74 @@
+"""A bad value of a command-line option is refused (exit 2, one line) with a message naming the option as typed.
+
+``bilevel tune --n-train 1`` said ``need n_train >= 2 ...``, ``--time-limit 0`` ``time_limit (seconds) must be
+...`` (after the data set was loaded and its line printed), ``--test-fraction 2`` ``test_fraction must lie ...``,
+``--epsilon -1`` ``epsilon must be ...``; ``bilevel study --runs 0`` ``runs must be >= 1``, ``--rho-test -1``
+``rho_tests must be ...``; ``bilevel certify --data`` the split's and the grid's argument names;
+``solvers.check_solution --tol 0`` ``tolerance must be ...``, ``solvers.compare --max-size -1`` ``max_size must
+be ...``: the library's words for its arguments. The library keeps its messages (last test)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bilevel
+from bilevel.cli import main
+from solvers import check_solution, compare
+
+TUNE = ["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6"]
+CERTIFY = ["certify", "--data", "cancer", "--n-train", "6", "--n-val", "6"]
+STUDY = ["study", "--quick", "--no-progress", "--jobs", "1"]
+MANIFEST = str(Path(__file__).resolve().parents[1] / "models" / "manifest.csv")
+
+CASES = [
+    (TUNE, "--n-train", "1"), (TUNE, "--n-val", "0"), (TUNE, "--test-fraction", "2"), (TUNE, "--test-fraction", "nan"),
+    (TUNE, "--seed", "-1"), (TUNE, "--epsilon", "-1"), (TUNE, "--epsilon", "inf"), (TUNE, "--w-bar-lb", "-1"),
+    (TUNE, "--w-bar-ub", "nan"), (TUNE, "--w-bar-ub", "1e300"), (TUNE, "--time-limit", "0"),
+    (TUNE, "--time-limit", "nan"), (TUNE, "--mip-gap", "1"), (TUNE, "--threads", "-1"), (TUNE, "--race", "0"),
+    (TUNE, "--race", "1000"),
+    (CERTIFY, "--n-train", "1"), (CERTIFY, "--n-val", "0"), (CERTIFY, "--n-cal", "-1"),
+    (CERTIFY, "--test-fraction", "1"), (CERTIFY, "--epsilons", "-1"), (CERTIFY, "--w-bar-ubs", "0"),
+    (CERTIFY, "--w-bar-ubs", "1e300"), (CERTIFY, "--time-limit", "0"),
+    (STUDY + ["--study", "limited"], "--runs", "0"), (STUDY + ["--study", "perturbed"], "--perturbed-runs", "0"),
+    (STUDY + ["--study", "limited"], "--val-sizes", "0"), (STUDY + ["--study", "limited"], "--train-sizes", "1"),
+    (STUDY + ["--study", "perturbed"], "--perturbed-size", "1"), (STUDY + ["--study", "perturbed"], "--epsilons", "-1"),
+    (STUDY + ["--study", "perturbed"], "--rho-test", "-1"), (STUDY + ["--study", "perturbed"], "--rho-val", "nan"),
+    (STUDY, "--seed", "-1"), (STUDY, "--time-limit", "0"), (STUDY, "--threads", "0"), (STUDY, "--threads", "1000"),
+    (STUDY + ["--study", "limited"], "--val-sizes", "5,5"),
+]
+
+
+@pytest.mark.parametrize("command, option, value", CASES, ids=lambda x: x if isinstance(x, str) else x[0])
+def test_a_bad_option_value_names_the_option(command, option, value, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main([*command, option, value]) == 2
+    out, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1 and f"error: {option} " in err, err
+    assert out == ""  # refused before the data set was loaded (tune printed its "data" line first)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "bilevel_result.json").exists()
+
+
+@pytest.mark.parametrize("tool, argv, option", [
+    (check_solution, [MANIFEST, "cancer-opt-n5-s0", "s.csv", "--tol", "0"], "--tol"),
+    (check_solution, [MANIFEST, "cancer-opt-n5-s0", "s.csv", "--tol", "nan"], "--tol"),
+    (compare, [MANIFEST, "--max-size", "-1"], "--max-size"),
+])
+def test_the_solvers_tools_name_the_option(tool, argv, option, capsys):
+    assert tool.main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and f"error: {option} " in err, err
+
+
+def test_the_library_messages_name_the_arguments():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5], [1.0, 1.0], [0.0, 0.0], [0.2, 0.8]] * 4)
+    y = np.array([1.0, -1.0] * 12)
+    with pytest.raises(bilevel.InputError, match=r"^need n_train >= 2"):
+        bilevel.split_dataset(X, y, 1, 2)
+    with pytest.raises(bilevel.InputError, match=r"^test_fraction must lie in \[0, 1\)"):
+        bilevel.split_dataset(X, y, 2, 2, test_fraction=2.0)
+    with pytest.raises(bilevel.InputError, match=r"^epsilon must be finite and >= 0"):
+        bilevel.tune(X[:6], y[:6], X[6:9], y[6:9], "pessimistic", epsilon=-1.0)
+    with pytest.raises(bilevel.InputError, match=r"^time_limit \(seconds\) must be a number > 0"):
+        bilevel.tune(X[:6], y[:6], X[6:9], y[6:9], time_limit=0)
