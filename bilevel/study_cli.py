@@ -190,6 +190,11 @@ def _config(args, mod):
         if has_empty_item(args.tie_criteria):  # "sum_w_bar,,val_margin": a typo
             raise InputError(f"--tie-criteria has an empty item: {args.tie_criteria!r}")
         each()(over["tie_criteria"], "--tie-criteria")
+        from .ties import CRITERIA
+
+        unknown = [c for c in over["tie_criteria"] if c not in CRITERIA]
+        if unknown:  # (StudyConfig's check names its field, tie_criteria)
+            raise InputError(f"--tie-criteria names unknown criteria {unknown}; choose from {', '.join(CRITERIA)}")
     if args.label_column is not None:
         if not args.label_column:
             raise InputError("--label-column is empty; give the name of the CSV files' label column")

@@ -207,7 +207,7 @@ def test_dask_scheduler_address_via_cli(tmp_path, capsys):
     (["--runs", "0"], "error: --runs must be an integer >= 1; got 0\n"),  # said "got 0 / 5" (5: the perturbed runs)
     (["--perturbed-runs", "0"], "error: --perturbed-runs must be an integer >= 1; got 0\n"),
     (["--rho-test", "-0.1"], "--rho-test must be a finite number >= 0"),
-    (["--tie-criteria", "median"], "unknown tie criteria"),
+    (["--tie-criteria", "median"], "--tie-criteria names unknown criteria ['median']"),
     (["--tie-criteria", ","], "names no criterion"),  # ran without the tie spread
     # an empty item was dropped without a word ("cancer,,diabetes" ran both; the number lists: below)
     (["--data", "cancer,,diabetes"], "--data has an empty item: 'cancer,,diabetes'"),
