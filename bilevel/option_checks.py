@@ -6,11 +6,13 @@ The library's own checks name its Python arguments (``need n_train >= 2 ...``, `
 data set was loaded (``tune --time-limit 0`` printed its ``data`` line first). A tool lists its options once,
 ``{argparse dest: checker}``, and calls :func:`check_options` before it loads anything; the option is the dest
 with ``-`` for ``_`` (``n_train`` -> ``--n-train``). A checker is called as ``checker(value, option)`` for an
-option given (not ``None``) and raises InputError naming ``option``; the library's messages stay as they were."""
+option given (not ``None``) and raises InputError naming ``option``; the library's checks that take the name to
+use (``bilevel.validation.check_epsilon``, ``check_seed``, ``check_mip_gap``) serve as checkers themselves. The
+library's messages stay as they were."""
 from __future__ import annotations
 
 from .errors import InputError
-from .validation import check_count, check_epsilon, check_positive, check_seed, repeated_values
+from .validation import check_count, check_positive, repeated_values
 
 
 def check_options(args, checks: dict) -> None:
@@ -42,18 +44,6 @@ def fraction(value, option) -> None:
     """A checker: a number in [0, 1) (NaN refused). A utility; raises InputError naming the option."""
     if not 0.0 <= value < 1.0:
         raise InputError(f"{option} must lie in [0, 1); got {value!r}")
-
-
-def epsilon(value, option) -> None:
-    """A checker: an epsilon :func:`bilevel.tune` accepts (:func:`bilevel.validation.check_epsilon`, whose
-    InputError it raises naming the option)."""
-    check_epsilon(value, option)
-
-
-def seed(value, option) -> None:
-    """A checker: a seed >= 0 (:func:`bilevel.validation.check_seed`, whose InputError it raises naming the
-    option)."""
-    check_seed(value, option)
 
 
 def each(check=None):

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from .datasets import LabelColumnError
 from .errors import InputError
-from .option_checks import check_options, count, each, epsilon, number, seed
+from .option_checks import check_options, count, each, number
 from .solve import MAX_CONCURRENCY
-from .validation import CLOCKS, check_writable_folder
+from .validation import CLOCKS, check_epsilon, check_seed, check_writable_folder
 from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
 
 
@@ -142,8 +142,8 @@ _STUDY_OPTIONS = {
 #: The checks of the numeric options (:mod:`bilevel.option_checks`): StudyConfig's named its fields ("runs must
 #: be >= 1", "rho_tests must be ...", "training sizes must be >= 2").
 _OPTION_CHECKS = {"runs": count(1), "perturbed_runs": count(1), "val_sizes": each(count(1)),
-                  "train_sizes": each(count(2)), "epsilons": each(epsilon), "rho_test": each(number(allow_zero=True)),
-                  "rho_val": each(number(allow_zero=True)), "seed": seed,
+                  "train_sizes": each(count(2)), "epsilons": each(check_epsilon), "rho_test": each(number(allow_zero=True)),
+                  "rho_val": each(number(allow_zero=True)), "seed": check_seed,
                   "time_limit": number(allow_inf=True), "threads": count(1, MAX_CONCURRENCY)}
 
 

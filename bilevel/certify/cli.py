@@ -27,8 +27,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..help_format import has_empty_item, integer, path_text, plain_number, real
-from ..option_checks import check_options, count, each, epsilon, fraction, number
-from ..validation import CLOCKS, MAX_W_BAR_UB, check_count, check_open_unit, check_positive, check_seed
+from ..option_checks import check_options, count, each, fraction, number
+from ..validation import CLOCKS, MAX_W_BAR_UB, check_count, check_epsilon, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify, procedure_name
 
@@ -179,7 +179,7 @@ def _flatten_grids(args: argparse.Namespace) -> None:
 #: The checks of the --data route's options (:mod:`bilevel.option_checks`), made before the data set is loaded:
 #: the library's named its arguments ("need n_train >= 2", "an epsilon is given twice").
 _DATA_CHECKS = {"n_train": count(2), "n_val": count(1), "n_cal": count(10), "test_fraction": fraction,
-                "epsilons": each(epsilon), "w_bar_ubs": each(number(maximum=MAX_W_BAR_UB)),
+                "epsilons": each(check_epsilon), "w_bar_ubs": each(number(maximum=MAX_W_BAR_UB)),
                 "time_limit": number(allow_inf=True)}
 
 
