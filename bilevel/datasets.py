@@ -26,6 +26,7 @@ HUGE_FEATURE = 1e150
 ``1 / HUGE_FEATURE`` and not 0, is standardised in units of that value (:func:`split_dataset`): squares of such
 values overflow, or underflow to 0."""
 
+
 class LabelColumnError(InputError):
     """The label column asked for is not one of the data set's: not a column of the CSV file, or not the label
     column of a built-in set. Its message names the ``label`` argument; :meth:`for_option` words it for the command
