@@ -430,14 +430,19 @@ def solve_model(
         again.nodes += nodes
         return again
 
-    def without_presolve(seconds: float, nodes: int) -> SolveInfo | None:
-        """:func:`solve_again` from the same start with ``presolve="off"``."""
-        return solve_again(seconds, nodes, mip_start, {**opts, "presolve": "off"})
+    def without_presolve(seconds: float, nodes: int, again_start=mip_start) -> SolveInfo | None:
+        """:func:`solve_again` from ``again_start`` (the same start unless given) with ``presolve="off"``."""
+        return solve_again(seconds, nodes, again_start, {**opts, "presolve": "off"})
 
     if status == "infeasible" and opts.get("presolve", "choose") != "off":
         # HiGHS 1.15.1's presolve has called feasible tuning MILPs infeasible (a pessimistic 7/2 model without a
-        # MIP start; 1/15 with presolve off): the claim is checked once without presolve, in the time left.
-        again = without_presolve(earlier_seconds + float(h.getRunTime()), earlier_nodes + _node_count(h, cm))
+        # MIP start; 1/15 with presolve off): the claim is checked once without presolve, in the time left. In a
+        # race, from the best incumbent another run held that satisfies the model (the check started from the
+        # caller's start, none or worse: a check stopped early raised NoSolutionError, or returned a worse point,
+        # where the race had a feasible one)
+        check_start = mip_start if rescue is None else list(zip(cm.columns, _feasible_values(rescue, cm)))
+        again = without_presolve(earlier_seconds + float(h.getRunTime()), earlier_nodes + _node_count(h, cm),
+                                 check_start)
         if again is not None:
             return again
     if status == "infeasible" and rescue is not None:

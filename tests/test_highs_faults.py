@@ -677,3 +677,66 @@ def test_a_race_whose_winner_wrongly_claims_infeasibility_returns_another_runs_i
     assert info.objective >= plain.objective - 1e-7 and info.best_bound <= plain.objective + 1e-7
     assert info.gap == pytest.approx(abs(info.objective - info.best_bound) / abs(info.objective), rel=1e-6)
     assert bilevel.verify_model(model).verified
+
+
+def _race_with_a_false_claim_of_infeasibility(monkeypatch, check_options=None):
+    """Make the second run of a two-run race report the model infeasible, with no incumbent, 0.01 s of run time
+    (time left to check the claim) and no nodes, once the first run (interrupted at its first incumbent) holds an
+    incumbent; the runs after the race (the check of the claim) get ``check_options`` on top of their own. Returns
+    the list of ``(run, options, start)`` of every HiGHS run, the first race's two first (the faked one unwrapped)."""
+    import threading
+    import types
+
+    import highspy
+
+    import bilevel.solve as S
+
+    real_configured, has_incumbent, runs = S._configured_highs, threading.Event(), []
+    no_solution = types.SimpleNamespace(objective_function_value=np.inf, primal_solution_status=0,
+                                        mip_dual_bound=np.inf, mip_gap=np.inf, mip_node_count=0)
+
+    def configured(cm, opts, start, *a, **k):
+        if len(runs) >= 2:
+            opts = {**opts, **(check_options or {})}
+        h = real_configured(cm, opts, start, *a, **k)
+        runs.append((h, dict(opts), start))
+        if len(runs) > 2:
+            return h
+        if len(runs) == 2:  # the faulty run: "infeasible" once the other holds an incumbent
+            return _Faked(h, run=lambda: has_incumbent.wait(60), getRunTime=lambda: 0.01, getInfo=lambda: no_solution,
+                          getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible, getSolution=highspy.HighsSolution)
+
+        def stop_at_incumbent(event):
+            if np.isfinite(event.data_out.mip_primal_bound):
+                event.interrupt()
+                has_incumbent.set()
+        h.cbMipInterrupt += stop_at_incumbent
+        return h
+
+    monkeypatch.setattr(S, "_configured_highs", configured)
+    return runs
+
+
+def test_the_check_of_a_raced_claim_of_infeasibility_starts_from_the_other_runs_incumbent(monkeypatch):
+    """A race whose winner claims infeasibility with time left is checked by a solve without presolve; that check
+    started from the caller's MIP start (here none), not from the incumbent another raced run held, which satisfies
+    the model: a check stopped early (here: its runs get a 1e-9 s time limit) raised NoSolutionError, or returned a
+    worse point, where the race had a feasible one. Now the check starts from that incumbent, and the result is at
+    least as good. Oracles: the racer's own incumbent, a plain solve's optimum and the bilevel verification."""
+    import bilevel.solve as S
+
+    plain = bilevel.solve_model(_small_model())
+    runs = _race_with_a_false_claim_of_infeasibility(monkeypatch, {"time_limit": 1e-9})
+    model = _small_model()
+    info = bilevel.solve_model(model, race=2, time_limit=30.0)
+    holder = runs[0][0]
+    assert holder.getInfo().primal_solution_status == 2
+    incumbent = holder.getInfo().objective_function_value
+    checks = runs[2:]
+    assert len(checks) == 2 and all(opts["presolve"] == "off" for _, opts, _ in checks)
+    cm = S.compile_model(model)
+    for _, _, start in checks:  # the check's runs start from the holder's incumbent
+        assert start is not None and S._objective_of(cm, start) == pytest.approx(incumbent, abs=1e-9)
+    assert plain.objective - 1e-7 <= info.objective <= incumbent + 1e-9
+    assert info.best_bound <= plain.objective + 1e-7
+    assert bilevel.verify_model(model).verified
