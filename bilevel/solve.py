@@ -94,9 +94,11 @@ class SolveInfo:
     (for our models: mean hinge loss); ``gap`` is HiGHS's relative MIP gap ``|obj - bound| / |obj|``
     (for an LP: 0 when optimal; an LP stopped early has no bound, ``best_bound`` -inf (minimisation) or inf and
     ``gap`` inf); ``seconds`` is HiGHS's run time; ``nodes`` the branch-and-bound node count (both summed over
-    the runs of a solve that :func:`solve_model` solves again). ``options`` are the HiGHS options of the run whose
-    solution is returned, with the ``random_seed`` HiGHS held in it (an int) whenever one was set or it is not
-    HiGHS's default 0: after a race (``solve_model(race=k)``) the winning run's, so that
+    the runs of a solve that :func:`solve_model` solves again). ``options`` are the HiGHS options that repeat the
+    solve: those of the run whose solution is returned (with ``presolve="off"`` when a re-solve set it), the
+    ``time_limit`` (seconds) and ``mip_max_nodes`` the caller gave (not what was left of them for a re-solve: the
+    runs of one solve share the caller's limits), and the ``random_seed`` HiGHS held in that run (an int) whenever
+    one was set or it is not HiGHS's default 0: after a race (``solve_model(race=k)``) the winning run's, so that
     ``solve_model(model, options=info.options)`` repeats that run (:attr:`random_seed`)."""
 
     status: str
@@ -428,6 +430,9 @@ def solve_model(
                             clock=clock)
         again.seconds += seconds
         again.nodes += nodes
+        # the caller's limits, which repeat the whole solve, not the ones left for this run (SolveInfo.options:
+        # the record gave a 30 s solve whose re-check ran 20 s the time_limit 20)
+        again.options = {**again.options, **{key: opts[key] for key in _SHARED_LIMITS if key in opts}}
         return again
 
     def without_presolve(seconds: float, nodes: int, again_start=mip_start) -> SolveInfo | None:
@@ -811,6 +816,9 @@ def _start_unimproved_at_root(cm: CompiledModel, start, objective: float, nodes:
     return (start is not None and nodes <= 1
             and abs(_objective_of(cm, start) - objective) <= 1e-9 * max(1.0, abs(objective)))
 
+
+#: The HiGHS options the runs of one :func:`solve_model` call share (a re-solve gets what is left of them).
+_SHARED_LIMITS = ("time_limit", "mip_max_nodes")
 
 _SEED_RANGE = 2**31  # HiGHS's random_seed lies in [0, 2**31 - 1]
 

@@ -740,3 +740,34 @@ def test_the_check_of_a_raced_claim_of_infeasibility_starts_from_the_other_runs_
     assert plain.objective - 1e-7 <= info.objective <= incumbent + 1e-9
     assert info.best_bound <= plain.objective + 1e-7
     assert bilevel.verify_model(model).verified
+
+
+@pytest.mark.parametrize("fault", ["infeasible", "raced infeasible", "stale"])
+def test_the_options_recorded_after_a_re_solve_are_the_callers_limits(monkeypatch, fault):
+    """``SolveInfo.options`` repeat the solve: after a re-solve they recorded the limits left for it (a 30 s,
+    1000-node solve whose first run was faked infeasible recorded the time_limit 29.51 and the nodes left; raced,
+    29.99 after the faked run's 0.01 s), not the caller's. Faults injected: a claim of infeasibility (checked by a re-solve without
+    presolve), the same in a race, and a stale solution (solved again without the start, which recorded the caller's
+    limits already). The re-solves themselves must still get what is left (read back from the runs)."""
+    if fault == "infeasible":
+        runs = _first_run_infeasible(monkeypatch)
+    elif fault == "raced infeasible":
+        runs = _race_with_a_false_claim_of_infeasibility(monkeypatch)
+    else:
+        import bilevel.solve as S
+
+        runs = []
+        _claim_first_run_stale(monkeypatch)
+        claimed = S._configured_highs
+
+        def recording(cm, opts, *a, **k):
+            runs.append((None, dict(opts)))
+            return claimed(cm, opts, *a, **k)
+        monkeypatch.setattr(S, "_configured_highs", recording)
+    model, start = _started_model()
+    info = bilevel.solve_model(model, mip_start=start, time_limit=30.0, options={"mip_max_nodes": 1000},
+                               race=2 if fault == "raced infeasible" else 1)
+    assert len(runs) == (4 if fault == "raced infeasible" else 2)
+    assert runs[-1][1]["time_limit"] < 30.0  # the re-solve ran in what was left
+    assert info.options["time_limit"] == 30.0 and info.options["mip_max_nodes"] == 1000
+    assert info.options.get("presolve") == (None if fault == "stale" else "off")
