@@ -278,9 +278,10 @@ def solve_model(
     cut off a better point there), solved again from the start. A report of infeasibility is checked the same
     way: the model is solved again with ``presolve="off"``, and only that run's infeasibility raises; in a race,
     a claim of infeasibility that another run's incumbent (values that satisfy the model) disproves never
-    raises InfeasibleModelError: with no time left to check it the result is that incumbent, status
-    ``"time_limit"``, with the dual bounds of the runs that made no such claim (with presolve off, a
-    SolverError). A run given a ``mip_start`` that HiGHS ends in a solve error is solved again without the
+    raises InfeasibleModelError: the check starts from the best such incumbent (not the caller's
+    ``mip_start``), so its result is at least as good; with no time left to check it the result is that
+    incumbent, status ``"time_limit"``, with the dual bounds of the runs that made no such claim (with presolve
+    off, or a check that repeats the claim, a SolverError). A run given a ``mip_start`` that HiGHS ends in a solve error is solved again without the
     start (HiGHS 1.15.1 has ended a tie re-solve so, from its start only).
 
     Raises
@@ -295,7 +296,8 @@ def solve_model(
     InfeasibleModelError (a SolverError) for a row without free variables that its constant breaks (Pyomo's
     compiler refuses it, :func:`compile_model`);
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError; a plain SolverError when a
-    re-solve reports it after the first run returned values that satisfy the model) or unbounded, fails, does
+    re-solve reports it after the first run returned values that satisfy the model, or a raced run held
+    some) or unbounded, fails, does
     not run it, or returns values that miss its reported objective without a start to blame (or that violate
     the model, with no time left to solve again);
     NoSolutionError (a SolverError) when it stops before finding a feasible solution.
@@ -446,8 +448,16 @@ def solve_model(
         # caller's start, none or worse: a check stopped early raised NoSolutionError, or returned a worse point,
         # where the race had a feasible one)
         check_start = mip_start if rescue is None else list(zip(cm.columns, _feasible_values(rescue, cm)))
-        again = without_presolve(earlier_seconds + float(h.getRunTime()), earlier_nodes + _node_count(h, cm),
-                                 check_start)
+        try:
+            again = without_presolve(earlier_seconds + float(h.getRunTime()), earlier_nodes + _node_count(h, cm),
+                                     check_start)
+        except InfeasibleModelError:
+            if rescue is None:
+                raise
+            # the check repeats a claim the raced incumbent disproves (it raised InfeasibleModelError, on which
+            # callers act): a HiGHS fault
+            raise SolverError("HiGHS reports the model infeasible (with presolve off) while another raced run held a "
+                              "feasible solution (a HiGHS fault)") from None
         if again is not None:
             return again
     if status == "infeasible" and rescue is not None:

@@ -679,11 +679,12 @@ def test_a_race_whose_winner_wrongly_claims_infeasibility_returns_another_runs_i
     assert bilevel.verify_model(model).verified
 
 
-def _race_with_a_false_claim_of_infeasibility(monkeypatch, check_options=None):
+def _race_with_a_false_claim_of_infeasibility(monkeypatch, check_options=None, check_status=None):
     """Make the second run of a two-run race report the model infeasible, with no incumbent, 0.01 s of run time
     (time left to check the claim) and no nodes, once the first run (interrupted at its first incumbent) holds an
     incumbent; the runs after the race (the check of the claim) get ``check_options`` on top of their own. Returns
-    the list of ``(run, options, start)`` of every HiGHS run, the first race's two first (the faked one unwrapped)."""
+    the list of ``(run, options, start)`` of every HiGHS run, the first race's two first (the faked one unwrapped).
+    Given ``check_status``, the check's runs report that model status."""
     import threading
     import types
 
@@ -701,7 +702,7 @@ def _race_with_a_false_claim_of_infeasibility(monkeypatch, check_options=None):
         h = real_configured(cm, opts, start, *a, **k)
         runs.append((h, dict(opts), start))
         if len(runs) > 2:
-            return h
+            return h if check_status is None else _Faked(h, getModelStatus=lambda: check_status)
         if len(runs) == 2:  # the faulty run: "infeasible" once the other holds an incumbent
             return _Faked(h, run=lambda: has_incumbent.wait(60), getRunTime=lambda: 0.01, getInfo=lambda: no_solution,
                           getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible, getSolution=highspy.HighsSolution)
@@ -771,3 +772,21 @@ def test_the_options_recorded_after_a_re_solve_are_the_callers_limits(monkeypatc
     assert runs[-1][1]["time_limit"] < 30.0  # the re-solve ran in what was left
     assert info.options["time_limit"] == 30.0 and info.options["mip_max_nodes"] == 1000
     assert info.options.get("presolve") == (None if fault == "stale" else "off")
+
+
+def test_a_raced_claim_of_infeasibility_its_check_repeats_is_a_solver_fault_not_infeasibility(monkeypatch):
+    """A race's claim of infeasibility that another run's feasible incumbent disproves never raises
+    InfeasibleModelError (on which :func:`bilevel.tune` enlarges the pessimistic lambda bound), as the docstring of
+    :func:`bilevel.solve_model` says; with time left to check it, a check without presolve that claimed it again
+    (faked here, although it starts from that incumbent) raised InfeasibleModelError. Now a plain SolverError. The
+    oracle that the claim is false: the racer's incumbent satisfies the model (rows, bounds, integrality)."""
+    import highspy
+
+    import bilevel.solve as S
+
+    runs = _race_with_a_false_claim_of_infeasibility(monkeypatch, check_status=highspy.HighsModelStatus.kInfeasible)
+    model = _small_model()
+    with pytest.raises(bilevel.SolverError, match="feasible solution") as err:
+        bilevel.solve_model(model, race=2, time_limit=30.0)
+    assert not isinstance(err.value, bilevel.InfeasibleModelError)
+    assert len(runs) == 4 and S._feasible_values(runs[0][0], S.compile_model(model)) is not None
