@@ -279,7 +279,8 @@ def solve_model(
     way: the model is solved again with ``presolve="off"``, and only that run's infeasibility raises; in a race,
     a claim of infeasibility that another run's incumbent (values that satisfy the model) disproves never
     raises InfeasibleModelError: the check starts from the best such incumbent (not the caller's
-    ``mip_start``), so its result is at least as good; with no time left to check it the result is that
+    ``mip_start``), so its result is at least as good, and unless it proves its result the best bound is the
+    tightest of the check's and of the runs that made no such claim; with no time left to check it the result is that
     incumbent, status ``"time_limit"``, with the dual bounds of the runs that made no such claim (with presolve
     off, or a check that repeats the claim, a SolverError). A run given a ``mip_start`` that HiGHS ends in a solve error is solved again without the
     start (HiGHS 1.15.1 has ended a tie re-solve so, from its start only).
@@ -458,6 +459,12 @@ def solve_model(
             # callers act): a HiGHS fault
             raise SolverError("HiGHS reports the model infeasible (with presolve off) while another raced run held a "
                               "feasible solution (a HiGHS fault)") from None
+        if again is not None and bound_override is not None and again.status != "optimal":
+            # the dual bounds of the raced runs that made no claim are valid, as with no time left to check it (a
+            # check stopped early reported -inf where the other run held 0.27, incumbent 0.6)
+            tighter = _tighter(cm, bound_override, again.best_bound, again.objective)
+            if tighter != again.best_bound:
+                again.best_bound, again.gap = tighter, _relative_gap(again.objective, tighter)
         if again is not None:
             return again
     if status == "infeasible" and rescue is not None:
@@ -513,9 +520,8 @@ def solve_model(
             # bound (+inf - inf); a minimisation's was inf there
             gap = _relative_gap(objective, bound)
         if bound_override is not None and status != "optimal":  # every racer's dual bound is valid
-            better = bound_override > bound if cm.sense == pyo.minimize else bound_override < bound
-            if better:
-                bound = min(bound_override, objective) if cm.sense == pyo.minimize else max(bound_override, objective)
+            if _tighter(cm, bound_override, bound, objective) != bound:
+                bound = _tighter(cm, bound_override, bound, objective)
                 gap = _relative_gap(objective, bound)
         if status == "optimal" and opts.get("presolve", "choose") != "off" and (
                 not np.isfinite(bound)
@@ -584,6 +590,15 @@ def _relative_gap(objective: float, bound: float) -> float:
 def _better(cm: CompiledModel, objective: float, than: float) -> bool:
     """Whether ``objective`` is strictly better than ``than`` in the compiled model's sense."""
     return objective < than if cm.sense == pyo.minimize else objective > than
+
+
+def _tighter(cm: CompiledModel, other: float, bound: float, objective: float) -> float:
+    """The tighter of two valid dual bounds ``other`` and ``bound`` in the compiled model's sense (minimisation: the
+    larger), never past the incumbent ``objective`` (each bound holds for the optimum, which ``objective`` is not
+    better than); ``bound`` itself when ``other`` is not tighter."""
+    if cm.sense == pyo.minimize:
+        return min(other, objective) if other > bound else bound
+    return max(other, objective) if other < bound else bound
 
 
 def _objective_of(cm: CompiledModel, values) -> float:

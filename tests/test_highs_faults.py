@@ -790,3 +790,19 @@ def test_a_raced_claim_of_infeasibility_its_check_repeats_is_a_solver_fault_not_
         bilevel.solve_model(model, race=2, time_limit=30.0)
     assert not isinstance(err.value, bilevel.InfeasibleModelError)
     assert len(runs) == 4 and S._feasible_values(runs[0][0], S.compile_model(model)) is not None
+
+
+def test_the_check_of_a_raced_claim_of_infeasibility_keeps_the_other_runs_dual_bound(monkeypatch):
+    """The dual bound of a raced run that made no claim of infeasibility is valid, and a race reports the tightest
+    (with no time left to check a claim too); after a check of the claim stopped early (its runs get a 1e-9 s
+    limit, no bound of their own) the result's bound was -inf, gap inf, although the other run held 0.27 (diabetes
+    10/10, incumbent 0.6). Oracles: that run's own bound, and a plain solve's optimum, which no valid bound exceeds."""
+    plain = bilevel.solve_model(_small_model())
+    runs = _race_with_a_false_claim_of_infeasibility(monkeypatch, {"time_limit": 1e-9})
+    model = _small_model()
+    info = bilevel.solve_model(model, race=2, time_limit=30.0)
+    other = float(runs[0][0].getInfo().mip_dual_bound)
+    assert len(runs) == 4 and np.isfinite(other) and other <= plain.objective + 1e-7
+    assert info.status == "time_limit"
+    assert info.best_bound == pytest.approx(min(other, info.objective), abs=1e-12)
+    assert info.gap == pytest.approx(abs(info.objective - info.best_bound) / abs(info.objective), rel=1e-9)
