@@ -280,10 +280,10 @@ def solve_model(
     a claim of infeasibility that another run's incumbent (values that satisfy the model) disproves never
     raises InfeasibleModelError: the check starts from the best such incumbent (not the caller's
     ``mip_start``), so its result is at least as good, and unless it proves its result the best bound is the
-    tightest of the check's and of the runs that made no such claim; with no time left to check it the result is that
-    incumbent, status ``"time_limit"``, with the dual bounds of the runs that made no such claim (with presolve
-    off, or a check that repeats the claim, a SolverError). A run given a ``mip_start`` that HiGHS ends in a solve error is solved again without the
-    start (HiGHS 1.15.1 has ended a tie re-solve so, from its start only).
+    tightest of the check's and of the runs that made no such claim; with no time left to check it the result
+    is that incumbent, status ``"time_limit"``, with the dual bounds of the runs that made no such claim (with
+    presolve off, or a check that repeats the claim, a SolverError). A run given a ``mip_start`` that HiGHS ends in a
+    solve error is solved again without the start (HiGHS 1.15.1 has ended a tie re-solve so, from its start only).
 
     Raises
     ------

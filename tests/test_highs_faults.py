@@ -705,7 +705,8 @@ def _race_with_a_false_claim_of_infeasibility(monkeypatch, check_options=None, c
             return h if check_status is None else _Faked(h, getModelStatus=lambda: check_status)
         if len(runs) == 2:  # the faulty run: "infeasible" once the other holds an incumbent
             return _Faked(h, run=lambda: has_incumbent.wait(60), getRunTime=lambda: 0.01, getInfo=lambda: no_solution,
-                          getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible, getSolution=highspy.HighsSolution)
+                          getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
+                          getSolution=highspy.HighsSolution)
 
         def stop_at_incumbent(event):
             if np.isfinite(event.data_out.mip_primal_bound):
@@ -747,9 +748,10 @@ def test_the_check_of_a_raced_claim_of_infeasibility_starts_from_the_other_runs_
 def test_the_options_recorded_after_a_re_solve_are_the_callers_limits(monkeypatch, fault):
     """``SolveInfo.options`` repeat the solve: after a re-solve they recorded the limits left for it (a 30 s,
     1000-node solve whose first run was faked infeasible recorded the time_limit 29.51 and the nodes left; raced,
-    29.99 after the faked run's 0.01 s), not the caller's. Faults injected: a claim of infeasibility (checked by a re-solve without
-    presolve), the same in a race, and a stale solution (solved again without the start, which recorded the caller's
-    limits already). The re-solves themselves must still get what is left (read back from the runs)."""
+    29.99 after the faked run's 0.01 s), not the caller's. Faults injected: a claim of infeasibility (checked by a
+    re-solve without presolve), the same in a race, and a stale solution (solved again without the start, which
+    recorded the caller's limits already). The re-solves themselves must still get what is left (read back from
+    the runs)."""
     if fault == "infeasible":
         runs = _first_run_infeasible(monkeypatch)
     elif fault == "raced infeasible":
