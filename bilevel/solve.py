@@ -94,7 +94,10 @@ class SolveInfo:
     (for our models: mean hinge loss); ``gap`` is HiGHS's relative MIP gap ``|obj - bound| / |obj|``
     (for an LP: 0 when optimal; an LP stopped early has no bound, ``best_bound`` -inf (minimisation) or inf and
     ``gap`` inf); ``seconds`` is HiGHS's run time; ``nodes`` the branch-and-bound node count (both summed over
-    the runs of a solve that :func:`solve_model` solves again). ``options`` are the HiGHS options that repeat the
+    the runs of a solve that :func:`solve_model` solves again); ``compile_seconds`` the wall time (seconds) of
+    compiling the model for HiGHS (:func:`compile_model`), summed over the compiles of such a solve (a check
+    without presolve, or without a failing MIP start, compiles the model again; the re-solve after a stale
+    solution does not). ``options`` are the HiGHS options that repeat the
     solve: those of the run whose solution is returned (with ``presolve="off"`` when a re-solve set it), the
     ``time_limit`` (seconds) and ``mip_max_nodes`` the caller gave (not what was left of them for a re-solve: the
     runs of one solve share the caller's limits), and the ``random_seed`` HiGHS held in that run (an int) whenever
@@ -433,6 +436,7 @@ def solve_model(
                             clock=clock)
         again.seconds += seconds
         again.nodes += nodes
+        again.compile_seconds += cm.seconds  # each re-solve compiles the model again
         # the caller's limits, which repeat the whole solve, not the ones left for this run (SolveInfo.options:
         # the record gave a 30 s solve whose re-check ran 20 s the time_limit 20)
         again.options = {**again.options, **{key: opts[key] for key in _SHARED_LIMITS if key in opts}}

@@ -808,3 +808,22 @@ def test_the_check_of_a_raced_claim_of_infeasibility_keeps_the_other_runs_dual_b
     assert info.status == "time_limit"
     assert info.best_bound == pytest.approx(min(other, info.objective), abs=1e-12)
     assert info.gap == pytest.approx(abs(info.objective - info.best_bound) / abs(info.objective), rel=1e-9)
+
+
+def test_compile_seconds_after_a_re_check_sums_every_compile(monkeypatch):
+    """``SolveInfo.compile_seconds`` after a re-solve that compiles the model again (here the check without presolve
+    of a first run's claim of infeasibility) was the last compile's time only, while ``seconds`` and ``nodes`` summed
+    the runs. Oracle: the times of the compiles themselves, recorded around :func:`bilevel.solve.compile_model`."""
+    import bilevel.solve as S
+
+    runs = _first_run_infeasible(monkeypatch)
+    real_compile, compiles = S.compile_model, []
+
+    def recording(model):
+        cm = real_compile(model)
+        compiles.append(cm.seconds)
+        return cm
+    monkeypatch.setattr(S, "compile_model", recording)
+    info = bilevel.solve_model(_small_model())
+    assert len(runs) == 2 and len(compiles) == 2 and info.status == "optimal"
+    assert info.compile_seconds == pytest.approx(sum(compiles), rel=1e-12)
