@@ -244,13 +244,14 @@ def solve_model(
         caller's, unless the first run won). This is how a MILP uses more than one core besides HiGHS's own
         parallel search (``threads``), and on these MILPs the faster of the two (README, *Performance*); 1
         (default) is one plain run. LPs are never raced.
-    improve : optional primal heuristic, called once, from inside HiGHS's run (its user-solution callback),
-        when a MILP is still running after ``improve_after`` (on ``clock``): ``improve(incumbent, dual_bound,
-        deadline)`` with HiGHS's current objective values and the ``time.perf_counter()`` value at which the
-        time limit falls (``None``: no limit) returns ``(VarData, value)`` pairs of a better solution, or
-        ``None``. HiGHS checks the solution and keeps it if it is feasible and better. Solves that finish
-        sooner never call it; its time counts in ``seconds``. An exception it raises (any, ``KeyboardInterrupt``
-        too) stops the runs and is re-raised after the solve.
+    improve : optional primal heuristic, called at most once per call of this function (a re-solve below gets it
+        only when no run before it called it), from inside HiGHS's run (its user-solution callback), when a MILP is
+        still running after ``improve_after`` (on ``clock``; a re-solve's own clock starts at 0):
+        ``improve(incumbent, dual_bound, deadline)`` with HiGHS's current objective values and the
+        ``time.perf_counter()`` value at which the time limit falls (``None``: no limit) returns ``(VarData,
+        value)`` pairs of a better solution, or ``None``. HiGHS checks the solution and keeps it if it is feasible
+        and better. Solves that finish sooner never call it; its time counts in ``seconds``. An exception it raises
+        (any, ``KeyboardInterrupt`` too) stops the runs and is re-raised after the solve.
     interrupt_when : optional ``(objective, elapsed) -> bool``, called at HiGHS's interrupt checks (at least
         once per branch-and-bound node) once a MILP run has an incumbent, with the incumbent's objective
         and the run's ``clock`` so far; when it returns True every run stops and the result has status
@@ -430,9 +431,11 @@ def solve_model(
         seconds_left, nodes_left, spent = left(seconds, nodes)
         if spent is not None:
             return None
-        # again_opts holds this run's time limit, gap and threads already
+        # again_opts holds this run's time limit, gap and threads already; improve only if no run called it yet
+        # (it is called once per solve: the check of a claim of infeasibility called tune's box search again)
+        unused = improve if injector is None or injector.state == "waiting" else None
         again = solve_model(model, mip_start=again_start, options=limited(again_opts, seconds_left, nodes_left),
-                            race=race, improve=improve, improve_after=improve_after, interrupt_when=interrupt_when,
+                            race=race, improve=unused, improve_after=improve_after, interrupt_when=interrupt_when,
                             clock=clock)
         again.seconds += seconds
         again.nodes += nodes

@@ -827,3 +827,29 @@ def test_compile_seconds_after_a_re_check_sums_every_compile(monkeypatch):
     info = bilevel.solve_model(_small_model())
     assert len(runs) == 2 and len(compiles) == 2 and info.status == "optimal"
     assert info.compile_seconds == pytest.approx(sum(compiles), rel=1e-12)
+
+
+@pytest.mark.parametrize("called_first", [True, False])
+def test_improve_is_called_at_most_once_per_solve_even_with_a_re_check(monkeypatch, called_first):
+    """``improve`` is called once per :func:`bilevel.solve_model` call (as :func:`bilevel.tune`, which runs its box
+    search once, relies on); the check without presolve of a first run's claim of infeasibility was handed it again
+    and called it a second time. A re-check still gets it when the first run ended before calling it (here: an
+    ``improve_after`` the first run does not reach, faked away for the check). Oracle: the calls counted, and a plain
+    solve's optimum for the answer."""
+    import bilevel.solve as S
+
+    plain = bilevel.solve_model(_small_model())
+    runs = _first_run_infeasible(monkeypatch)
+    calls = []
+
+    def improve(incumbent, dual_bound, deadline):
+        calls.append(len(runs))  # the run (1: the first, 2: the check) that called it
+        return None
+    if not called_first:  # the first run never reaches improve_after; the check's runs are told it has passed
+        real_elapsed = S._elapsed
+        monkeypatch.setattr(S, "_elapsed", lambda out, clock: real_elapsed(out, clock) + (1e9 if len(runs) > 1 else 0))
+    info = bilevel.solve_model(_small_model(), improve=improve, improve_after=0.0 if called_first else 1e8,
+                               clock="nodes")
+    assert len(runs) == 2 and runs[1][1]["presolve"] == "off"
+    assert calls == [1 if called_first else 2]
+    assert info.status == "optimal" and info.objective == pytest.approx(plain.objective, abs=1e-7)
