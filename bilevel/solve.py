@@ -272,8 +272,9 @@ def solve_model(
     ``"time_limit"`` (or ``"solution_limit"``, HiGHS's status at ``mip_max_nodes``). When the values HiGHS
     returns miss the objective it reports and a ``mip_start`` or ``improve`` solution was handed in (HiGHS
     1.16.0 can return the start's values; README, "Dependency versions"), the model is solved again without
-    them. When that re-solve stops without a better solution (or no time is left for it) and the first run's
-    values satisfy the model (bounds, integrality, rows within 1e-6), those values come back, with the
+    them (raced again when ``race`` > 1, as every re-solve below is). When that re-solve stops without a better
+    solution (or no time is left for it) and the first run's values satisfy the model (bounds, integrality, rows
+    within 1e-6), those values come back, with the
     re-solve's status and bound (no time left: ``"time_limit"`` and an infinite bound). When HiGHS ends a MILP
     "optimal" without a finite dual bound (its presolve, given a MIP start, can call a feasible model infeasible
     and stop at the start), nothing is proven: the model is solved again with the option ``presolve="off"``
@@ -403,9 +404,13 @@ def solve_model(
         seconds_left, nodes_left, spent = left(earlier_seconds, earlier_nodes)
         if spent is None:
             stopper = _Stopper(interrupt_when, clock) if stopper is not None else None  # the first run's may be set
-            h = _configured_highs(cm, limited(opts, seconds_left, nodes_left), None, stopper=stopper)
-            _run(h)
-            bound_override = None
+            again_opts = limited(opts, seconds_left, nodes_left)
+            if race == 1 or not cm.n_binaries:
+                h = _configured_highs(cm, again_opts, None, stopper=stopper)
+                _run(h)
+                bound_override, rescue = None, None
+            else:  # raced again, as every other re-solve is (it was a single run, whatever race asked for)
+                h, bound_override, _, rescue = _race(cm, again_opts, None, race, None, stopper)
             recorded = _recorded(opts, h)
             if stopper is not None and stopper.error is not None:
                 raise stopper.error

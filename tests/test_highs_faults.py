@@ -853,3 +853,32 @@ def test_improve_is_called_at_most_once_per_solve_even_with_a_re_check(monkeypat
     assert len(runs) == 2 and runs[1][1]["presolve"] == "off"
     assert calls == [1 if called_first else 2]
     assert info.status == "optimal" and info.objective == pytest.approx(plain.objective, abs=1e-7)
+
+
+def test_the_re_solve_of_a_stale_raced_solution_is_raced_again(monkeypatch):
+    """The re-solve after a stale solution (faked: the race's winner is seen as stale, as HiGHS 1.16.0's fault would)
+    was a single HiGHS run whatever ``race`` asked for, while every other re-solve races again. Now it is ``race``
+    runs with consecutive seeds, none given the MIP start. Oracles: the runs counted, a plain solve's optimum and the
+    bilevel verification."""
+    import bilevel.solve as S
+
+    plain = bilevel.solve_model(_small_model())
+    real_stale, real_configured, checks, runs = S._stale_solution, S._configured_highs, [], []
+
+    def first_stale(h, cm):
+        checks.append(h)
+        return len(checks) == 1 or real_stale(h, cm)
+
+    def recording(cm, opts, start, *a, **k):
+        runs.append((opts.get("random_seed", 0), start))
+        return real_configured(cm, opts, start, *a, **k)
+    monkeypatch.setattr(S, "_stale_solution", first_stale)
+    monkeypatch.setattr(S, "_configured_highs", recording)
+    model, start = _started_model()
+    info = bilevel.solve_model(model, mip_start=start, race=2, time_limit=60.0)
+    assert len(checks) == 2
+    assert len(runs) == 4 and all(s is not None for _, s in runs[:2]) and all(s is None for _, s in runs[2:])
+    assert [seed for seed, _ in runs[2:]] == [0, 1]
+    assert info.status == "optimal" and info.objective == pytest.approx(plain.objective, abs=1e-7)
+    assert info.options["time_limit"] == 60.0
+    assert bilevel.verify_model(model).verified
