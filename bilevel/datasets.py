@@ -374,6 +374,22 @@ def _stratified_take(idx: np.ndarray, y: np.ndarray, n: int, rng: np.random.Gene
     return np.sort(np.concatenate(taken)), np.sort(np.concatenate(rest))
 
 
+def check_split_sizes(n_rows: int, sizes: dict, test_fraction: float = 0.5, fraction_name: str | None = None) -> None:
+    """Raise InputError when the sizes ``sizes`` (``{name: rows}``, e.g. ``{"n_train": 20, "n_val": 20}``) add up
+    to more than the ``n_rows - round(test_fraction * n_rows)`` rows that :func:`split_dataset` leaves after holding
+    out its test rows (the stratified draw takes exactly that many; Python's round). The message names the sizes
+    by their keys, so a command-line tool passes its options (``{"--n-train": 500, "--n-val": 300}``) and the
+    library its arguments; ``fraction_name`` (e.g. ``"--test-fraction"``), when given, is named with the test
+    fraction. A utility of the split of Section 5.1 of the pessimistic paper; raises nothing else (the sizes and
+    ``test_fraction`` are checked by the caller)."""
+    n_test = int(round(test_fraction * n_rows))
+    total = sum(int(v) for v in sizes.values())
+    if total > n_rows - n_test:
+        held = f" ({fraction_name} {test_fraction:g} of the {n_rows} rows)" if fraction_name else ""
+        raise InputError(f"{' + '.join(sizes)} = {total} exceeds the {n_rows - n_test} rows left after holding out "
+                         f"{n_test} test rows{held}")
+
+
 def split_dataset(
     X,
     y,
@@ -426,11 +442,8 @@ def split_dataset(
     cal_need = 0 if n_cal is None else n_cal
     if n_cal is not None and n_cal < 0:
         raise InputError(f"n_cal must be >= 0 or None, got {n_cal}")
-    if n_train + n_val + cal_need > len(pool):
-        raise InputError(
-            f"n_train + n_val{' + n_cal' if cal_need else ''} = {n_train + n_val + cal_need} exceeds the "
-            f"{len(pool)} rows left after holding out {len(test_idx)} test rows"
-        )
+    check_split_sizes(len(y), {"n_train": n_train, "n_val": n_val, **({"n_cal": cal_need} if cal_need else {})},
+                      test_fraction)
     train_idx, rest = _stratified_take(pool, y, n_train, rng)
     val_idx, rest = _stratified_take(rest, y, n_val, rng)
     cal_idx, _ = _stratified_take(rest, y, len(rest) if n_cal is None else n_cal, rng)

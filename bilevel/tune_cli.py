@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .datasets import BUILTIN, LabelColumnError, load_dataset, split_dataset
+from .datasets import BUILTIN, LabelColumnError, check_split_sizes, load_dataset, split_dataset
 from .errors import InputError
 from .export import replace_atomically, write_model
 from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real
@@ -250,6 +250,9 @@ def run(args) -> int:
         data = load_dataset(args.data, label=args.label)
     except LabelColumnError as exc:  # named the label argument, not the option
         raise InputError(exc.for_option("--label")) from None
+    # (split_dataset's message named its arguments, "n_train + n_val = 800 exceeds ...")
+    check_split_sizes(len(data.y), {"--n-train": args.n_train, "--n-val": args.n_val}, args.test_fraction,
+                      "--test-fraction")
     split = split_dataset(data.X, data.y, args.n_train, args.n_val, test_fraction=args.test_fraction, seed=args.seed)
     kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
               threads=args.threads, race=args.race, highs_options=dict(args.highs_option) or None, clock=args.clock)

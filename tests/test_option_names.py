@@ -66,9 +66,56 @@ def test_the_library_messages_name_the_arguments():
     y = np.array([1.0, -1.0] * 12)
     with pytest.raises(bilevel.InputError, match=r"^need n_train >= 2"):
         bilevel.split_dataset(X, y, 1, 2)
+    with pytest.raises(bilevel.InputError,
+                       match=r"^n_train \+ n_val = 40 exceeds the 12 rows left after holding out 12 test rows$"):
+        bilevel.split_dataset(X, y, 20, 20)
     with pytest.raises(bilevel.InputError, match=r"^test_fraction must lie in \[0, 1\)"):
         bilevel.split_dataset(X, y, 2, 2, test_fraction=2.0)
     with pytest.raises(bilevel.InputError, match=r"^epsilon must be finite and >= 0"):
         bilevel.tune(X[:6], y[:6], X[6:9], y[6:9], "pessimistic", epsilon=-1.0)
     with pytest.raises(bilevel.InputError, match=r"^time_limit \(seconds\) must be a number > 0"):
         bilevel.tune(X[:6], y[:6], X[6:9], y[6:9], time_limit=0)
+
+
+def _rows_left(test_fraction: float = 0.5) -> tuple[int, int]:
+    """(rows left after the test rows, test rows) of the cancer data: the stratified test draw takes
+    round(test_fraction * n) rows (Python's round), counted here from the data set's length."""
+    n = len(bilevel.load_dataset("cancer").y)
+    return n - round(test_fraction * n), round(test_fraction * n)
+
+
+def _refused(argv, capsys) -> str:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["tune", "--data", "cancer", "--n-train", "500", "--n-val", "300"], "--n-train + --n-val = 800 "),
+    (["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--test-fraction", "0.999"],
+     "--n-train + --n-val = 12 "),
+    (["certify", "--data", "cancer", "--n-train", "200", "--n-val", "30"], "--n-train + --n-val = 230 "),
+    (["certify", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--n-cal", "300"],
+     "--n-train + --n-val + --n-cal = 312 "),
+])
+def test_sizes_the_data_cannot_supply_name_the_options(argv, named, tmp_path, capsys, monkeypatch):
+    """``bilevel tune --data cancer --n-train 500 --n-val 300`` said ``n_train + n_val = 800 exceeds ...``
+    (split_dataset's argument names); the sizes are now named by their options, and the test fraction too."""
+    monkeypatch.chdir(tmp_path)
+    fraction = float(argv[argv.index("--test-fraction") + 1]) if "--test-fraction" in argv else 0.5
+    left, held = _rows_left(fraction)
+    err = _refused(argv, capsys)
+    assert f"error: {named}exceeds the {left} rows left after holding out {held} test rows (--test-fraction " in err, \
+        err
+    assert "n_train" not in err and "n_val" not in err
+    assert not (tmp_path / "bilevel_result.json").exists()
+
+
+def test_too_few_calibration_rows_names_the_options_that_help(capsys):
+    """Without ``--n-cal`` the calibration rows are the rest of the pool; 10 are needed. The message advised "a
+    larger --n-cal", which cannot help (a given --n-cal of 10 or more is met or refused as too large)."""
+    left, _ = _rows_left()
+    n_train = left - 10 - 5  # 5 rows left for calibration
+    err = _refused(["certify", "--data", "cancer", "--n-train", str(n_train), "--n-val", "10"], capsys)
+    assert "error: only 5 calibration rows" in err and "--n-train" in err and "larger --n-cal" not in err, err

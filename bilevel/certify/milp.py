@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..datasets import LabelColumnError, load_dataset, split_dataset
+from ..datasets import LabelColumnError, check_split_sizes, load_dataset, split_dataset
 from ..errors import InputError
 from ..pessimistic import check_flip
 from ..tune import VERIFICATION_WARNING, LinearClassifier, tune
@@ -124,12 +124,18 @@ def certify_from_data(args):
         data = load_dataset(args.data, label=args.label)
     except LabelColumnError as exc:  # named the label argument, not the option
         raise InputError(exc.for_option("--label")) from None
-    split = split_dataset(data.X, data.y, 10 if args.n_train is None else args.n_train,
-                          10 if args.n_val is None else args.n_val, n_cal=args.n_cal,
-                          test_fraction=0.5 if args.test_fraction is None else args.test_fraction,
+    n_train, n_val = 10 if args.n_train is None else args.n_train, 10 if args.n_val is None else args.n_val
+    test_fraction = 0.5 if args.test_fraction is None else args.test_fraction
+    # (split_dataset's message named its arguments, "n_train + n_val + n_cal = 312 exceeds ...")
+    sizes = {"--n-train": n_train, "--n-val": n_val, **({"--n-cal": args.n_cal} if args.n_cal else {})}
+    check_split_sizes(len(data.y), sizes, test_fraction, "--test-fraction")
+    split = split_dataset(data.X, data.y, n_train, n_val, n_cal=args.n_cal, test_fraction=test_fraction,
                           seed=args.seed if args.seed is not None else 0)
     if len(split.y_cal) < 10:
-        raise InputError(f"only {len(split.y_cal)} calibration rows: use a larger --n-cal or smaller train/val sets")
+        # (only without --n-cal, which count(10) and check_split_sizes hold to 10 rows or more: "use a larger
+        # --n-cal" was advice that could not help)
+        raise InputError(f"only {len(split.y_cal)} calibration rows are left (those neither test, training nor "
+                         "validation rows; at least 10 needed): use a smaller --n-train, --n-val or --test-fraction")
     if getattr(args, "method", None) in ("pt", "rgpt"):  # both parts of the pt/rgpt split need a row: known now,
         # before the MILPs (--n-cal 10 --opt-fraction 0.01 was refused by the pipeline after the whole grid was solved)
         opt_fraction = 0.5 if getattr(args, "opt_fraction", None) is None else args.opt_fraction
