@@ -147,6 +147,12 @@ _OPTION_CHECKS = {"runs": count(1), "perturbed_runs": count(1), "val_sizes": eac
                   "time_limit": number(allow_inf=True), "threads": count(1, MAX_CONCURRENCY)}
 
 
+#: How check_data names the largest split of each study that the data cannot supply: by the options (it said "|T| =
+#: 300, |V| = 10: n_train + n_val = 310 exceeds ...", split_dataset's argument names).
+_SIZE_OPTIONS = {"limited": "--train-sizes (largest {T}) and --val-sizes (largest {V})",
+                 "perturbed": "--perturbed-size {T},{V}"}
+
+
 def _config(args, mod):
     datasets = None
     if args.data:
@@ -228,7 +234,7 @@ def run(args) -> int:
         raise InputError("--out is an empty path; give a folder name, or leave --out out (out/study)")
     check_writable_folder(args.out, "--out")
     try:
-        mod.check_data(cfg)  # fail fast on a bad data set name or file, or sizes the data cannot supply
+        mod.check_data(cfg, _SIZE_OPTIONS)  # fail fast on a bad data set name or file, or sizes the data cannot supply
     except LabelColumnError as exc:  # named load_dataset's label argument, not the option
         raise InputError(exc.for_option("--label-column")) from None
     scheduler = args.scheduler

@@ -63,6 +63,7 @@ import numpy as np
 
 import bilevel
 import bilevel.ties
+from bilevel.datasets import check_split_sizes
 from bilevel.errors import InputError, SolverError
 from bilevel.export import markdown_cell, replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
@@ -977,16 +978,19 @@ def _fits(cfg: StudyConfig, record: dict) -> bool:
         return False
 
 
-def check_data(cfg: StudyConfig) -> None:
+def check_data(cfg: StudyConfig, options: dict | None = None) -> None:
     """Raise InputError for a data set of ``cfg`` that cannot be loaded, or that cannot supply the largest
     training and validation sizes of a selected study (with at least one test row), before any unit runs:
     otherwise every unit of that data set ended with the same error; and for two data sets that are one
-    (``x.csv`` and ``./x.csv``, or copies with one file name: :func:`_slug`), whose units would share run ids."""
-    sizes = []  # (|T|, |V|) of the largest split of each study
+    (``x.csv`` and ``./x.csv``, or copies with one file name: :func:`_slug`), whose units would share run ids.
+    ``options`` (``{study: text with {T} and {V}}``, from ``bilevel study``: ``"--perturbed-size {T},{V}"``) names
+    the sizes of a split that does not fit by the command-line options that gave them (the message named |T|,
+    |V| and split_dataset's arguments n_train and n_val)."""
+    sizes = []  # (study, |T|, |V|) of the largest split of each study
     if "limited" in cfg.studies:
-        sizes.append((max(cfg.train_sizes), max(cfg.val_sizes)))
+        sizes.append(("limited", max(cfg.train_sizes), max(cfg.val_sizes)))
     if "perturbed" in cfg.studies:
-        sizes.append((cfg.perturbed_n_train, cfg.perturbed_n_val))
+        sizes.append(("perturbed", cfg.perturbed_n_train, cfg.perturbed_n_val))
     seen = {}
     for d in cfg.datasets:  # x.csv and ./x.csv: one file, one name, one set of splits (and of run ids)
         if not builtin_name(d) and not Path(str(d)).is_file():
@@ -997,11 +1001,14 @@ def check_data(cfg: StudyConfig) -> None:
                              "the same splits); give it once")
     for d in cfg.datasets:
         data = bilevel.load_dataset(d, label=None if builtin_name(d) else cfg.label_column)
-        for n_train, n_val in sizes:
+        for study, n_train, n_val in sizes:
+            where = f"|T| = {n_train}, |V| = {n_val}" if options is None else options[study].format(T=n_train, V=n_val)
             try:
+                if options is not None:  # (split_dataset's message names its arguments n_train and n_val)
+                    check_split_sizes(len(data.y), {"|T|": int(n_train), "|V|": int(n_val)})  # test fraction 0.5, as below
                 bilevel.split_dataset(data.X, data.y, int(n_train), int(n_val), seed=cfg.seed)
             except InputError as exc:
-                raise InputError(f"data set {d!r}, |T| = {n_train}, |V| = {n_val}: {exc}") from None
+                raise InputError(f"data set {d!r}, {where}: {exc}") from None
 
 
 def _files_of_earlier_call(out: Path) -> set[str]:

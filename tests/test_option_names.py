@@ -119,3 +119,20 @@ def test_too_few_calibration_rows_names_the_options_that_help(capsys):
     n_train = left - 10 - 5  # 5 rows left for calibration
     err = _refused(["certify", "--data", "cancer", "--n-train", str(n_train), "--n-val", "10"], capsys)
     assert "error: only 5 calibration rows" in err and "--n-train" in err and "larger --n-cal" not in err, err
+
+
+@pytest.mark.parametrize("grid, named, total", [
+    (["--study", "limited", "--train-sizes", "5,300"], "--train-sizes (largest 300) and --val-sizes (largest 10): ",
+     300 + 10),
+    (["--study", "limited", "--val-sizes", "5,230"], "--train-sizes (largest 10) and --val-sizes (largest 230): ",
+     10 + 230),
+    (["--study", "perturbed", "--perturbed-size", "200,100"], "--perturbed-size 200,100: ", 200 + 100),
+])
+def test_study_sizes_the_data_cannot_supply_name_the_options(grid, named, total, tmp_path, capsys):
+    """``bilevel study --train-sizes 300`` said ``|T| = 300, |V| = 10: n_train + n_val = 310 exceeds ...``
+    (--quick's other grid: sizes 5 and 10)."""
+    left, held = _rows_left()
+    err = _refused([*STUDY, "--out", str(tmp_path / "o"), *grid], capsys)
+    assert f"error: data set 'cancer', {named}|T| + |V| = {total} exceeds the {left} rows left after holding " \
+        f"out {held} test rows" in err, err
+    assert "n_train" not in err and not (tmp_path / "o").exists()
