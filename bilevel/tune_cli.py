@@ -17,8 +17,8 @@ from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number
 from .option_checks import check_options, count, fraction, number
 from .solve import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS
 from .tune import VERIFICATION_WARNING, TuneResult, finite_or_none, tune, tuning_options
-from .validation import (CLOCKS, MAX_W_BAR_UB, check_epsilon, check_mip_gap, check_seed, check_writable_file,
-                         check_writable_folder)
+from .validation import (CLOCKS, MAX_W_BAR_UB, check_epsilon, check_mip_gap, check_scale, check_seed,
+                         check_writable_file, check_writable_folder)
 
 
 def add_parser(sub) -> None:
@@ -254,6 +254,8 @@ def run(args) -> int:
     check_split_sizes(len(data.y), {"--n-train": args.n_train, "--n-val": args.n_val}, args.test_fraction,
                       "--test-fraction")
     split = split_dataset(data.X, data.y, args.n_train, args.n_val, test_fraction=args.test_fraction, seed=args.seed)
+    # the big-M limit of the standardised features (tune's message named w_bar_ub, after the data line was printed)
+    check_scale([split.X_train, split.X_val], args.w_bar_ub, "--w-bar-ub", rescale=False)
     kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
               threads=args.threads, race=args.race, highs_options=dict(args.highs_option) or None, clock=args.clock)
     print(f"data        : {args.data}: {len(data.y)} rows, {data.X.shape[1]} features; split seed {args.seed}: "

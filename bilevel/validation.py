@@ -309,9 +309,12 @@ def check_indices(values, n: int, name: str, rows=None, rows_name: str = "X") ->
     return idx
 
 
-def check_scale(X_list, w_bar_ub) -> None:
+def check_scale(X_list, w_bar_ub, name: str = "w_bar_ub", rescale: bool = True) -> None:
     """Raise InputError when ``max(w_bar_ub)`` exceeds :data:`MAX_W_BAR_UB` (1e4) or the largest
-    ``||x||_1 * max(w_bar_ub)`` over the rows of the arrays in ``X_list`` exceeds :data:`MAX_SCALE` (1e5).
+    ``||x||_1 * max(w_bar_ub)`` over the rows of the arrays in ``X_list`` exceeds :data:`MAX_SCALE` (1e5). The
+    message names the bound ``name`` (a command-line tool passes its option, ``"--w-bar-ub"``) and, with
+    ``rescale``, advises rescaling the features too (a tool that standardises them passes False: rescaling its
+    input cannot help).
 
     The big-M constants of the MILPs are of these sizes (``2 w_bar_ub`` for the box, the largest margin
     ``x^T w - b`` for the hinge pairs), and HiGHS accepts a binary within 1e-6 of 0 or 1, so a constant M lets
@@ -322,14 +325,16 @@ def check_scale(X_list, w_bar_ub) -> None:
     up to about 4e5)."""
     ub = float(np.max(w_bar_ub))
     if ub > MAX_W_BAR_UB:
-        raise InputError(f"w_bar_ub reaches {ub:.3g}; above {MAX_W_BAR_UB:g} the MILP's big-M constants "
-                         "(2 w_bar_ub for the box) are beyond HiGHS's integrality tolerance: rescale the features "
-                         "(larger features need smaller weights) and lower w_bar_ub")
+        raise InputError(f"{name} reaches {ub:.3g}; above {MAX_W_BAR_UB:g} the MILP's big-M constants "
+                         "(2 w_bar_ub for the box) are beyond HiGHS's integrality tolerance: "
+                         + (f"rescale the features (larger features need smaller weights) and lower {name}" if rescale
+                            else f"lower {name}"))
     scale = max(float(np.abs(X).sum(axis=1).max()) for X in X_list) * ub
     if scale > MAX_SCALE:
-        raise InputError(f"the features times w_bar_ub reach {scale:.2e} (largest row ||x||_1 * w_bar_ub); above "
+        raise InputError(f"the features times {name} reach {scale:.2e} (largest row ||x||_1 * w_bar_ub); above "
                          f"{MAX_SCALE:g} the MILP's big-M constants are beyond HiGHS's integrality tolerance: "
-                         "rescale the features or lower w_bar_ub")
+                         + (f"rescale the features or lower {name}" if rescale else
+                            f"lower {name} (the features are standardised: rescaling the data cannot help)"))
 
 
 TINY_FEATURE = 1e-4  # a feature whose largest |x_ij| is below this times max(1, the largest feature's) is warned of

@@ -136,3 +136,35 @@ def test_study_sizes_the_data_cannot_supply_name_the_options(grid, named, total,
     assert f"error: data set 'cancer', {named}|T| + |V| = {total} exceeds the {left} rows left after holding " \
         f"out {held} test rows" in err, err
     assert "n_train" not in err and not (tmp_path / "o").exists()
+
+
+def _largest_scale(data, argv, ub: float) -> float:
+    """max ||x||_1 * ub over the training and validation rows of the split the command makes (seed 0, test
+    fraction 0.5; certify: every other row a calibration row, outside the standardisation), the quantity of
+    bilevel.validation.check_scale, computed here with numpy."""
+    d = bilevel.load_dataset(data)
+    split = bilevel.split_dataset(d.X, d.y, int(argv[argv.index("--n-train") + 1]), int(argv[argv.index("--n-val") + 1]),
+                                  n_cal=None if argv[0] == "certify" else 0)
+    return max(np.abs(X).sum(axis=1).max() for X in (split.X_train, split.X_val)) * ub
+
+
+@pytest.mark.parametrize("command, option", [("tune", "--w-bar-ub"), ("certify", "--w-bar-ubs")])
+def test_the_feature_scale_limit_names_the_w_bar_option(command, option, tmp_path, capsys, monkeypatch):
+    """``bilevel tune --w-bar-ub 10000`` (the largest bound allowed) on cancer: the standardised features times it
+    exceed 1e5; the message named ``w_bar_ub`` and advised rescaling the features, which the command standardises
+    (a CSV of huge features is refused alike), after printing the data line. Also with many features of size 1e8."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    csv = tmp_path / "huge.csv"
+    X = rng.normal(size=(60, 40)) * 1e8
+    y = np.where(X[:, 0] > 0, 1, -1)
+    csv.write_text("\n".join([",".join([f"f{j}" for j in range(40)] + ["y"])]
+                             + [",".join([repr(float(v)) for v in row] + [str(lab)]) for row, lab in zip(X, y)]) + "\n")
+    for data, ub in (("cancer", 1e4), (str(csv), 5e3)):
+        argv = [command, "--data", data, "--n-train", "6", "--n-val", "6", option, f"{ub:g}"]
+        scale = _largest_scale(data, argv, ub)
+        assert scale > 1e5  # (the limit, bilevel.validation.MAX_SCALE)
+        err = _refused(argv, capsys)
+        assert f"error: the features times {option} reach {scale:.2e} " in err and f"lower {option} " in err, err
+        assert "rescale the features" not in err
+    assert not (tmp_path / "bilevel_result.json").exists()

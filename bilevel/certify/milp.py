@@ -140,6 +140,8 @@ def certify_from_data(args):
         # before the MILPs (--n-cal 10 --opt-fraction 0.01 was refused by the pipeline after the whole grid was solved)
         opt_fraction = 0.5 if getattr(args, "opt_fraction", None) is None else args.opt_fraction
         split_calibration(len(split.y_cal), opt_fraction)
+    for ub in args.w_bar_ubs or ():  # the big-M limit (milp_candidates' message named w_bar_ub)
+        check_scale([split.X_train, split.X_val], ub, "--w-bar-ubs", rescale=False)
     grid = {k: v for k, v in (("epsilons", args.epsilons), ("w_bar_ubs", args.w_bar_ubs)) if v is not None}
     cands = milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, time_limit=args.time_limit,
                             clock=args.clock or "seconds", **grid)  # not given: milp_candidates' default grid
