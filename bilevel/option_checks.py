@@ -46,10 +46,12 @@ def fraction(value, option) -> None:
         raise InputError(f"{option} must lie in [0, 1); got {value!r}")
 
 
-def each(check=None):
-    """A checker of a list option: ``check`` (if any) on every item, and no item given twice (it would run the
-    same work twice). A utility; raises InputError naming the option."""
+def each(check=None, *, empty: bool = True):
+    """A checker of a list option: ``check`` (if any) on every item, no item given twice (it would run the
+    same work twice), and (``empty=False``) at least one item. A utility; raises InputError naming the option."""
     def check_all(values, option):
+        if not empty and not len(values):
+            raise InputError(f"{option} lists no value; give at least one")
         for value in values if check is not None else ():
             check(value, option)
         repeated = repeated_values(values)

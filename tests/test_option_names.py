@@ -30,7 +30,8 @@ CASES = [
     (TUNE, "--race", "1000"),
     (CERTIFY, "--n-train", "1"), (CERTIFY, "--n-val", "0"), (CERTIFY, "--n-cal", "-1"),
     (CERTIFY, "--test-fraction", "1"), (CERTIFY, "--epsilons", "-1"), (CERTIFY, "--w-bar-ubs", "0"),
-    (CERTIFY, "--w-bar-ubs", "1e300"), (CERTIFY, "--time-limit", "0"),
+    (CERTIFY, "--w-bar-ubs", "1e300"), (CERTIFY, "--time-limit", "0"), (CERTIFY, "--epsilons", ""),
+    (CERTIFY, "--w-bar-ubs", ""), (CERTIFY, "--procedure", "holm"), (CERTIFY + ["--control", "fwer"], "--procedure", "by"),
     (STUDY + ["--study", "limited"], "--runs", "0"), (STUDY + ["--study", "perturbed"], "--perturbed-runs", "0"),
     (STUDY + ["--study", "limited"], "--val-sizes", "0"), (STUDY + ["--study", "limited"], "--train-sizes", "1"),
     (STUDY + ["--study", "perturbed"], "--perturbed-size", "1"), (STUDY + ["--study", "perturbed"], "--epsilons", "-1"),
@@ -168,3 +169,26 @@ def test_the_feature_scale_limit_names_the_w_bar_option(command, option, tmp_pat
         assert f"error: the features times {option} reach {scale:.2e} " in err and f"lower {option} " in err, err
         assert "rescale the features" not in err
     assert not (tmp_path / "bilevel_result.json").exists()
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["--method", "pt", "--opt-fraction", "0.01"], "cannot split 10 calibration rows with --opt-fraction 0.01: "),
+    (["--method", "rgpt", "--opt-fraction", "0.99"], "cannot split 10 calibration rows with --opt-fraction 0.99: "),
+    (["--p-value", "binomial"], "--p-value binomial needs 0/1 losses"),
+])
+def test_certify_losses_refusals_name_the_options(extra, named, tmp_path, capsys):
+    """``certify --losses`` of 10 rows: round(0.01 * 10) = 0 and round(0.99 * 10) = 10 leave a part of the
+    optimisation/testing split empty, refused as ``opt_fraction=0.01``; losses of 0.5 with the binomial p-value
+    were told to "use 'hb'" (the value, not the option)."""
+    path = tmp_path / "losses.csv"
+    loss = "0.5" if "binomial" in extra else "1"
+    path.write_text("a,b\n" + "".join(f"{loss if k % 3 == 0 else 0},{k % 2}\n" for k in range(10)))
+    err = _refused(["certify", "--losses", str(path), *extra], capsys)
+    assert f"error: {named}" in err and "opt_fraction" not in err and "'hb'" not in err, err
+
+
+def test_certify_data_opt_fraction_refusal_names_the_option(capsys):
+    """The --data route checks the pt/rgpt split of its 10 calibration rows before its MILPs; it named opt_fraction."""
+    err = _refused(["certify", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--n-cal", "10", "--method", "pt",
+                    "--opt-fraction", "0.01"], capsys)
+    assert "error: cannot split 10 calibration rows with --opt-fraction 0.01: " in err, err

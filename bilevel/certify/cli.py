@@ -30,17 +30,19 @@ from ..help_format import has_empty_item, integer, path_text, plain_number, real
 from ..option_checks import check_options, count, each, fraction, number
 from ..validation import CLOCKS, MAX_W_BAR_UB, check_count, check_epsilon, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
-from .pipelines import certify, procedure_name
+from .pipelines import certify, procedure_name, split_calibration
 
 __all__ = ["add_parser", "build_parser", "run", "main", "candidates_from_data"]
 
 _DEFAULT_CONTROL = {"ltt": "fdr", "pt": "fwer", "rgpt": "fdr"}
+#: The --procedure choices that control each error rate (bilevel.certify.pipelines.procedure_name's).
+_PROCEDURES = {"fdr": ("bh", "by"), "fwer": ("holm", "bonferroni")}
 _P_VALUES = {"hoeffding": "hoeffding", "bentkus": "bentkus", "hb": "hb", "binomial": "binomial"}
 
 
 def _float_list(text: str) -> list[float]:
     """The numbers of one ``--epsilons`` / ``--w-bar-ubs`` argument, separated by commas or spaces; a blank
-    argument is no number (the empty grid, which milp_candidates refuses by name). Raises
+    argument is no number (the empty grid, which run refuses naming the option). Raises
     argparse.ArgumentTypeError for a non-number or an empty comma item (``"0.1,,0.2"``, ``"0.5,"``: a typo, read
     as ``"0.1,0.2"`` and ``"0.5"`` without a word, as the other command-line tools no longer do)."""
     if text.strip() and has_empty_item(text):
@@ -177,9 +179,10 @@ def _flatten_grids(args: argparse.Namespace) -> None:
 
 
 #: The checks of the --data route's options (:mod:`bilevel.option_checks`), made before the data set is loaded:
-#: the library's named its arguments ("need n_train >= 2", "an epsilon is given twice").
+#: the library's named its arguments ("need n_train >= 2", "an epsilon is given twice", "the candidate grid is empty:
+#: give at least one epsilon and one w_bar_ub" for a blank --epsilons).
 _DATA_CHECKS = {"n_train": count(2), "n_val": count(1), "n_cal": count(10), "test_fraction": fraction,
-                "epsilons": each(check_epsilon), "w_bar_ubs": each(number(maximum=MAX_W_BAR_UB)),
+                "epsilons": each(check_epsilon, empty=False), "w_bar_ubs": each(number(maximum=MAX_W_BAR_UB), empty=False),
                 "time_limit": number(allow_inf=True)}
 
 
@@ -227,6 +230,12 @@ def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
     kwargs: dict = {"control": control, "p_value": _P_VALUES[args.p_value]}
     if args.method == "ltt":
         if args.procedure is not None:
+            fits = _PROCEDURES[control]
+            if args.procedure not in fits:  # (procedure_name's message named its arguments, "procedure 'holm'")
+                other = "fwer" if control == "fdr" else "fdr"
+                raise InputError(f"--procedure {args.procedure} does not control the {control.upper()} (--control "
+                                 f"{control}{'' if args.control else ', the default of --method ltt'}); use --procedure "
+                                 f"{' or '.join(fits)}, or --control {other}")
             kwargs["procedure"] = procedure_name(control, args.procedure)  # refused before any MILP of --data
         return kwargs
     if args.procedure is not None:
@@ -268,6 +277,12 @@ def run(args: argparse.Namespace) -> int:
         table = load_losses_csv(args.losses)
         losses, names = table.losses, table.names
         aux = None if args.aux is None else load_aux_csv(args.aux, names, losses.shape[0])
+        if args.p_value == "binomial" and not np.isin(losses, (0.0, 1.0)).all():  # (named 'hb', not the option)
+            other = losses[~np.isin(losses, (0.0, 1.0))].flat[0]
+            raise InputError(f"--p-value binomial needs 0/1 losses, and --losses {args.losses!r} holds others (e.g. "
+                             f"{other:g}); use --p-value hb (Hoeffding-Bentkus) for losses in [0, 1]")
+        if args.method != "ltt":  # certify's split named opt_fraction (--data checks it before its MILPs)
+            split_calibration(losses.shape[0], kwargs["opt_fraction"], name="--opt-fraction")
     result = certify(losses, args.alpha, args.delta, method=args.method, aux=aux, **kwargs)
     print(result.summary(names))
     if result.chosen is not None:

@@ -139,7 +139,7 @@ def certify_from_data(args):
     if getattr(args, "method", None) in ("pt", "rgpt"):  # both parts of the pt/rgpt split need a row: known now,
         # before the MILPs (--n-cal 10 --opt-fraction 0.01 was refused by the pipeline after the whole grid was solved)
         opt_fraction = 0.5 if getattr(args, "opt_fraction", None) is None else args.opt_fraction
-        split_calibration(len(split.y_cal), opt_fraction)
+        split_calibration(len(split.y_cal), opt_fraction, name="--opt-fraction")  # (named opt_fraction)
     for ub in args.w_bar_ubs or ():  # the big-M limit (milp_candidates' message named w_bar_ub)
         check_scale([split.X_train, split.X_val], ub, "--w-bar-ubs", rescale=False)
     grid = {k: v for k, v in (("epsilons", args.epsilons), ("w_bar_ubs", args.w_bar_ubs)) if v is not None}

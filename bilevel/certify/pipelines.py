@@ -189,27 +189,30 @@ def _choose(certified: np.ndarray, aux_sel: np.ndarray | None, risk_sel: np.ndar
     return int(certified[np.lexsort(keys[::-1])[0]])
 
 
-def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None) -> tuple[np.ndarray, np.ndarray]:
+def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None,
+                      name: str = "opt_fraction") -> tuple[np.ndarray, np.ndarray]:
     """Random split of ``n_cal`` calibration rows into optimisation and testing parts.
 
     The split ``Z = Z_OPT u Z_MHT`` of line 3 of Alg. 2 of the RG-PT paper (also Pareto testing's).
 
     ``round(opt_fraction * n_cal)`` rows go to the optimisation part. ``n_cal`` is an int (not a float or a
     bool); ``seed`` is an int >= 0, ``None`` or a ``numpy.random.Generator``. Returns
-    ``(opt_indices, test_indices)``, each sorted.
+    ``(opt_indices, test_indices)``, each sorted. ``name`` is the name of ``opt_fraction`` in the messages (a
+    command-line tool passes its option, ``"--opt-fraction"``).
 
     Raises ``InputError`` when ``n_cal`` is not an integer in [0, 2**53], ``seed`` is not one of the above (a negative
     number, a float, a string), ``opt_fraction`` is not in (0, 1) or either part would be empty.
     """
     n_cal = check_count(n_cal, "n_cal (number of calibration rows)", 0, MAX_N)  # 10**400: OverflowError below
     seed = check_seed(seed)
-    f = as_number(opt_fraction, "opt_fraction")
+    f = as_number(opt_fraction, name)
     if not np.isfinite(f) or not 0.0 < f < 1.0:
-        raise InputError(f"opt_fraction must lie strictly between 0 and 1, got {opt_fraction!r}")
+        raise InputError(f"{name} must lie strictly between 0 and 1, got {opt_fraction!r}")
     n_opt = int(round(f * n_cal))
     if n_opt < 1 or n_opt > n_cal - 1:
+        given = f"{name} {f:g}" if name.startswith("-") else f"{name}={f:g}"  # an option as typed, an argument
         raise InputError(
-            f"cannot split {n_cal} calibration rows with opt_fraction={f:g}: both parts need at least one row"
+            f"cannot split {n_cal} calibration rows with {given}: both parts need at least one row"
         )
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     perm = rng.permutation(n_cal)
