@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from . import library
+from .datasets import check_split_sizes, load_builtin
 from .errors import InputError
 from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
 from .validation import check_mip_gap, check_writable_folder
@@ -58,6 +59,21 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _check_sizes_fit(specs) -> None:
+    """Refuse (InputError naming ``--sizes``) a size that a data set of ``specs`` cannot supply: build_instance's
+    split named its arguments ("n_train + n_val = 600 exceeds ..."), after the instances of the smaller sizes had
+    been written and solved."""
+    rows = {}
+    for spec in specs:
+        if spec.data not in rows:
+            rows[spec.data] = len(load_builtin(spec.data).y)
+        try:
+            check_split_sizes(rows[spec.data], {"|T|": spec.n_train, "|V|": spec.n_val}, spec.test_fraction)
+        except InputError as exc:
+            raise InputError(f"--sizes {spec.n_train} on data set {spec.data!r} (test fraction {spec.test_fraction:g}): "
+                             f"{exc}; --max-size leaves the larger sizes out") from None
+
+
 def run(args) -> int:
     """Regenerate the selected instances; returns 0, or 1 when a HiGHS solution failed verification.
     Raises InputError for bad options, also ``--time-limit`` or ``--mip-gap`` with ``--no-solve``, which solves
@@ -97,6 +113,7 @@ def run(args) -> int:
         specs = [s for s in specs if any(fnmatch.fnmatch(s.id, pat) for pat in args.only)]
         if not specs:
             raise InputError(f"no library instance matches {args.only}")
+    _check_sizes_fit(specs)
     out = Path(args.out)
     check_writable_folder(out, "--out")
     t0 = time.perf_counter()

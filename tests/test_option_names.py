@@ -192,3 +192,18 @@ def test_certify_data_opt_fraction_refusal_names_the_option(capsys):
     err = _refused(["certify", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--n-cal", "10", "--method", "pt",
                     "--opt-fraction", "0.01"], capsys)
     assert "error: cannot split 10 calibration rows with --opt-fraction 0.01: " in err, err
+
+
+def test_export_library_sizes_the_data_cannot_supply_name_the_option(tmp_path, capsys):
+    """``bilevel export-library --sizes 5,300``: the split of |T| = |V| = 300 (test fraction 0.1 above |T| + |V| =
+    200) said ``n_train + n_val = 600 exceeds ...`` after the size-5 instances had been written; it is refused
+    naming --sizes before any file is written."""
+    from bilevel.library import default_test_fraction
+
+    fraction = default_test_fraction(300, 300)
+    left, held = _rows_left(fraction)
+    out = tmp_path / "lib"
+    err = _refused(["export-library", "--out", str(out), "--sizes", "5,300", "--no-solve", "--data", "cancer"], capsys)
+    assert f"error: --sizes 300 on data set 'cancer' (test fraction {fraction:g}): |T| + |V| = 600 exceeds the {left} " \
+        f"rows left after holding out {held} test rows" in err, err
+    assert not out.exists()
