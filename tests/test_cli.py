@@ -79,7 +79,7 @@ def test_result_json_records_the_settings(tmp_path, capsys):
         (["--data", "cancer", "--n-train", "300", "--n-val", "100"], "exceeds"),
         (["--data", "cancer", "--w-bar-lb", "2", "--w-bar-ub", "1"], "infeasible bounds"),
         (["--data", "cancer", "--n-train", "6", "--n-val", "6", "--highs-option", "no_such_option=1"],
-         "HiGHS rejected option no_such_option"),
+         "--highs-option no_such_option=1: HiGHS rejects it"),
         (["--data", "cancer", "--n-train", "6", "--n-val", "6", "--highs-option", "mip_lifting_for_probing=1"],
          "mip_lifting_for_probing=1 is refused"),
         # options of the pessimistic MILP are not silently ignored when only the optimistic one is solved
@@ -91,7 +91,7 @@ def test_result_json_records_the_settings(tmp_path, capsys):
         (["--data", "cancer", "--export", " "], "--export is an empty path"),
         # HiGHS takes NaN for any double option; json then refused the result file after every solve (a traceback)
         (["--data", "cancer", "--n-train", "6", "--n-val", "6", "--highs-option", "mip_rel_gap=nan"],
-         "HiGHS option mip_rel_gap=nan is not a number"),
+         "--highs-option mip_rel_gap=nan is not a number"),
     ],
 )
 def test_bad_input_one_line_exit_2(args, match, capsys):
