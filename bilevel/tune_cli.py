@@ -200,6 +200,7 @@ def _check_outputs(args) -> Path:
         if value is not None and not value.strip():
             raise InputError(f"{flag} is an empty path; give a file or folder name, or leave {flag} out")
     json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
+    json_what = "--json" if args.json else "the JSON result file"  # a message names the option the user gave
     if args.export:
         check_writable_folder(args.export, "--export")
     exports = _export_paths(args)
@@ -212,11 +213,11 @@ def _check_outputs(args) -> Path:
                              f"{str(path)!r}; choose another --json path")
     if args.data not in BUILTIN and Path(args.data).is_file():  # the outputs would overwrite the data read
         data = Path(args.data).resolve()
-        for what, path in [("the JSON result file", json_path)] + [("--export", p) for p in exports]:
+        for what, path in [(json_what, json_path)] + [("--export", p) for p in exports]:
             if path.resolve() == data:
                 raise InputError(f"{what} {str(path)!r} is the data file --data {args.data!r}; writing it would "
                                  "overwrite the data")
-    return check_writable_file(json_path, "the JSON result file")
+    return check_writable_file(json_path, json_what)
 
 
 def _report(name: str, r: TuneResult, split) -> list[str]:

@@ -447,7 +447,15 @@ def check_writable_file(path, what: str) -> Path:
     command fails before its solves rather than after; InputError naming ``what`` (e.g. ``"--csv"``) when it is
     a folder, its folder cannot be created or written to, or it exists read-only."""
     path = Path(path)
-    check_writable_folder(path.parent, what)  # refuses a parent that is a file
+    # a parent that is a file is named as the path's folder: for --json a.csv/r.json the message was "the JSON
+    # result file 'a.csv' is a file, not a folder", naming neither the option nor the path given
+    try:
+        parent_is_file = path.parent.exists() and not path.parent.is_dir()
+    except OSError:  # a name the file system refuses: check_writable_folder names the problem
+        parent_is_file = False
+    if parent_is_file:
+        raise InputError(f"{what} {str(path)!r}: its folder {str(path.parent)!r} is a file, not a folder")
+    check_writable_folder(path.parent, what)
     try:  # exists() raises OSError for a name the file system refuses (over 255 bytes: "File name too long")
         if path.is_dir():
             raise InputError(f"{what} {str(path)!r} is a folder, not a file")

@@ -118,6 +118,22 @@ def test_an_infinite_time_limit_is_no_limit_and_the_result_is_written(tmp_path, 
         path.unlink()
 
 
+def test_an_output_path_inside_a_file_names_its_option_and_the_path_given(tmp_path, capsys, monkeypatch):
+    """--json a.csv/r.json, where a.csv is a file: the message named neither --json nor the path given ("the JSON
+    result file 'a.csv' is a file, not a folder"). Oracle: the arguments themselves."""
+    import bilevel.tune_cli as tune_cli
+
+    def no_solve(*a, **k):
+        raise AssertionError("solved before checking the arguments")
+    monkeypatch.setattr(tune_cli, "tune", no_solve)
+    (tmp_path / "a.csv").write_text("")
+    target = str(tmp_path / "a.csv" / "r.json")
+    code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--json", target])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--json" in err and repr(target) in err and "is a file, not a folder" in err, err
+
+
 def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, capsys, monkeypatch):
     import bilevel.tune_cli as tune_cli
 
@@ -129,7 +145,7 @@ def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, 
                         (["--export", str(tmp_path / "afile")], "is a file"),
                         (["--json", str(tmp_path / "afile" / "r.json")], "is a file"),
                         # a name over the 255 bytes a file name may have: OSError, exit 1 ("File name too long")
-                        (["--json", str(tmp_path / ("a" * 300 + ".json"))], "the JSON result file: cannot write to"),
+                        (["--json", str(tmp_path / ("a" * 300 + ".json"))], "--json: cannot write to"),
                         (["--export", str(tmp_path / ("d" * 300) / "m")], "cannot use the folder"),
                         # the flag won, and the JSON recorded both values without saying which applied
                         (["--mip-gap", "0.01", "--highs-option", "mip_rel_gap=0.02"], "--mip-gap 0.01 and --highs-option"),
