@@ -51,13 +51,22 @@ class RunResult:
     message: str = ""
 
 
-def get_runner(name: str):
-    """The runner module of solver ``name`` (``highs``, ``scip``, ``cbc``, ``cplex``). Raises InputError for an
-    unknown name."""
+def check_solver_name(name: str, option: str | None = None) -> str:
+    """``name`` in lower case when it names a runner of :data:`RUNNERS` (any case); else InputError, naming the
+    command-line ``option`` when given (``--solver 'foo' is not a known solver; ...``: ``solvers.compare`` said
+    ``unknown solver 'foo'``, without the option, and only after its manifest was read)."""
     key = name.lower()
     if key not in RUNNERS:
+        if option is not None:
+            raise InputError(f"{option} {name!r} is not a known solver; choose from {', '.join(RUNNERS)}")
         raise InputError(f"unknown solver {name!r}; known: {', '.join(RUNNERS)}")
-    return importlib.import_module(RUNNERS[key])
+    return key
+
+
+def get_runner(name: str):
+    """The runner module of solver ``name`` (``highs``, ``scip``, ``cbc``, ``cplex``, ``gurobi``, ``xpress``; any
+    case). Raises InputError for an unknown name."""
+    return importlib.import_module(RUNNERS[check_solver_name(name)])
 
 
 def interrupted(solver: str, status) -> KeyboardInterrupt:

@@ -26,7 +26,8 @@ from bilevel.option_checks import check_options, count
 from bilevel.validation import (check_mip_gap, check_positive, check_writable_file, check_writable_folder,
                                repeated_values)
 
-from .common import MAX_TIME_LIMIT, RunResult, agreement, format_table, get_runner, is_maximisation, run_main
+from .common import (MAX_TIME_LIMIT, RunResult, agreement, check_solver_name, format_table, get_runner, is_maximisation,
+                     run_main)
 from .solution_files import write_solution_csv
 
 
@@ -232,6 +233,8 @@ def _main(argv=None) -> int:
         check_time_limit(args.time_limit, "--time-limit")
         check_mip_gap(args.mip_gap, "--mip-gap")
         check_options(args, {"max_size": count(0)})  # "max_size must be ..." (select_rows) named the argument
+        for name in args.solver:  # "unknown solver 'foo'" (get_runner) named no option, after the manifest was read
+            check_solver_name(name, "--solver")
         repeated = repeated_values([name.lower() for name in args.solver])  # (solver names: any case)
         if repeated:  # each instance was solved twice by it, its rows (and disagreements) counted twice
             raise InputError(f"--solver names {', '.join(repeated)} more than once")

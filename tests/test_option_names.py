@@ -56,6 +56,10 @@ def test_a_bad_option_value_names_the_option(command, option, value, tmp_path, c
     (check_solution, [MANIFEST, "cancer-opt-n5-s0", "s.csv", "--tol", "0"], "--tol"),
     (check_solution, [MANIFEST, "cancer-opt-n5-s0", "s.csv", "--tol", "nan"], "--tol"),
     (compare, [MANIFEST, "--max-size", "-1"], "--max-size"),
+    (compare, [MANIFEST, "--solver", "foo"], "--solver"),
+    (compare, [MANIFEST, "--solver", "highs", "--solver", ""], "--solver"),
+    # checked before the manifest is read (it said "manifest ... not found", then "unknown solver 'foo'")
+    (compare, ["no-such-manifest.csv", "--solver", "foo"], "--solver"),
 ])
 def test_the_solvers_tools_name_the_option(tool, argv, option, capsys):
     assert tool.main(argv) == 2
