@@ -52,6 +52,33 @@ class LabelColumnError(InputError):
         return f"{option} {self.label!r}: no such column in {self.source!r}; its columns are {list(self.columns)}"
 
 
+class OneClassTrainingError(InputError):
+    """The stratified test set of :func:`split_dataset` took every row of a class (a class of one row), so no
+    training set can hold both classes. Its message advises ``test_fraction=0`` (``--test-fraction 0`` of ``bilevel
+    tune`` and ``certify``); :meth:`advising` words it for a caller whose test fraction is not the user's to choose
+    (``bilevel study`` holds out half the rows and has no such option: it advised ``--test-fraction 0``, which the
+    study refuses as an unknown option). Fields: ``missing`` (the class taken, -1.0 or +1.0), ``total`` (its rows
+    in all), ``n_test`` (rows of the test set)."""
+
+    #: The advice of the library and of the commands with a ``--test-fraction`` option.
+    HOLD_OUT_FEWER = "hold out fewer test rows, e.g. test_fraction=0, --test-fraction 0 on the command line"
+
+    def __init__(self, missing: float, total: int, n_test: int):
+        self.missing, self.total, self.n_test = missing, total, n_test
+        super().__init__(self.advising(self.HOLD_OUT_FEWER))
+
+    def __reduce__(self):  # pickled (a study's worker process) with its fields, not with the message alone
+        return type(self), (self.missing, self.total, self.n_test)
+
+    def advising(self, hold_out: str | None) -> str:
+        """The message, advising ``hold_out`` (how to hold out fewer test rows) besides adding rows of the class,
+        or (``None``) adding rows alone, for a caller whose test fraction cannot be changed."""
+        advice = "add rows of that class" + (f", or {hold_out}" if hold_out else "")
+        return (f"the training set has one class only: class {self.missing:+.0f} has {self.total} row(s) in all and "
+                f"the stratified test set of {self.n_test} rows took {'it' if self.total == 1 else 'them'} (a larger "
+                f"size cannot help: {advice})")
+
+
 #: Built-in data sets: name -> (file inside ``bilevel/data``, label column, value mapped to +1).
 BUILTIN = {
     "cancer": ("cancer.csv", "class", "malignant"),
@@ -454,12 +481,7 @@ def split_dataset(
         total = int((y == missing).sum())
         if total == 0:  # no test set took it: the message below blamed one, and its advice could not help
             raise InputError(f"y holds the class {-missing:+.0f} only: the training set needs rows of both classes")
-        raise InputError(
-            f"the training set has one class only: class {missing:+.0f} has {total} row(s) in all and the "
-            f"stratified test set of {len(test_idx)} rows took {'it' if total == 1 else 'them'} (a larger size "
-            "cannot help: add rows of that class, or hold out fewer test rows, e.g. test_fraction=0, "
-            "--test-fraction 0 on the command line)"
-        )
+        raise OneClassTrainingError(missing, total, len(test_idx))
     if standardize:  # fitted on the rows the tuner may see: neither test nor calibration rows
         fit = np.setdiff1d(pool, cal_idx)
         # Columns whose largest |value| exceeds HUGE_FEATURE are standardised in units of that value: std

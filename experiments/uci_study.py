@@ -63,7 +63,7 @@ import numpy as np
 
 import bilevel
 import bilevel.ties
-from bilevel.datasets import check_split_sizes
+from bilevel.datasets import OneClassTrainingError, check_split_sizes
 from bilevel.errors import InputError, SolverError
 from bilevel.export import markdown_cell, replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
@@ -985,7 +985,9 @@ def check_data(cfg: StudyConfig, options: dict | None = None) -> None:
     (``x.csv`` and ``./x.csv``, or copies with one file name: :func:`_slug`), whose units would share run ids.
     ``options`` (``{study: text with {T} and {V}}``, from ``bilevel study``: ``"--perturbed-size {T},{V}"``) names
     the sizes of a split that does not fit by the command-line options that gave them (the message named |T|,
-    |V| and split_dataset's arguments n_train and n_val)."""
+    |V| and split_dataset's arguments n_train and n_val). A data set whose stratified test set takes every row of a
+    class (a class of one row) is refused naming the data set alone: no size or seed helps, and the study's test
+    fraction is fixed (it advised ``test_fraction=0, --test-fraction 0``, options the study does not have)."""
     sizes = []  # (study, |T|, |V|) of the largest split of each study
     if "limited" in cfg.studies:
         sizes.append(("limited", max(cfg.train_sizes), max(cfg.val_sizes)))
@@ -1007,6 +1009,10 @@ def check_data(cfg: StudyConfig, options: dict | None = None) -> None:
                 if options is not None:  # (split_dataset's message names its arguments n_train and n_val)
                     check_split_sizes(len(data.y), {"|T|": int(n_train), "|V|": int(n_val)})  # test fraction 0.5, as below
                 bilevel.split_dataset(data.X, data.y, int(n_train), int(n_val), seed=cfg.seed)
+            except OneClassTrainingError as exc:  # whatever the sizes and the seed (the test draw's class counts
+                # depend on neither); it advised test_fraction=0 / --test-fraction 0, which the study does not have
+                raise InputError(f"data set {d!r}: {exc.advising(None)}; the study holds out half of the rows as "
+                                 "test rows") from None
             except InputError as exc:
                 raise InputError(f"data set {d!r}, {where}: {exc}") from None
 

@@ -212,3 +212,30 @@ def test_export_library_sizes_the_data_cannot_supply_name_the_option(tmp_path, c
     assert f"error: --sizes 300 on data set 'cancer' (test fraction {fraction:g}): |T| + |V| = 600 exceeds the {left} " \
         f"rows left after holding out {held} test rows" in err, err
     assert not out.exists()
+
+
+def test_study_one_class_training_set_advises_no_test_fraction(tmp_path, capsys):
+    """A CSV whose class -1 has one row: the stratified test set takes it, so every training set has one class.
+    ``bilevel study`` advised ``test_fraction=0, --test-fraction 0 on the command line``, options it does not have
+    (it holds out half the rows); ``bilevel tune`` keeps that advice, its --test-fraction helps. Oracle: the class
+    counts of the file (one row of class -1, which any stratified test draw of >= 2 rows takes)."""
+    import pickle
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 2)), np.ones(40)
+    y[7] = -1.0
+    path = tmp_path / "rare.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,label", comments="", fmt="%.6f")
+    assert (y == -1).sum() == 1
+    err = _refused([*STUDY, "--data", str(path), "--out", str(tmp_path / "o")], capsys)
+    assert f"error: data set {str(path)!r}: the training set has one class only: class -1 has 1 row(s) in all " in err
+    assert "test-fraction" not in err and "test_fraction" not in err, err
+    assert not (tmp_path / "o").exists()
+    tune = ["tune", "--data", str(path), "--n-train", "4", "--n-val", "4"]
+    err = _refused(tune, capsys)
+    assert "one class only" in err and "--test-fraction 0" in err, err
+    from bilevel.datasets import OneClassTrainingError
+
+    with pytest.raises(OneClassTrainingError) as info:
+        bilevel.split_dataset(X, y, 4, 4)
+    assert pickle.loads(pickle.dumps(info.value)).args == info.value.args  # (a study's worker process pickles it)
