@@ -96,9 +96,11 @@ def add_parser(sub) -> None:
     p.add_argument("--epsilons", type=_floats, default=None, metavar="LIST",
                    help="epsilon grid of the perturbed study (default 0,0.2,0.4,0.6; quick 0,0.2)")
     p.add_argument("--rho-test", type=_floats, default=None, metavar="LIST",
-                   help="l2 attack budgets on test points (default 0,0.1,...,0.6; quick 0,0.3,0.6)")
+                   help="l2 attack budgets on test points, in [0, 100] standardised feature units (default "
+                   "0,0.1,...,0.6; quick 0,0.3,0.6)")
     p.add_argument("--rho-val", type=_floats, default=None, metavar="LIST",
-                   help="l2 attack budgets on validation points, one setting each (default 0,0.3; quick the same)")
+                   help="l2 attack budgets on validation points, in [0, 100], one setting each (default 0,0.3; "
+                   "quick the same)")
     p.add_argument("--flip", choices=["appendix", "margin", "all"], default="appendix",
                    help="flipped validation points of the pessimistic MILP: Appendix A's rule, margin, or all")
     p.add_argument("--tie-criteria", default=None, metavar="LIST",
@@ -139,11 +141,23 @@ _STUDY_OPTIONS = {
 }
 
 
+def _rho_budget(value, option) -> None:
+    """A checker (:mod:`bilevel.option_checks`) of an l2 attack budget of ``--rho-test`` / ``--rho-val``: a finite
+    number in [0, ``experiments.attack.MAX_RHO``] (100; standardised feature units, Section 5.1.2 of the paper).
+    ``--rho-val 1e300`` was accepted: the units with an attacked validation point failed (bilevel.tune's feature
+    scale limit) and the test attack's scores stop changing far below it. Raises InputError naming ``option``."""
+    number(allow_zero=True)(value, option)
+    limit = load_study_module().attack_mod.MAX_RHO  # (imported already: _config runs after load_study_module)
+    if value > limit:
+        raise InputError(f"{option} must be at most {limit:g} (an l2 budget in standardised feature units: a point "
+                         f"moved further has left the data; the paper's budgets run to 0.6); got {value!r}")
+
+
 #: The checks of the numeric options (:mod:`bilevel.option_checks`): StudyConfig's named its fields ("runs must
 #: be >= 1", "rho_tests must be ...", "training sizes must be >= 2").
 _OPTION_CHECKS = {"runs": count(1), "perturbed_runs": count(1), "val_sizes": each(count(1)),
-                  "train_sizes": each(count(2)), "epsilons": each(check_epsilon), "rho_test": each(number(allow_zero=True)),
-                  "rho_val": each(number(allow_zero=True)), "seed": check_seed,
+                  "train_sizes": each(count(2)), "epsilons": each(check_epsilon), "rho_test": each(_rho_budget),
+                  "rho_val": each(_rho_budget), "seed": check_seed,
                   "time_limit": number(allow_inf=True), "threads": count(1, MAX_CONCURRENCY)}
 
 

@@ -35,6 +35,20 @@ from bilevel.errors import InputError
 from bilevel.validation import check_features, check_hyperplane, check_positive, check_xy
 
 
+#: Largest l2 budget ``rho`` of the perturbed study (:class:`experiments.uci_study.StudyConfig`'s ``rho_tests`` and
+#: ``rho_vals``, ``bilevel study --rho-test`` / ``--rho-val``). ``rho`` is a distance in standardised feature units
+#: (every feature has standard deviation 1 on the rows the tuner sees); the paper's budgets (Section 5.1.2, Tables
+#: A2-A3) run from 0 to 0.6. A point moved by 100 has left the data by 100 standard deviations along one direction, no
+#: longer a perturbation of it, and the scores have stopped changing long before: an attacked point ``x - rho y u``
+#: is classified by ``sign(-y u^T w)`` alone once ``rho`` exceeds ``|x^T w - b| / |u^T w|`` (measured on cancer and
+#: diabetes, |T| = |V| = 10, 3 runs: every model's mean test accuracy is the same at rho_test = 30, 100, 1000 and
+#: 1e6). Far above it, an attacked validation row outgrows bilevel.tune's feature scale limit
+#: (:data:`bilevel.validation.MAX_SCALE`, ``||x||_1 * w_bar_ub <= 1e5``; ``||x'||_2 >= rho - ||x||_2``): every unit
+#: with an attacked validation point failed at rho_val = 1e5 and 1e300, which were accepted. :func:`max_confidence_attack`
+#: itself takes any finite budget.
+MAX_RHO = 100.0
+
+
 def max_confidence_attack(X, y, w, b, rho: float, mask=None) -> np.ndarray:
     """Perturb the rows of ``X`` by the closed-form maximum-confidence evasion attack (module docstring).
 

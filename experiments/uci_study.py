@@ -121,7 +121,8 @@ PAPER_TABLES_A2_A3 = {
 
 @dataclass(frozen=True)
 class StudyConfig:
-    """What to run. Sizes are numbers of rows; ``rho_*`` are l2 budgets in standardised feature units;
+    """What to run. Sizes are numbers of rows; ``rho_*`` are l2 budgets in standardised feature units, in [0,
+    :data:`experiments.attack.MAX_RHO`] (100);
     ``epsilons`` relative training-loss suboptimality; ``time_limit`` seconds per MILP solve (``None``: no
     limit); ``threads`` HiGHS threads per solve; ``flip``: ``"appendix"`` (:func:`appendix_flip`),
     ``"margin"`` or ``"all"``; ``tie_criteria``: secondary criteria of
@@ -255,7 +256,7 @@ def check_config(cfg: StudyConfig) -> None:
     """Raise InputError for an unusable configuration (a list field given as a string, a data set that is not a
     name or path, a count, size or seed
     that is not an integer, a negative seed, unknown study or flip rule, sizes < 2 / < 1,
-    negative budgets or epsilons, epsilons above 1e6, threads < 1 or above 256, runs < 1, a non-positive time
+    negative budgets or epsilons, budgets above 100 (:data:`experiments.attack.MAX_RHO`), epsilons above 1e6, threads < 1 or above 256, runs < 1, a non-positive time
     limit, an unknown tie criterion,
     a tie tolerance that is not a finite number >= 0, a w_bar bound that is not positive or above 1e4: the values
     every unit would refuse)."""
@@ -295,6 +296,11 @@ def check_config(cfg: StudyConfig) -> None:
         vals = getattr(cfg, name)
         if not vals or any(not (math.isfinite(v) and v >= 0) for v in vals):
             raise InputError(f"{name} must be a non-empty list of finite numbers >= 0; got {list(vals)}")
+    for name in ("rho_tests", "rho_vals"):  # (attack.MAX_RHO: 1e300 was accepted, rho_val units then failed)
+        too_big = [v for v in getattr(cfg, name) if v > attack_mod.MAX_RHO]
+        if too_big:
+            raise InputError(f"{name} must be at most {attack_mod.MAX_RHO:g} (l2 budgets in standardised feature "
+                             f"units; the paper's run to 0.6); got {too_big}")
     too_big = [v for v in cfg.epsilons if v > MAX_EPSILON]  # bilevel.tune refuses them: every unit with one
     if too_big:  # failed after its optimistic solve, and the study ended with exit 1 instead of an input error
         raise InputError(f"epsilons must be at most {MAX_EPSILON:g} (bilevel.tune's limit); got {too_big}")

@@ -37,6 +37,8 @@ CASES = [
     (STUDY + ["--study", "limited"], "--val-sizes", "0"), (STUDY + ["--study", "limited"], "--train-sizes", "1"),
     (STUDY + ["--study", "perturbed"], "--perturbed-size", "1"), (STUDY + ["--study", "perturbed"], "--epsilons", "-1"),
     (STUDY + ["--study", "perturbed"], "--rho-test", "-1"), (STUDY + ["--study", "perturbed"], "--rho-val", "nan"),
+    (STUDY + ["--study", "perturbed"], "--rho-val", "1e300"), (STUDY + ["--study", "perturbed"], "--rho-val", "0,100.5"),
+    (STUDY + ["--study", "perturbed"], "--rho-test", "1e300"), (STUDY + ["--study", "perturbed"], "--rho-test", "inf"),
     (STUDY, "--seed", "-1"), (STUDY, "--time-limit", "0"), (STUDY, "--threads", "0"), (STUDY, "--threads", "1000"),
     (STUDY + ["--study", "limited"], "--val-sizes", "5,5"),
 ]
@@ -239,3 +241,25 @@ def test_study_one_class_training_set_advises_no_test_fraction(tmp_path, capsys)
     with pytest.raises(OneClassTrainingError) as info:
         bilevel.split_dataset(X, y, 4, 4)
     assert pickle.loads(pickle.dumps(info.value)).args == info.value.args  # (a study's worker process pickles it)
+
+
+def test_study_rho_budgets_up_to_max_rho_run(tmp_path, capsys):
+    """The largest budget, MAX_RHO (100 standardised feature units), is accepted on test and validation points;
+    above it the study refuses the grid (``--rho-val 1e300`` ran, its units with an attacked validation point
+    failing, with exit 0 when none was attacked), the library config too. Oracle: the attack's own contract, a
+    moved point is ``||x' - x||_2 = rho`` away (checked on the study's surrogate)."""
+    from experiments import attack, uci_study
+
+    assert attack.MAX_RHO == 100.0
+    out = tmp_path / "o"
+    assert main([*STUDY, "--study", "perturbed", "--epsilons", "0", "--rho-val", "100", "--rho-test", "0,100",
+                 "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "--rho" not in err and (out / "perturbed_runs.csv").exists(), err
+    with pytest.raises(bilevel.InputError, match=r"^rho_vals must be at most 100 "):
+        uci_study.StudyConfig(rho_vals=(0.0, 1e300))
+    with pytest.raises(bilevel.InputError, match=r"^rho_tests must be at most 100 "):
+        uci_study.StudyConfig(rho_tests=(100.0000001,))
+    X = np.array([[0.0, 0.0], [1.0, 1.0]])
+    moved = attack.max_confidence_attack(X, np.array([1.0, -1.0]), np.array([3.0, 4.0]), 0.0, attack.MAX_RHO)
+    assert np.allclose(np.linalg.norm(moved - X, axis=1), attack.MAX_RHO)
