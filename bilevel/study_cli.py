@@ -153,12 +153,20 @@ def _rho_budget(value, option) -> None:
                          f"moved further has left the data; the paper's budgets run to 0.6); got {value!r}")
 
 
-#: The checks of the numeric options (:mod:`bilevel.option_checks`): StudyConfig's named its fields ("runs must
+def _one_line(value, option) -> None:
+    """A checker of ``--label``: one line of printable text, not blank (it heads the Markdown summaries); StudyConfig's
+    check said ``label must be one line of printable text``, naming its field. Raises InputError naming ``option``."""
+    if not value.strip() or any(not c.isprintable() for c in value):
+        raise InputError(f"{option} must be one line of printable text; got {value!r}")
+
+
+#: The checks of the numeric options and of --label (:mod:`bilevel.option_checks`): StudyConfig's named its fields ("runs must
 #: be >= 1", "rho_tests must be ...", "training sizes must be >= 2").
 _OPTION_CHECKS = {"runs": count(1), "perturbed_runs": count(1), "val_sizes": each(count(1)),
                   "train_sizes": each(count(2)), "epsilons": each(check_epsilon), "rho_test": each(_rho_budget),
                   "rho_val": each(_rho_budget), "seed": check_seed,
-                  "time_limit": number(allow_inf=True), "threads": count(1, MAX_CONCURRENCY)}
+                  "time_limit": number(allow_inf=True), "threads": count(1, MAX_CONCURRENCY),
+                  "label": _one_line}
 
 
 #: How check_data names the largest split of each study that the data cannot supply: by the options (it said "|T| =
@@ -231,10 +239,32 @@ def _config(args, mod):
         raise InputError(str(exc)) from None
 
 
+def _check_scheduler(address: str, option: str = "--scheduler") -> None:
+    """Raise InputError naming ``option`` unless dask.distributed is installed and ``address`` reads as a Dask
+    scheduler address with a port in 1-65535 (``tcp://host:8786``, ``host:8786``): ``--scheduler ''`` printed the
+    study line, then a ValueError traceback (``missing port number in address ''``, exit 1), after the data sets were
+    loaded; ``--scheduler tcp://host:99999`` waited 30 s for a connection that cannot be made. Whether a scheduler
+    listens there is known only when the study connects."""
+    try:
+        from distributed.comm.addressing import get_address_host_port
+    except ImportError:
+        raise InputError(f"{option} needs dask.distributed: pip install 'dask[distributed]'") from None
+    if not address.strip():
+        raise InputError(f"{option} is empty; give a Dask scheduler address (e.g. tcp://host:8786), or leave "
+                         f"{option} out to run on the local cores")
+    try:
+        port = get_address_host_port(address)[1]
+    except ValueError as exc:
+        raise InputError(f"{option} {address!r} is not a Dask scheduler address ({exc}); e.g. tcp://host:8786") from None
+    if not 1 <= port <= 65535:
+        raise InputError(f"{option} {address!r} has port {port}, outside 1-65535; e.g. tcp://host:8786")
+
+
 def run(args) -> int:
     """Run the selected studies (Section 5.1 and Table A1 of the pessimistic bilevel tuning paper) and write
     their tables and plots under ``args.out``; returns 0, or 1 when a run ended with an error. Raises
-    InputError for missing study dependencies, bad ``--jobs`` or ``--out`` (empty, a file, not writable), an
+    InputError for missing study dependencies, bad ``--jobs``, ``--scheduler`` (:func:`_check_scheduler`) or
+    ``--out`` (empty, a file, not writable), an
     option of the grid of the study that ``--study`` leaves out, an unknown data set or sizes the data cannot
     supply (checked before any run starts)."""
     missing = [name for name in ("sklearn", "joblib", "matplotlib") if importlib.util.find_spec(name) is None]
@@ -242,6 +272,8 @@ def run(args) -> int:
         raise InputError(f"bilevel study needs {', '.join(missing)}: pip install 'bilevel[study]'")
     mod = load_study_module()
     cfg = _config(args, mod)
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
     if args.jobs == 0 or args.jobs < -1:
         raise InputError(f"--jobs must be a positive number of processes or -1 (all cores); got {args.jobs}")
     if not args.out.strip():  # Path("") is the working directory: the study was written into it
@@ -252,11 +284,6 @@ def run(args) -> int:
     except LabelColumnError as exc:  # named load_dataset's label argument, not the option
         raise InputError(exc.for_option("--label-column")) from None
     scheduler = args.scheduler
-    if scheduler is not None:
-        try:
-            import dask.distributed  # noqa: F401
-        except ImportError:
-            raise InputError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
     tasks = mod.build_tasks(cfg)
     if cfg.label is not None:
         print(f"label       : {cfg.label}")

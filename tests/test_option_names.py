@@ -40,7 +40,9 @@ CASES = [
     (STUDY + ["--study", "perturbed"], "--rho-val", "1e300"), (STUDY + ["--study", "perturbed"], "--rho-val", "0,100.5"),
     (STUDY + ["--study", "perturbed"], "--rho-test", "1e300"), (STUDY + ["--study", "perturbed"], "--rho-test", "inf"),
     (STUDY, "--seed", "-1"), (STUDY, "--time-limit", "0"), (STUDY, "--threads", "0"), (STUDY, "--threads", "1000"),
-    (STUDY + ["--study", "limited"], "--val-sizes", "5,5"),
+    (STUDY + ["--study", "limited"], "--val-sizes", "5,5"), (STUDY, "--label", ""), (STUDY, "--label", "a\nb"),
+    (STUDY, "--scheduler", ""), (STUDY, "--scheduler", "tcp://localhost"), (STUDY, "--scheduler", "ftp://host:1"),
+    (STUDY, "--scheduler", "tcp://localhost:99999"),
 ]
 
 
