@@ -241,18 +241,22 @@ def _config(args, mod):
 
 def _check_scheduler(address: str, option: str = "--scheduler") -> None:
     """Raise InputError naming ``option`` unless dask.distributed is installed and ``address`` reads as a Dask
-    scheduler address with a port in 1-65535 (``tcp://host:8786``, ``host:8786``): ``--scheduler ''`` printed the
+    scheduler address of a known scheme, with a port in 1-65535 for a tcp, tls or ws(s) one (``tcp://host:8786``, ``host:8786``;
+    ``inproc://`` and ``ucx://`` addresses are left to Dask): ``--scheduler ''`` printed the
     study line, then a ValueError traceback (``missing port number in address ''``, exit 1), after the data sets were
     loaded; ``--scheduler tcp://host:99999`` waited 30 s for a connection that cannot be made. Whether a scheduler
     listens there is known only when the study connects."""
     try:
-        from distributed.comm.addressing import get_address_host_port
+        from distributed.comm.addressing import get_address_host_port, parse_address
     except ImportError:
         raise InputError(f"{option} needs dask.distributed: pip install 'dask[distributed]'") from None
     if not address.strip():
         raise InputError(f"{option} is empty; give a Dask scheduler address (e.g. tcp://host:8786), or leave "
                          f"{option} out to run on the local cores")
     try:
+        scheme = parse_address(address)[0]  # (no scheme: tcp)
+        if scheme in ("inproc", "ucx"):  # (a cluster in this process; UCX): no host:port to read
+            return
         port = get_address_host_port(address)[1]
     except ValueError as exc:
         raise InputError(f"{option} {address!r} is not a Dask scheduler address ({exc}); e.g. tcp://host:8786") from None
