@@ -114,6 +114,8 @@ def run(args) -> int:
         if not specs:
             raise InputError(f"no library instance matches {args.only}")
     _check_sizes_fit(specs)
+    if not args.out.strip():  # Path("") is the working directory: the whole library (and large/) was written there
+        raise InputError("--out is an empty path; give a folder name, or leave --out out (models)")
     out = Path(args.out)
     check_writable_folder(out, "--out")
     t0 = time.perf_counter()

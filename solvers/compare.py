@@ -240,6 +240,12 @@ def _main(argv=None) -> int:
             raise InputError(f"--solver names {', '.join(repeated)} more than once")
         check_positive(args.rtol, "--rtol", allow_zero=True)  # finite: --rtol inf called equal optima DISAGREE
         check_positive(args.atol, "--atol", allow_zero=True)
+        for option, path in (("--solutions", args.solutions), ("--csv", args.csv)):
+            # --solutions '' wrote no solution (the folder '' is falsy) and removed <id>.<format>.<solver>.csv files
+            # of the working directory; --csv '' was "--csv '.' is a folder"
+            if path is not None and not path.strip():
+                raise InputError(f"{option} is an empty path; give a {'folder' if option == '--solutions' else 'file'} "
+                                 f"name, or leave {option} out")
         if args.solutions is not None:
             check_writable_folder(args.solutions, "--solutions")
         if args.csv is not None:  # before the solves, not after them

@@ -64,11 +64,24 @@ def test_a_bad_option_value_names_the_option(command, option, value, tmp_path, c
     (compare, [MANIFEST, "--solver", "highs", "--solver", ""], "--solver"),
     # checked before the manifest is read (it said "manifest ... not found", then "unknown solver 'foo'")
     (compare, ["no-such-manifest.csv", "--solver", "foo"], "--solver"),
+    (compare, [MANIFEST, "--only", "cancer-opt-n5-s0", "--solutions", ""], "--solutions"),
+    (compare, [MANIFEST, "--only", "cancer-opt-n5-s0", "--csv", ""], "--csv"),
 ])
-def test_the_solvers_tools_name_the_option(tool, argv, option, capsys):
+def test_the_solvers_tools_name_the_option(tool, argv, option, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # (--solutions '' is the working directory: nothing may be written there)
     assert tool.main(argv) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and f"error: {option} " in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_library_empty_out_is_refused(tmp_path, capsys, monkeypatch):
+    """``bilevel export-library --out ''`` wrote the library (manifest.csv, every instance, large/) into the working
+    directory, exit 0: Path('') is the working directory."""
+    monkeypatch.chdir(tmp_path)
+    err = _refused(["export-library", "--out", "", "--no-solve", "--sizes", "5", "--data", "cancer"], capsys)
+    assert "error: --out is an empty path" in err, err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_library_messages_name_the_arguments():
