@@ -52,6 +52,34 @@ class LabelColumnError(InputError):
         return f"{option} {self.label!r}: no such column in {self.source!r}; its columns are {list(self.columns)}"
 
 
+class LabelValuesError(LabelColumnError):
+    """The label column does not hold two classes: it has missing values, or not exactly two distinct values.
+    Its message names the column and the file as the library's did (``label column 'mitoses' of 'my.csv' must
+    have exactly two distinct values, found 10: ...``); :meth:`for_option` words it for the command-line option
+    that picks the column (``bilevel tune --label``, ``certify --label``, ``study --label-column``): a CSV's last
+    column is the label column when that option is not given, and the message did not say which option picks
+    another one. A subclass of :class:`LabelColumnError`, so the commands that word that error for their option
+    word this one too. Fields: ``label`` (the column), ``source`` (the file or built-in name), ``problem`` (the
+    text after the column, ``"has missing values"``), ``given`` (whether the caller named the column: ``False``
+    for a CSV's last column taken by default, ``None`` for a built-in set, whose label column no option picks)."""
+
+    def __init__(self, label: str, source: str, problem: str, given: bool | None):
+        self.problem, self.given = problem, given
+        super().__init__(label, source)
+
+    def __reduce__(self):  # pickled (a study's worker process) with its fields, not with the message alone
+        return type(self), (self.label, self.source, self.problem, self.given)
+
+    def for_option(self, option: str | None) -> str:
+        """The message, naming ``option`` (``"--label"``) for a CSV file, or the library's words when ``None``."""
+        if option is None or self.given is None:
+            return f"label column {self.label!r} of {self.source!r} {self.problem}"
+        if self.given:
+            return f"{option} {self.label!r}: the label column of {self.source!r} {self.problem}"
+        return (f"label column {self.label!r} of {self.source!r} (its last column, the label column when {option} "
+                f"is not given) {self.problem}; name the label column with {option}")
+
+
 class OneClassTrainingError(InputError):
     """The stratified test set of :func:`split_dataset` took every row of a class (a class of one row), so no
     training set can hold both classes. Its message advises ``test_fraction=0`` (``--test-fraction 0`` of ``bilevel
@@ -126,7 +154,9 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     its first column has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes) or 1..n (the
     row names R's ``write.csv`` writes), the label
     column is missing (or, for a built-in set, not its own), the file is UTF-16 or UTF-32 text, ``positive`` is not
-    one of the labels, the labels do not take exactly two values, or a feature is not numeric or not finite.
+    one of the labels, the labels do not take exactly two values, or a feature is not numeric or not finite. A
+    label column that is missing raises LabelColumnError, one with missing values or not two distinct values its
+    subclass LabelValuesError (both InputError; :meth:`LabelColumnError.for_option` names a command-line option).
     """
     if not isinstance(name_or_path, (str, os.PathLike)):  # 5 looked for a file "5"; 10**400 was an OSError
         raise InputError(f"name_or_path must be a data set name or a path (str or Path); got {name_or_path!r:.80}")
@@ -228,7 +258,7 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
             frame[label_col] = raw[label_col]
     if _is_data_row(frame, label_col, fields):  # its first data row became the column names, and was lost
         raise InputError(no_header)
-    return _frame_to_dataset(frame, label_col, positive, source=key)
+    return _frame_to_dataset(frame, label_col, positive, source=key, given=label is not None)
 
 
 def load_builtin(name: str, label: str | None = None, positive=None) -> Dataset:
@@ -244,7 +274,7 @@ def load_builtin(name: str, label: str | None = None, positive=None) -> Dataset:
         raise LabelColumnError(label, name, builtin_label=label_col)
     with resources.files("bilevel.data").joinpath(fname).open("r") as fh:
         frame = pd.read_csv(fh)
-    return _frame_to_dataset(frame, label_col, pos if positive is None else positive, source=name)
+    return _frame_to_dataset(frame, label_col, pos if positive is None else positive, source=name, given=None)
 
 
 def _separator_hint(header: pd.DataFrame, before: str, after: str = "") -> str:
@@ -308,18 +338,19 @@ def _compression_of(path: Path) -> str | None:
     return next((name for magic, name in _MAGIC.items() if head.startswith(magic)), None)
 
 
-def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str) -> Dataset:
+def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str,
+                      given: bool | None) -> Dataset:
+    """The Dataset of ``frame`` with the label column ``label_col``; ``given`` as in :class:`LabelValuesError`.
+    Raises LabelValuesError (labels missing or not two), InputError (``positive``, features)."""
     labels = frame[label_col]
     if labels.isna().any():
-        raise InputError(f"label column {label_col!r} of {source!r} has missing values")
+        raise LabelValuesError(label_col, source, "has missing values", given)
     values = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(labels)]  # messages show 2, not np.int64(2)
     values = sorted(values, key=lambda v: (str(type(v)), v))
     if len(values) != 2:
         shown = values[:6]
-        raise InputError(
-            f"label column {label_col!r} of {source!r} must have exactly two distinct values, "
-            f"found {len(values)}: {shown}{' ...' if len(values) > 6 else ''}"
-        )
+        raise LabelValuesError(label_col, source, f"must have exactly two distinct values, found {len(values)}: "
+                               f"{shown}{' ...' if len(values) > 6 else ''}", given)
     pos = values[1] if positive is None else positive
     if not isinstance(pos, Hashable) or pos not in values:  # an array: numpy's "truth value ... is ambiguous"
         twin = [v for v in values if str(v) == str(pos)]  # positive='1' where the labels were read as 0 and 1
