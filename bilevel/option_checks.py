@@ -46,6 +46,18 @@ def fraction(value, option) -> None:
         raise InputError(f"{option} must lie in [0, 1); got {value!r}")
 
 
+def nonempty_path(what: str):
+    """A checker of a file or folder option (or of a positional argument, called with its name as ``--help``
+    shows it, e.g. ``manifest``): a path that is not empty or blank, ``what`` saying what to give instead
+    (``"a CSV file"``). ``Path("")`` is the working directory, so an empty path was read as ``.`` and refused as a
+    folder (``cannot read .: [Errno 21] Is a directory``, ``manifest '.' not found``) naming no option. A utility;
+    raises InputError naming the option."""
+    def check(value, option):
+        if not value.strip():
+            raise InputError(f"{option} is an empty path; give {what}")
+    return check
+
+
 def each(check=None, *, empty: bool = True):
     """A checker of a list option: ``check`` (if any) on every item, no item given twice (it would run the
     same work twice), and (``empty=False``) at least one item. A utility; raises InputError naming the option."""

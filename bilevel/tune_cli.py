@@ -14,7 +14,7 @@ from .datasets import BUILTIN, LabelColumnError, check_split_sizes, load_dataset
 from .errors import InputError
 from .export import replace_atomically, write_model
 from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real
-from .option_checks import check_options, count, fraction, number
+from .option_checks import check_options, count, fraction, nonempty_path, number
 from .solve import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS, _highs_option_value
 from .tune import VERIFICATION_WARNING, TuneResult, finite_or_none, tune, tuning_options
 from .validation import (CLOCKS, MAX_W_BAR_UB, check_epsilon, check_mip_gap, check_scale, check_seed,
@@ -89,7 +89,8 @@ PESSIMISTIC_DEFAULTS = {"epsilon": 0.0, "flip": "margin", "replica": "optimal"}
 #: The checks of the numeric options (:mod:`bilevel.option_checks`), made before the data set is loaded: the
 #: library's named its arguments ("need n_train >= 2", "time_limit (seconds) must be ..."), and --time-limit 0
 #: was refused only after the data set was loaded and its line printed.
-OPTION_CHECKS = {"n_train": count(2), "n_val": count(1), "test_fraction": fraction, "seed": check_seed,
+OPTION_CHECKS = {"data": nonempty_path(f"a built-in data set name ({', '.join(BUILTIN)}) or a CSV file"),
+                 "n_train": count(2), "n_val": count(1), "test_fraction": fraction, "seed": check_seed,
                  "w_bar_lb": number(allow_zero=True), "w_bar_ub": number(allow_zero=True, maximum=MAX_W_BAR_UB),
                  "time_limit": number(allow_inf=True), "mip_gap": check_mip_gap,
                  "threads": count(0, MAX_CONCURRENCY), "race": count(1, MAX_CONCURRENCY)}

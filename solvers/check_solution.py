@@ -45,7 +45,7 @@ import numpy as np
 from bilevel import hinge, hinge_lp, verify_model
 from bilevel.errors import InputError, SolverError
 from bilevel.help_format import path_text, real
-from bilevel.option_checks import check_options, number
+from bilevel.option_checks import check_options, nonempty_path, number
 from bilevel.library import (InstanceSpec, build_instance, read_instance_arrays, read_manifest, read_name_map,
                              sha256)
 from bilevel.validation import check_positive
@@ -382,6 +382,9 @@ def _main(argv=None) -> int:
                    help="also require MILP feasibility of the full vector and bilevel.verify_model")
     args = p.parse_args(argv)
     try:
+        # (Path("") is the working directory: "manifest '.' not found", "solution file '.' is a folder")
+        nonempty_path("the library manifest, e.g. models/manifest.csv")(args.manifest, "manifest")
+        nonempty_path("the solution file")(args.solution, "solution")
         check_options(args, {"tol": number()})  # check_solution's message named its argument "tolerance"
         rep = check_solution(args.manifest, args.instance, args.solution, tolerance=args.tol, strict=args.strict)
     except InputError as exc:

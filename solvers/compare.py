@@ -22,7 +22,7 @@ from bilevel.errors import InputError
 from bilevel.export import replace_atomically
 from bilevel.help_format import integer, path_text, real
 from bilevel.library import read_manifest, select_rows, sha256
-from bilevel.option_checks import check_options, count
+from bilevel.option_checks import check_options, count, nonempty_path
 from bilevel.validation import (check_mip_gap, check_positive, check_writable_file, check_writable_folder,
                                repeated_values)
 
@@ -230,6 +230,8 @@ def _main(argv=None) -> int:
     args = p.parse_args(argv)
     formats = ("mps", "lp") if args.format == "both" else (args.format,)
     try:
+        # (Path("") is the working directory: "manifest '.' not found")
+        nonempty_path("the library manifest, e.g. models/manifest.csv")(args.manifest, "manifest")
         check_time_limit(args.time_limit, "--time-limit")
         check_mip_gap(args.mip_gap, "--mip-gap")
         check_options(args, {"max_size": count(0)})  # "max_size must be ..." (select_rows) named the argument

@@ -75,6 +75,43 @@ def test_the_solvers_tools_name_the_option(tool, argv, option, capsys, tmp_path,
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("argv, option", [
+    (["tune", "--data", "", "--n-train", "1"], "--data"),  # (before the other options' checks)
+    (["certify", "--data", " "], "--data"),
+    (["certify", "--losses", ""], "--losses"),
+    (["certify", "--losses", "", "--data", "cancer"], "--losses"),
+    (["certify", "--losses", "losses.csv", "--aux", ""], "--aux"),
+    (["study", "--quick", "--data", ""], "--data"),
+])
+def test_an_empty_input_path_names_the_option(argv, option, tmp_path, capsys, monkeypatch):
+    """``bilevel certify --losses ''`` (and ``--aux ''``) said ``cannot read .: [Errno 21] Is a directory``,
+    ``bilevel tune --data ''`` ``data path '' is a directory``: Path('') is the working directory. Refused naming the
+    option, before anything else is read. Oracle: what Path('') is (the working directory, a folder)."""
+    assert Path("").resolve() == Path.cwd() and Path("").is_dir()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "losses.csv").write_text("a,b\n" + "0,1\n" * 12)
+    err = _refused(argv, capsys)
+    assert f"error: {option} " in err and "directory" not in err and "'.'" not in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["losses.csv"]
+
+
+@pytest.mark.parametrize("tool, argv, name", [
+    (compare, [""], "manifest"),
+    (compare, [" ", "--solver", "highs"], "manifest"),
+    (check_solution, ["", "cancer-opt-n5-s0", "s.csv"], "manifest"),
+    (check_solution, [MANIFEST, "cancer-opt-n5-s0", ""], "solution"),
+])
+def test_an_empty_positional_path_names_the_argument(tool, argv, name, tmp_path, capsys, monkeypatch):
+    """``python -m solvers.compare ''`` said ``manifest '.' not found`` (Path('') is the working directory), and
+    ``solvers.check_solution`` ``solution file '.' is a folder``; refused naming the argument as --help shows it."""
+    monkeypatch.chdir(tmp_path)
+    assert tool.main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1, err
+    assert f"error: {name} is an empty path; give " in err and "'.'" not in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_export_library_empty_out_is_refused(tmp_path, capsys, monkeypatch):
     """``bilevel export-library --out ''`` wrote the library (manifest.csv, every instance, large/) into the working
     directory, exit 0: Path('') is the working directory."""

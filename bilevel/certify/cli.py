@@ -25,9 +25,10 @@ from typing import Sequence
 
 import numpy as np
 
+from ..datasets import BUILTIN
 from ..errors import InputError
 from ..help_format import has_empty_item, integer, path_text, plain_number, real
-from ..option_checks import check_options, count, each, fraction, number
+from ..option_checks import check_options, count, each, fraction, nonempty_path, number
 from ..validation import CLOCKS, MAX_W_BAR_UB, check_count, check_epsilon, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 from .pipelines import certify, procedure_name, split_calibration
@@ -253,6 +254,10 @@ def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
 def run(args: argparse.Namespace) -> int:
     """Execute ``certify`` and print the result; returns 0. Bad input raises InputError and a solver failure
     SolverError, which :func:`bilevel.cli.main` turns into one line on stderr and exit code 2 or 1."""
+    # before anything else: Path("") is the working directory ("cannot read .: [Errno 21] Is a directory")
+    check_options(args, {"losses": nonempty_path("a CSV file of losses"),
+                         "aux": nonempty_path("a CSV file of auxiliary costs"),
+                         "data": nonempty_path(f"a built-in data set name ({', '.join(BUILTIN)}) or a CSV file")})
     if (args.losses is None) == (args.data is None):
         raise InputError("give exactly one of --losses PATH.csv or --data NAME")
     _refuse_unused_options(args)
