@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 import warnings
@@ -420,10 +421,28 @@ def check_utf8_text(path: Path, what: str) -> None:
                          "bytes make up a quarter or more of its start); save it as UTF-8")
 
 
+def _refusal(exc: OSError, folder: Path) -> str:
+    """Why creating a file or folder in ``folder`` failed with ``exc``, in words: the system's reason
+    (``Permission denied``, ``Read-only file system``), unless that is ``No such file or directory`` for a
+    ``folder`` that exists: the answer of a virtual file system such as ``/proc`` (to root) to a new entry.
+    ``bilevel tune --json /proc/r.json`` said ``cannot write into the folder '/proc': No such file or
+    directory`` (the reason of the temporary file tried there), which reads as a missing folder. Raises
+    nothing."""
+    try:
+        exists = folder.is_dir()
+    except OSError:
+        exists = False
+    if exc.errno == errno.ENOENT and exists:
+        return (f"the file system of {str(folder)!r} does not allow new files or folders in it (it answered "
+                f"'{exc.strerror}' although the folder exists, as a virtual file system such as /proc does)")
+    return exc.strerror or str(exc)
+
+
 def check_writable_folder(folder, what: str) -> Path:
     """Create ``folder`` (and its parents) if needed and check that a file can be created in it, so that a
     command fails before its solves rather than after; return it as a Path. Raises InputError naming
-    ``what`` (e.g. ``"--export"``) when it is a file or cannot be created or written to."""
+    ``what`` (e.g. ``"--export"``) when it is a file or cannot be created or written to, with the system's
+    reason (:func:`_refusal`)."""
     folder = Path(folder)
     try:  # exists() raises OSError for a name the file system refuses (over 255 bytes: "File name too long")
         if folder.exists() and not folder.is_dir():
@@ -433,12 +452,16 @@ def check_writable_folder(folder, what: str) -> Path:
         raise InputError(f"{what}: cannot use the folder {str(folder)!r}: {exc.strerror or exc}") from None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        if _OPEN_BLOCKS[0]:
-            _CREATED_FOLDERS.extend(new)
+    except OSError as exc:  # the reason is of the deepest folder that exists (mkdir's errors name no path)
+        parent = next((path for path in folder.parents if path not in new), folder.parent)
+        raise InputError(f"{what}: cannot create the folder {str(folder)!r}: {_refusal(exc, parent)}") from None
+    if _OPEN_BLOCKS[0]:
+        _CREATED_FOLDERS.extend(new)
+    try:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
-        raise InputError(f"{what}: cannot write into the folder {str(folder)!r}: {exc.strerror or exc}") from None
+        raise InputError(f"{what}: cannot write into the folder {str(folder)!r}: {_refusal(exc, folder)}") from None
     return folder
 
 

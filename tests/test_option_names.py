@@ -315,3 +315,59 @@ def test_study_rho_budgets_up_to_max_rho_run(tmp_path, capsys):
     X = np.array([[0.0, 0.0], [1.0, 1.0]])
     moved = attack.max_confidence_attack(X, np.array([1.0, -1.0]), np.array([3.0, 4.0]), 0.0, attack.MAX_RHO)
     assert np.allclose(np.linalg.norm(moved - X, axis=1), attack.MAX_RHO)
+
+
+def _create_errno(folder: Path) -> int | None:
+    """The errno of creating a new file in ``folder`` (os.open with O_CREAT | O_EXCL), or None when that works (the
+    file is removed again)."""
+    import os
+
+    probe = folder / "bilevel-create-probe.tmp"
+    try:
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except OSError as exc:
+        return exc.errno
+    probe.unlink()
+    return None
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("argv, option, folder, verb", [
+    ([*TUNE, "--json", "/proc/r.json"], "--json", "/proc", "write into"),
+    ([*TUNE, "--json", "/proc/sub/r.json"], "--json", "/proc/sub", "create"),
+    ([*STUDY, "--out", "/proc/o"], "--out", "/proc/o", "create"),
+])
+def test_an_output_folder_that_refuses_files_gives_the_real_reason(argv, option, folder, verb, capsys):
+    """``bilevel tune --json /proc/r.json`` (as root) said ``cannot write into the folder '/proc': No such file or
+    directory``, the answer to the temporary file tried there, which reads as a missing folder. Oracle: the errno of
+    creating a file in /proc ourselves: ENOENT (root) is worded as the file system's refusal, any other (EACCES
+    for other users) is given as the system's text."""
+    import errno
+    import os
+
+    code = _create_errno(Path("/proc"))
+    assert code is not None
+    err = _refused(argv, capsys).strip()
+    assert f"error: {option}: cannot {verb} the folder {folder!r}: " in err, err
+    if code == errno.ENOENT:
+        assert err.endswith("although the folder exists, as a virtual file system such as /proc does)"), err
+        assert "the file system of '/proc' does not allow new files or folders in it" in err, err
+    else:
+        assert err.endswith(f": {os.strerror(code)}"), err
+
+
+@pytest.mark.parametrize("code", ["EROFS", "EACCES", "ENOSPC"])
+def test_an_output_folder_that_refuses_files_gives_the_system_reason(code, tmp_path, capsys, monkeypatch):
+    """A read-only file system, a folder without write permission, a full disk (faked: root writes anyway, and
+    mounting needs privileges): the reason is the system's text for that errno (os.strerror), naming --json."""
+    import errno
+    import os
+    import tempfile
+
+    number = getattr(errno, code)
+
+    def refuse(*args, **kwargs):
+        raise OSError(number, os.strerror(number), str(tmp_path / "tmpXYZ"))
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
+    err = _refused([*TUNE, "--json", str(tmp_path / "r.json")], capsys).strip()
+    assert err.endswith(f"error: --json: cannot write into the folder {str(tmp_path)!r}: {os.strerror(number)}"), err
