@@ -40,7 +40,8 @@ def add_parser(sub) -> None:
         formatter_class=DefaultsHelpFormatter,
     )
     p.add_argument("--out", default="models", type=path_text, help="library folder (manifest.csv goes there)")
-    p.add_argument("--sizes", type=_int_list, default=list(library.SIZES),
+    # a str default, which argparse passes through _int_list: --help shows it as typed, not as a Python list
+    p.add_argument("--sizes", type=_int_list, default=",".join(map(str, library.SIZES)),
                    help="comma-separated |T| = |V| sizes to regenerate")
     p.add_argument("--max-size", type=integer, default=None, help="regenerate only sizes up to this")
     p.add_argument("--only-small", action="store_true",

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.export import replace_atomically
-from bilevel.help_format import integer, path_text, real
+from bilevel.help_format import DefaultsHelpFormatter, integer, path_text, real
 from bilevel.library import read_manifest, select_rows, sha256
 from bilevel.option_checks import check_options, count, nonempty_path
 from bilevel.validation import (check_mip_gap, check_positive, check_writable_file, check_writable_folder,
@@ -208,18 +208,17 @@ def _main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m solvers.compare",
         description="Solve library instances with other solvers and compare with the manifest's HiGHS results.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,  # no "(default: None)" nor "(default: [])"
     )
     p.add_argument("manifest", type=path_text, help="the library manifest, e.g. models/manifest.csv")
-    # "%(default).0s" prints nothing and keeps the formatter from adding "(default: [])"
     p.add_argument("--solver", action="append", default=[],
-                   help="highs, scip, cbc, cplex, gurobi or xpress (repeatable; highs when none is given)%(default).0s")
+                   help="highs, scip, cbc, cplex, gurobi or xpress (repeatable; highs when none is given)")
     p.add_argument("--format", choices=["mps", "lp", "both"], default="mps", help="which file of each instance")
     p.add_argument("--time-limit", type=real, default=60.0,
                    help=f"seconds per solve: finite, > 0 and at most {MAX_TIME_LIMIT:g} (SCIP's largest)")
     p.add_argument("--mip-gap", type=real, default=1e-6, help="relative MIP gap given to every solver")
-    p.add_argument("--only", action="append", default=[], metavar="PATTERN", help="instance id pattern (repeatable)")
-    p.add_argument("--max-size", type=integer, default=None, help="only instances with |T|, |V| up to this")
+    p.add_argument("--only", action="append", default=[], metavar="PATTERN", help="instance id pattern (repeatable) (default: every instance)")
+    p.add_argument("--max-size", type=integer, default=None, help="only instances with |T|, |V| up to this (default: no limit)")
     p.add_argument("--rtol", type=real, default=1e-4, help="relative tolerance of objective agreement")
     p.add_argument("--atol", type=real, default=1e-6, help="absolute tolerance of objective agreement")
     p.add_argument("--solutions", default=None, type=path_text, metavar="DIR",

@@ -261,6 +261,54 @@ def test_help_states_each_default_once(command, capsys):
         assert "(default: 20)" in text and "(default: its last column)" in text
 
 
+_HELP_TOOLS = ["solvers.compare", "solvers.check_solution", "experiments.bench_feasible_start",
+               "experiments.bench_milp", "experiments.bench_options", "experiments.bench_tiny_features",
+               "experiments.bench_tune_options", "experiments.option_safety", "experiments.probe_binaries",
+               "experiments.proof_time"]
+
+
+def _help_text(tool: str, capsys) -> str:
+    """The --help output of ``tool`` (``"bilevel tune"``, ``"bilevel"`` or a module run with ``python -m``), with
+    its line breaks and indents folded into single spaces."""
+    import importlib
+
+    from bilevel.cli import build_parser
+
+    with pytest.raises(SystemExit) as exc:
+        if tool.startswith("bilevel"):
+            build_parser().parse_args([*tool.split()[1:], "--help"])
+        else:
+            importlib.import_module(tool).main(["--help"])
+    assert exc.value.code == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("tool", ["bilevel", "bilevel tune", "bilevel certify", "bilevel study",
+                                  "bilevel export-library", *_HELP_TOOLS])
+def test_help_defaults_read_as_typed(tool, capsys):
+    """``python -m solvers.compare --help`` showed ``(default: [])`` for --only and ``(default: None)`` for
+    --max-size, --solutions and --csv (argparse's plain formatter), ``bilevel export-library --help`` the --sizes
+    default as the Python list ``[5, 10, 20, 50, 100, 200]``: a default is shown as a user would type it, or in
+    words, never as a Python value (a list, a tuple, None, True or False)."""
+    text = _help_text(tool, capsys)
+    defaults = re.findall(r"\(default:? ([^)]*)\)", text)
+    python = [d for d in defaults if re.search(r"[\[\]{}]|\b(None|True|False)\b|^\(|^'", d)]
+    assert not python, (tool, python)
+    assert "[]" not in text, text
+
+
+def test_export_library_sizes_default_is_typed_as_given(capsys):
+    """The --sizes default that ``bilevel export-library --help`` shows, given as --sizes, is the library's sizes
+    (bilevel.library.SIZES), and so is --sizes left out."""
+    from bilevel import library
+    from bilevel.cli import build_parser
+
+    shown = re.search(r"--sizes SIZES .*?\(default: ([^)]*)\)", _help_text("bilevel export-library", capsys)).group(1)
+    parser = build_parser()
+    assert parser.parse_args(["export-library", "--sizes", shown]).sizes == list(library.SIZES)
+    assert parser.parse_args(["export-library"]).sizes == list(library.SIZES)
+
+
 def test_export_files_are_checked_before_any_solve_and_never_overwritten_by_the_json(tmp_path, capsys, monkeypatch):
     """An export file that is a folder, or a --json path that is (or lies inside) an export file, failed after
     the solves (no JSON written), or had the JSON overwrite the model the report listed as exported."""
