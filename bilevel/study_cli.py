@@ -87,8 +87,10 @@ def add_parser(sub) -> None:
     p.add_argument("--quick", action="store_true",
                    help="reduced grid (cancer; |V|, |T| in {5,10}; 2 runs; small perturbed grid at |T| = |V| = 6; "
                    "20 s per solve): under two minutes on 2 cores. Explicit options below override it")
-    p.add_argument("--runs", type=integer, default=None, help="random splits per limited-data cell (default 10; quick 2)")
-    p.add_argument("--perturbed-runs", type=integer, default=None, help="random splits per perturbed cell (default 5; quick 1)")
+    p.add_argument("--runs", type=integer, default=None, help="random splits per limited-data cell (default 10; quick 2); a study has at most 1,000,000 runs in "
+                   "all (runs x cells x data sets, both studies)")
+    p.add_argument("--perturbed-runs", type=integer, default=None, help="random splits per perturbed cell (default 5; quick 1); counts toward the "
+                   "1,000,000 runs of a study")
     p.add_argument("--val-sizes", type=_ints, default=None, metavar="LIST", help="|V| grid (default 5,10,15,20)")
     p.add_argument("--train-sizes", type=_ints, default=None, metavar="LIST", help="|T| grid (default 5,10,15,20)")
     p.add_argument("--perturbed-size", type=_ints, default=None, metavar="T[,V]",
@@ -233,10 +235,37 @@ def _config(args, mod):
                              "a CSV file")
         over["label_column"] = args.label_column
     over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock, label=args.label)
+    _check_unit_count(mod, over, args.quick)
     try:
         return mod.StudyConfig.quick(**over) if args.quick else mod.StudyConfig(**over)
     except TypeError as exc:
         raise InputError(str(exc)) from None
+
+
+#: The options that multiply into the number of runs of a study (:func:`_check_unit_count`), by StudyConfig field.
+_COUNT_OPTIONS = {"runs": "--runs", "perturbed_runs": "--perturbed-runs", "val_sizes": "--val-sizes",
+                  "train_sizes": "--train-sizes", "rho_vals": "--rho-val", "epsilons": "--epsilons", "datasets": "--data"}
+
+
+def _check_unit_count(mod, over: dict, quick: bool) -> None:
+    """Raise InputError naming ``--runs`` or ``--perturbed-runs`` (the one whose study has more runs) when the study
+    of the options ``over`` (StudyConfig fields; the others from the defaults, of ``--quick`` when ``quick``) has
+    more than ``experiments.uci_study.MAX_UNITS`` (10**6) runs, before any data set is loaded: ``--runs
+    1000000000`` was accepted and then built a list of 3.2e10 tasks with no output (StudyConfig's own check
+    names its fields, ``runs``)."""
+    from types import SimpleNamespace
+
+    base = (mod.StudyConfig.quick() if quick else mod.StudyConfig()).to_dict()
+    cfg = SimpleNamespace(**{**base, **over})
+    counts = mod.unit_counts(cfg)
+    if sum(counts.values()) <= mod.MAX_UNITS:
+        return
+    field = max(counts, key=counts.get)  # "limited" or "perturbed"
+    field = "runs" if field == "limited" else "perturbed_runs"
+    option = _COUNT_OPTIONS[field]
+    raise InputError(f"{option} {getattr(cfg, field)} gives the study {mod.units_text(cfg, counts, _COUNT_OPTIONS)}; "
+                     f"a study has at most {mod.MAX_UNITS:,} runs (each solves MILPs, at least 0.25 s, and writes a "
+                     f"file into OUT/runs); lower {option}")
 
 
 def _check_scheduler(address: str, option: str = "--scheduler") -> None:
@@ -288,10 +317,10 @@ def run(args) -> int:
     except LabelColumnError as exc:  # named load_dataset's label argument, not the option
         raise InputError(exc.for_option("--label-column")) from None
     scheduler = args.scheduler
-    tasks = mod.build_tasks(cfg)
+    n_units = sum(mod.unit_counts(cfg).values())  # (run_study builds the tasks)
     if cfg.label is not None:
         print(f"label       : {cfg.label}")
-    print(f"study       : {', '.join(cfg.studies)} on {', '.join(cfg.datasets)}: {len(tasks)} runs, seed {cfg.seed}, "
+    print(f"study       : {', '.join(cfg.studies)} on {', '.join(cfg.datasets)}: {n_units} runs, seed {cfg.seed}, "
           f"time limit {mod.limit_text(cfg.time_limit)}, "
           + (f"Dask scheduler {scheduler}" if scheduler else f"{args.jobs if args.jobs > 0 else os.cpu_count()} local jobs"))
     res = mod.run_study(cfg, args.out, jobs=None if args.jobs == -1 else args.jobs, scheduler=scheduler,

@@ -75,6 +75,15 @@ from . import attack as attack_mod
 from . import baseline as baseline_mod
 
 STUDIES = ("limited", "perturbed")
+
+#: Most work units (runs) a study may have, over both studies and all data sets: :func:`check_config` refuses more.
+#: ``bilevel study --runs 1000000000`` was accepted and then built its task list with no output: 3.2e10 dicts of
+#: 0.5 kB (16 TB), built in 9 us each (80 hours; measured on the default grid: 1e4 units 0.08 s / 5 MB, 1e5
+#: 0.9 s / 53 MB, 1e6 8.9 s / 536 MB; 2.2 s since a run's split seed is computed once). A unit solves at least two
+#: MILPs and writes one record file into ``OUT/runs``: 0.25-0.6 s each on cancer at |T| = |V| = 5-6, so 10**6
+#: units are 70 CPU-hours at the least. Not a limit of the splits: the split seeds of runs 0..10**6 - 1 of a data
+#: set are all distinct (:func:`split_seed`).
+MAX_UNITS = 10**6
 FLIP_RULES = ("appendix", "margin", "all")
 
 #: Table A1 of the paper (Appendix B.2): (data set, |V|, |T|) -> (pessimistic mean, std, optimistic mean, std).
@@ -256,7 +265,7 @@ def check_config(cfg: StudyConfig) -> None:
     """Raise InputError for an unusable configuration (a list field given as a string, a data set that is not a
     name or path, a count, size or seed
     that is not an integer, a negative seed, unknown study or flip rule, sizes < 2 / < 1,
-    negative budgets or epsilons, budgets above 100 (:data:`experiments.attack.MAX_RHO`), epsilons above 1e6, threads < 1 or above 256, runs < 1, a non-positive time
+    negative budgets or epsilons, budgets above 100 (:data:`experiments.attack.MAX_RHO`), epsilons above 1e6, threads < 1 or above 256, runs < 1, more than :data:`MAX_UNITS` (10**6) units in all, a non-positive time
     limit, an unknown tie criterion,
     a tie tolerance that is not a finite number >= 0, a w_bar bound that is not positive or above 1e4: the values
     every unit would refuse)."""
@@ -288,6 +297,10 @@ def check_config(cfg: StudyConfig) -> None:
     for name, value in (("runs", cfg.runs), ("perturbed_runs", cfg.perturbed_runs)):
         if value < 1:
             raise InputError(f"{name} must be >= 1; got {value}")
+    units = unit_counts(cfg)
+    if sum(units.values()) > MAX_UNITS:
+        raise InputError(f"the study has {units_text(cfg, units)}; a study has at most {MAX_UNITS:,} (MAX_UNITS: "
+                         "every run solves MILPs and writes a file into OUT/runs); lower runs or perturbed_runs")
     if not cfg.val_sizes or not cfg.train_sizes or min(cfg.train_sizes) < 2 or min(cfg.val_sizes) < 1:
         raise InputError("training sizes must be >= 2 and validation sizes >= 1 (and the lists non-empty)")
     if cfg.perturbed_n_train < 2 or cfg.perturbed_n_val < 1:
@@ -405,11 +418,44 @@ def _id_number(x: float) -> str:
     return short if float(short) == x else repr(float(x))
 
 
+def unit_counts(cfg) -> dict:
+    """The number of work units (runs) of each study that ``cfg`` selects, ``{study: count}``, without building
+    them: ``runs x |val_sizes| x |train_sizes| x |datasets|`` (limited) and ``perturbed_runs x |rho_vals| x
+    |epsilons| x |datasets|`` (perturbed). ``cfg`` is a :class:`StudyConfig` or any object with its fields
+    (the checks of ``bilevel study`` pass the options before the configuration is made)."""
+    n = len(cfg.datasets)
+    counts = {}
+    if "limited" in cfg.studies:
+        counts["limited"] = cfg.runs * len(cfg.val_sizes) * len(cfg.train_sizes) * n
+    if "perturbed" in cfg.studies:
+        counts["perturbed"] = cfg.perturbed_runs * len(cfg.rho_vals) * len(cfg.epsilons) * n
+    return counts
+
+
+def units_text(cfg, counts: dict, names: dict | None = None) -> str:
+    """``counts`` (:func:`unit_counts`) in words with their factors, for the refusal of a study above
+    :data:`MAX_UNITS`: ``"32,000,000,000 limited-data runs (runs 1000000000 x 4 val_sizes x 4 train_sizes x 2
+    datasets)"``; ``names`` maps field names to the words used (the command-line options)."""
+    names = names or {}
+    name = lambda k: names.get(k, k)  # noqa: E731
+    n = len(cfg.datasets)
+    parts = []
+    if "limited" in counts:
+        parts.append(f"{counts['limited']:,} limited-data runs ({name('runs')} {cfg.runs} x {len(cfg.val_sizes)} "
+                     f"{name('val_sizes')} x {len(cfg.train_sizes)} {name('train_sizes')} x {n} {name('datasets')})")
+    if "perturbed" in counts:
+        parts.append(f"{counts['perturbed']:,} perturbed-data runs ({name('perturbed_runs')} {cfg.perturbed_runs} x "
+                     f"{len(cfg.rho_vals)} {name('rho_vals')} x {len(cfg.epsilons)} {name('epsilons')} x {n} "
+                     f"{name('datasets')})")
+    return " and ".join(parts)
+
+
 def build_tasks(cfg: StudyConfig) -> list[dict]:
     """The work units of the study: the limited-data study first, then the perturbed one, each largest
     first (for load balance; an interrupted study has its main table first). Each task is a plain dict with
     ``run_id``, ``study``, the unit's coordinates, the split seed, the config (as a dict) and ``source``, what the
-    unit loads: a built-in name, or a file's absolute path (its ``dataset`` is the path as given)."""
+    unit loads: a built-in name, or a file's absolute path (its ``dataset`` is the path as given). At most
+    :data:`MAX_UNITS` tasks (:func:`check_config`); the split seed of a run is computed once for all its cells."""
     conf = cfg.to_dict()
     tasks = []
     for data in cfg.datasets:
@@ -418,16 +464,19 @@ def build_tasks(cfg: StudyConfig) -> list[dict]:
         # loaded the relative path from its own folder, i.e. another file of that name or none
         source = data if builtin_name(data) else str(Path(data).resolve())
         if "limited" in cfg.studies:
+            # (one split seed per run, shared by its |V| x |T| cells: computing it per cell was 80% of the time)
+            seeds = [split_seed(cfg.seed, data, run) for run in range(cfg.runs)]
             for n_val in cfg.val_sizes:
                 for n_train in cfg.train_sizes:
                     for run in range(cfg.runs):
                         tasks.append(dict(
                             run_id=f"limited__{slug}__V{n_val}_T{n_train}__run{run}", study="limited",
                             dataset=data, source=source, n_val=n_val, n_train=n_train, run=run,
-                            split_seed=split_seed(cfg.seed, data, run), cost=n_val * n_train, config=conf,
+                            split_seed=seeds[run], cost=n_val * n_train, config=conf,
                         ))
         if "perturbed" in cfg.studies:
             n_val, n_train = cfg.perturbed_n_val, cfg.perturbed_n_train
+            seeds = [split_seed(cfg.seed, data, run, "perturbed") for run in range(cfg.perturbed_runs)]
             for rho_val in cfg.rho_vals:
                 for eps in cfg.epsilons:
                     for run in range(cfg.perturbed_runs):
@@ -436,7 +485,7 @@ def build_tasks(cfg: StudyConfig) -> list[dict]:
                                    f"__eps{_id_number(eps)}__run{run}",
                             study="perturbed", dataset=data, source=source, n_val=n_val, n_train=n_train,
                             rho_val=float(rho_val),
-                            epsilon=float(eps), run=run, split_seed=split_seed(cfg.seed, data, run, "perturbed"),
+                            epsilon=float(eps), run=run, split_seed=seeds[run],
                             cost=n_val * n_train * (1 + eps), config=conf,
                         ))
     tasks.sort(key=lambda t: (t["study"] != "limited", -t["cost"]))

@@ -1629,3 +1629,42 @@ def test_the_runs_csv_names_the_label_column_and_older_records_without_it_are_re
     assert list(pd.read_csv(out / "limited_runs.csv")["label_column"]) == ["y"]
     assert list(pd.read_csv(default / "limited_runs.csv")["label_column"]) == ["flag"]
     assert us.label_column_of("cancer", "cancer", None) == bilevel.datasets.BUILTIN["cancer"][1]
+
+
+@pytest.mark.parametrize("over", [dict(runs=10**9), dict(perturbed_runs=10**9), dict(runs=2**63),
+                                  dict(runs=31251)])  # 32 x 31251 + 80 > 10**6
+def test_a_study_of_more_than_max_units_runs_is_refused(over):
+    """``StudyConfig(runs=10**9)`` was accepted, and run_study then built 3.2e10 tasks (9 us and 0.5 kB each)
+    with no output. Above MAX_UNITS runs in all it is refused; the count is that of build_tasks (checked below on
+    small grids), so MAX_UNITS runs exactly are accepted."""
+    with pytest.raises(bilevel.InputError, match="at most 1,000,000"):
+        us.StudyConfig(**over)
+    # the default grid: 4 x 4 sizes x 2 data sets (limited) + 2 rho_val x 4 epsilons x 5 runs x 2 (perturbed)
+    edge = us.StudyConfig(runs=(us.MAX_UNITS - 80) // 32, studies=("limited", "perturbed"))
+    assert sum(us.unit_counts(edge).values()) == 32 * ((us.MAX_UNITS - 80) // 32) + 80 <= us.MAX_UNITS
+    for cfg in (us.StudyConfig(runs=3, perturbed_runs=2), us.StudyConfig.quick(), us.StudyConfig(studies=("perturbed",)),
+                us.StudyConfig.quick(studies=("limited",), datasets=("cancer", "diabetes"), runs=5)):
+        tasks = us.build_tasks(cfg)
+        assert {s: sum(t["study"] == s for t in tasks) for s in cfg.studies} == us.unit_counts(cfg)
+        # the split seed of each task is split_seed of its run (it is computed once per run now)
+        assert all(t["split_seed"] == us.split_seed(cfg.seed, t["dataset"], t["run"], t["study"]) for t in tasks)
+
+
+@pytest.mark.parametrize("argv, option", [(["--runs", "1000000000"], "--runs"),
+                                          (["--perturbed-runs", "1000000000"], "--perturbed-runs"),
+                                          (["--runs", "9223372036854775808"], "--runs"),
+                                          (["--quick", "--runs", "250001"], "--runs")])
+def test_the_cli_refuses_more_than_max_units_runs_naming_the_option(argv, option, tmp_path, capsys, monkeypatch):
+    """``bilevel study --runs 1000000000`` loaded the data and then built tasks with no output (a 60 s timeout hit):
+    refused naming the option, before any data set is loaded or any task built."""
+    monkeypatch.chdir(tmp_path)
+
+    def fail(*_, **__):
+        raise AssertionError("no data set may be loaded, no task built")
+
+    monkeypatch.setattr(us, "build_tasks", fail)
+    monkeypatch.setattr(us, "check_data", fail)
+    assert main(["study", "--no-progress", "--jobs", "1", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and f"error: {option} " in err, err
+    assert "at most 1,000,000 runs" in err and not (tmp_path / "out").exists()
