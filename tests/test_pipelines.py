@@ -656,3 +656,32 @@ def test_rgpt_prior_counts_use_the_size_of_the_optimisation_part():
     np.fill_diagonal(wins, 0.0)
     theta = choix.ilsr_pairwise_dense(wins, alpha=0.0, max_iter=100_000, tol=1e-14)
     np.testing.assert_allclose(res.log_scores - res.log_scores.mean(), theta - theta.mean(), atol=1e-6)
+
+
+@pytest.mark.parametrize("n_levels", [10**9, 2**63, 10**400, np.int64(2**62)],
+                         ids=["1e9", "2**63", "10**400", "np.int64(2**62)"])
+def test_rgpt_levels_above_the_front_size_are_one_candidate_per_level(n_levels, tmp_path, capsys):
+    """D >= |front| gives one level per candidate of the front, a chain (Section 3 of the RG-PT paper: D clusters
+    of |front| scores); the clustering makes no more, whatever D. ``n_levels=10**400`` (``bilevel certify --levels
+    1000...0``) was refused as "n_levels is too large for a float", naming the library argument; 10**9 ran, as
+    D = |front|, without allocating anything of size D. Oracle: the same result with D = |front|, levels 1..|front|."""
+    losses, aux, _ = simulate(seed=3, n=300, m=12)
+    common = dict(aux=aux, seed=1)
+    k = rg_pt(losses, 0.2, 0.1, **common).front.size
+    ref = rg_pt(losses, 0.2, 0.1, n_levels=k, **common)
+    res = rg_pt(losses, 0.2, 0.1, n_levels=n_levels, **common)
+    np.testing.assert_array_equal(np.sort(res.levels), np.arange(1, k + 1))
+    for name in ("candidates", "levels", "certified", "p_values"):
+        np.testing.assert_array_equal(getattr(res, name), getattr(ref, name))
+    assert res.parents == ref.parents and res.extra["n_levels"] == k
+    # the command line: --levels of any size as --levels |front|
+    path = tmp_path / "losses.csv"
+    names = [f"c{j}" for j in range(losses.shape[1])]
+    pd.DataFrame(losses, columns=names).to_csv(path, index=False)
+    pd.DataFrame([aux], columns=names).to_csv(tmp_path / "aux.csv", index=False)
+    outs = []
+    for levels in (k, int(n_levels)):
+        assert cli.main(["--losses", str(path), "--aux", str(tmp_path / "aux.csv"), "--method", "rgpt", "--seed", "1",
+                         "--levels", str(levels)]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]

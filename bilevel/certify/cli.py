@@ -121,7 +121,9 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                       help="share of calibration rows used to build the front/order/graph for pt and rgpt (default: 0.5)")
     test.add_argument("--max-failures", type=integer, default=None,
                       help="pt: failures tolerated before fixed-sequence testing stops (default: 1)")
-    test.add_argument("--levels", type=integer, default=None, help="rgpt: number of depth levels D (default: ceil(sqrt(front size)))")
+    test.add_argument("--levels", type=integer, default=None,
+                      help="rgpt: number of depth levels D (default: ceil(sqrt(front size))); at most one level per "
+                      "candidate of the front: a D above the front size gives one candidate per level, a chain")
     test.add_argument("--tau", type=real, default=None, help="rgpt: non-negative Lasso penalty, Eq. (13) (default: 0.1)")
     test.add_argument("--reshaping", choices=["identity", "by"], default=None,
                       help="rgpt: DAGGER reshaping; by = valid under arbitrary dependence (default: identity)")

@@ -37,6 +37,7 @@ candidates; it gives no such statement about the single chosen one.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -521,8 +522,10 @@ def rg_pt(
     6. On ``Z_MHT``: p-values of the front and DAGGER (:func:`bilevel.certify.dagger.dagger`) with the
        given ``reshaping`` ("identity" for independent/PRDS p-values, "by" for arbitrary dependence).
 
-    Parameters beyond those of :func:`pareto_testing`: ``n_levels`` (``D``; default
-    ``ceil(sqrt(|front|))``), ``n_p`` and ``eta`` (prior pseudo-count and (m, m) prior matrix over all
+    Parameters beyond those of :func:`pareto_testing`: ``n_levels`` (``D``, an integer >= 1; default
+    ``ceil(sqrt(|front|))``; the clustering makes at most ``|front|`` non-empty levels, so a larger ``D``, however
+    large, is ``|front|``: one candidate per level, nothing of size ``D`` is allocated; the levels used are
+    ``extra["n_levels"]``), ``n_p`` and ``eta`` (prior pseudo-count and (m, m) prior matrix over all
     candidates, ``eta[i, j]`` = prior probability that ``i`` is more reliable than ``j``), ``tau``
     (Lasso penalty, 0.1 as in the paper's Table 1), ``reshaping``, ``cluster_method`` (a
     ``scipy.cluster.hierarchy.linkage`` method), ``orphans`` ("best" or "root"). ``control`` must be
@@ -550,10 +553,18 @@ def rg_pt(
     aux_items = validate_aux(aux, n_cal, m)
     if not is_choice(orphans, ("best", "root")):
         raise InputError(f"orphans must be 'best' or 'root', got {orphans!r}")
-    if n_levels is not None:
+    n_lev = None
+    if isinstance(n_levels, numbers.Integral) and not isinstance(n_levels, bool):
+        # an int as it is: float() of one beyond the float range (10**400, bilevel certify --levels 1000...0)
+        # raised "n_levels is too large for a float", though any D >= |front| means one candidate per level
+        if n_levels < 1:
+            raise InputError(f"n_levels must be a positive integer, got {n_levels!r}")
+        n_lev = int(n_levels)
+    elif n_levels is not None:
         n_lev_f = as_number(n_levels, "n_levels")
         if not np.isfinite(n_lev_f) or n_lev_f != round(n_lev_f) or n_lev_f < 1:
             raise InputError(f"n_levels must be a positive integer, got {n_levels!r}")
+        n_lev = int(n_lev_f)
     if not is_choice(cluster_method, _LINKAGE_METHODS):
         raise InputError(f"cluster_method must be one of {', '.join(_LINKAGE_METHODS)}; got {cluster_method!r}")
     tau_f = as_number(tau, "tau")
@@ -584,8 +595,9 @@ def rg_pt(
         log_s = np.zeros(1)
 
     # 4. depth levels
-    n_lev = int(np.ceil(np.sqrt(k))) if n_levels is None else int(float(n_levels))
-    levels = _depth_levels(log_s, min(n_lev, k), cluster_method)
+    if n_lev is None:
+        n_lev = int(np.ceil(np.sqrt(k)))
+    levels = _depth_levels(log_s, min(n_lev, k), cluster_method)  # (at most one level per candidate of the front)
 
     # 5. parents by non-negative Lasso on Z_OPT
     local_parents: list[list[int]] = [[] for _ in range(k)]
