@@ -63,15 +63,25 @@ def benchmark_split(data: str, n: int, seed: int):
     return bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
 
 
-def check_splits(ap: argparse.ArgumentParser, pairs, seed: int = 0) -> None:
+def check_splits(ap: argparse.ArgumentParser, pairs, seed: int = 0, option: str | None = None,
+                 split=benchmark_split, data_option: str = "--data") -> None:
     """``ap.error`` (exit 2, one line) when the split (seed ``seed``) of a ``(data, n)`` pair of ``pairs`` cannot
     be made (an unknown data set, a size too large for it): called before any solve, so a bad size ends the run
-    at once rather than after the instances before it."""
+    at once rather than after the instances before it. ``option`` (``"--sizes"``) heads the message of a size,
+    naming the option that gave it, and then ``data_option`` that of a data set that cannot be loaded;
+    ``split(data, n, seed)`` makes the script's split (default :func:`benchmark_split`; scripts that split with
+    :func:`bilevel.split_dataset`'s own test fraction pass theirs)."""
+    if option:
+        for data in dict.fromkeys(data for data, _ in pairs):
+            try:
+                bilevel.load_dataset(data)
+            except bilevel.InputError as exc:
+                ap.error(f"{data_option}: {exc}")
     for data, n in pairs:
         try:
-            benchmark_split(data, n, seed)
+            split(data, n, seed)
         except bilevel.InputError as exc:
-            ap.error(f"{data}, |T| = |V| = {n}: {exc}")
+            ap.error(f"{option + ': ' if option else ''}{data}, |T| = |V| = {n}: {exc}")
 
 
 def _write_seconds(model) -> float:
@@ -451,7 +461,7 @@ def main(argv=None) -> int:
         ap.error(f"--race must be at most {MAX_CONCURRENCY}")
     refuse_repeats(ap, args, "data", "modes", "sizes", "seeds")
     time_limit = 600.0 if args.time_limit is None else args.time_limit
-    check_splits(ap, [(data, n) for data in args.data for n in args.sizes], args.seeds[0])
+    check_splits(ap, [(data, n) for data in args.data for n in args.sizes], args.seeds[0], "--sizes")
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     print(f"{'instance':<26} {'package':>28} {'textbook':>28} {'speed-up':>9}")

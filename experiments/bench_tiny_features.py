@@ -24,6 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.help_format import integer, real  # noqa: E402
 from experiments.bench_args import integer_at_least, positive_seconds  # noqa: E402
+from experiments.bench_milp import check_splits  # noqa: E402
+
+
+def _split(data: str, n: int, seed: int):
+    """The split of this benchmark: |T| = |V| = ``n`` of ``data``, seed ``seed``, split_dataset's test fraction."""
+    d = bilevel.load_dataset(data)
+    return bilevel.split_dataset(d.X, d.y, n, n, seed=seed)
 
 
 def main(argv=None) -> int:
@@ -34,6 +41,9 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", type=real, default=1e-6, help="factor applied to feature 0 (default 1e-6)")
     ap.add_argument("--time-limit", type=positive_seconds, default=120.0, help="seconds per tune call")
     args = ap.parse_args(argv)
+    # a size a data set cannot supply (or an unknown data set) ended in an InputError traceback (exit 1)
+    check_splits(ap, [(data, n) for data in args.datasets for n in args.sizes], args.seeds[0], "--sizes", _split,
+                 "--datasets")
     ratios = []
     print("data      size seed mode         presolve on                     presolve off                    off/on")
     for name in args.datasets:

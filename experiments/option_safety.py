@@ -18,18 +18,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
-from bilevel.help_format import integer, real  # noqa: E402
+from bilevel.help_format import real  # noqa: E402
 from bilevel.errors import InputError  # noqa: E402
 from bilevel.highs_run import silent_highs  # noqa: E402
 from bilevel.solve import _configured_highs, compile_model  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
-from experiments.bench_milp import benchmark_split  # noqa: E402
+from experiments.bench_args import integer_at_least  # noqa: E402
+from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
+
+
+#: The data sets of the instances.
+DATASETS = ("cancer", "diabetes")
 
 
 def instances(sizes, seeds=(0, 1, 2)):
     """``(name, CompiledModel)`` for every data set, size, split and mode."""
     out = []
-    for data in ("cancer", "diabetes"):
+    for data in DATASETS:
         for n in sizes:
             for seed in seeds:
                 s = benchmark_split(data, n, seed)
@@ -71,9 +76,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--options", type=_highs_option, nargs="+", required=True, metavar="NAME=VALUE",
                     help="option sets to check, one NAME=VALUE each")
-    ap.add_argument("--sizes", type=integer, nargs="+", default=[6, 8], help="|T| = |V| of the instances")
+    ap.add_argument("--sizes", type=integer_at_least(2), nargs="+", default=[6, 8], help="|T| = |V| of the instances")
     ap.add_argument("--time-limit", type=real, default=20.0, help="seconds per solve")
     args = ap.parse_args(argv)
+    # a size below 2 or one a data set cannot supply ended in an InputError traceback (exit 1)
+    check_splits(ap, [(data, n) for data in DATASETS for n in args.sizes], 0, "--sizes")
     models = instances(args.sizes)
     reference = {name: run(cm, {}, args.time_limit) for name, cm in models}
     proven = sum(r[0] == "Optimal" for r in reference.values())

@@ -25,11 +25,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
-from bilevel.help_format import integer, real  # noqa: E402
+from bilevel.help_format import real  # noqa: E402
 from bilevel.highs_run import silent_highs  # noqa: E402
 from bilevel.solve import compile_model  # noqa: E402
 from bilevel.tune import padded_cutoff  # noqa: E402
-from experiments.bench_milp import benchmark_split  # noqa: E402
+from experiments.bench_args import integer_at_least  # noqa: E402
+from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
 
 
 def probe(model, cutoff: float, tolerance: float = 1e-9) -> dict:
@@ -90,12 +91,13 @@ def model_around(data: str, n: int, seed: int, mode: str, cutoff: float | None):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", choices=("cancer", "diabetes"), default="cancer")
-    ap.add_argument("--n", type=integer, default=100, help="|T| = |V|")
-    ap.add_argument("--seed", type=integer, default=1, help="split seed")
+    ap.add_argument("--n", type=integer_at_least(2), default=100, help="|T| = |V|")
+    ap.add_argument("--seed", type=integer_at_least(0), default=1, help="split seed")
     ap.add_argument("--mode", choices=("opt", "pes0", "pes0.2"), default="opt")
     ap.add_argument("--cutoff", type=real, default=None, help="objective cutoff (default: the optimum)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
+    check_splits(ap, [(args.data, args.n)], args.seed, "--n")  # (a size too large: an InputError traceback, exit 1)
     model, cutoff = model_around(args.data, args.n, args.seed, args.mode, args.cutoff)
     t0 = time.perf_counter()
     res = probe(model, cutoff)

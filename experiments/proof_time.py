@@ -103,7 +103,7 @@ def main(argv=None) -> int:
                          "(default: none optimum)")
     args = ap.parse_args(argv)
     refuse_repeats(ap, args, "cutoffs")
-    check_splits(ap, [(args.data, args.n)], args.seed)
+    check_splits(ap, [(args.data, args.n)], args.seed, "--n")
     res, out = proof_times(args.data, args.n, args.seed, args.epsilon, args.random_seeds, args.time_limit,
                            args.mode, args.cutoffs)
     restarts = ", ".join(f"{r['cutoff']:.6g}" for r in res.restarts)

@@ -135,8 +135,8 @@ def test_render_takes_the_time_limit_bench_csv_records(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (["--sizes", "1"], "--sizes: must be an integer >= 2"),
     (["--sizes", "5", "-5"], "--sizes: must be an integer >= 2"),  # solved size 5, then a traceback
-    (["--sizes", "300"], "diabetes, |T| = |V| = 300: n_train + n_val"),
-    (["--data", "nosuch"], "nosuch, |T| = |V| = 5: data set 'nosuch' is neither"),
+    (["--sizes", "300"], "--sizes: diabetes, |T| = |V| = 300: n_train + n_val"),
+    (["--data", "nosuch"], "--data: data set 'nosuch' is neither"),
     (["--time-limit", "0"], "--time-limit: must be a finite number of seconds > 0"),
     (["--time-limit", "nan"], "--time-limit: must be a finite number of seconds > 0"),
     (["--race", "0"], "--race: must be an integer >= 1"),

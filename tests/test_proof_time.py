@@ -39,7 +39,7 @@ def test_optimistic_mode_and_a_looser_cutoff():
     (["--cutoffs", "x"], "expected 'none', 'optimum' or a number"),
     (["--cutoffs", "optimum", "optimum"], "--cutoffs lists optimum more than once"),
     (["--n", "1"], "--n: must be an integer >= 2"),
-    (["--n", "1000"], "cancer, |T| = |V| = 1000"),
+    (["--n", "1000"], "--n: cancer, |T| = |V| = 1000"),
 ])
 def test_bad_arguments_end_with_one_line(args, message, capsys):
     with pytest.raises(SystemExit) as exc:
