@@ -20,8 +20,9 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-def integer_at_least(minimum: int):
-    """An argparse type: an integer >= ``minimum``."""
+def integer_at_least(minimum: int, maximum: int | None = None, why: str = ""):
+    """An argparse type: an integer >= ``minimum`` (and <= ``maximum`` when given; ``why`` says why, in the
+    message)."""
     def parse(text: str) -> int:
         try:
             value = plain_number(text, int)
@@ -29,9 +30,22 @@ def integer_at_least(minimum: int):
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}{' (' + why + ')' if why else ''}, got {value}")
         return value
     parse.__name__ = f"integer >= {minimum}"
     return parse
+
+
+#: HiGHS's option ``random_seed`` takes 0..2147483647 (HiGHS 1.15.1 refuses 2**31): the scripts that solve under
+#: HiGHS seeds 0..N-1 (``--random-seeds N``) have at most 2**31 of them. ``--random-seeds 9223372036854775808`` was
+#: accepted; its run would have failed at seed 2**31.
+MAX_HIGHS_SEEDS = 2**31
+
+
+def highs_seed_count(text: str) -> int:
+    """``--random-seeds``: a number of HiGHS random seeds (0..N-1), 1 to :data:`MAX_HIGHS_SEEDS`."""
+    return integer_at_least(1, MAX_HIGHS_SEEDS, "HiGHS's random_seed runs 0-2147483647")(text)
 
 
 def refuse_repeats(ap: argparse.ArgumentParser, args: argparse.Namespace, *names: str) -> None:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.solve import NoSolutionError, solve_model  # noqa: E402
 from bilevel.warmstart import kkt_start  # noqa: E402
-from experiments.bench_args import integer_at_least, positive_seconds  # noqa: E402
+from experiments.bench_args import highs_seed_count, positive_seconds  # noqa: E402
 
 # name -> (hand HiGHS the KKT MIP start?, HiGHS options)
 OPTION_SETS = {
@@ -72,7 +72,7 @@ def build(data: str, mode: str, n: int, seed: int):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--time-limit", type=positive_seconds, default=30.0, help="seconds per solve")
-    ap.add_argument("--random-seeds", type=integer_at_least(1), default=3,
+    ap.add_argument("--random-seeds", type=highs_seed_count, default=3,
                     help="HiGHS random seeds per instance and option set")
     ap.add_argument("--out", default="experiments/results/bench_options")
     args = ap.parse_args(argv)

@@ -53,7 +53,7 @@ from bilevel.tune import HIGHS_OPTIONS  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
 from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
-from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
+from experiments.bench_args import highs_seed_count, integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
 
 # (data, mode, |T| = |V|, split seed): bench_small_gc's instances proven in 0.1-25 s.
 INSTANCES = [
@@ -131,7 +131,7 @@ def main(argv=None) -> int:
                     help="keep only the instances of these data sets")
     ap.add_argument("--modes", nargs="+", choices=("opt", "pes0", "pes0.2"), default=None,
                     help="keep only the instances of these modes")
-    ap.add_argument("--random-seeds", type=integer_at_least(1), default=2, help="HiGHS random seeds per instance")
+    ap.add_argument("--random-seeds", type=highs_seed_count, default=2, help="HiGHS random seeds per instance")
     ap.add_argument("--time-limit", type=positive_seconds, default=30.0, help="seconds per MILP solve")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)

@@ -26,7 +26,7 @@ import bilevel  # noqa: E402
 from bilevel.help_format import integer, real  # noqa: E402
 from bilevel.tune import HIGHS_OPTIONS, padded_cutoff  # noqa: E402
 from bilevel.warmstart import loaded_start, start_by_name  # noqa: E402
-from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
+from experiments.bench_args import highs_seed_count, integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
 from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
 
 
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=integer_at_least(0), default=0, help="split seed")
     ap.add_argument("--mode", choices=("optimistic", "pessimistic"), default="pessimistic")
     ap.add_argument("--epsilon", type=real, default=0.2, help="pessimistic only")
-    ap.add_argument("--random-seeds", type=integer_at_least(1), default=2, help="HiGHS random seeds of the re-solves")
+    ap.add_argument("--random-seeds", type=highs_seed_count, default=2, help="HiGHS random seeds of the re-solves")
     ap.add_argument("--time-limit", type=positive_seconds, default=60.0)
     ap.add_argument("--cutoffs", type=_cutoff, nargs="+", default=[None, "optimum"],
                     help="models to re-solve: 'none' (no cutoff), 'optimum', or a mean hinge value "

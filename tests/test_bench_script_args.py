@@ -44,3 +44,36 @@ def test_a_bad_size_or_seed_ends_the_script_at_once_naming_the_option(script, ar
     last = err.strip().splitlines()[-1]
     assert f"error: {option}" in last or f"error: argument {option}" in last, err
     assert "Traceback" not in err and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("script, argv", [
+    ("proof_time", ["--data", "cancer", "--n", "10"]),
+    ("bench_options", ["--out", "o"]),
+    ("bench_tune_options", ["--options", "presolve=off", "--out", "o"]),
+])
+def test_more_random_seeds_than_highs_has_are_refused(script, argv, capsys, monkeypatch, tmp_path):
+    """``--random-seeds N`` solves under HiGHS seeds 0..N-1; HiGHS's random_seed option takes 0..2**31 - 1 (checked
+    here on HiGHS itself), so N = 2**31 is the most there are. ``--random-seeds 9223372036854775808`` was accepted."""
+    import argparse
+    import importlib
+
+    import highspy
+
+    from experiments import bench_args
+
+    h = highspy.Highs()
+    h.silent()
+    top = bench_args.MAX_HIGHS_SEEDS - 1  # the last seed of the most seeds allowed
+    assert h.setOptionValue("random_seed", top) == highspy.HighsStatus.kOk
+    assert h.setOptionValue("random_seed", top + 1) == highspy.HighsStatus.kError
+    assert bench_args.highs_seed_count(str(top + 1)) == top + 1
+    with pytest.raises(argparse.ArgumentTypeError):
+        bench_args.highs_seed_count(str(top + 2))
+    monkeypatch.chdir(tmp_path)
+    module = importlib.import_module(f"experiments.{script}")
+    for value in (str(top + 2), "9223372036854775808"):
+        with pytest.raises(SystemExit) as exc:
+            module.main([*argv, "--random-seeds", value])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and "argument --random-seeds: must be at most 2147483648" in err, err
+    assert list(tmp_path.iterdir()) == []
