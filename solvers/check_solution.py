@@ -44,7 +44,7 @@ import numpy as np
 
 from bilevel import hinge, hinge_lp, verify_model
 from bilevel.errors import InputError, SolverError
-from bilevel.help_format import path_text, real
+from bilevel.help_format import DefaultsHelpFormatter, path_text, real
 from bilevel.option_checks import check_options, nonempty_path, number
 from bilevel.library import (InstanceSpec, build_instance, read_instance_arrays, read_manifest, read_name_map,
                              sha256)
@@ -369,7 +369,7 @@ def main(argv=None) -> int:
 
 def _main(argv=None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m solvers.check_solution",
+        prog="python -m solvers.check_solution", formatter_class=DefaultsHelpFormatter,
         description="Re-verify a foreign solver's solution of a library instance with the package's inner LP: "
         "trusted or rejected, with reasons.",
     )

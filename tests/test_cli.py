@@ -309,6 +309,18 @@ def test_export_library_sizes_default_is_typed_as_given(capsys):
     assert parser.parse_args(["export-library"]).sizes == list(library.SIZES)
 
 
+def test_check_solution_help_shows_its_tolerance_default(capsys):
+    """``python -m solvers.check_solution --help`` used argparse's plain formatter, so the --tol default was not shown
+    at all; shown now, it is the tolerance ``check_solution`` itself uses when none is given."""
+    import inspect
+
+    from solvers.check_solution import check_solution
+
+    shown = re.search(r"--tol TOL .*?\(default: ([^)]*)\)", _help_text("solvers.check_solution", capsys))
+    assert shown is not None
+    assert float(shown.group(1)) == inspect.signature(check_solution).parameters["tolerance"].default
+
+
 def test_export_files_are_checked_before_any_solve_and_never_overwritten_by_the_json(tmp_path, capsys, monkeypatch):
     """An export file that is a folder, or a --json path that is (or lies inside) an export file, failed after
     the solves (no JSON written), or had the JSON overwrite the model the report listed as exported."""
