@@ -925,6 +925,22 @@ def _execute(tasks: list[dict], jobs: int | None, scheduler, progress: bool, on_
         bar.close()
 
 
+def check_resume(cfg: StudyConfig, out) -> dict:
+    """The unit records ``out`` holds (``{run_id: record}``, :func:`load_records`; empty for a new folder), after
+    checking that ``cfg`` may resume there. Raises InputError when ``out`` holds finished units computed with other
+    settings (another seed, time limit, flip rule, ...; a unit that ended in an error holds no result and is
+    computed again, whatever its settings). ``bilevel study`` calls it before it prints its study line (the line
+    came before the refusal); :func:`run_study` calls it too."""
+    existing = load_records(Path(out))
+    clash = [rid for rid, rec in existing.items() if rec.get("error") is None and not _fits(cfg, rec)]
+    if clash:
+        raise InputError(
+            f"{out} already holds {len(clash)} finished runs computed with other settings "
+            f"({_settings_diff(Path(out), existing[clash[0]], cfg)}; e.g. {clash[0]}); use another --out"
+        )
+    return existing
+
+
 def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, progress: bool = True) -> StudyResult:
     """Run (or resume) the study of ``cfg`` into the folder ``out`` and write its tables and plots.
 
@@ -959,14 +975,7 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     t0 = time.perf_counter()
     tasks = build_tasks(cfg)
     h = cfg.result_hash()
-    existing = load_records(out)
-    # a unit that ended in an error holds no result (it is computed again on resume), whatever its settings
-    clash = [rid for rid, rec in existing.items() if rec.get("error") is None and not _fits(cfg, rec)]
-    if clash:
-        raise InputError(
-            f"{out} already holds {len(clash)} finished runs computed with other settings "
-            f"({_settings_diff(out, existing[clash[0]], cfg)}; e.g. {clash[0]}); use another --out"
-        )
+    existing = check_resume(cfg, out)
     done = {rid for rid, rec in existing.items() if rec.get("error") is None}
     todo = [t for t in tasks if t["run_id"] not in done]
     blocked = [t["run_id"] for t in todo if _record_path(out, t["run_id"]).is_dir()]

@@ -1019,7 +1019,9 @@ def test_a_limited_study_runs_beside_perturbed_runs_of_another_rho_test_grid(tmp
     pd.testing.assert_frame_equal(got[keep], fresh[keep])
     capsys.readouterr()
     assert main([*lim, "--seed", "1", "--out", str(out)]) == 2
-    assert "seed 0 there, 1 now" in capsys.readouterr().err
+    refused = capsys.readouterr()
+    assert "seed 0 there, 1 now" in refused.err
+    assert refused.out == ""  # the study line ("study : limited on cancer: 1 runs, ...") came before the refusal
     assert main([*per, "--out", str(out)]) == 0
     assert "0 computed now, 1 reused" in capsys.readouterr().out
     # and the other way round: `--study perturbed` refuses `--tie-criteria` (it re-solves no tie), so the limited
