@@ -11,6 +11,7 @@ from . import library
 from .datasets import check_split_sizes, load_builtin
 from .errors import InputError
 from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
+from .option_checks import nonempty_path
 from .validation import check_mip_gap, check_writable_folder
 
 
@@ -115,8 +116,8 @@ def run(args) -> int:
         if not specs:
             raise InputError(f"no library instance matches {args.only}")
     _check_sizes_fit(specs)
-    if not args.out.strip():  # Path("") is the working directory: the whole library (and large/) was written there
-        raise InputError("--out is an empty path; give a folder name, or leave --out out (models)")
+    # Path("") is the working directory: the whole library (and large/) was written there
+    nonempty_path("a folder name, or leave --out out (models)")(args.out, "--out")
     out = Path(args.out)
     check_writable_folder(out, "--out")
     t0 = time.perf_counter()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .datasets import LabelColumnError
 from .errors import InputError
-from .option_checks import check_options, count, each, number
+from .option_checks import check_options, count, each, nonempty_path, number
 from .solve import MAX_CONCURRENCY
 from .validation import CLOCKS, check_epsilon, check_seed, check_writable_folder
 from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
@@ -309,8 +309,8 @@ def run(args) -> int:
         _check_scheduler(args.scheduler)
     if args.jobs == 0 or args.jobs < -1:
         raise InputError(f"--jobs must be a positive number of processes or -1 (all cores); got {args.jobs}")
-    if not args.out.strip():  # Path("") is the working directory: the study was written into it
-        raise InputError("--out is an empty path; give a folder name, or leave --out out (out/study)")
+    # Path("") is the working directory: the study was written into it
+    nonempty_path("a folder name, or leave --out out (out/study)")(args.out, "--out")
     check_writable_folder(args.out, "--out")
     try:
         mod.check_data(cfg, _SIZE_OPTIONS)  # fail fast on a bad data set name or file, or sizes the data cannot supply

@@ -198,8 +198,8 @@ def _check_outputs(args) -> Path:
     or cannot be written to, an export file that is a folder or read-only, and a JSON path that is one of the
     export files or lies inside one (it would overwrite the model, or make it a folder)."""
     for flag, value in (("--json", args.json), ("--export", args.export)):
-        if value is not None and not value.strip():
-            raise InputError(f"{flag} is an empty path; give a file or folder name, or leave {flag} out")
+        if value is not None:
+            nonempty_path(f"a file or folder name, or leave {flag} out")(value, flag)
     json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
     json_what = "--json" if args.json else "the JSON result file"  # a message names the option the user gave
     if args.export:

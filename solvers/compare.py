@@ -244,9 +244,9 @@ def _main(argv=None) -> int:
         for option, path in (("--solutions", args.solutions), ("--csv", args.csv)):
             # --solutions '' wrote no solution (the folder '' is falsy) and removed <id>.<format>.<solver>.csv files
             # of the working directory; --csv '' was "--csv '.' is a folder"
-            if path is not None and not path.strip():
-                raise InputError(f"{option} is an empty path; give a {'folder' if option == '--solutions' else 'file'} "
-                                 f"name, or leave {option} out")
+            if path is not None:
+                what = "a folder name" if option == "--solutions" else "a file name"
+                nonempty_path(f"{what}, or leave {option} out")(path, option)
         if args.solutions is not None:
             check_writable_folder(args.solutions, "--solutions")
         if args.csv is not None:  # before the solves, not after them
