@@ -31,7 +31,7 @@ import importlib  # noqa: E402
 import bilevel  # noqa: E402
 from bilevel.help_format import real  # noqa: E402
 from experiments.bench_args import integer_at_least  # noqa: E402
-from experiments.bench_milp import check_splits  # noqa: E402
+from experiments.bench_milp import check_splits, plain_split  # noqa: E402
 import bilevel.warmstart as warmstart  # noqa: E402
 
 tune_mod = importlib.import_module("bilevel.tune")  # the module: ``bilevel.tune`` is also the function tune
@@ -59,12 +59,6 @@ def _run(s, opt, start: bool, time_limit: float):
         warmstart.queued_start, tune_mod.queued_start = real, real
 
 
-def _split(data: str, n: int, seed: int):
-    """The split of this benchmark: |T| = |V| = ``n`` of ``data``, seed ``seed``, split_dataset's test fraction."""
-    d = bilevel.load_dataset(data)
-    return bilevel.split_dataset(d.X, d.y, n, n, seed=seed)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=integer_at_least(2), nargs="+", default=[10, 15, 20])
@@ -74,7 +68,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     # a size a data set cannot supply (or an unknown data set) ended in an InputError traceback (exit 1), after the
     # instances before it had run
-    check_splits(ap, [(data, n) for data in args.data for n in args.sizes], args.seeds[0], "--sizes", _split)
+    check_splits(ap, [(data, n) for data in args.data for n in args.sizes], args.seeds[0], "--sizes", plain_split)
     ratios = []
     print(f"{'data':9} {'n':>3} {'seed':>4} | {'without: s':>10} {'status':>10} {'objective':>9} | "
           f"{'with: s':>8} {'status':>10} {'objective':>9} | ratio")
@@ -82,7 +76,7 @@ def main(argv=None) -> int:
         d = bilevel.load_dataset(data)
         for n in args.sizes:
             for seed in args.seeds:
-                s = _split(data, n, seed)
+                s = bilevel.split_dataset(d.X, d.y, n, n, seed=seed)
                 opt = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, "optimistic", clock="nodes")
                 t_old, old = _run(s, opt, False, args.time_limit)
                 t_new, new = _run(s, opt, True, args.time_limit)

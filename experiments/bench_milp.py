@@ -63,6 +63,13 @@ def benchmark_split(data: str, n: int, seed: int):
     return bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
 
 
+def plain_split(data: str, n: int, seed: int):
+    """The split of the scripts that keep :func:`bilevel.split_dataset`'s own test fraction (0.5) rather than
+    :func:`benchmark_split`'s: |T| = |V| = ``n`` of ``data``, split seed ``seed``; for :func:`check_splits`."""
+    X, y, _ = bilevel.load_dataset(data)
+    return bilevel.split_dataset(X, y, n, n, seed=seed)
+
+
 def check_splits(ap: argparse.ArgumentParser, pairs, seed: int = 0, option: str | None = None,
                  split=benchmark_split, data_option: str = "--data") -> None:
     """``ap.error`` (exit 2, one line) when the split (seed ``seed``) of a ``(data, n)`` pair of ``pairs`` cannot
@@ -70,7 +77,7 @@ def check_splits(ap: argparse.ArgumentParser, pairs, seed: int = 0, option: str 
     at once rather than after the instances before it. ``option`` (``"--sizes"``) heads the message of a size,
     naming the option that gave it, and then ``data_option`` that of a data set that cannot be loaded;
     ``split(data, n, seed)`` makes the script's split (default :func:`benchmark_split`; scripts that split with
-    :func:`bilevel.split_dataset`'s own test fraction pass theirs)."""
+    :func:`bilevel.split_dataset`'s own test fraction pass :func:`plain_split`)."""
     if option:
         for data in dict.fromkeys(data for data, _ in pairs):
             try:

@@ -24,13 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.help_format import integer, real  # noqa: E402
 from experiments.bench_args import integer_at_least, positive_seconds  # noqa: E402
-from experiments.bench_milp import check_splits  # noqa: E402
-
-
-def _split(data: str, n: int, seed: int):
-    """The split of this benchmark: |T| = |V| = ``n`` of ``data``, seed ``seed``, split_dataset's test fraction."""
-    d = bilevel.load_dataset(data)
-    return bilevel.split_dataset(d.X, d.y, n, n, seed=seed)
+from experiments.bench_milp import check_splits, plain_split  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -42,7 +36,7 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=positive_seconds, default=120.0, help="seconds per tune call")
     args = ap.parse_args(argv)
     # a size a data set cannot supply (or an unknown data set) ended in an InputError traceback (exit 1)
-    check_splits(ap, [(data, n) for data in args.datasets for n in args.sizes], args.seeds[0], "--sizes", _split,
+    check_splits(ap, [(data, n) for data in args.datasets for n in args.sizes], args.seeds[0], "--sizes", plain_split,
                  "--datasets")
     ratios = []
     print("data      size seed mode         presolve on                     presolve off                    off/on")
