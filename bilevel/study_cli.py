@@ -116,7 +116,7 @@ def add_parser(sub) -> None:
                    help="label column of every CSV file in --data (default: each file's last column); refused when "
                    "--data names built-in data sets only (they have their own label columns) or a CSV lacks the "
                    "column. Part of the settings checked on resume: a study computed with another label column is "
-                   "refused")
+                   "refused (a file's last column named is the default)")
     p.add_argument("--seed", type=integer, default=0, help="seed of all random splits (the whole study is reproducible)")
     p.add_argument("--time-limit", type=real, default=None, help="seconds per MILP solve (default 60; quick 20)")
     p.add_argument("--threads", type=integer, default=1, help="HiGHS threads per solve")

@@ -44,6 +44,7 @@ results depend on machine speed too. Every row records the package versions and 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -141,7 +142,8 @@ class StudyConfig:
     summaries' headings (``None``: none; not part of :meth:`result_hash`, so a resume may rename a study);
     ``label_column``: the name of the label column of every CSV data set (``None``: each file's last column; a
     built-in data set has its own label column, so at least one data set must be a file): part of the result
-    settings of the CSV data sets' units, so a resume with another label column is refused."""
+    settings of the CSV data sets' units, so a resume with another label column is refused (one naming a file's
+    last column is that file's default, :meth:`for_dataset`)."""
 
     datasets: tuple = ("cancer", "diabetes")
     studies: tuple = STUDIES
@@ -229,17 +231,30 @@ class StudyConfig:
     def reuses(self, record: dict) -> bool:
         """Whether the finished unit ``record`` (:func:`run_unit`) was computed with this configuration's
         settings: its ``config_hash`` is :meth:`result_hash` of its study, or of all settings (records written
-        before the hash was per study). A unit of a built-in data set is checked without ``label_column``
-        (:meth:`for_dataset`), which applies to CSV files only."""
+        before the hash was per study). A unit is checked with :meth:`for_dataset` of its data set (no
+        ``label_column`` for a built-in one, or one naming the CSV file's last column); a unit of a CSV file whose
+        label column is its last one also matches the hash with that column named (records written before a
+        named last column counted as the default)."""
         coords = record.get("coords")
-        cfg = self.for_dataset(coords.get("dataset") if isinstance(coords, dict) else None)
+        dataset = coords.get("dataset") if isinstance(coords, dict) else None
+        cfg = self.for_dataset(dataset)
+        configs = [cfg]
+        if cfg.label_column is None and dataset is not None and not builtin_name(dataset):
+            last = _last_column(dataset)
+            if last is not None:  # (datasets: so that the check of label_column accepts it whatever self's are)
+                configs.append(replace(cfg, datasets=(dataset,), label_column=last))
         h = record.get("config_hash")
-        return h == cfg.result_hash() or (record.get("study") in STUDIES and h == cfg.result_hash(record["study"]))
+        return any(h == c.result_hash() or (record.get("study") in STUDIES and h == c.result_hash(record["study"]))
+                   for c in configs)
 
-    def for_dataset(self, dataset) -> "StudyConfig":
-        """This configuration as it applies to the units of ``dataset``: without ``label_column`` for a built-in
-        data set (which has its own label column, so its units do not depend on it), else unchanged."""
-        if self.label_column is not None and dataset is not None and builtin_name(dataset):
+    def for_dataset(self, dataset, source=None) -> "StudyConfig":
+        """This configuration as it applies to the units of ``dataset`` (read from the file ``source``, default
+        ``dataset``): without ``label_column`` for a built-in data set (which has its own label column, so its units
+        do not depend on it) or when it names the file's last column (the default: the same units, which a resume
+        with and without ``--label-column`` of that column refused as "computed with other settings"), else
+        unchanged."""
+        if self.label_column is not None and dataset is not None and (
+                builtin_name(dataset) or self.label_column == _last_column(source or dataset)):
             return replace(self, label_column=None)
         return self
 
@@ -612,10 +627,26 @@ def label_column_of(dataset, source, label_column) -> str | None:
         return bilevel.datasets.BUILTIN[builtin_name(dataset)][1]
     if label_column is not None:
         return label_column
+    return _last_column(source)
+
+
+def _last_column(path) -> str | None:
+    """The name of the last column of the CSV file ``path`` (its label column by default), as
+    :func:`bilevel.load_dataset` reads it; ``None`` when the file's header cannot be read. Read once per file
+    version (:meth:`StudyConfig.reuses` asks for every record of a folder)."""
+    try:
+        st = os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return None
+    return _header_last_column(os.path.abspath(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _header_last_column(path: str, _mtime_ns: int, _size: int) -> str | None:
     import pandas as pd
 
     try:  # load_dataset's reading options: the same column names
-        return str(pd.read_csv(source, nrows=0, index_col=False, compression=None, skipinitialspace=True).columns[-1])
+        return str(pd.read_csv(path, nrows=0, index_col=False, compression=None, skipinitialspace=True).columns[-1])
     except Exception:  # noqa: BLE001 - an unreadable header: the label column is not known here
         return None
 
@@ -758,7 +789,8 @@ def run_unit(task: dict) -> dict:
     out_rows = [_jsonable({**head, **r, "unit_seconds": seconds, "seed": cfg["seed"],
                            "time_limit": cfg["time_limit"], "label_column": label_column, **ver}) for r in rows]
     return {"run_id": task["run_id"], "study": task["study"],
-            "config_hash": StudyConfig(**_tuples(cfg)).for_dataset(task["dataset"]).result_hash(task["study"]),
+            "config_hash": StudyConfig(**_tuples(cfg)).for_dataset(task["dataset"], _source(task))
+            .result_hash(task["study"]),
             "seconds": seconds, "error": error, "coords": coords, "rows": out_rows}
 
 
@@ -1120,6 +1152,8 @@ def _settings_diff(out: Path, record: dict, cfg: StudyConfig) -> str:
     for k in ("clock", "label_column"):  # (in the settings only when not their defaults)
         a.setdefault(k, getattr(old, k))
         b.setdefault(k, getattr(cfg, k))
+    if dataset is not None and not builtin_name(dataset):  # the default as the column it is ("None" said nothing)
+        a["label_column"], b["label_column"] = (label_column_of(dataset, dataset, c.label_column) for c in (old, cfg))
     if record.get("study") in STUDIES and record["study"] not in cfg.studies:
         # a setting that :func:`_fits` does not hold against a unit of a study this call does not run (and that
         # its command line cannot name: --tie-criteria with --study perturbed, --rho-test with --study limited)

@@ -1670,3 +1670,39 @@ def test_the_cli_refuses_more_than_max_units_runs_naming_the_option(argv, option
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and f"error: {option} " in err, err
     assert "at most 1,000,000 runs" in err and not (tmp_path / "out").exists()
+
+
+def test_a_label_column_naming_the_files_last_column_is_the_default_on_resume(tmp_path, capsys):
+    # a study of d.csv (label y, its last column) run without --label-column and resumed with --label-column y, or
+    # the other way round, was refused as "computed with other settings (label_column None there, 'y' now)",
+    # though both read the same labels and compute the same units
+    path = str(_label_csvs(tmp_path)["last"])
+    first, second = ([], ["--label-column", "y"]), (["--label-column", "y"], [])
+    for name, (before, after) in (("plain_then_named", first), ("named_then_plain", second)):
+        out = str(tmp_path / name)
+        assert main([*_LABEL_STUDY, "--data", path, *before, "--out", out]) == 0
+        capsys.readouterr()
+        assert main([*_LABEL_STUDY, "--data", path, *after, "--out", out]) == 0
+        assert "0 computed now, 1 reused" in capsys.readouterr().out
+        assert list(pd.read_csv(Path(out) / "limited_runs.csv")["label_column"]) == ["y"]
+        study = json.loads((Path(out) / "study.json").read_text())
+        assert study["config"]["label_column"] == ("y" if after else None)  # this call's setting, as given
+    # one setting, one hash: both folders' units carry the same one
+    hashes = {json.loads(p.read_text())["config_hash"] for p in tmp_path.glob("*_then_*/runs/*.json")}
+    assert len(hashes) == 1, hashes
+    # a folder written before, with --label-column y in its units' hash (the last column named), still resumes
+    out = tmp_path / "named_then_plain"
+    (rec_path,) = (out / "runs").glob("*.json")
+    rec = json.loads(rec_path.read_text())
+    conf = json.loads((out / "study.json").read_text())["config"]
+    named = us.StudyConfig(**us._tuples({**conf, "label_column": "y"}))
+    assert named.result_hash("limited") != rec["config_hash"]  # (that hash named the column)
+    rec["config_hash"] = named.result_hash("limited")
+    rec_path.write_text(json.dumps(rec))
+    for args in ([], ["--label-column", "y"]):
+        assert main([*_LABEL_STUDY, "--data", path, *args, "--out", str(out)]) == 0
+        assert "0 computed now, 1 reused" in capsys.readouterr().out
+    # another column is still another setting, named as the column it is
+    assert main([*_LABEL_STUDY, "--data", path, "--label-column", "flag", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "other settings (label_column 'y' there, 'flag' now;" in err, err
