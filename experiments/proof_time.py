@@ -46,7 +46,7 @@ def decided_points(model) -> int:
 
 
 def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int = 2, time_limit: float = 60.0,
-                mode: str = "pessimistic", cutoffs=(None, "optimum")):
+                mode: str = "pessimistic", cutoffs=(None, "optimum"), report=None):
     """Re-solves of one benchmark instance (``data``, |T| = |V| = ``n``, split ``seed``) started at its optimum.
 
     ``mode``: ``"optimistic"`` or ``"pessimistic"`` (``epsilon`` >= 0, every validation label flipped; the
@@ -54,7 +54,9 @@ def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int 
     (built without a cutoff), ``"optimum"`` (built around the tune call's optimum, padded as ``tune`` pads)
     or a number (mean validation hinge; at least the optimum, else the start is cut off). Returns the tune
     result and a list of ``(cutoff used, HiGHS seed, decided training points, SolveInfo)``, seed by seed in
-    the order of ``cutoffs``. Raises SystemExit when tune does not prove the instance optimal."""
+    the order of ``cutoffs``. ``report``: called as ``report(result, None)`` once the tune call ends and as
+    ``report(result, row)`` as each re-solve ends (each solve takes up to ``time_limit`` seconds: the command
+    printed nothing until all had run). Raises SystemExit when tune does not prove the instance optimal."""
     s = benchmark_split(data, n, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -64,6 +66,8 @@ def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int 
                                flip="all", optimistic=res, time_limit=time_limit)
     if res.status != "optimal":
         raise SystemExit(f"tune did not prove the instance optimal ({res.status}); no optimum to start from")
+    report = report or (lambda *_: None)
+    report(res, None)
     pairs = loaded_start(res.model)
     out = []
     for rs in range(random_seeds):
@@ -73,6 +77,7 @@ def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int 
             solved = bilevel.solve_model(m, mip_start=start_by_name(pairs, m), time_limit=time_limit,
                                          options={**HIGHS_OPTIONS, "random_seed": rs})
             out.append((value, rs, decided_points(m), solved))
+            report(res, out[-1])
     return res, out
 
 
@@ -104,21 +109,28 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     refuse_repeats(ap, args, "cutoffs")
     check_splits(ap, [(args.data, args.n)], args.seed, "--n")
-    res, out = proof_times(args.data, args.n, args.seed, args.epsilon, args.random_seeds, args.time_limit,
-                           args.mode, args.cutoffs)
-    restarts = ", ".join(f"{r['cutoff']:.6g}" for r in res.restarts)
-    print(f"tune: {res.status} {res.objective:.6f} in {res.total_seconds:.2f} s, {res.nodes} nodes, "
-          f"{len(res.restarts)} cutoff restart(s){' around ' + restarts if restarts else ''}")
-    for cutoff, rs, decided, info in out:
-        if cutoff is None:
-            label = "plain model"
-        elif cutoff == padded_cutoff(res.objective):
-            label = "built around the optimum"
-        else:
-            label = f"built around {cutoff:.6g}"
-        print(f"started at the optimum, {label} ({decided} points decided), HiGHS seed {rs}: {info.status} "
-              f"{info.objective:.6f} in {info.seconds:.2f} s, {info.nodes} nodes")
+    proof_times(args.data, args.n, args.seed, args.epsilon, args.random_seeds, args.time_limit, args.mode,
+                args.cutoffs, report=_print_line)
     return 0
+
+
+def _print_line(res, row) -> None:
+    """Print the line of the tune call ``res`` (``row`` None) or of one re-solve ``row`` (see :func:`proof_times`)
+    as soon as it ends, as bench_milp prints each instance."""
+    if row is None:
+        restarts = ", ".join(f"{r['cutoff']:.6g}" for r in res.restarts)
+        print(f"tune: {res.status} {res.objective:.6f} in {res.total_seconds:.2f} s, {res.nodes} nodes, "
+              f"{len(res.restarts)} cutoff restart(s){' around ' + restarts if restarts else ''}", flush=True)
+        return
+    cutoff, rs, decided, info = row
+    if cutoff is None:
+        label = "plain model"
+    elif cutoff == padded_cutoff(res.objective):
+        label = "built around the optimum"
+    else:
+        label = f"built around {cutoff:.6g}"
+    print(f"started at the optimum, {label} ({decided} points decided), HiGHS seed {rs}: {info.status} "
+          f"{info.objective:.6f} in {info.seconds:.2f} s, {info.nodes} nodes", flush=True)
 
 
 if __name__ == "__main__":

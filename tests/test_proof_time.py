@@ -46,3 +46,24 @@ def test_bad_arguments_end_with_one_line(args, message, capsys):
         proof_time.main(["--data", "cancer", "--n", "10", *args])
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_each_line_is_printed_as_its_solve_ends(monkeypatch, capsys):
+    # the command printed nothing until every solve had run (each up to --time-limit seconds): each line now comes
+    # as its solve ends, the same lines in the same order
+    printed = []  # the lines printed when each re-solve starts
+    real = proof_time.bilevel.solve_model
+
+    def solve_model(*args, **kwargs):
+        printed.append(capsys.readouterr().out)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(proof_time.bilevel, "solve_model", solve_model)
+    assert proof_time.main(["--data", "diabetes", "--n", "6", "--seed", "1", "--random-seeds", "2",
+                            "--time-limit", "30", "--cutoffs", "optimum"]) == 0
+    printed.append(capsys.readouterr().out)
+    assert len(printed) == 3
+    assert printed[0].startswith("tune: optimal ") and printed[0].count("\n") == 1
+    for seed, text in enumerate(printed[1:]):
+        assert text.startswith("started at the optimum, built around the optimum (") and text.count("\n") == 1
+        assert f"HiGHS seed {seed}: optimal " in text
