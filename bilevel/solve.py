@@ -294,8 +294,8 @@ def solve_model(
     ------
     InputError for a ``model`` that is not a Pyomo model, an ``improve`` or ``interrupt_when`` that is not
     callable, a negative or NaN ``improve_after``, a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``,
-    ``clock``, an option HiGHS rejects
-    (or whose name is not a string, or whose value is NaN), one of :data:`UNSAFE_OPTIONS`, ``time_limit``, ``mip_gap``
+    ``clock``, an option whose name is not a string, an option :func:`check_highs_option` refuses (NaN, one of
+    :data:`UNSAFE_OPTIONS`, or rejected by HiGHS), ``time_limit``, ``mip_gap``
     or ``threads`` given also as the option ``time_limit``, ``mip_rel_gap`` or ``threads``, or a ``mip_start`` (or an
     ``improve`` return value, raised after the solve) that is not ``(variable, number)`` pairs or a mapping, or
     that gives a variable NaN or an infinite value;
@@ -324,18 +324,13 @@ def solve_model(
     bad_keys = [key for key in opts if not isinstance(key, str)]
     if bad_keys:  # highspy raised a raw TypeError
         raise InputError(f"HiGHS option names must be strings; got {bad_keys[0]!r}")
-    nan_keys = [key for key, value in opts.items() if isinstance(value, (float, np.floating)) and np.isnan(value)]
-    if nan_keys:  # HiGHS accepts NaN for any double option (mip_rel_gap, tolerances): no range check fails on it
-        raise InputError(f"HiGHS option {nan_keys[0]}=nan is not a number")
+    for key, value in opts.items():  # before the compile, as the CLI checks them before loading the data
+        check_highs_option(key, value)
     given = {"time_limit": time_limit, "mip_gap": mip_gap, "threads": threads}
     for arg, key in ARGUMENT_OPTIONS.items():
         if given[arg] is not None and key in opts:  # the argument won without a word, and a record of both misled
             raise InputError(f"{arg}={given[arg]!r} and the HiGHS option {key}={opts[key]!r} set the same thing; "
                              f"give it once")
-    for key, (allowed, why) in UNSAFE_OPTIONS.items():
-        if key in opts and opts[key] != allowed:
-            raise InputError(f"HiGHS option {key}={opts[key]!r} is refused (only HiGHS's default, {allowed!r}, is "
-                             f"accepted): {why}")
     cm = compile_model(model)
     if time_limit is not None and check_positive(time_limit, "time_limit (seconds)", allow_inf=True) < np.inf:
         opts["time_limit"] = float(time_limit)
@@ -811,6 +806,32 @@ def _set_option(h: highspy.Highs, key: str, value) -> None:
         status = None
     if status != highspy.HighsStatus.kOk:
         raise InputError(f"HiGHS rejected option {key}={value!r}")
+
+
+def check_highs_option(key: str, value, name: str = "HiGHS option"):
+    """Check one user HiGHS option, as :func:`solve_model` (``options``) and ``bilevel tune --highs-option`` do;
+    return the value HiGHS holds once it is set (e.g. the int 3 for ``"3"``). A utility: no equation.
+
+    key : the HiGHS option name, e.g. ``"mip_rel_gap"``; value : its value (a bool, int, float or str; a numpy
+    scalar is checked as its number); name : how the messages name where the option came from, e.g.
+    ``"--highs-option"`` (the default, ``"HiGHS option"``, for a library argument).
+
+    Raises InputError, naming ``name`` and ``key=value``, in this order, for a NaN value (HiGHS takes NaN for any
+    double option: no range check fails on it), an option of :data:`UNSAFE_OPTIONS` at a value other than the
+    one allowed (HiGHS's default), and an option HiGHS rejects (an unknown name, a value of the wrong type or
+    out of its range)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and np.isnan(value):
+        raise InputError(f"{name} {key}=nan is not a number")
+    if key in UNSAFE_OPTIONS and value != UNSAFE_OPTIONS[key][0]:
+        allowed, why = UNSAFE_OPTIONS[key]
+        raise InputError(f"{name} {key}={value!r} is refused (only HiGHS's default, {allowed!r}, is accepted): {why}")
+    try:
+        return _highs_option_value(key, value)
+    except InputError:
+        raise InputError(f"{name} {key}={value!r}: HiGHS rejects it (an unknown option, or a value of the wrong type "
+                         "or out of its range)") from None
 
 
 def _highs_option_value(key: str, value):

@@ -39,7 +39,7 @@ from pyomo.core.expr.visitor import identify_variables
 from .errors import InputError
 from .inner import hinge
 from .optimistic import build_optimistic_model
-from .solve import _highs_option_value, solve_model
+from .solve import check_highs_option, solve_model
 from .tune import LinearClassifier, tuning_options
 from .validation import check_positive
 from .verify import Verification, solution_w_bar, verify_model
@@ -249,7 +249,7 @@ def optimistic_tie_range(
             # enters its tree) is cheap: it is checked without presolve, from the same start, in the time (and
             # the mip_max_nodes) left (144 re-solves of sizes 5-20: 29 at the root, 0.22 s more in all).
             left = None if time_limit is None else time_limit - info.seconds
-            nodes_left = (_highs_option_value("mip_max_nodes", options["mip_max_nodes"]) - info.nodes
+            nodes_left = (check_highs_option("mip_max_nodes", options["mip_max_nodes"]) - info.nodes
                           if "mip_max_nodes" in options else None)
             if (left is None or left > 0) and (nodes_left is None or nodes_left > 0):
                 again_options = {**options, "presolve": "off"}

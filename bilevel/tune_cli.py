@@ -15,7 +15,7 @@ from .errors import InputError
 from .export import replace_atomically, write_model
 from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real
 from .option_checks import check_options, count, fraction, nonempty_path, number
-from .solve import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS, _highs_option_value
+from .solve import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS, check_highs_option
 from .tune import VERIFICATION_WARNING, TuneResult, finite_or_none, tune, tuning_options
 from .validation import (CLOCKS, MAX_W_BAR_UB, check_epsilon, check_mip_gap, check_scale, check_seed,
                          check_writable_file, check_writable_folder)
@@ -122,29 +122,13 @@ def _check_highs_options(args) -> None:
             raise InputError(f"--highs-option {key}={given[key]} and --highs-option {key}={value} set the same "
                              "HiGHS option; give it once")
         given[key] = value
-    for key, value in given.items():  # solve_model's checks, made only after the data line was printed, named
-        _check_highs_option(key, value)  # "HiGHS option ..." without the command-line option
+    for key, value in given.items():  # solve_model's checks, before the data set is loaded, naming the option
+        check_highs_option(key, value, "--highs-option")
     for arg, key in ARGUMENT_OPTIONS.items():  # the flags are the arguments' names: --time-limit, --mip-gap, --threads
         value = getattr(args, arg)
         if value is not None and key in given:
             raise InputError(f"--{arg.replace('_', '-')} {value} and --highs-option {key}={given[key]} set the same "
                              "HiGHS option; give it once")
-
-
-def _check_highs_option(key: str, value) -> None:
-    """Refuse (InputError naming ``--highs-option``) a value that is NaN, one of :data:`UNSAFE_OPTIONS` other
-    than HiGHS's default, or an option HiGHS rejects (an unknown name, a value of the wrong type or range)."""
-    if isinstance(value, float) and value != value:
-        raise InputError(f"--highs-option {key}=nan is not a number")
-    if key in UNSAFE_OPTIONS and value != UNSAFE_OPTIONS[key][0]:
-        allowed, why = UNSAFE_OPTIONS[key]
-        raise InputError(f"--highs-option {key}={value} is refused (only HiGHS's default, {allowed!r}, is accepted): "
-                         f"{why}")
-    try:
-        _highs_option_value(key, value)
-    except InputError:
-        raise InputError(f"--highs-option {key}={value}: HiGHS rejects it (an unknown option, or a value of the "
-                         "wrong type or out of its range)") from None
 
 
 def _highs_option(text: str) -> tuple[str, object]:

@@ -155,3 +155,20 @@ def test_a_loose_mip_feasibility_tolerance_is_refused_it_made_solve_model_report
         monkeypatch.setattr(solve_module, "UNSAFE_OPTIONS", {})
         loose = bilevel.solve_model(model, options={"mip_feasibility_tolerance": 1e-3})
         assert loose.optimal and loose.objective < true.objective - 0.05
+
+
+@pytest.mark.parametrize("text,value", [("no_such_option=1", 1), ("random_seed=3.5", 3.5), ("presolve=abc", "abc"),
+                                        ("time_limit=-1", -1), ("mip_rel_gap=nan", float("nan")),
+                                        ("mip_lifting_for_probing=1", 1), ("solve_relaxation=true", True)])
+def test_the_cli_and_solve_model_refuse_a_highs_option_with_the_same_message(tiny, text, value, capsys):
+    """``bilevel tune --highs-option`` repeated solve_model's checks of a HiGHS option in a copy of its own, and a
+    rejected option read "--highs-option no_such_option=1: HiGHS rejects it (...)" there but "HiGHS rejected option
+    no_such_option=1" from solve_model. Oracle: both go through bilevel.solve.check_highs_option, so the messages
+    are the same apart from how they name the option's source."""
+    from bilevel.cli import main
+
+    assert main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--highs-option", text]) == 2
+    cli = capsys.readouterr().err.strip().removeprefix("bilevel tune: error: ")
+    with pytest.raises(InputError) as refused:
+        bilevel.solve_model(tiny[-1], options={text.partition("=")[0]: value})
+    assert cli.startswith("--highs-option ") and cli.replace("--highs-option", "HiGHS option", 1) == str(refused.value)
