@@ -78,15 +78,16 @@ def finite_number(text: str) -> float | None:
     return value if np.isfinite(value) else None
 
 
-def as_number(value, name: str) -> float:
-    """``float(value)``; InputError naming ``name`` when ``value`` is not a number (a bool included; a
-    numeric string such as ``"2"`` is read as its number)."""
-    if isinstance(value, (bool, np.bool_)):  # np.True_ too: float() reads it as 1.0
-        raise InputError(f"{name} must be a number, got {value!r}")
+def as_number(value, name: str, what: str = "a number") -> float:
+    """``float(value)``; InputError naming ``name`` ("``name`` must be ``what``, got ...") when ``value`` is not
+    a number: a bool (np.True_ too) and a string or bytes included, which float() reads as 1.0 and as the number
+    they spell (``epsilon="0.2"`` was accepted where ``race="2"`` was refused); numpy scalars are numbers."""
+    if isinstance(value, (bool, np.bool_)) or is_text(value):
+        raise InputError(f"{name} must be {what}, got {value!r}")
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
+        raise InputError(f"{name} must be {what}, got {value!r}") from None
     except OverflowError:  # an int beyond the float range, e.g. 10**400
         raise InputError(f"{name} is too large for a float: {value!r}") from None
 
@@ -113,6 +114,23 @@ def is_complex(values) -> bool:
     as one array (ragged lists), which the float conversion then refuses."""
     try:
         return bool(np.iscomplexobj(values))
+    except (TypeError, ValueError):
+        return False
+
+
+def is_text(values) -> bool:
+    """Whether ``values`` (a scalar, an array, a nested sequence or a pandas object) holds strings or bytes, which
+    ``float()`` and the float conversion read as the numbers they spell; False when numpy cannot read it as one
+    array (ragged lists), which that conversion refuses. Raises nothing."""
+    if isinstance(values, (str, bytes, bytearray)):
+        return True
+    if type(values).__module__.startswith("pandas"):  # a column of strings is object dtype, read as numbers
+        import pandas as pd
+        columns = [col for _, col in values.items()] if hasattr(values, "columns") else [values]
+        return any(any(isinstance(x, (str, bytes)) for x in col) if col.dtype == object
+                   else pd.api.types.is_string_dtype(col.dtype) for col in columns)
+    try:
+        return np.asarray(values).dtype.kind in "US"
     except (TypeError, ValueError):
         return False
 
@@ -145,6 +163,8 @@ def as_float_array(values, name: str, what: str) -> np.ndarray:
         raise InputError(f"{name} must be {what}; got an array of Python objects")
     if is_complex(values):  # float64 conversion would drop the imaginary parts with a warning only
         raise InputError(f"{name} must be {what}; got complex numbers")
+    if is_text(values):  # read as the numbers they spell: w_bar_bounds=("0", "1") was accepted
+        raise InputError(f"{name} must be {what}; got strings")
     refuse_masked(values, name)
     try:
         if type(values).__module__.startswith("pandas"):  # pd.NA of a nullable column -> NaN,
@@ -227,14 +247,7 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
 def check_open_unit(value, name: str) -> float:
     """Return ``value`` as a float after checking it lies strictly between 0 and 1 (a risk limit ``alpha`` or
     an error level ``delta``); raise InputError naming ``name`` otherwise (not a number, NaN, outside (0, 1))."""
-    if isinstance(value, (bool, np.bool_)):
-        raise InputError(f"{name} must be a number in (0, 1), got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number in (0, 1), got {value!r}") from None
-    except OverflowError:  # an int beyond the float range, e.g. 10**400 (as in as_number)
-        raise InputError(f"{name} must lie strictly between 0 and 1, got an int too large for a float") from None
+    v = as_number(value, name, "a number in (0, 1)")
     if not np.isfinite(v) or not 0.0 < v < 1.0:
         raise InputError(f"{name} must lie strictly between 0 and 1, got {value!r}")
     return v

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import bilevel
+import bilevel.certify
 from bilevel.errors import InputError
 from tiny_data import X, XV, Y, YV, solved_optimistic_model
 
@@ -170,3 +171,46 @@ def test_a_masked_array_with_masked_entries_is_refused_not_read_through_its_mask
     y_masked[0] = np.ma.masked
     with pytest.raises(InputError, match="y_train has 1 masked entries"):
         bilevel.tune(x_plain, y_masked, XV, YV)
+
+
+_LOSSES = np.random.default_rng(0).uniform(0, 0.3, (40, 5))
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda v: bilevel.tune(X, Y, XV, YV, "pessimistic", epsilon=v), "epsilon"),
+    (lambda v: bilevel.tune(X, Y, XV, YV, time_limit=v), "time_limit"),
+    (lambda v: bilevel.tune(X, Y, XV, YV, mip_gap=v), "mip_gap"),
+    (lambda v: bilevel.tune(X, Y, XV, YV, tolerance=v), "tolerance"),
+    (lambda v: bilevel.tune(X, Y, XV, YV, w_bar_bounds=(0.0, v)), "w_bar_ub"),
+    (lambda v: bilevel.tune(X, Y, XV, YV, w_bar_bounds=([v] * X.shape[1], 1.0)), "w_bar_lb"),
+    (lambda v: bilevel.split_dataset(np.zeros((20, 2)), np.repeat([-1.0, 1.0], 10), 4, 4, test_fraction=v),
+     "test_fraction"),
+    (lambda v: bilevel.certify.hoeffding_p_value(0.1, 50, v), "alpha"),
+    (lambda v: bilevel.certify.bonferroni([0.01, 0.5], v), "delta"),
+    (lambda v: bilevel.certify.ltt(_LOSSES, v, 0.1), "alpha"),
+    (lambda v: bilevel.certify.rg_pt(_LOSSES, 0.2, 0.1, seed=0, tau=v), "tau"),
+    (lambda v: bilevel.certify.split_calibration(40, v, 0), "opt_fraction"),
+    (lambda v: bilevel.certify.validate_losses([[v, 0.2]]), "losses"),
+])
+@pytest.mark.parametrize("text", ["0.5", b"0.5", np.str_("0.5")])
+def test_a_numeric_string_is_refused_for_a_float_argument_as_for_an_integer_one(call, name, text):
+    """tune(epsilon="0.2"), time_limit="5", mip_gap="0.1", w_bar_bounds=("0", "1") and split_dataset's
+    test_fraction="0.5" were read as the numbers they spell, where race="2" was refused ("must be an integer")
+    and epsilon=True too. Oracle: the integer arguments' refusal, an InputError naming the argument."""
+    with pytest.raises(InputError, match=name):
+        call(text)
+
+
+def test_numpy_scalars_stay_numbers_for_the_float_arguments():
+    """The refusal of strings leaves numpy scalars (floats and ints of any width) accepted. Oracle: the same
+    call with the Python numbers."""
+    X_, y_ = np.arange(40.0).reshape(20, 2), np.repeat([-1.0, 1.0], 10)
+    plain = bilevel.split_dataset(X_, y_, 4, 4, test_fraction=0.25, seed=0)
+    for value in (np.float64(0.25), np.float32(0.25), np.float16(0.25)):
+        assert np.array_equal(bilevel.split_dataset(X_, y_, 4, 4, test_fraction=value, seed=0).X_test, plain.X_test)
+    kw = dict(time_limit=np.float32(60), mip_gap=np.float64(1e-4), w_bar_bounds=(np.int64(0), np.float32(1)))
+    got = bilevel.tune(X, Y, XV, YV, "pessimistic", epsilon=np.float32(0.25), **kw)
+    want = bilevel.tune(X, Y, XV, YV, "pessimistic", epsilon=0.25, time_limit=60.0, mip_gap=1e-4, w_bar_bounds=(0, 1))
+    assert got.objective == pytest.approx(want.objective, abs=1e-6)
+    assert bilevel.certify.hoeffding_p_value(0.1, 50, np.float32(0.25)) == \
+        pytest.approx(bilevel.certify.hoeffding_p_value(0.1, 50, 0.25))

@@ -311,6 +311,7 @@ def test_non_numbers_get_an_error_naming_the_parameter():
         (dict(method="pt", opt_fraction="abc", seed=0), "opt_fraction"),
         (dict(method="rgpt", tau="abc", seed=0), "tau"),
         (dict(method="rgpt", n_levels="abc", seed=0), "n_levels"),
+        (dict(method="rgpt", n_levels="2", seed=0), "n_levels"),  # a numeric string too, as for every number
         (dict(method="rgpt", n_p="abc", seed=0), "n_p"),
         (dict(method="rgpt", cluster_method="foo", seed=0), "cluster_method"),
         (dict(method="pt", split=([0.9, 1.9, 2.5], [10.2, 11.8])), "integers"),
@@ -319,7 +320,7 @@ def test_non_numbers_get_an_error_naming_the_parameter():
         alpha = kw.pop("alpha", ALPHA)
         with pytest.raises(InputError, match=name):
             certify(losses, alpha, DELTA, **kw)
-    assert rg_pt(losses, ALPHA, DELTA, seed=0, n_levels="2").levels.max() <= 2
+    assert rg_pt(losses, ALPHA, DELTA, seed=0, n_levels=2.0).levels.max() <= 2
 
 
 def test_method_specific_errors():

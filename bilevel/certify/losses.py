@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..validation import as_path, check_count, check_utf8_text, finite_number, is_complex, refuse_masked
+from ..validation import as_float_array, as_path, check_count, check_utf8_text, finite_number
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -50,18 +50,10 @@ def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
     Raises
     ------
     InputError
-        Wrong number of dimensions, no row or no candidate, NaN/infinite values, values outside [0, 1], a numpy
-        masked array with masked entries.
+        Not numbers (strings, complex numbers, an int too large for a float), wrong number of dimensions, no row
+        or no candidate, NaN/infinite values, values outside [0, 1], a numpy masked array with masked entries.
     """
-    if is_complex(losses):  # float conversion would drop the imaginary parts with a warning only
-        raise InputError(f"{name} must be real numbers; got complex values")
-    refuse_masked(losses, name)
-    try:
-        arr = np.asarray(losses, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a numeric array") from None
-    except OverflowError:  # an int beyond the float range, e.g. 10**400
-        raise InputError(f"{name} must lie in [0, 1] (bounded losses); got an int too large for a float") from None
+    arr = as_float_array(losses, name, "a numeric array")  # not complex, strings, masked or an int beyond floats
     if arr.ndim not in (2, 3):
         raise InputError(f"{name} must have shape (n_cal, m) or (n_cal, m, L), got {arr.shape}")
     if arr.shape[0] == 0:
@@ -89,7 +81,7 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     Raises
     ------
     InputError
-        A shape other than (m,) or (n_cal, m), NaN or infinite values, complex numbers.
+        A shape other than (m,) or (n_cal, m), NaN or infinite values, complex numbers, strings.
     """
     if aux is None or (isinstance(aux, (list, tuple)) and len(aux) == 0):  # a list of no objectives
         return []
@@ -97,14 +89,7 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     items = list(aux) if several else [aux]
     out = []
     for k, item in enumerate(items):
-        if is_complex(item):  # float conversion would drop the imaginary parts with a warning only
-            raise InputError(f"auxiliary objective {k} must be real numbers; got complex values")
-        try:
-            arr = np.asarray(item, dtype=float)
-        except (TypeError, ValueError):
-            raise InputError(f"auxiliary objective {k} must be numeric, of shape ({m},) or ({n_cal}, {m})") from None
-        except OverflowError:  # an int beyond the float range, e.g. 10**400
-            raise InputError(f"auxiliary objective {k} must be finite; it holds an int too large for a float") from None
+        arr = as_float_array(item, f"auxiliary objective {k}", f"numeric, of shape ({m},) or ({n_cal}, {m})")
         if arr.shape not in ((m,), (n_cal, m)):
             raise InputError(
                 f"auxiliary objective {k} must have shape ({m},) (a cost per candidate) or ({n_cal}, {m}) "

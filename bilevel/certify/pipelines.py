@@ -46,7 +46,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from ..errors import InputError
 from ..ranking import bradley_terry, check_eta, nonnegative_lasso, rgpt_win_counts
-from ..validation import as_number, check_count, check_seed, is_choice
+from ..validation import as_float_array, as_number, check_count, check_seed, is_choice
 from .dagger import dagger_details
 from .losses import validate_aux, validate_losses
 from .p_values import MAX_N, p_values_from_losses, resolve_p_value_method
@@ -152,12 +152,7 @@ def _prepare(losses, alpha) -> tuple[np.ndarray, np.ndarray]:
     if arr.ndim == 2:
         arr = arr[:, :, None]
     n_risks = arr.shape[2]
-    try:
-        a = np.atleast_1d(np.asarray(alpha, dtype=float))
-    except (TypeError, ValueError):
-        raise InputError(f"alpha (risk limit) must be a number or one number per controlled risk, got {alpha!r}") from None
-    except OverflowError:  # an int beyond the float range, e.g. 10**400
-        raise InputError("alpha (risk limit) must lie strictly between 0 and 1, got an int too large for a float") from None
+    a = np.atleast_1d(as_float_array(alpha, "alpha (risk limit)", "a number or one number per controlled risk"))
     if a.ndim != 1 or a.size not in (1, n_risks):
         raise InputError(f"alpha must be a scalar or have one entry per controlled risk ({n_risks}), got {np.shape(alpha)}")
     if a.size == 1:
