@@ -432,6 +432,12 @@ def _stratified_take(idx: np.ndarray, y: np.ndarray, n: int, rng: np.random.Gene
     return np.sort(np.concatenate(taken)), np.sort(np.concatenate(rest))
 
 
+def _n_test(n_rows: int, test_fraction: float) -> int:
+    """The number of test rows :func:`split_dataset` holds out of ``n_rows``, which :func:`check_split_sizes`
+    counts: ``round(test_fraction * n_rows)`` (Python's round, half to even)."""
+    return int(round(test_fraction * n_rows))
+
+
 def check_split_sizes(n_rows: int, sizes: dict, test_fraction: float = 0.5, fraction_name: str | None = None) -> None:
     """Raise InputError when the sizes ``sizes`` (``{name: rows}``, e.g. ``{"n_train": 20, "n_val": 20}``) add up
     to more than the ``n_rows - round(test_fraction * n_rows)`` rows that :func:`split_dataset` leaves after holding
@@ -440,7 +446,7 @@ def check_split_sizes(n_rows: int, sizes: dict, test_fraction: float = 0.5, frac
     library its arguments; ``fraction_name`` (e.g. ``"--test-fraction"``), when given, is named with the test
     fraction. A utility of the split of Section 5.1 of the pessimistic paper; raises nothing else (the sizes and
     ``test_fraction`` are checked by the caller)."""
-    n_test = int(round(test_fraction * n_rows))
+    n_test = _n_test(n_rows, test_fraction)
     total = sum(int(v) for v in sizes.values())
     if total > n_rows - n_test:
         held = f" ({fraction_name} {test_fraction:g} of the {n_rows} rows)" if fraction_name else ""
@@ -496,7 +502,7 @@ def split_dataset(
         raise InputError(f"need n_train >= 2 (one point per class) and n_val >= 1; got n_train={n_train}, n_val={n_val}")
     rng = np.random.default_rng(seed)
     all_idx = np.arange(len(y))
-    test_idx, pool = _stratified_take(all_idx, y, int(round(test_fraction * len(y))), rng)
+    test_idx, pool = _stratified_take(all_idx, y, _n_test(len(y), test_fraction), rng)
     cal_need = 0 if n_cal is None else n_cal
     if n_cal is not None and n_cal < 0:
         raise InputError(f"n_cal must be >= 0 or None, got {n_cal}")

@@ -564,3 +564,42 @@ def test_a_named_pipe_or_device_as_data_is_refused_not_waited_on(tmp_path):
     if Path("/dev/null").exists():
         with pytest.raises(InputError, match="is not a regular file"):
             bilevel.load_dataset("/dev/null")
+
+
+@pytest.mark.parametrize("n_rows", [9, 10, 11])
+@pytest.mark.parametrize("test_fraction", [0.0, 0.05, 0.25, 0.5, 0.55, 0.75, 0.9, 0.95, 0.999])
+def test_check_split_sizes_refuses_exactly_the_sizes_split_dataset_cannot_draw(n_rows, test_fraction):
+    """split_dataset and check_split_sizes (called by the CLIs before the data line is printed) each computed the
+    number of test rows; a disagreement would refuse a split that works or pass one that fails. Oracle: the rows
+    the accepted splits hold: the same test set size t for all of them, train and validation of the sizes asked,
+    and the refused sizes exactly those with n_train + n_val + n_cal > n_rows - t (odd row counts, sizes that
+    exactly fill the non-test rows, test fractions 0 and near 1)."""
+    from bilevel.datasets import OneClassTrainingError, check_split_sizes
+
+    X, y = np.arange(2.0 * n_rows).reshape(n_rows, 2), np.where(np.arange(n_rows) % 2, 1.0, -1.0)
+    refused, n_test = {}, set()
+    for n_train in range(2, n_rows + 1):
+        for n_val in range(1, n_rows + 1):
+            for n_cal in (0, 1):
+                sizes = {"n_train": n_train, "n_val": n_val, **({"n_cal": n_cal} if n_cal else {})}
+                try:
+                    check_split_sizes(n_rows, sizes, test_fraction)
+                    checked = True
+                except InputError:
+                    checked = False
+                try:
+                    s = bilevel.split_dataset(X, y, n_train, n_val, n_cal=n_cal, test_fraction=test_fraction)
+                    assert (len(s.y_train), len(s.y_val), len(s.y_cal)) == (n_train, n_val, n_cal)
+                    n_test.add(len(s.y_test))
+                    split = True
+                except OneClassTrainingError:  # past the size check: the training draw lacked a class
+                    split = True
+                except InputError as exc:
+                    assert "exceeds" in str(exc)
+                    split = False
+                assert checked == split, (n_train, n_val, n_cal)
+                refused[n_train + n_val + n_cal] = not split
+    assert len(n_test) <= 1
+    if n_test:  # the refused totals are those above the non-test rows
+        t = n_test.pop()
+        assert all(was_refused == (total > n_rows - t) for total, was_refused in refused.items())
