@@ -320,7 +320,11 @@ def test_non_numbers_get_an_error_naming_the_parameter():
         alpha = kw.pop("alpha", ALPHA)
         with pytest.raises(InputError, match=name):
             certify(losses, alpha, DELTA, **kw)
-    assert rg_pt(losses, ALPHA, DELTA, seed=0, n_levels=2.0).levels.max() <= 2
+    # an integer, as max_failures: a float was taken as its integer (2.0 as 2), a string refused
+    for bad in (2.0, np.float64(2.0), 0, True):
+        with pytest.raises(InputError, match="n_levels"):
+            rg_pt(losses, ALPHA, DELTA, seed=0, n_levels=bad)
+    assert rg_pt(losses, ALPHA, DELTA, seed=0, n_levels=np.int64(2)).levels.max() <= 2
 
 
 def test_method_specific_errors():

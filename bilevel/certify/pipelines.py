@@ -37,7 +37,6 @@ candidates; it gives no such statement about the single chosen one.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -548,18 +547,9 @@ def rg_pt(
     aux_items = validate_aux(aux, n_cal, m)
     if not is_choice(orphans, ("best", "root")):
         raise InputError(f"orphans must be 'best' or 'root', got {orphans!r}")
-    n_lev = None
-    if isinstance(n_levels, numbers.Integral) and not isinstance(n_levels, bool):
-        # an int as it is: float() of one beyond the float range (10**400, bilevel certify --levels 1000...0)
-        # raised "n_levels is too large for a float", though any D >= |front| means one candidate per level
-        if n_levels < 1:
-            raise InputError(f"n_levels must be a positive integer, got {n_levels!r}")
-        n_lev = int(n_levels)
-    elif n_levels is not None:
-        n_lev_f = as_number(n_levels, "n_levels")
-        if not np.isfinite(n_lev_f) or n_lev_f != round(n_lev_f) or n_lev_f < 1:
-            raise InputError(f"n_levels must be a positive integer, got {n_levels!r}")
-        n_lev = int(n_lev_f)
+    # an integer as max_failures is (2.0 was taken as 2, "2" refused); an int beyond the float range stays one
+    # (any D >= |front| means one candidate per level)
+    n_lev = None if n_levels is None else check_count(n_levels, "n_levels (depth levels D)", 1)
     if not is_choice(cluster_method, _LINKAGE_METHODS):
         raise InputError(f"cluster_method must be one of {', '.join(_LINKAGE_METHODS)}; got {cluster_method!r}")
     tau_f = as_number(tau, "tau")
