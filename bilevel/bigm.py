@@ -146,7 +146,8 @@ def _range_lp(X_train, y_train, w_bar_ub, budget, cutoff=None) -> highspy.Highs:
     n, p = X_train.shape
     inf = highspy.kHighsInf
     k = 0 if cutoff is None else len(cutoff[1])
-    blocks = [_hinge_block(X_train, y_train, 0, k), sparse.csr_matrix(np.r_[np.zeros(p + 1), np.full(n, 1.0 / n), np.zeros(k)])]
+    blocks = [_hinge_block(X_train, y_train, 0, k),
+              sparse.csr_matrix(np.r_[np.zeros(p + 1), np.full(n, 1.0 / n), np.zeros(k)])]
     upper = [-np.ones(n), [budget]]
     if cutoff is not None:
         X_val, y_val, value = cutoff

@@ -135,8 +135,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         named ``data.zip`` is read as a CSV, a gzip, zip, bzip2, xz or zstd file is refused, and so is an Excel .xls,
         SQLite, Parquet, NumPy .npy, PDF, Arrow or tar file, named as such). Spaces after a comma
         are skipped (``a, b, y`` names the columns ``a``, ``b``, ``y``, and ``1.5, yes`` holds the label ``yes``).
-    label : the name (a str) of the label column of a CSV file (default: its last column). A built-in set has its own label column
-        (``BUILTIN``); ``label`` may only name that one.
+    label : the name (a str) of the label column of a CSV file (default: its last column). A built-in set has its own
+        label column (``BUILTIN``); ``label`` may only name that one.
     positive : the label value mapped to +1 (default: the larger of the two values in sorted order; for a
         built-in set the value ``BUILTIN`` names, e.g. ``"malignant"`` for cancer).
 
@@ -252,9 +252,11 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
         if len(short):  # its missing fields were read as missing values, e.g. of the label column
             row = int(short[0])
             count = int(raw.iloc[row].notna().sum())
-            raise InputError(f"{key!r}: data row {row} (counted from 0, after the header) has {count} field{'s' * (count != 1)}, the "
-                             f"header names {frame.shape[1]} columns ({len(short)} such row{'s' * (len(short) != 1)})")
-        if frame[label_col].isna().any() and (raw[label_col] != "").all():  # pandas reads "NA", "None", "null", "NaN" as missing: class names here
+            raise InputError(f"{key!r}: data row {row} (counted from 0, after the header) has {count} "
+                             f"field{'s' * (count != 1)}, the header names {frame.shape[1]} columns "
+                             f"({len(short)} such row{'s' * (len(short) != 1)})")
+        # pandas reads "NA", "None", "null", "NaN" as missing: class names here
+        if frame[label_col].isna().any() and (raw[label_col] != "").all():
             frame[label_col] = raw[label_col]
     if _is_data_row(frame, label_col, fields):  # its first data row became the column names, and was lost
         raise InputError(no_header)
@@ -283,7 +285,8 @@ def _separator_hint(header: pd.DataFrame, before: str, after: str = "") -> str:
     if header.shape[1] == 1:
         for sep, name in ((";", "semicolons"), ("\t", "tabs")):
             if sep in str(header.iloc[0, 0]):
-                return f"{before}its header is one field with {name} in it: load_dataset reads comma-separated files{after}"
+                return (f"{before}its header is one field with {name} in it: "
+                        f"load_dataset reads comma-separated files{after}")
     return ""
 
 
@@ -345,7 +348,8 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
     labels = frame[label_col]
     if labels.isna().any():
         raise LabelValuesError(label_col, source, "has missing values", given)
-    values = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(labels)]  # messages show 2, not np.int64(2)
+    # messages show 2, not np.int64(2)
+    values = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(labels)]
     values = sorted(values, key=lambda v: (str(type(v)), v))
     if len(values) != 2:
         shown = values[:6]
@@ -478,9 +482,9 @@ def split_dataset(
 
     Shapes: ``X`` (n, p) finite, ``y`` (n,) in {-1, +1}. Raises InputError for non-numeric, NaN or inf
     features, a pandas ``X`` and ``y`` whose row indexes differ (rows are paired by position), sizes that are
-    not integers (``n_train``, ``n_val``; ``n_cal`` may be ``None``) or negative, a ``test_fraction`` outside [0, 1), a ``seed`` that is
-    not an integer >= 0 (or ``None`` / a ``numpy.random.Generator``), a ``standardize`` that is not a bool, a pool
-    too small, or a training set missing a class.
+    not integers (``n_train``, ``n_val``; ``n_cal`` may be ``None``) or negative, a ``test_fraction`` outside [0, 1),
+    a ``seed`` that is not an integer >= 0 (or ``None`` / a ``numpy.random.Generator``), a ``standardize`` that is
+    not a bool, a pool too small, or a training set missing a class.
     """
     check_aligned(X, y)
     X = as_float_array(X, "X", "a numeric 2-D array (n, p)")
@@ -491,7 +495,8 @@ def split_dataset(
         raise InputError("labels y must be -1 or +1")
     _check_finite(X, "X contains")
     for size_name, size in (("n_train", n_train), ("n_val", n_val), ("n_cal", n_cal)):  # None: only n_cal
-        if (size is not None or size_name != "n_cal") and (isinstance(size, bool) or not isinstance(size, (int, np.integer))):
+        if (size is not None or size_name != "n_cal") and (
+                isinstance(size, bool) or not isinstance(size, (int, np.integer))):
             raise InputError(f"{size_name} must be an integer number of rows, got {size!r}")
     test_fraction = as_number(test_fraction, "test_fraction")
     if not 0.0 <= test_fraction < 1.0:
@@ -499,7 +504,8 @@ def split_dataset(
     seed = check_seed(seed)
     standardize = check_flag(standardize, "standardize")  # "no" was read as True
     if n_train < 2 or n_val < 1:
-        raise InputError(f"need n_train >= 2 (one point per class) and n_val >= 1; got n_train={n_train}, n_val={n_val}")
+        raise InputError(f"need n_train >= 2 (one point per class) and n_val >= 1; "
+                         f"got n_train={n_train}, n_val={n_val}")
     rng = np.random.default_rng(seed)
     all_idx = np.arange(len(y))
     test_idx, pool = _stratified_take(all_idx, y, _n_test(len(y), test_fraction), rng)

@@ -74,9 +74,9 @@ def hinge_lp_highs(w_bar, objective, constraints=(), fixed=None) -> HingeLP:
 
 def _loaded(blocks: list, lower: np.ndarray, upper: np.ndarray, rhs: np.ndarray, n_h: int) -> highspy.Highs:
     """A ``highspy.Highs`` holding the hinge LP of ``blocks`` (``(X, y)`` pairs: the objective's, then one per
-    budget row; ``n_h`` points in all) with the bounds ``lower <= w <= upper`` and the budgets ``rhs``, ready to run from
-    scratch: this thread's cached object for the same data (bounds changed, solver state cleared), or a new
-    one. Raises SolverError when HiGHS rejects a new model, or the new bounds of a cached one."""
+    budget row; ``n_h`` points in all) with the bounds ``lower <= w <= upper`` and the budgets ``rhs``, ready to
+    run from scratch: this thread's cached object for the same data (bounds changed, solver state cleared), or a
+    new one. Raises SolverError when HiGHS rejects a new model, or the new bounds of a cached one."""
     key = hashlib.sha1(b"".join(a.tobytes() + repr(a.shape).encode() for block in blocks for a in block)).digest()
     lps = getattr(_LOCAL, "lps", None)
     if lps is None:
@@ -104,7 +104,8 @@ def _loaded(blocks: list, lower: np.ndarray, upper: np.ndarray, rhs: np.ndarray,
 
 
 def _hinge_model(blocks: list, lower: np.ndarray, upper: np.ndarray, rhs: np.ndarray) -> highspy.HighsLp:
-    """The hinge LP of :func:`hinge_lp_highs` as a ``highspy.HighsLp`` (columns ``(w, b, h)``; ``lower <= w <= upper``)."""
+    """The hinge LP of :func:`hinge_lp_highs` as a ``highspy.HighsLp`` (columns ``(w, b, h)``;
+    ``lower <= w <= upper``)."""
     p = len(lower)
     sizes = [len(block[1]) for block in blocks]
     n_h, n_r = sum(sizes), len(rhs)

@@ -72,15 +72,16 @@ def _check_sizes_fit(specs) -> None:
         try:
             check_split_sizes(rows[spec.data], {"|T|": spec.n_train, "|V|": spec.n_val}, spec.test_fraction)
         except InputError as exc:
-            raise InputError(f"--sizes {spec.n_train} on data set {spec.data!r} (test fraction {spec.test_fraction:g}): "
-                             f"{exc}; --max-size leaves the larger sizes out") from None
+            raise InputError(f"--sizes {spec.n_train} on data set {spec.data!r} (test fraction "
+                             f"{spec.test_fraction:g}): {exc}; --max-size leaves the larger sizes out") from None
 
 
 def run(args) -> int:
     """Regenerate the selected instances; returns 0, or 1 when a HiGHS solution failed verification.
     Raises InputError for bad options, also ``--time-limit`` or ``--mip-gap`` with ``--no-solve``, which solves
     nothing and ignored them without a word."""
-    given = [flag for flag, value in (("--time-limit", args.time_limit), ("--mip-gap", args.mip_gap)) if value is not None]
+    given = [flag for flag, value in (("--time-limit", args.time_limit), ("--mip-gap", args.mip_gap))
+             if value is not None]
     if args.no_solve and given:
         verb = "applies" if len(given) == 1 else "apply"
         raise InputError(f"{' and '.join(given)} {verb} only to the HiGHS solves, and --no-solve writes the files "

@@ -119,7 +119,8 @@ def add_least_loss_cut(m: pyo.ConcreteModel, xi: str, n_t: int, bound: float) ->
     ``w_bar`` (a larger box only enlarges the feasible set) and ``w_bar >= w_bar_lb``. It cuts off
     fractional points of the LP relaxation (about halving the solve time at |T| = |V| = 100 on cancer)."""
     var = m.component(xi)
-    m.add_component(f"least_loss_cut_{xi}", pyo.Constraint(expr=pyo.quicksum(var[i] for i in range(n_t)) / n_t <= bound))
+    m.add_component(f"least_loss_cut_{xi}",
+                    pyo.Constraint(expr=pyo.quicksum(var[i] for i in range(n_t)) / n_t <= bound))
 
 
 @gc_paused

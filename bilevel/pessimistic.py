@@ -311,7 +311,8 @@ def build_pessimistic_model(
         add_complementarity(m, "lam", [0], lambda _: m.lam, M.lam, lambda _: budget - train_mean, M.budget)
     # The follower's points whose side of the margin the cutoff decides (item 10 of bilevel.bigm).
     for dual, hinge, index, part in (("beta", "xi", list(T), slice(0, n_t)), ("alpha", "v", F, slice(n_t, None))):
-        fix_decided_points(m, dual, hinge, index, *(None if mask is None else mask[part] for mask in (M.outside, M.inside)))
+        fix_decided_points(m, dual, hinge, index,
+                           *(None if mask is None else mask[part] for mask in (M.outside, M.inside)))
 
     m.bilevel_info = {**info, "big_m": M, "objective_cutoff": objective_cutoff, "lambda_max": M.lambda_max,
                       "lp_seconds": lp_seconds}

@@ -239,11 +239,11 @@ def solve_model(
         MILPs varies several-fold with the seed alone). The first run to finish stops the others (one stopped
         by a limit every run has, ``time_limit``, ``mip_max_nodes``, an iteration limit, does not: each run
         reaches it, and the result is the run with the best incumbent, or one that proved an incumbent as
-        good within HiGHS's default tolerances); the result is that run's, with the best dual bound of all runs (each is valid). ``nodes`` and
-        ``seconds`` are the winner's, and so is the ``random_seed`` the result's ``options`` record (not the
-        caller's, unless the first run won). This is how a MILP uses more than one core besides HiGHS's own
-        parallel search (``threads``), and on these MILPs the faster of the two (README, *Performance*); 1
-        (default) is one plain run. LPs are never raced.
+        good within HiGHS's default tolerances); the result is that run's, with the best dual bound of all runs
+        (each is valid). ``nodes`` and ``seconds`` are the winner's, and so is the ``random_seed`` the result's
+        ``options`` record (not the caller's, unless the first run won). This is how a MILP uses more than one
+        core besides HiGHS's own parallel search (``threads``), and on these MILPs the faster of the two (README,
+        *Performance*); 1 (default) is one plain run. LPs are never raced.
     improve : optional primal heuristic, called at most once per call of this function (a re-solve below gets it
         only when no run before it called it), from inside HiGHS's run (its user-solution callback), when a MILP is
         still running after ``improve_after`` (on ``clock``; a re-solve's own clock starts at 0):
@@ -349,7 +349,8 @@ def solve_model(
     # until the solve ended: up to the time limit, e.g. every tie re-solve of bilevel study and each lambda re-solve
     # of a pessimistic tune)
     stopper = _Stopper(interrupt_when, clock) if cm.n_binaries else None
-    injector = _Injector(cm, improve, improve_after, opts.get("time_limit"), clock, stopper) if improve and cm.n_binaries else None
+    injector = (_Injector(cm, improve, improve_after, opts.get("time_limit"), clock, stopper)
+                if improve and cm.n_binaries else None)
     # the node limit a first run and its re-solves share, as they share the time limit (a re-solve was given the
     # caller's whole mip_max_nodes again: a node limit of 5 spent 10 nodes and reported 5)
     node_limit = _highs_option_value("mip_max_nodes", opts["mip_max_nodes"]) if "mip_max_nodes" in opts else None
@@ -490,8 +491,8 @@ def solve_model(
     if status == "infeasible" and opts.get("presolve", "choose") == "off":
         raise InfeasibleModelError("HiGHS reports the model infeasible (with presolve off)")
     if status == "infeasible":  # no time left to check it without presolve
-        raise InfeasibleModelError("HiGHS reports the model infeasible (its presolve has reported feasible tuning MILPs "
-                                   "infeasible, e.g. HiGHS issue #3307: options={'presolve': 'off'} confirms)")
+        raise InfeasibleModelError("HiGHS reports the model infeasible (its presolve has reported feasible tuning "
+                                   "MILPs infeasible, e.g. HiGHS issue #3307: options={'presolve': 'off'} confirms)")
     if status in ("unbounded", "unbounded_or_infeasible"):
         raise SolverError(f"HiGHS reports the model {status.replace('_', ' ')}")
     if status_enum == highspy.HighsModelStatus.kSolveError and start is not None:

@@ -45,7 +45,8 @@ def load_study_module():
     if loaded is not None:
         where = Path(getattr(loaded, "__file__", "") or "").resolve()
         if root not in where.parents:
-            raise InputError(f"another module named 'experiments' is already imported ({where}); cannot load {root / 'experiments'}")
+            raise InputError(f"another module named 'experiments' is already imported ({where}); "
+                             f"cannot load {root / 'experiments'}")
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     return importlib.import_module("experiments.uci_study")
@@ -87,9 +88,11 @@ def add_parser(sub) -> None:
     p.add_argument("--quick", action="store_true",
                    help="reduced grid (cancer; |V|, |T| in {5,10}; 2 runs; small perturbed grid at |T| = |V| = 6; "
                    "20 s per solve): under two minutes on 2 cores. Explicit options below override it")
-    p.add_argument("--runs", type=integer, default=None, help="random splits per limited-data cell (default 10; quick 2); a study has at most 1,000,000 runs in "
-                   "all (runs x cells x data sets, both studies)")
-    p.add_argument("--perturbed-runs", type=integer, default=None, help="random splits per perturbed cell (default 5; quick 1); counts toward the "
+    p.add_argument("--runs", type=integer, default=None,
+                   help="random splits per limited-data cell (default 10; quick 2); a study has at most 1,000,000 "
+                   "runs in all (runs x cells x data sets, both studies)")
+    p.add_argument("--perturbed-runs", type=integer, default=None,
+                   help="random splits per perturbed cell (default 5; quick 1); counts toward the "
                    "1,000,000 runs of a study")
     p.add_argument("--val-sizes", type=_ints, default=None, metavar="LIST", help="|V| grid (default 5,10,15,20)")
     p.add_argument("--train-sizes", type=_ints, default=None, metavar="LIST", help="|T| grid (default 5,10,15,20)")
@@ -117,7 +120,8 @@ def add_parser(sub) -> None:
                    "--data names built-in data sets only (they have their own label columns) or a CSV lacks the "
                    "column. Part of the settings checked on resume: a study computed with another label column is "
                    "refused (a file's last column named is the default)")
-    p.add_argument("--seed", type=integer, default=0, help="seed of all random splits (the whole study is reproducible)")
+    p.add_argument("--seed", type=integer, default=0,
+                   help="seed of all random splits (the whole study is reproducible)")
     p.add_argument("--time-limit", type=real, default=None, help="seconds per MILP solve (default 60; quick 20)")
     p.add_argument("--threads", type=integer, default=1, help="HiGHS threads per solve")
     p.add_argument("--clock", choices=CLOCKS, default="seconds",
@@ -162,8 +166,8 @@ def _one_line(value, option) -> None:
         raise InputError(f"{option} must be one line of printable text; got {value!r}")
 
 
-#: The checks of the numeric options and of --label (:mod:`bilevel.option_checks`): StudyConfig's named its fields ("runs must
-#: be >= 1", "rho_tests must be ...", "training sizes must be >= 2").
+#: The checks of the numeric options and of --label (:mod:`bilevel.option_checks`): StudyConfig's named its fields
+#: ("runs must be >= 1", "rho_tests must be ...", "training sizes must be >= 2").
 _OPTION_CHECKS = {"runs": count(1), "perturbed_runs": count(1), "val_sizes": each(count(1)),
                   "train_sizes": each(count(2)), "epsilons": each(check_epsilon), "rho_test": each(_rho_budget),
                   "rho_val": each(_rho_budget), "seed": check_seed,
@@ -231,8 +235,8 @@ def _config(args, mod):
         names = datasets or (("cancer",) if args.quick else mod.StudyConfig().datasets)
         if all(mod.builtin_name(d) for d in names):  # it would be ignored without a word
             raise InputError(f"--label-column names the label column of CSV files in --data, and --data names built-in "
-                             f"data sets only ({', '.join(names)}), which have their own label columns; drop it or give "
-                             "a CSV file")
+                             f"data sets only ({', '.join(names)}), which have their own label columns; "
+                             "drop it or give a CSV file")
         over["label_column"] = args.label_column
     over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock, label=args.label)
     _check_unit_count(mod, over, args.quick)
@@ -244,7 +248,8 @@ def _config(args, mod):
 
 #: The options that multiply into the number of runs of a study (:func:`_check_unit_count`), by StudyConfig field.
 _COUNT_OPTIONS = {"runs": "--runs", "perturbed_runs": "--perturbed-runs", "val_sizes": "--val-sizes",
-                  "train_sizes": "--train-sizes", "rho_vals": "--rho-val", "epsilons": "--epsilons", "datasets": "--data"}
+                  "train_sizes": "--train-sizes", "rho_vals": "--rho-val", "epsilons": "--epsilons",
+                  "datasets": "--data"}
 
 
 def _check_unit_count(mod, over: dict, quick: bool) -> None:
@@ -270,8 +275,8 @@ def _check_unit_count(mod, over: dict, quick: bool) -> None:
 
 def _check_scheduler(address: str, option: str = "--scheduler") -> None:
     """Raise InputError naming ``option`` unless dask.distributed is installed and ``address`` reads as a Dask
-    scheduler address of a known scheme, with a port in 1-65535 for a tcp, tls or ws(s) one (``tcp://host:8786``, ``host:8786``;
-    ``inproc://`` and ``ucx://`` addresses are left to Dask): ``--scheduler ''`` printed the
+    scheduler address of a known scheme, with a port in 1-65535 for a tcp, tls or ws(s) one (``tcp://host:8786``,
+    ``host:8786``; ``inproc://`` and ``ucx://`` addresses are left to Dask): ``--scheduler ''`` printed the
     study line, then a ValueError traceback (``missing port number in address ''``, exit 1), after the data sets were
     loaded; ``--scheduler tcp://host:99999`` waited 30 s for a connection that cannot be made. Whether a scheduler
     listens there is known only when the study connects."""
@@ -288,7 +293,8 @@ def _check_scheduler(address: str, option: str = "--scheduler") -> None:
             return
         port = get_address_host_port(address)[1]
     except ValueError as exc:
-        raise InputError(f"{option} {address!r} is not a Dask scheduler address ({exc}); e.g. tcp://host:8786") from None
+        raise InputError(f"{option} {address!r} is not a Dask scheduler address ({exc}); "
+                         "e.g. tcp://host:8786") from None
     if not 1 <= port <= 65535:
         raise InputError(f"{option} {address!r} has port {port}, outside 1-65535; e.g. tcp://host:8786")
 
@@ -323,7 +329,8 @@ def run(args) -> int:
         print(f"label       : {cfg.label}")
     print(f"study       : {', '.join(cfg.studies)} on {', '.join(cfg.datasets)}: {n_units} runs, seed {cfg.seed}, "
           f"time limit {mod.limit_text(cfg.time_limit)}, "
-          + (f"Dask scheduler {scheduler}" if scheduler else f"{args.jobs if args.jobs > 0 else os.cpu_count()} local jobs"))
+          + (f"Dask scheduler {scheduler}" if scheduler
+             else f"{args.jobs if args.jobs > 0 else os.cpu_count()} local jobs"))
     res = mod.run_study(cfg, args.out, jobs=None if args.jobs == -1 else args.jobs, scheduler=scheduler,
                         progress=not args.no_progress)
     print(f"runs        : {res.n_computed} computed now, {res.n_reused} reused from {Path(args.out) / 'runs'}, "

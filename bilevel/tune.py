@@ -66,7 +66,8 @@ class TuneResult(LinearClassifier):
     ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
     ``nodes`` (branch-and-bound nodes of the final solve, like ``solve_seconds``: a cutoff restart or a lambda
     retry starts counting anew); ``random_seed`` (HiGHS's ``random_seed`` of the run whose solution the final
-    solve returned: with ``race > 1`` the winning run's, ``highs_options``' seed plus its index in the race); ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
+    solve returned: with ``race > 1`` the winning run's, ``highs_options``' seed plus its index in the race);
+    ``n_variables``, ``n_binaries``, ``n_constraints``; ``model`` the Pyomo model;
     ``verification``. Pessimistic only: ``epsilon``, ``flip_rule``, ``flipped`` (validation indices of
     ``V_f``), ``w_hat``, ``b_hat`` (replica), ``lambda_bound`` and ``lambda_history`` (bounds tried),
     ``lambda_max`` (the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every follower
@@ -185,7 +186,8 @@ def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, toleranc
     return TuneResult(
         mode=mode, w_bar=solution_w_bar(model), w=_values(model.w), b=float(model.b.value),
         objective=info.objective, status=info.status, best_bound=info.best_bound, gap=info.gap,
-        random_seed=info.random_seed, solve_seconds=info.seconds, total_seconds=total_seconds, build_seconds=build_seconds, nodes=info.nodes,
+        random_seed=info.random_seed, solve_seconds=info.seconds, total_seconds=total_seconds,
+        build_seconds=build_seconds, nodes=info.nodes,
         n_variables=info.n_variables, n_binaries=info.n_binaries, n_constraints=info.n_constraints,
         model=model, verification=ver, **extra,
     )
@@ -553,8 +555,8 @@ def tune(
         same optimum, tighter big-Ms, points decided by the cutoff fixed) and re-solve from that solution,
         at most 5 times (``restarts`` lists them; the pessimistic lambda-bound re-solves run on the last
         model). Never changes the optimal value; the returned ``model`` is the last one solved (or, when HiGHS
-        found no solution on a rebuilt model within the time left, the one before it, whose incumbent it holds). Measured
-        with ``experiments/bench_milp.py`` (README).
+        found no solution on a rebuilt model within the time left, the one before it, whose incumbent it holds).
+        Measured with ``experiments/bench_milp.py`` (README).
     clock : when the box search and the cutoff restarts above start: ``"seconds"`` (default; after 1 s, 2 s
         of HiGHS time) or ``"nodes"`` (after 2,000 and 4,000 branch-and-bound nodes, and no measured time
         in the search's delay). With ``"nodes"`` a run without a time limit and with ``race=1`` follows the
@@ -713,7 +715,8 @@ def tune(
                     f"(e.g. training features much smaller than the validation features); raise max_lambda_bound "
                     f"(now {max_lambda_bound:g}) [{exc}]") from None
             infeasible_seconds += time.perf_counter() - t1  # its build and solve (the start is in start_seconds)
-            notes.append(f"the MILP with lambda bound {bound:g} is infeasible; re-solved with {bound * lambda_growth:g}")
+            notes.append(f"the MILP with lambda bound {bound:g} is infeasible; "
+                         f"re-solved with {bound * lambda_growth:g}")
             bound *= lambda_growth
             history.append(bound)
             t0 = time.perf_counter()
@@ -812,9 +815,11 @@ def tune(
                          f"inf: {why}), so followers with a larger lambda were not considered and a larger bound "
                          "might allow a better objective")
     return _result(
-        "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps, replica=replica, flip_rule=rule, flipped=flipped,
+        "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps,
+        replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
-        b_hat=float(model.b_hat.value) if hasattr(model, "b_hat") else float(model.b.value), lambda_bound=bound, lambda_history=history,
+        b_hat=float(model.b_hat.value) if hasattr(model, "b_hat") else float(model.b.value),
+        lambda_bound=bound, lambda_history=history,
         lambda_max=lambda_max, optimistic=optimistic, start_seconds=start_seconds, restarts=restarts,
         build_lp_seconds=build_lp,
     )

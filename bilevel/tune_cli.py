@@ -184,7 +184,8 @@ def _check_outputs(args) -> Path:
     for flag, value in (("--json", args.json), ("--export", args.export)):
         if value is not None:
             nonempty_path(f"a file or folder name, or leave {flag} out")(value, flag)
-    json_path = Path(args.json) if args.json else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json"))
+    json_path = (Path(args.json) if args.json
+                 else (Path(args.export) / "result.json" if args.export else Path("bilevel_result.json")))
     json_what = "--json" if args.json else "the JSON result file"  # a message names the option the user gave
     if args.export:
         check_writable_folder(args.export, "--export")
@@ -215,8 +216,8 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
            if r.model.bilevel_info.get("objective_cutoff") is not None else ""),
         f"  status      : {r.status}   objective (mean val. hinge) {r.objective:.6f}   best bound {r.best_bound:.6f}"
         f"   gap {r.gap:.2e}",
-        f"  time        : solve {r.total_seconds:.2f} s, MIP start {r.start_seconds:.2f} s, build {r.build_seconds:.2f} s "
-        f"(its LPs {r.build_lp_seconds:.2f} s), {r.nodes} nodes in the final solve",
+        f"  time        : solve {r.total_seconds:.2f} s, MIP start {r.start_seconds:.2f} s, "
+        f"build {r.build_seconds:.2f} s (its LPs {r.build_lp_seconds:.2f} s), {r.nodes} nodes in the final solve",
         f"  w_bar       : {_fmt(r.w_bar)}",
         f"  accuracy    : validation {r.accuracy(split.X_val, split.y_val):.3f}   test "
         + ("- (no test rows)" if test is None else f"{test:.3f}"),
@@ -225,9 +226,10 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
         lines.insert(4, f"  restarts    : {len(r.restarts)} around better incumbents (objective cutoffs "
                         + ", ".join(f"{x['cutoff']:.4f} at {x['seconds']:.1f} s" for x in r.restarts) + ")")
     if r.mode == "pessimistic":
-        lines.insert(1, f"  epsilon     : {r.epsilon}   replica {r.replica}   flipped {len(r.flipped)} of {len(split.y_val)} validation "
-                        f"points ({r.flip_rule})   lambda bounds tried {r.lambda_history}"
-                        + (f" (every follower optimum has lambda <= {r.lambda_max:.4g})" if np.isfinite(r.lambda_max) else ""))
+        lines.insert(1, f"  epsilon     : {r.epsilon}   replica {r.replica}   flipped {len(r.flipped)} of "
+                        f"{len(split.y_val)} validation points ({r.flip_rule})   lambda bounds tried {r.lambda_history}"
+                        + (f" (every follower optimum has lambda <= {r.lambda_max:.4g})"
+                           if np.isfinite(r.lambda_max) else ""))
         lines.append(f"  replica gap : {v.replica_gap:.3g} (replica training loss {v.replica_loss:.6f} vs minimum "
                      f"{v.train_loss_min:.6f} at w_bar)")
     lines.append(
@@ -271,7 +273,8 @@ def run(args) -> int:
         results = {"optimistic": opt}
         if args.mode in ("pessimistic", "both"):
             results["pessimistic"] = tune(split.X_train, split.y_train, split.X_val, split.y_val, "pessimistic",
-                                          epsilon=args.epsilon, flip=args.flip, optimistic=opt, replica=args.replica, **kw)
+                                          epsilon=args.epsilon, flip=args.flip, optimistic=opt, replica=args.replica,
+                                          **kw)
     if args.mode == "pessimistic":
         results.pop("optimistic")
     for name, r in results.items():

@@ -296,8 +296,8 @@ def check_indices(values, n: int, name: str, rows=None, rows_name: str = "X") ->
     floats only when integral, e.g. 2.0) or a boolean mask of length ``n``. Raise InputError naming ``name``
     for NaN or fractional numbers, strings, out-of-range indices or a mask of another length, and for a pandas
     mask whose row index differs from that of the pandas data ``rows`` (named ``rows_name``) it selects from (it
-    is read by position, :func:`check_aligned`). A set of indices is read as its sorted elements (numpy made it a 0-d object array,
-    refused as "got shape ()")."""
+    is read by position, :func:`check_aligned`). A set of indices is read as its sorted elements (numpy made it a
+    0-d object array, refused as "got shape ()")."""
     if is_boolean(values):  # a pandas mask is paired with the rows by position, as y is with X
         check_aligned(rows, values, rows_name, name)
     if isinstance(values, (set, frozenset)):
@@ -307,7 +307,8 @@ def check_indices(values, n: int, name: str, rows=None, rows_name: str = "X") ->
     except (TypeError, ValueError):  # ragged nested lists
         raise InputError(f"{name} must be a 1-D array of indices or a boolean mask of length {n}") from None
     if arr.ndim != 1:
-        raise InputError(f"{name} must be a 1-D array of indices or a boolean mask of length {n}; got shape {arr.shape}")
+        raise InputError(f"{name} must be a 1-D array of indices or a boolean mask of length {n}; "
+                         f"got shape {arr.shape}")
     if arr.dtype == bool:
         if arr.shape[0] != n:
             raise InputError(f"{name}: a boolean mask must have length {n}; got {arr.shape[0]}")

@@ -89,7 +89,8 @@ def _training_kkt(values, X, y, lp, tag, w, b, own_primal, scale):
     _assign(values, f"beta{tag}", beta)
     _assign(values, f"mu_plus{tag}", np.maximum(mu, 0.0))
     _assign(values, f"mu_minus{tag}", np.maximum(-mu, 0.0))
-    return xi, {"beta": beta, "xi": 1.0 / len(y) - beta, "mu_plus": np.maximum(mu, 0.0), "mu_minus": np.maximum(-mu, 0.0)}
+    return xi, {"beta": beta, "xi": 1.0 / len(y) - beta, "mu_plus": np.maximum(mu, 0.0),
+                "mu_minus": np.maximum(-mu, 0.0)}
 
 
 def _best_tie(w_bar, outer, constraints, fallback, duals):

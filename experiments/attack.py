@@ -44,8 +44,8 @@ from bilevel.validation import check_features, check_hyperplane, check_positive,
 #: diabetes, |T| = |V| = 10, 3 runs: every model's mean test accuracy is the same at rho_test = 30, 100, 1000 and
 #: 1e6). Far above it, an attacked validation row outgrows bilevel.tune's feature scale limit
 #: (:data:`bilevel.validation.MAX_SCALE`, ``||x||_1 * w_bar_ub <= 1e5``; ``||x'||_2 >= rho - ||x||_2``): every unit
-#: with an attacked validation point failed at rho_val = 1e5 and 1e300, which were accepted. :func:`max_confidence_attack`
-#: itself takes any finite budget.
+#: with an attacked validation point failed at rho_val = 1e5 and 1e300, which were accepted.
+#: :func:`max_confidence_attack` itself takes any finite budget.
 MAX_RHO = 100.0
 
 

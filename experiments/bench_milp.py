@@ -12,7 +12,8 @@ pair, the valid big-Ms of items 1-8 of ``bilevel.bigm`` (not the LP-tightened on
 multipliers with the lambda bound the package ended with, or the one
 it starts from when it found no solution, no warm start, default HiGHS); a package solve without a solution keeps
 the textbook solve of its instance. Prints the speed-up (b)/(a) per instance and the geometric mean over the
-instances both solve to optimality (both solutions verified, :func:`both_optimal`); instances that hit the time limit are reported with their gap. The package's
+instances both solve to optimality (both solutions verified, :func:`both_optimal`); instances that hit the time
+limit are reported with their gap. The package's
 solve time leaves out its build's LPs (bound tightening, ``pkg_build_lps``) and, pessimistic, the optimistic solve
 it builds on (``V_f``'s hyperplane, the MIP start's boxes, at epsilon = 0 the objective floor; ``pkg_opt_solve``,
 its build's LPs included); ``bench.md`` gives the geometric mean with both counted too.
@@ -352,15 +353,18 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
     for r in rows:
         bw = _overhead(r) if _timed(r) else math.nan  # a zero solve time raised ZeroDivisionError
         lines.append(
-            f"| {markdown_cell(r['data'])} | {r['mode']} | {r['n']} | {r['seed']} | {r['pkg_status']} | {_num(r, 'pkg_gap', '.1e')} | "
+            f"| {markdown_cell(r['data'])} | {r['mode']} | {r['n']} | {r['seed']} | {r['pkg_status']} | "
+            f"{_num(r, 'pkg_gap', '.1e')} | "
             f"{r['pkg_solve']:.2f} | {r['pkg_build']:.3f} | {_num(r, 'pkg_compile', '.3f')} | {r['pkg_write']:.3f} | "
             f"{bw:.0%} | {r['pkg_nodes']} | {r['pkg_verified']} | "
             f"{r.get('tb_status') or '-'} | {_num(r, 'tb_solve', '.2f')} | {_num(r, 'tb_gap', '.1e')} | "
             f"{'-' if r.get('tb_verified') in (None, '') else r['tb_verified']} | {_speedup_text(r)} | "
             f"{objectives_match(r)} |")
-    lines += ["", "Per group: verified optima of the seeds and median solve seconds (package pessimistic times exclude the",
+    lines += ["", "Per group: verified optima of the seeds and median solve seconds (package pessimistic times "
+              "exclude the",
               "optimistic solve that supplies `V_f` and the floor; `pkg_wall` in the CSV includes it).", "",
-              "| data | mode | n | package: optimal, median s | textbook: optimal, median s | geo-mean speed-up (both optimal) |",
+              "| data | mode | n | package: optimal, median s | textbook: optimal, median s "
+              "| geo-mean speed-up (both optimal) |",
               "|---|---|---|---|---|---|"]
     groups: dict = {}
     for r in rows:
@@ -386,7 +390,8 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
               f"Largest |T| = |V| the package solved to proven optimality within {PROVEN_WITHIN / 60:g} minutes "
               f"(a verified solution; all of its solving counted where bench.csv records it: the build's LPs and, "
               f"pessimistic, the optimistic solve): {max(proven) if proven else '-'}.",
-              f"Build + compile (Pyomo to HiGHS) + write below 10% of the solve time: {sum(x < 0.1 for x in share)} of {len(share)} instances "
+              f"Build + compile (Pyomo to HiGHS) + write below 10% of the solve time: {sum(x < 0.1 for x in share)} "
+              f"of {len(share)} instances "
               f"({sum(x < 0.1 for x in long)} of the {len(long)} with solve time >= 0.1 s).",
               "Build + compile + write summed over each size's instances, as a share of their summed solve time: "
               f"{_size_shares(rows)}.",
@@ -400,7 +405,8 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
         long_path = [x for x in (_solve_path_share(r) for r in rows if _timed(r, 0.1)) if math.isfinite(x)]
         lines[-1:-1] = [
             f"Pyomo build + compile (the solve path: the build's LPs counted as solving, no .mps export) below 10% "
-            f"of the solve time: {sum(x < 0.1 for x in path)} of {len(path)} instances ({sum(x < 0.1 for x in long_path)} "
+            f"of the solve time: {sum(x < 0.1 for x in path)} of {len(path)} instances "
+            f"({sum(x < 0.1 for x in long_path)} "
             f"of the {len(long_path)} with solve time >= 0.1 s; largest share {max(long_path or path):.1%})."]
     return "\n".join(lines) + "\n", geo, len(ok)
 

@@ -2,8 +2,9 @@
 
 ``bilevel.tune`` solves with HiGHS's presolve off when a feature is far smaller than the others
 (:func:`bilevel.validation.tiny_features`; README, *Python API*: the paragraph on bad input): HiGHS's presolve
-proved a non-optimal point optimal on such data. This script measures the price on real data made to trigger the rule: the cancer and
-diabetes splits (standardised by :func:`bilevel.split_dataset`) with feature 0 multiplied by ``--scale``,
+proved a non-optimal point optimal on such data. This script measures the price on real data made to trigger the
+rule: the cancer and diabetes splits (standardised by :func:`bilevel.split_dataset`) with feature 0 multiplied by
+``--scale``,
 solved by ``tune`` with ``highs_options={"presolve": "on"}`` and with ``{"presolve": "off"}`` (what the rule
 picks), optimistic (Eq. (21)) and pessimistic (Eq. (25), epsilon 0) modes of the pessimistic bilevel tuning
 paper. Prints per instance both times (seconds, wall clock of the whole ``tune`` call), objectives and

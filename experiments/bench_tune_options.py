@@ -8,7 +8,8 @@ every timed solve the package's LP caches (the bound-tightening ranges of :mod:`
 hinge LPs of :mod:`bilevel.hinge_highs`) are emptied, so each side pays for its own LPs: with the caches
 kept, the second of two identical settings found the first's ranges at the same cutoffs solved and took
 0.95 of its time on optimistic cancer 100/100 (0.5-1.1 s less), a bias in the alternative's favour in the
-runs before this change (at sizes 10-20 a build's LPs take 4-43 ms, experiments/PERFORMANCE.md). Pessimistic instances flip every validation
+runs before this change (at sizes 10-20 a build's LPs take 4-43 ms, experiments/PERFORMANCE.md). Pessimistic
+instances flip every validation
 label and share one optimistic solve (package options) for ``V_f``; the time is ``total_seconds`` of the
 timed solve. Prints every pair and the geometric mean of time(alternative) / time(package) overall and per
 mode (time-limited solves count at the limit, so a ratio that involves one is a bound); writes

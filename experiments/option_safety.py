@@ -5,8 +5,8 @@ sets at ``--sizes`` (three splits each), solves each with plain ``highspy`` (no 
 options) under HiGHS's defaults and under every option set, and counts the solves whose outcome contradicts
 a proven default optimum: another status than a time limit, "optimal" at another value (relative 1e-4), or a
 dual bound above that optimum (the MILPs minimise; with ``user_objective_scale=5`` HiGHS 1.15.1 reported
-Optimal at the right value with a bound 32 times it). A time limit is not a wrong answer and is counted apart. This is how ``bilevel.solve.UNSAFE_OPTIONS`` was
-found (experiments/PERFORMANCE.md, *A refused option*).
+Optimal at the right value with a bound 32 times it). A time limit is not a wrong answer and is counted apart.
+This is how ``bilevel.solve.UNSAFE_OPTIONS`` was found (experiments/PERFORMANCE.md, *A refused option*).
 
     python experiments/option_safety.py --options mip_lifting_for_probing=1 presolve=off
 """

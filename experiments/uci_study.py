@@ -280,7 +280,8 @@ def check_config(cfg: StudyConfig) -> None:
     """Raise InputError for an unusable configuration (a list field given as a string, a data set that is not a
     name or path, a count, size or seed
     that is not an integer, a negative seed, unknown study or flip rule, sizes < 2 / < 1,
-    negative budgets or epsilons, budgets above 100 (:data:`experiments.attack.MAX_RHO`), epsilons above 1e6, threads < 1 or above 256, runs < 1, more than :data:`MAX_UNITS` (10**6) units in all, a non-positive time
+    negative budgets or epsilons, budgets above 100 (:data:`experiments.attack.MAX_RHO`), epsilons above 1e6,
+    threads < 1 or above 256, runs < 1, more than :data:`MAX_UNITS` (10**6) units in all, a non-positive time
     limit, an unknown tie criterion,
     a tie tolerance that is not a finite number >= 0, a w_bar bound that is not positive or above 1e4: the values
     every unit would refuse)."""
@@ -348,7 +349,8 @@ def check_config(cfg: StudyConfig) -> None:
     if not (math.isfinite(cfg.w_bar_ub) and cfg.w_bar_ub > 0):
         raise InputError(f"w_bar upper bound must be positive; got {cfg.w_bar_ub}")
     if cfg.w_bar_ub > MAX_W_BAR_UB:  # bilevel.tune refuses it (big-M range): every unit would fail
-        raise InputError(f"w_bar upper bound must be at most {MAX_W_BAR_UB:g} (bilevel.tune's limit); got {cfg.w_bar_ub}")
+        raise InputError(f"w_bar upper bound must be at most {MAX_W_BAR_UB:g} (bilevel.tune's limit); "
+                         f"got {cfg.w_bar_ub}")
     check_positive(cfg.tie_tolerance, "tie_tolerance", allow_zero=True)  # optimistic_tie_range's check
     check_clock(cfg.clock)
     if cfg.label_column is not None:
@@ -690,7 +692,8 @@ def _limited_unit(task: dict, cfg: dict) -> list[dict]:
                     tie_accs.append(acc)  # range claimed as a lower bound on the spread over optima (its row keeps it)
                 row.update({
                     f"tie_{crit}_{ext}_acc_test": acc, f"tie_{crit}_{ext}_value": sol.criterion_value,
-                    f"tie_{crit}_{ext}_status": sol.status, f"tie_{crit}_{ext}_verified": bool(sol.verification.verified),
+                    f"tie_{crit}_{ext}_status": sol.status,
+                    f"tie_{crit}_{ext}_verified": bool(sol.verification.verified),
                     f"tie_{crit}_{ext}_objective": sol.objective, f"tie_{crit}_{ext}_seconds": sol.seconds,
                     f"tie_{crit}_{ext}_best_bound": sol.best_bound, f"tie_{crit}_{ext}_gap": sol.gap,
                     f"tie_{crit}_{ext}_nodes": sol.nodes,
@@ -719,7 +722,8 @@ def _perturbed_unit(task: dict, cfg: dict) -> list[dict]:
         clean = _solve("optimistic", X_t, y_t, split.X_val, y_v, cfg)
         common.update(_tune_fields("clean_opt", clean, split))  # the attack's hyperplane: status, time, verification
         if isinstance(clean, str):  # no attack without it: one row per rho_test, so the summary counts the unit
-            failed = {**common, "opt_status": f"clean optimistic: {clean}", "pes_status": "not_run (no clean optimistic)",
+            failed = {**common, "opt_status": f"clean optimistic: {clean}",
+                      "pes_status": "not_run (no clean optimistic)",
                       "baselines_status": "not_run (no clean optimistic hyperplane: the validation attack, aimed at "
                                           "its margin, was not run)"}
             return [{**failed, "rho_test": float(rho_test)} for rho_test in cfg["rho_tests"]]
@@ -776,7 +780,8 @@ def run_unit(task: dict) -> dict:
     (such units are recomputed on resume)."""
     cfg = task["config"]
     t0 = time.perf_counter()
-    coords = {k: task[k] for k in ("dataset", "n_val", "n_train", "run", "split_seed", "rho_val", "epsilon") if k in task}
+    coords = {k: task[k] for k in ("dataset", "n_val", "n_train", "run", "split_seed", "rho_val", "epsilon")
+              if k in task}
     error, rows = None, []
     try:
         rows = _limited_unit(task, cfg) if task["study"] == "limited" else _perturbed_unit(task, cfg)
@@ -1035,7 +1040,8 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     seconds = time.perf_counter() - t0
     n_err = sum(rec.get("error") is not None for rec in records.values())
     n_failed_steps = sum(rec.get("error") is None and _record_failed_steps(rec) for rec in records.values())
-    meta = {"label": cfg.label, "config": cfg.to_dict(), "config_hash": h, "versions": versions(), "n_units": len(tasks),
+    meta = {"label": cfg.label, "config": cfg.to_dict(), "config_hash": h, "versions": versions(),
+            "n_units": len(tasks),
             "n_computed_last_call": len(computed), "n_errors": n_err, "n_failed_steps": n_failed_steps,
             "last_call_seconds": seconds,
             "compute_seconds_all_units": sum(rec.get("seconds", 0.0) for rec in records.values()),
@@ -1103,7 +1109,8 @@ def check_data(cfg: StudyConfig, options: dict | None = None) -> None:
             where = f"|T| = {n_train}, |V| = {n_val}" if options is None else options[study].format(T=n_train, V=n_val)
             try:
                 if options is not None:  # (split_dataset's message names its arguments n_train and n_val)
-                    check_split_sizes(len(data.y), {"|T|": int(n_train), "|V|": int(n_val)})  # test fraction 0.5, as below
+                    # test fraction 0.5, as below
+                    check_split_sizes(len(data.y), {"|T|": int(n_train), "|V|": int(n_val)})
                 bilevel.split_dataset(data.X, data.y, int(n_train), int(n_val), seed=cfg.seed)
             except OneClassTrainingError as exc:  # whatever the sizes and the seed (the test draw's class counts
                 # depend on neither); it advised test_fraction=0 / --test-fraction 0, which the study does not have
@@ -1171,8 +1178,9 @@ def _settings_diff(out: Path, record: dict, cfg: StudyConfig) -> str:
 def records_frame(records: dict, study: str):
     """All rows of ``study``'s records as a pandas DataFrame (one row per limited unit; one per
     perturbed unit and rho_test), sorted by their coordinates; errors become rows with ``error`` set (and the
-    unit's coordinates). A column whose values are all int64 integers where present (sizes, run, seeds, node counts) is a
-    nullable integer column: a missing value (an errored run, a failed solve) made it float, written ``5.0``."""
+    unit's coordinates). A column whose values are all int64 integers where present (sizes, run, seeds, node
+    counts) is a nullable integer column: a missing value (an errored run, a failed solve) made it float, written
+    ``5.0``."""
     import pandas as pd
 
     rows = []
@@ -1321,7 +1329,8 @@ LIMITED_NOTE = (
     "package's verification (bilevel.verify_model); they are still in the mean. *tie re-solve failed*: runs in "
     "which a tie re-solve raised a solver error (its message is in the runs CSV, tie_<criterion>_error); their tie "
     "range is over the other extremes. *tie re-solve non-optimal*: runs in which a tie re-solve stopped before "
-    "proving its extreme (e.g. at the time limit); its point, an outer optimum if verified, still counts in the tie range."
+    "proving its extreme (e.g. at the time limit); its point, an outer optimum if verified, still counts in the tie "
+    "range."
 )
 
 PERTURBED_NOTE = (
@@ -1374,7 +1383,8 @@ def _plot_limited(df, data: str, path: Path) -> None:
     vs = sorted(d["n_val"].unique())
     fig, axes = _figure(1, len(vs), (4.2 * len(vs), 3.6))
     series = [("opt_acc_test", "optimistic", "tab:blue", -0.45), ("pes_acc_test", "pessimistic", "black", -0.15),
-              ("svc_acc_test", "LinearSVC grid", "tab:orange", 0.15), ("box_acc_test", "LP-SVM box grid", "tab:green", 0.45)]
+              ("svc_acc_test", "LinearSVC grid", "tab:orange", 0.15),
+              ("box_acc_test", "LP-SVM box grid", "tab:green", 0.45)]
     for ax, v in zip(axes[0], vs):
         g = d[d["n_val"] == v].groupby("n_train")
         ts = np.array(sorted(d[d["n_val"] == v]["n_train"].unique()), dtype=float)
@@ -1414,7 +1424,8 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
     # every model of the perturbed summary table (the box grid was left out of the plot)
     series = [("pes_acc_test", "pessimistic", "black", -0.016),
               ("opt_eval_acc_test", "optimistic worst case (B.1)", "tab:blue", -0.008),
-              ("opt_acc_test", "optimistic (returned)", "tab:cyan", 0.0), ("svc_acc_test", "LinearSVC grid", "tab:orange", 0.008),
+              ("opt_acc_test", "optimistic (returned)", "tab:cyan", 0.0),
+              ("svc_acc_test", "LinearSVC grid", "tab:orange", 0.008),
               ("box_acc_test", "LP-SVM box grid", "tab:green", 0.016)]
     for i, rv in enumerate(rvs):
         for j, eps in enumerate(epss):
@@ -1426,8 +1437,8 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
                 if not _has_values(d, col):
                     continue
                 m, s = g[col].mean(), g[col].std(ddof=1).fillna(0.0)
-                ax.errorbar(m.index + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=3, capsize=2, lw=1.2,
-                            elinewidth=0.8, label=label)
+                ax.errorbar(m.index + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=3, capsize=2,
+                            lw=1.2, elinewidth=0.8, label=label)
             ax.set_title(f"{data}: ρ val = {rv:g}, ε = {eps:g}", fontsize=9)
             ax.set_xlabel("ρ test")
             ax.grid(alpha=0.3)

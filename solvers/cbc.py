@@ -151,7 +151,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         return RunResult(NAME, str(path), "error", message=problem)
     constant = lp_objective_constant(path)
     if constant != 0:  # CBC 2.10 drops it without a word and reports another objective
-        return RunResult(NAME, str(path), "error", message=f"the LP objective has a constant term ({constant:g}), which "
+        return RunResult(NAME, str(path), "error",
+                         message=f"the LP objective has a constant term ({constant:g}), which "
                          "CBC 2.10 drops; give CBC the .mps file, or write the constant as a variable fixed to 1")
     limited = time_limit is not None  # check_limits made inf None: CBC refuses "-sec inf"
     with tempfile.TemporaryDirectory() as tmp:
@@ -319,7 +320,8 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     if status in ("optimal", "time_limit"):  # a failed run (a misread file's included) proves no bound
         if bound:  # CBC's summary (model's sense); below the objective when CBC stopped on the gap tolerance
             result.bound = _precise_bound(out, finite_or_none(bound.group(1)), sign)
-            if result.bound is not None and result.objective is not None and sign * result.bound > sign * result.objective:
+            if (result.bound is not None and result.objective is not None
+                    and sign * result.bound > sign * result.objective):
                 # a summary rounded to 3 decimals past the incumbent: no bound lies beyond a feasible point's value
                 result.bound = result.objective
         elif status == "optimal" and not gap_stop:  # proved optimal without printing a bound: the optimum is one

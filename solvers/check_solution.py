@@ -95,9 +95,11 @@ class CheckReport:
         lines = [
             f"instance     : {self.instance}",
             f"verdict      : {'TRUSTED' if self.trusted else 'REJECTED'}",
-            f"w_bar        : [{', '.join(f'{x:.4f}' for x in self.w_bar)}]" if self.w_bar is not None else "w_bar        : -",
+            f"w_bar        : [{', '.join(f'{x:.4f}' for x in self.w_bar)}]" if self.w_bar is not None
+            else "w_bar        : -",
             f"objective    : recomputed {f(self.objective_recomputed)}   claimed {f(self.objective_claimed)}",
-            f"follower     : training loss {f(self.train_loss)} (least {f(self.train_loss_min)}), inner gap {f(self.inner_gap)}",
+            f"follower     : training loss {f(self.train_loss)} (least {f(self.train_loss_min)}), "
+            f"inner gap {f(self.inner_gap)}",
         ]
         if self.budget is not None:
             lines.append(f"pessimistic  : budget {f(self.budget)}, flipped loss {f(self.flipped_loss)} "
@@ -132,7 +134,8 @@ def _least_objective(w_bar, validation, blocks, least) -> float:
     so the check that uses it can only reject less."""
     for slack in (1e-9, 1e-7, 1e-5):
         try:
-            return hinge_lp(w_bar, validation, [(X, y, v + slack * (1 + abs(v))) for (X, y), v in zip(blocks, least)]).value
+            return hinge_lp(w_bar, validation,
+                            [(X, y, v + slack * (1 + abs(v))) for (X, y), v in zip(blocks, least)]).value
         except SolverError:
             continue
     raise SolverError("the least validation loss over the follower's optima at this w_bar could not be computed")
@@ -216,7 +219,8 @@ def check_solution(
     if not readable_values:
         raise InputError(f"the solution names no variable of instance {instance_id!r} "
                          f"(first names: {list(values)[:5]})")
-    rep = CheckReport(instance=instance_id, trusted=False, objective_claimed=None if claimed is None else float(claimed),
+    rep = CheckReport(instance=instance_id, trusted=False,
+                      objective_claimed=None if claimed is None else float(claimed),
                       n_given=len(readable_values), n_absent=len(var_data) - len(readable_values), unknown=unknown)
     if unknown:
         rep.notes.append(f"{len(unknown)} names are not variables of the rebuilt instance (first: {unknown[:3]}); "
@@ -270,7 +274,8 @@ def check_solution(
             rep.inner_gap = rep.flipped_loss - rep.flipped_loss_min
             if rep.inner_gap > tol:
                 rep.reasons.append(f"(w, b) is not the follower's optimum: flipped-label loss {rep.flipped_loss:.6g} "
-                                   f"exceeds the least {rep.flipped_loss_min:.6g} under the budget by {rep.inner_gap:.3g}")
+                                   f"exceeds the least {rep.flipped_loss_min:.6g} under the budget by "
+                                   f"{rep.inner_gap:.3g}")
             best = _least_objective(w_bar_lp, (X_v, y_v), [(X_t, y_t), (X_f, ybar)], [rep.budget, rep.flipped_loss_min])
     except SolverError as exc:
         rep.reasons.append(f"the inner LP at this w_bar failed: {exc}")
@@ -278,7 +283,8 @@ def check_solution(
 
     # The outer objective.
     rep.objective_recomputed = float(hinge(X_v, y_v, w, b).mean())
-    if rep.objective_claimed is not None and abs(rep.objective_claimed - rep.objective_recomputed) > max(tol, 1e-6 * abs(rep.objective_claimed)):
+    if (rep.objective_claimed is not None
+            and abs(rep.objective_claimed - rep.objective_recomputed) > max(tol, 1e-6 * abs(rep.objective_claimed))):
         rep.reasons.append(f"the claimed objective {rep.objective_claimed:.8g} differs from the objective "
                            f"{rep.objective_recomputed:.8g} recomputed from (w, b)")
     if best is not None and rep.objective_recomputed < best - tol:
@@ -296,7 +302,8 @@ def check_solution(
     if m_status == "optimal" and m_obj is not None:
         diff = rep.objective_recomputed - m_obj
         rep.notes.append("objective equals the manifest's HiGHS optimum" if abs(diff) <= max(tol, 1e-4 * abs(m_obj))
-                         else f"objective {'above' if diff > 0 else 'BELOW'} the manifest's HiGHS optimum {m_obj:.6g} by {abs(diff):.3g}")
+                         else f"objective {'above' if diff > 0 else 'BELOW'} the manifest's HiGHS optimum "
+                              f"{m_obj:.6g} by {abs(diff):.3g}")
     if not rep.reasons and m_bound is not None and rep.objective_recomputed < m_bound - max(tol, 1e-4 * abs(m_bound)):
         rep.notes.append(f"a bilevel-feasible point below HiGHS's proven bound {m_bound:.6g}: the MILP or its "
                          "solve is wrong, not this answer")
@@ -310,7 +317,8 @@ def check_solution(
     rep.verify_model_ok, rep.verify_model_messages = ver.verified, list(ver.messages)
     if strict:
         if rep.milp_violation is not None and rep.milp_violation > feasibility_tolerance:
-            rep.reasons.append(f"the vector violates the instance's rows/bounds/integrality by {rep.milp_violation:.3g}")
+            rep.reasons.append(f"the vector violates the instance's rows/bounds/integrality by "
+                               f"{rep.milp_violation:.3g}")
         if not ver.verified:
             rep.reasons.append("bilevel.verify_model rejects the full vector: " + "; ".join(ver.messages))
     elif rep.milp_violation is not None and rep.milp_violation > feasibility_tolerance:
@@ -330,7 +338,8 @@ def _check_listed_file(path: Path, checksum: str | None, instance_id: str, what:
                          "was changed or replaced; re-export the library or restore the file)")
 
 
-def _milp_checks(rep: CheckReport, row, manifest: Path, short_map: dict, readable_values: dict, feas_tol: float) -> None:
+def _milp_checks(rep: CheckReport, row, manifest: Path, short_map: dict, readable_values: dict,
+                 feas_tol: float) -> None:
     mps = manifest.parent / row["mps"] if row.get("mps") else None
     if mps is not None and mps.is_file():
         _check_listed_file(mps, row.get("mps_sha256"), row["id"], ".mps file")
@@ -351,8 +360,10 @@ def _milp_checks(rep: CheckReport, row, manifest: Path, short_map: dict, readabl
     viol.append(np.max((x - up) / (1 + np.abs(np.where(np.isfinite(up), up, 0))), initial=0.0))
     ax = arrays["A"] @ x
     rl, ru = arrays["row_lower"], arrays["row_upper"]
-    viol.append(np.max(np.where(np.isfinite(rl), (rl - ax) / (1 + np.abs(np.where(np.isfinite(rl), rl, 0))), 0), initial=0.0))
-    viol.append(np.max(np.where(np.isfinite(ru), (ax - ru) / (1 + np.abs(np.where(np.isfinite(ru), ru, 0))), 0), initial=0.0))
+    viol.append(np.max(np.where(np.isfinite(rl), (rl - ax) / (1 + np.abs(np.where(np.isfinite(rl), rl, 0))), 0),
+                       initial=0.0))
+    viol.append(np.max(np.where(np.isfinite(ru), (ax - ru) / (1 + np.abs(np.where(np.isfinite(ru), ru, 0))), 0),
+                       initial=0.0))
     integ = arrays["integer"]
     if integ.any():
         viol.append(float(np.max(np.abs(x[integ] - np.round(x[integ])))))

@@ -118,7 +118,8 @@ def compare(
             changed = path.is_file() and row.get(f"{fmt}_sha256") and sha256(path) != row[f"{fmt}_sha256"]
             for runner in runners:
                 if not path.is_file():
-                    result = RunResult(runner.NAME, str(path), "missing", message="regenerate with bilevel export-library")
+                    result = RunResult(runner.NAME, str(path), "missing",
+                                       message="regenerate with bilevel export-library")
                 elif changed:
                     result = RunResult(runner.NAME, str(path), "error", message="the file differs from the manifest's "
                                        "sha256 (changed or cut short): re-export the library or restore the file")
@@ -217,8 +218,10 @@ def _main(argv=None) -> int:
     p.add_argument("--time-limit", type=real, default=60.0,
                    help=f"seconds per solve: finite, > 0 and at most {MAX_TIME_LIMIT:g} (SCIP's largest)")
     p.add_argument("--mip-gap", type=real, default=1e-6, help="relative MIP gap given to every solver")
-    p.add_argument("--only", action="append", default=[], metavar="PATTERN", help="instance id pattern (repeatable) (default: every instance)")
-    p.add_argument("--max-size", type=integer, default=None, help="only instances with |T|, |V| up to this (default: no limit)")
+    p.add_argument("--only", action="append", default=[], metavar="PATTERN",
+                   help="instance id pattern (repeatable) (default: every instance)")
+    p.add_argument("--max-size", type=integer, default=None,
+                   help="only instances with |T|, |V| up to this (default: no limit)")
     p.add_argument("--rtol", type=real, default=1e-4, help="relative tolerance of objective agreement")
     p.add_argument("--atol", type=real, default=1e-6, help="absolute tolerance of objective agreement")
     p.add_argument("--solutions", default=None, type=path_text, metavar="DIR",
@@ -262,7 +265,8 @@ def _main(argv=None) -> int:
     if args.csv:  # before the table: a standard output closed early (| head -1) lost the finished CSV
         write_csv(records, args.csv)
     print(format_table(records))
-    bad = [r for r in records if r["agreement"] == "DISAGREE" or str(r.get("check", "")).startswith(("rejected", "error"))]
+    bad = [r for r in records
+           if r["agreement"] == "DISAGREE" or str(r.get("check", "")).startswith(("rejected", "error"))]
     if bad:
         print(f"\n{len(bad)} disagreement(s), rejected solution(s) or failed check(s)")
         return 1

@@ -73,8 +73,9 @@ def read_warnings(text: str) -> str:
 def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
     """Read ``path`` (``.mps`` or ``.lp``) with CPLEX and solve it on one thread.
 
-    ``time_limit`` seconds (CPLEX ``timelimit``, wall clock; ``None`` or ``inf``: none), ``mip_gap`` relative gap (``mip.tolerances.mipgap``;
-    ``None``: CPLEX default 1e-4). Returns a :class:`RunResult` whose solution uses the file's column names;
+    ``time_limit`` seconds (CPLEX ``timelimit``, wall clock; ``None`` or ``inf``: none), ``mip_gap`` relative gap
+    (``mip.tolerances.mipgap``; ``None``: CPLEX default 1e-4). Returns a :class:`RunResult` whose solution uses the
+    file's column names;
     a file CPLEX cannot read or reads with a warning (a truncated file: see :func:`read_warnings`; not the warning
     about the empty RHS section of an MPS file without rows, :func:`benign_read_warnings`), one above
     the Community Edition's size limits, or a parameter CPLEX refuses gives status ``error`` with CPLEX's

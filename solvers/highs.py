@@ -40,7 +40,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     t0 = time.perf_counter()
     h = silent_highs()
     if h.readModel(str(path)) == highspy.HighsStatus.kError:
-        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message="HiGHS cannot read the file")
+        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
+                         message="HiGHS cannot read the file")
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     if mip_gap is not None:

@@ -53,8 +53,9 @@ def read_solution_file(path) -> tuple[dict, float | None]:
 
     A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
 
-    Raises InputError when the file is missing or a folder, is UTF-16 or UTF-32 text, holds no ``name value`` line, gives a
-    variable or the objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value (``C5,``,
+    Raises InputError when the file is missing or a folder, is UTF-16 or UTF-32 text, holds no ``name value`` line,
+    gives a variable or the objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value
+    (``C5,``,
     ``objective,``) or with two numbers after the name (``C5,1,5``: a decimal comma) or of one field (``C5``), a
     number with a comma in a whitespace-separated line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row (a
     semicolon-separated file), a missing-value marker as a value (``C5,NA``, ``C5 ?``, ``C5,.``), gives one variable
@@ -64,8 +65,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     than ``Optimal``, ``Optimal (within gap tolerance)`` or ``Stopped on time`` (``Stopped on iterations``,
     ``Stopped on difficulties``, ``Stopped on ctrl-c``, ``Status unknown``: CBC writes them also for Clp's current
     point, which need not be feasible, see :data:`_CBC_SOLUTION_STATUSES`), or a HiGHS raw-style file whose primal
-    status is ``None`` or ``Infeasible`` (e.g. an LP stopped by its iteration limit), or a CPLEX solution whose header says
-    ``primalFeasible="0"``, or XML that is not a CPLEX solution."""
+    status is ``None`` or ``Infeasible`` (e.g. an LP stopped by its iteration limit), or a CPLEX solution whose
+    header says ``primalFeasible="0"``, or XML that is not a CPLEX solution."""
     path = Path(path)
     if path.is_dir():  # was "not found": the folder is there
         raise InputError(f"solution file {str(path)!r} is a folder, not a file")
@@ -158,7 +159,8 @@ def _read_name_value_csv(path: Path) -> tuple[dict, float | None]:
     was refused as a decimal comma, ``"a""b",3`` read as a variable ``ab`` and ``#h,4`` skipped as a comment: the
     package's own solution file did not read back as the incumbent it holds. A row ``objective value,<x>`` is the
     claimed objective, and so is ``objective,<x>`` in a file without such a row (a file with one, as
-    :func:`write_solution_csv` writes, keeps ``objective`` for a column of that name); a row of one cell starting with ``#`` is a comment."""
+    :func:`write_solution_csv` writes, keeps ``objective`` for a column of that name); a row of one cell starting
+    with ``#`` is a comment."""
     import io
 
     text = path.read_bytes().decode("utf-8-sig", errors="replace")

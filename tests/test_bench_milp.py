@@ -175,7 +175,8 @@ def test_the_textbook_models_have_two_binaries_per_complementarity_pair():
     z1 + z2 <= 1). Mutation testing: the textbook's q <= M (1 - z1), one binary per pair (as the package does),
     reached the same optima and passed the tests, and would have made the speed-up compare like with like without
     saying so. Oracle: the pairs counted from Eq. (21) and Eqs. (24)-(25): per KKT system of the LP-SVM, |T| pairs
-    of beta, |T| of xi and p of each of mu+ and mu-; the pessimistic follower adds |V_f| of v and of alpha, and lambda's."""
+    of beta, |T| of xi and p of each of mu+ and mu-; the pessimistic follower adds |V_f| of v and of alpha, and
+    lambda's."""
     import numpy as np
     import pyomo.environ as pyo
 

@@ -12,7 +12,8 @@ from experiments import bench_milp  # noqa: E402
 HEADER = ("data,mode,n,seed,pkg_status,pkg_obj,pkg_gap,pkg_build,pkg_solve,pkg_start,pkg_write,pkg_compile,pkg_nodes,"
           "pkg_verified,pkg_binaries,pkg_wall,lambda_bound,tb_status,tb_obj,tb_gap,tb_solve,tb_nodes,tb_verified,"
           "tb_binaries,tb_build,race,speedup,both_optimal,obj_match")
-WITH_TEXTBOOK = "cancer,opt,5,0,optimal,0.0,0.0,0.0075,0.0022,0.0014,0.0047,0.0022,0,True,28,0.0188,,optimal,0.0,0.0,0.0285,1,True,56,0.0035,1,12.7,True,True"
+WITH_TEXTBOOK = ("cancer,opt,5,0,optimal,0.0,0.0,0.0075,0.0022,0.0014,0.0047,0.0022,0,True,28,0.0188,,"
+                 "optimal,0.0,0.0,0.0285,1,True,56,0.0035,1,12.7,True,True")
 WITHOUT = "cancer,opt,10,0,optimal,0.0,0.0,0.0080,0.0031,0.0019,0.0059,0.0025,0,True,38,0.0197,,,,,,,,,,1,nan,False,"
 
 
@@ -98,8 +99,8 @@ def test_an_unverified_textbook_optimum_is_no_speed_up_nor_a_bound(tmp_path):
     assert r["both_optimal"] is False and bench_milp._speedup_text(r) == "-"
     _, geo, count = bench_milp._markdown([r], 5.0)
     assert count == 0
-    (r,) = _parsed(tmp_path, _row(pkg_status="time_limit", pkg_gap=0.27, pkg_solve=120.0, tb_solve=118.4, tb_verified="False",
-                                  speedup=118.4 / 120.0, both_optimal=False, obj_match=""))
+    (r,) = _parsed(tmp_path, _row(pkg_status="time_limit", pkg_gap=0.27, pkg_solve=120.0, tb_solve=118.4,
+                                  tb_verified="False", speedup=118.4 / 120.0, both_optimal=False, obj_match=""))
     assert bench_milp._speedup_text(r) == "-"
 
 
@@ -208,7 +209,8 @@ def test_largest_size_proven_optimal_counts_verified_solves_within_ten_minutes(t
     rows = _parsed(tmp_path, _row(n=10, time_limit=1200.0), _row(n=20, pkg_solve=900.0, time_limit=1200.0),
                    _row(n=30, pkg_verified=False, time_limit=1200.0))
     text, _, _ = bench_milp._markdown(rows, 1200.0)
-    assert "the package solved to proven optimality within 10 minutes (a verified solution; " in text and "solve): 10." in text, text
+    assert ("the package solved to proven optimality within 10 minutes (a verified solution; " in text
+            and "solve): 10." in text), text
 
 
 def test_render_of_an_older_csv_leaves_unverified_optimal_solves_out_of_the_speed_up(tmp_path):

@@ -15,7 +15,8 @@ def test_candidates_grid_and_their_errors():
     d = bilevel.load_dataset("cancer")
     s = bilevel.split_dataset(d.X, d.y, 8, 8, n_cal=60, seed=3)
     cands = milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, epsilons=(0.0, 0.2), w_bar_ubs=(0.5, 1.0))
-    assert [c.name for c in cands] == ["opt_ub0.5", "pes_e0_ub0.5", "pes_e0.2_ub0.5", "opt_ub1", "pes_e0_ub1", "pes_e0.2_ub1"]
+    assert [c.name for c in cands] == ["opt_ub0.5", "pes_e0_ub0.5", "pes_e0.2_ub0.5",
+                                       "opt_ub1", "pes_e0_ub1", "pes_e0.2_ub1"]
     for c in cands:
         assert c.verified and np.all(c.w_bar <= c.w_bar_ub + 1e-9)
         err = c.errors(s.X_cal, s.y_cal)

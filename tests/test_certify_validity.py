@@ -107,15 +107,18 @@ def test_pipelines_control_fwer_and_fdr(design, capsys):
         split = split_calibration(n_cal, 0.5, seed=rng)
         p_all = p_values_from_losses(losses, ALPHA, "binomial")
         tallies["uncorrected (control)"].add(p_all <= DELTA)
-        tallies["LTT bonferroni"].add(ltt(losses, ALPHA, DELTA, control="fwer", procedure="bonferroni", p_value="binomial").certified)
+        tallies["LTT bonferroni"].add(ltt(losses, ALPHA, DELTA, control="fwer", procedure="bonferroni",
+                                          p_value="binomial").certified)
         tallies["LTT holm"].add(ltt(losses, ALPHA, DELTA, control="fwer", p_value="binomial").certified)
         tallies["LTT bh"].add(ltt(losses, ALPHA, DELTA, control="fdr", p_value="binomial").certified)
         tallies["LTT by"].add(ltt(losses, ALPHA, DELTA, control="fdr", procedure="by", p_value="binomial").certified)
         common = dict(aux=cost, split=split, p_value="binomial")
         tallies["PT fwer"].add(pareto_testing(losses, ALPHA, DELTA, control="fwer", **common).certified)
-        tallies["PT fwer k=2"].add(pareto_testing(losses, ALPHA, DELTA, control="fwer", max_failures=2, **common).certified)
+        tallies["PT fwer k=2"].add(pareto_testing(losses, ALPHA, DELTA, control="fwer", max_failures=2,
+                                                  **common).certified)
         tallies["PT fdr k=1"].add(pareto_testing(losses, ALPHA, DELTA, control="fdr", **common).certified)
-        tallies["PT fdr k=3"].add(pareto_testing(losses, ALPHA, DELTA, control="fdr", max_failures=3, **common).certified)
+        tallies["PT fdr k=3"].add(pareto_testing(losses, ALPHA, DELTA, control="fdr", max_failures=3,
+                                                 **common).certified)
         tallies["RG-PT identity"].add(rg_pt(losses, ALPHA, DELTA, n_levels=4, **common).certified)
         tallies["RG-PT by"].add(rg_pt(losses, ALPHA, DELTA, n_levels=4, reshaping="by", **common).certified)
     report(f"Monte-Carlo validity, design {design!r}: {n_runs} runs, alpha={ALPHA}, delta={DELTA}, "

@@ -60,7 +60,8 @@ def test_result_json_records_the_settings(tmp_path, capsys):
                  "all", "--mip-gap", "0.001", "--time-limit", "60", "--highs-option", "mip_pscost_minreliable=8",
                  "--json", str(out)]) == 0
     result = json.loads(out.read_text())
-    assert (result["mode"], result["epsilon"], result["flip"], result["replica"]) == ("pessimistic", 0.0, "all", "optimal")
+    assert (result["mode"], result["epsilon"], result["flip"], result["replica"]) == (
+        "pessimistic", 0.0, "all", "optimal")
     assert (result["mip_gap"], result["time_limit"], result["threads"], result["race"]) == (0.001, 60.0, None, 1)
     assert result["highs_options"] == {**bilevel.HIGHS_OPTIONS, "mip_pscost_minreliable": 8}
     assert result["results"]["pessimistic"]["flip_rule"] == "all"
@@ -148,9 +149,11 @@ def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, 
                         (["--json", str(tmp_path / ("a" * 300 + ".json"))], "--json: cannot write to"),
                         (["--export", str(tmp_path / ("d" * 300) / "m")], "cannot use the folder"),
                         # the flag won, and the JSON recorded both values without saying which applied
-                        (["--mip-gap", "0.01", "--highs-option", "mip_rel_gap=0.02"], "--mip-gap 0.01 and --highs-option"),
+                        (["--mip-gap", "0.01", "--highs-option", "mip_rel_gap=0.02"],
+                         "--mip-gap 0.01 and --highs-option"),
                         (["--threads", "1", "--highs-option", "threads=2"], "--threads 1 and --highs-option threads=2"),
-                        (["--time-limit", "5", "--highs-option", "time_limit=9"], "--time-limit 5.0 and --highs-option"),
+                        (["--time-limit", "5", "--highs-option", "time_limit=9"],
+                         "--time-limit 5.0 and --highs-option"),
                         # the last value won, the first was dropped without a word
                         (["--highs-option", "mip_rel_gap=0.5", "--highs-option", "mip_rel_gap=0.01"],
                          "--highs-option mip_rel_gap=0.5 and --highs-option mip_rel_gap=0.01"),
@@ -337,7 +340,8 @@ def test_export_files_are_checked_before_any_solve_and_never_overwritten_by_the_
         (["--export", str(tmp_path / "b"), "--json", str(tmp_path / "b" / "optimistic.lp")], "exported model"),
         (["--export", str(tmp_path / "b"), "--json", str(tmp_path / "b" / "pessimistic.mps"), "--mode", "pessimistic"],
          "exported model"),
-        (["--export", str(tmp_path / "d"), "--json", str(tmp_path / "d" / "optimistic.mps" / "r.json")], "exported model"),
+        (["--export", str(tmp_path / "d"), "--json", str(tmp_path / "d" / "optimistic.mps" / "r.json")],
+         "exported model"),
     ):
         code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic", *args])
         err = capsys.readouterr().err

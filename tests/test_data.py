@@ -279,7 +279,8 @@ def test_a_trailing_comma_on_every_line_is_named(tmp_path, label):
     path = tmp_path / "excel.csv"
     path.write_text("a,b,label,\n1,2,0,\n3,4,1,\n5,6,0,\n")
     assert pd.read_csv(path).iloc[:, 3].isna().all()  # pandas: a fourth column, empty
-    with pytest.raises(InputError, match=r"column 4 of 4 has neither a name nor a value \(does every line end with a comma"):
+    with pytest.raises(InputError,
+                       match=r"column 4 of 4 has neither a name nor a value \(does every line end with a comma"):
         bilevel.load_dataset(path, label=label)
 
 
@@ -287,12 +288,14 @@ def test_a_trailing_comma_on_every_line_is_named(tmp_path, label):
 def test_a_semicolon_or_tab_separated_file_is_named_as_such(tmp_path, sep, name):
     """'found 1 column' (or, with decimal commas, 'more fields than the header') did not say why."""
     path = tmp_path / "d.csv"
-    path.write_text(sep.join(["a", "b", "y"]) + "\n" + sep.join(["1", "2", "0"]) + "\n" + sep.join(["3", "4", "1"]) + "\n")
+    path.write_text(sep.join(["a", "b", "y"]) + "\n" + sep.join(["1", "2", "0"]) + "\n"
+                    + sep.join(["3", "4", "1"]) + "\n")
     assert pd.read_csv(path, sep=sep).shape == (2, 3)  # a table once the separator is given
     with pytest.raises(InputError, match=f"found 1 column; its header is one field with {name} in it"):
         bilevel.load_dataset(path)
     path.write_text("a;b;y\n1,5;2;0\n3,5;4;1\n")  # decimal commas
-    with pytest.raises(InputError, match="more fields than the header has column names .its header is one field with semicolons"):
+    with pytest.raises(InputError,
+                       match="more fields than the header has column names .its header is one field with semicolons"):
         bilevel.load_dataset(path)
 
 

@@ -55,7 +55,8 @@ def test_tie_resolve_gets_the_optimum_not_the_mip_start():
 # sides; the coefficients are rounded to two decimals and the one binary left sits in row 0 (a binary in no row is
 # dropped by Pyomo's compiler, and HiGHS then solves an LP). Maximise x_0 over 0 <= x_0 <= 1: x_0 is in no row, so
 # the optimum is x_0 = 1 (objective 1) whenever the rows are feasible, which the start shows.
-_FAULT_ROWS = [[0.0, -1.11, -0.48, -0.86, -1.0, 1.0], [0.0, -0.63, -1.04, -0.59, 1.0, 0.0], [0.0, 0.07, 0.1, 0.28, 1.0, 0.0]]
+_FAULT_ROWS = [[0.0, -1.11, -0.48, -0.86, -1.0, 1.0], [0.0, -0.63, -1.04, -0.59, 1.0, 0.0],
+               [0.0, 0.07, 0.1, 0.28, 1.0, 0.0]]
 _FAULT_RHS = [2.32, 0.2, 0.08]
 _FAULT_BOUNDS = [(0.0, 1.0), (-1.0, 1.0), (-1.0, 1.0), (-1.0, 1.0), (-0.24, 0.24), (0, 1)]
 _FAULT_START = [0.18, 0.27, 0.18, -1.0, -0.24, 0.0]  # feasible, objective 0.18
@@ -660,7 +661,8 @@ def test_a_race_whose_winner_wrongly_claims_infeasibility_returns_another_runs_i
         seeds[run] = opts.get("random_seed")
         if run == 1:  # the faulty run: "infeasible" once the other holds an incumbent
             return _Faked(h, run=lambda: has_incumbent.wait(60), getRunTime=lambda: 1e6, getInfo=lambda: no_solution,
-                          getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible, getSolution=highspy.HighsSolution)
+                          getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
+                          getSolution=highspy.HighsSolution)
 
         def stop_at_incumbent(event):
             if np.isfinite(event.data_out.mip_primal_bound):

@@ -133,7 +133,8 @@ def _random_case(rng):
     bounds = [(0.0, 1.0), (0.3, 2.0), (lo, lo + rng.choice([0.0, 0.5, 1.0, 3.0], size=p))][int(rng.integers(3))]
     kw = dict(mode=mode, w_bar_bounds=bounds)
     if mode == "pessimistic":
-        flip = "margin" if rng.random() < 0.4 else np.sort(rng.choice(n_v, int(rng.integers(1, n_v + 1)), replace=False))
+        flip = ("margin" if rng.random() < 0.4
+                else np.sort(rng.choice(n_v, int(rng.integers(1, n_v + 1)), replace=False)))
         kw.update(epsilon=float(rng.choice([0.0, 0.1, 0.3, 1.0])), flip=flip)
     return (Xt, yt, Xv, yv), kw
 

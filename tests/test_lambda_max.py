@@ -51,7 +51,8 @@ def test_lambda_max_is_the_formula_of_item_11():
 def test_no_bound_without_epsilon_or_with_a_separable_training_set():
     Xt, yt, Xv, yv = tiny_instance(0, 8, 6, p=3)
     assert bilevel.build_pessimistic_model(Xt, yt, Xv, yv, [0, 1], 0.0).bilevel_info["lambda_max"] == np.inf
-    assert bilevel.build_pessimistic_model(Xt, yt, Xv, yv, [0, 1], 0.2, replica="feasible").bilevel_info["lambda_max"] == np.inf
+    assert bilevel.build_pessimistic_model(Xt, yt, Xv, yv, [0, 1], 0.2,
+                                           replica="feasible").bilevel_info["lambda_max"] == np.inf
     sep_y = np.where(Xt[:, 0] > np.median(Xt[:, 0]), 1.0, -1.0)
     Xs = Xt.copy()
     Xs[:, 0] = sep_y * 10.0  # separable with margin inside the box: v*(w_bar_ub) = 0

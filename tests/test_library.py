@@ -302,7 +302,8 @@ def test_manifest_sizes_match_what_highs_reads_from_the_files():
             assert (lp.num_col_, n_bin) == (r["columns"], r["binaries"]), (r["id"], kind)
             if kind == "mps":
                 assert (lp.num_row_, len(lp.a_matrix_.value_)) == (r["rows"], r["nonzeros"]), r["id"]
-                assert np.all(np.asarray(lp.col_lower_)[np.asarray(lp.integrality_) == highspy.HighsVarType.kInteger] == 0)
+                assert np.all(np.asarray(lp.col_lower_)[np.asarray(lp.integrality_)
+                                                        == highspy.HighsVarType.kInteger] == 0)
 
 
 def test_every_instance_has_a_highs_result_and_open_ones_a_bound():
@@ -637,7 +638,8 @@ def test_small_instances_resolve_from_file_to_the_manifest_objective(instance):
 
 
 def test_export_library_command_writes_files_and_manifest(tmp_path, capsys):
-    code = main(["export-library", "--out", str(tmp_path), "--sizes", "5", "--only", "diabetes-opt-*", "--time-limit", "30"])
+    code = main(["export-library", "--out", str(tmp_path), "--sizes", "5", "--only", "diabetes-opt-*",
+                 "--time-limit", "30"])
     assert code == 0
     out = library.read_manifest(tmp_path / "manifest.csv")
     assert [r["id"] for r in out] == ["diabetes-opt-n5-s0"]

@@ -20,7 +20,8 @@ def test_optimistic_matches_brute_force(seed, n_t, n_v):
     assert optimistic_value(res.w_bar, Xt, yt, Xv, yv) == pytest.approx(res.objective, abs=1e-6)
 
 
-@pytest.mark.parametrize("seed,epsilon,flipped", [(0, 0.0, "all"), (1, 0.3, "all"), (2, 0.0, [0, 2]), (4, 0.5, [1, 3, 4])])
+@pytest.mark.parametrize("seed,epsilon,flipped",
+                         [(0, 0.0, "all"), (1, 0.3, "all"), (2, 0.0, [0, 2]), (4, 0.5, [1, 3, 4])])
 def test_pessimistic_matches_brute_force(seed, epsilon, flipped):
     Xt, yt, Xv, yv = tiny_instance(seed, 7, 5)
     Vf = np.arange(len(yv)) if flipped == "all" else np.array(flipped)

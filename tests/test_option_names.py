@@ -32,12 +32,14 @@ CASES = [
     (CERTIFY, "--n-train", "1"), (CERTIFY, "--n-val", "0"), (CERTIFY, "--n-cal", "-1"),
     (CERTIFY, "--test-fraction", "1"), (CERTIFY, "--epsilons", "-1"), (CERTIFY, "--w-bar-ubs", "0"),
     (CERTIFY, "--w-bar-ubs", "1e300"), (CERTIFY, "--time-limit", "0"), (CERTIFY, "--epsilons", ""),
-    (CERTIFY, "--w-bar-ubs", ""), (CERTIFY, "--procedure", "holm"), (CERTIFY + ["--control", "fwer"], "--procedure", "by"),
+    (CERTIFY, "--w-bar-ubs", ""), (CERTIFY, "--procedure", "holm"),
+    (CERTIFY + ["--control", "fwer"], "--procedure", "by"),
     (STUDY + ["--study", "limited"], "--runs", "0"), (STUDY + ["--study", "perturbed"], "--perturbed-runs", "0"),
     (STUDY + ["--study", "limited"], "--val-sizes", "0"), (STUDY + ["--study", "limited"], "--train-sizes", "1"),
     (STUDY + ["--study", "perturbed"], "--perturbed-size", "1"), (STUDY + ["--study", "perturbed"], "--epsilons", "-1"),
     (STUDY + ["--study", "perturbed"], "--rho-test", "-1"), (STUDY + ["--study", "perturbed"], "--rho-val", "nan"),
-    (STUDY + ["--study", "perturbed"], "--rho-val", "1e300"), (STUDY + ["--study", "perturbed"], "--rho-val", "0,100.5"),
+    (STUDY + ["--study", "perturbed"], "--rho-val", "1e300"),
+    (STUDY + ["--study", "perturbed"], "--rho-val", "0,100.5"),
     (STUDY + ["--study", "perturbed"], "--rho-test", "1e300"), (STUDY + ["--study", "perturbed"], "--rho-test", "inf"),
     (STUDY, "--seed", "-1"), (STUDY, "--time-limit", "0"), (STUDY, "--threads", "0"), (STUDY, "--threads", "1000"),
     (STUDY + ["--study", "limited"], "--val-sizes", "5,5"), (STUDY, "--label", ""), (STUDY, "--label", "a\nb"),
@@ -203,8 +205,8 @@ def _largest_scale(data, argv, ub: float) -> float:
     fraction 0.5; certify: every other row a calibration row, outside the standardisation), the quantity of
     bilevel.validation.check_scale, computed here with numpy."""
     d = bilevel.load_dataset(data)
-    split = bilevel.split_dataset(d.X, d.y, int(argv[argv.index("--n-train") + 1]), int(argv[argv.index("--n-val") + 1]),
-                                  n_cal=None if argv[0] == "certify" else 0)
+    split = bilevel.split_dataset(d.X, d.y, int(argv[argv.index("--n-train") + 1]),
+                                  int(argv[argv.index("--n-val") + 1]), n_cal=None if argv[0] == "certify" else 0)
     return max(np.abs(X).sum(axis=1).max() for X in (split.X_train, split.X_val)) * ub
 
 
@@ -263,8 +265,8 @@ def test_export_library_sizes_the_data_cannot_supply_name_the_option(tmp_path, c
     left, held = _rows_left(fraction)
     out = tmp_path / "lib"
     err = _refused(["export-library", "--out", str(out), "--sizes", "5,300", "--no-solve", "--data", "cancer"], capsys)
-    assert f"error: --sizes 300 on data set 'cancer' (test fraction {fraction:g}): |T| + |V| = 600 exceeds the {left} " \
-        f"rows left after holding out {held} test rows" in err, err
+    assert f"error: --sizes 300 on data set 'cancer' (test fraction {fraction:g}): |T| + |V| = 600 exceeds " \
+        f"the {left} rows left after holding out {held} test rows" in err, err
     assert not out.exists()
 
 

@@ -124,7 +124,8 @@ def test_shapes_and_scalars():
         assert out.shape == (2, 2)
         assert isinstance(fn(0.1, 10, 0.3), float)
     # n broadcasts against r_hat
-    np.testing.assert_allclose(hoeffding_p_value(0.1, np.array([10, 20]), 0.3), [ref_hoeffding(0.1, 10, 0.3), ref_hoeffding(0.1, 20, 0.3)])
+    np.testing.assert_allclose(hoeffding_p_value(0.1, np.array([10, 20]), 0.3),
+                               [ref_hoeffding(0.1, 10, 0.3), ref_hoeffding(0.1, 20, 0.3)])
 
 
 def test_combined_is_max_over_limits():
@@ -148,7 +149,8 @@ def test_p_values_from_losses():
     # several risks: (n, m, L) with one limit per risk
     two = np.stack([losses, 1 - losses], axis=2)
     p2 = p_values_from_losses(two, [0.2, 0.9], "hoeffding")
-    exp2 = [max(ref_hoeffding(a, 80, 0.2), ref_hoeffding(b, 80, 0.9)) for a, b in zip(losses.mean(0), (1 - losses).mean(0))]
+    exp2 = [max(ref_hoeffding(a, 80, 0.2), ref_hoeffding(b, 80, 0.9))
+            for a, b in zip(losses.mean(0), (1 - losses).mean(0))]
     np.testing.assert_allclose(p2, exp2)
     with pytest.raises(InputError, match="0/1"):
         p_values_from_losses(losses * 0.5, 0.2, "binomial")
@@ -189,8 +191,8 @@ def test_losses_validation():
 def test_exact_counts_with_huge_n(n, alpha):
     """n up to 2**53 is accepted: an integer number of errors k, given as r_hat = k / n, must be counted as k.
 
-    The oracle is scipy's binomial CDF at k (also for the k whose k / n times n is not k in floating point: ceil(n r_hat)
-    must still be k). The counts sit within 3 standard deviations
+    The oracle is scipy's binomial CDF at k (also for the k whose k / n times n is not k in floating point:
+    ceil(n r_hat) must still be k). The counts sit within 3 standard deviations
     of n alpha, where one count more changes the CDF by a relative 1e-6 or more."""
     from scipy import stats
 

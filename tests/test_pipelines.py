@@ -265,7 +265,8 @@ def test_per_example_aux_and_several_risks():
 def test_bad_input(method):
     losses, cost, _ = simulate(8, n=60, m=5)
     kw = {} if method == "ltt" else {"seed": 0}
-    bad_losses = [losses * 2, np.where(losses == 1, np.nan, losses), losses[:, :0], losses[:0], losses[:, :, None, None]]
+    bad_losses = [losses * 2, np.where(losses == 1, np.nan, losses), losses[:, :0], losses[:0],
+                  losses[:, :, None, None]]
     for bad in bad_losses:
         with pytest.raises(InputError):
             certify(bad, ALPHA, DELTA, method=method, **kw)

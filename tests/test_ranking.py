@@ -138,7 +138,8 @@ def test_nonnegative_lasso_matches_sklearn(seed):
     for tau in (0.0, 0.1, 1.0, 10.0):
         beta = nonnegative_lasso(X, y, tau)
         assert beta.shape == (k,) and np.all(beta >= 0)
-        ref = Lasso(alpha=max(tau, 1e-12) / (2 * n), positive=True, fit_intercept=False, tol=1e-14, max_iter=1_000_000).fit(X, y).coef_
+        ref = Lasso(alpha=max(tau, 1e-12) / (2 * n), positive=True, fit_intercept=False, tol=1e-14,
+                    max_iter=1_000_000).fit(X, y).coef_
 
         def objective(b):
             return np.sum((y - X @ b) ** 2) + tau * b.sum()

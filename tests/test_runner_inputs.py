@@ -109,7 +109,8 @@ def test_cplex_solves_a_model_without_rows_and_still_refuses_other_warnings(tmp_
         path = bilevel.write_model(m, tmp_path / f"bounds_only.{fmt}")
         result = cplex.solve(path, time_limit=60)
         assert result.status == "optimal" and result.objective == pytest.approx(optimum), (fmt, result)
-        assert result.bound == pytest.approx(optimum) and {v: result.solution[v] for v in best} == pytest.approx(best), (fmt, result)
+        assert (result.bound == pytest.approx(optimum)
+                and {v: result.solution[v] for v in best} == pytest.approx(best)), (fmt, result)
     assert "\nRHS\nBOUNDS\n" in (tmp_path / "bounds_only.mps").read_text()  # the empty RHS section
     cases = {  # a row whose right-hand side is missing; no RHS section at all; cut short in BOUNDS
         "row.mps": "NAME x\nROWS\n N obj\n G r1\nCOLUMNS\n xcol obj 1 r1 1\nRHS\nBOUNDS\n UP BOUND xcol 3\nENDATA\n",
@@ -194,7 +195,8 @@ def test_cbc_output_parser_takes_the_printed_bound_of_a_gap_stop():
 #: of the library's mean hinge losses. With a relative gap of 0.05 CBC 2.10.3 stops at 0.03762 with the bound
 #: 0.03762 - 1.5e-5 = 0.037605 (its "Cbc0011I Exiting as integer gap of 1.5e-05") and prints "Lower bound: 0.038".
 COVER_LP = """minimize
-obj: z + 7e-05 x0 + 1e-05 x1 + 6e-05 x2 + 1e-05 x3 + 1e-05 x4 + 2e-05 x5 + 7e-05 x6 + 4e-05 x7 + 4e-05 x8 + 6e-05 x9 + 1e-05 x10 + 9e-05 x11
+obj: z + 7e-05 x0 + 1e-05 x1 + 6e-05 x2 + 1e-05 x3 + 1e-05 x4 + 2e-05 x5 + 7e-05 x6 + 4e-05 x7 + 4e-05 x8 \
++ 6e-05 x9 + 1e-05 x10 + 9e-05 x11
 subject to
 r0: x4 + x7 + x8 >= 1
 r1: x7 + x11 >= 1
@@ -238,7 +240,8 @@ def test_cbc_output_parser_takes_the_bound_of_the_search_lines_not_the_rounded_s
     """Output of CBC 2.10.3 on the problem above; and a time-limit stop whose "Cbc0005I" line gives the bound in
     full (the summary's "%.3f" rounds 0.04462581 up to 0.045), for a minimisation and a maximisation model."""
     out = ("Cbc0011I Exiting as integer gap of 1.5e-05 less than 1e-10 or 5%\n"
-           "Cbc0001I Search completed - best objective 0.03762000000000001, took 0 iterations and 0 nodes (0.00 seconds)\n"
+           "Cbc0001I Search completed - best objective 0.03762000000000001, took 0 iterations and 0 nodes "
+           "(0.00 seconds)\n"
            "Result - Optimal solution found (within gap tolerance)\n\nObjective value:                0.03762000\n"
            "Lower bound:                    0.038\nGap:                            0.00\n")
     r = cbc.parse_output(out, "Optimal - objective value 0.03762000\n")
@@ -249,7 +252,8 @@ def test_cbc_output_parser_takes_the_bound_of_the_search_lines_not_the_rounded_s
            "Objective value:                0.04520000\nLower bound:                    0.045\n")
     r = cbc.parse_output(out, "Stopped on time - objective value 0.04520000\n")
     assert (r.status, r.objective, r.bound) == ("time_limit", 0.0452, 0.04462581)
-    maximised = out.replace("Objective value:                0.0452", "Objective value:                -0.0452").replace(
+    maximised = out.replace(
+        "Objective value:                0.0452", "Objective value:                -0.0452").replace(
         "Lower bound:                    0.045", "Upper bound:                    -0.045")
     r = cbc.parse_output(maximised, "", maximise=True)
     assert (r.status, r.objective, r.bound) == ("time_limit", -0.0452, -0.04462581)

@@ -111,8 +111,8 @@ def test_cplex_reaches_the_optimum_of_every_committed_instance_and_the_checker_t
     result = cplex.solve(MODELS / row[fmt], time_limit=120, mip_gap=1e-6)
     _assert_reaches_manifest(result, row)
     assert len(result.solution) == row["columns"]
-    rep = check_solution.check_solution(MANIFEST, instance, solution_files.write_solution_csv(result, tmp_path / "s.csv"),
-                                        strict=True)
+    rep = check_solution.check_solution(MANIFEST, instance,
+                                        solution_files.write_solution_csv(result, tmp_path / "s.csv"), strict=True)
     assert rep.trusted, rep.summary()
 
 
@@ -173,7 +173,8 @@ def test_cbc_output_parser_on_a_time_limit_without_solution():
     assert r.solution == {}
     r = cbc.parse_output("Cbc0001I Search completed - best objective 0.0426311817047432, took 3 iterations\n"
                          "Result - Optimal solution found\nObjective value:                0.04263118\n",
-                         "Optimal - objective value 0.04263118\n      4 C4            0.36175093                       0\n")
+                         "Optimal - objective value 0.04263118\n"
+                         "      4 C4            0.36175093                       0\n")
     assert r.status == "optimal" and r.objective == r.bound == 0.0426311817047432 and r.solution == {"C4": 0.36175093}
 
 
@@ -264,7 +265,8 @@ def test_every_runner_reads_pyomo_mps_files_whose_first_bound_has_no_value(tmp_p
     for runner in runners:
         for path, expected in ((binary_first, optimum), (free_first, free_optimum)):
             result = runner.solve(path, time_limit=60)
-            assert result.status == "optimal" and result.objective == pytest.approx(expected), (runner.NAME, path, result)
+            assert result.status == "optimal" and result.objective == pytest.approx(expected), (
+                runner.NAME, path, result)
 
 
 def _runners():
@@ -599,7 +601,8 @@ def test_cbc_does_not_return_an_integer_column_that_preprocessing_made_fractiona
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     rows = LinearConstraint([[2, -2, -2], [0, 1.5, 1]], [3, -np.inf], [3, 2])
-    oracle = milp([-1, 0.5, -4], constraints=[rows], integrality=[1, 1, 1], bounds=Bounds([0, 0, 0], [np.inf, np.inf, 1]))
+    oracle = milp([-1, 0.5, -4], constraints=[rows], integrality=[1, 1, 1],
+                  bounds=Bounds([0, 0, 0], [np.inf, np.inf, 1]))
     assert oracle.status == 2  # infeasible
     path = tmp_path / "fractional.lp"
     path.write_text("max\nobj: +1 v(0) -0.5 v(1) +4 v(2)\ns.t.\nc_e_rows(1)_: +2 v(0) -2 v(1) -2 v(2) = 3\n"
@@ -1511,7 +1514,8 @@ def test_a_cplex_xml_solution_with_a_byte_order_mark(tmp_path):
     """"\ufeff<?xml" was not recognised as XML: the line parser found no 'name value' line."""
     values = {"w_bar(0)": 1.0, "b": -0.5}
     path = tmp_path / "cplex.sol"
-    path.write_bytes(b"\xef\xbb\xbf" + ('<?xml version = "1.0" encoding="UTF-8"?>\n' + _cplex_xml(values, 0.25)).encode())
+    path.write_bytes(b"\xef\xbb\xbf"
+                     + ('<?xml version = "1.0" encoding="UTF-8"?>\n' + _cplex_xml(values, 0.25)).encode())
     assert solution_files.read_solution_file(path) == (values, 0.25)
 
 
@@ -1685,7 +1689,8 @@ def _follower_linprog(X, y, w_bar, budget=None):
     total = p + 1 + sum(sizes)
     rows, rhs, start = [], [], p + 1
     for (Xb, yb), m in zip(blocks, sizes):  # xi_i >= 1 - y_i (x_i w - b)
-        slack = sparse.hstack([sparse.csr_matrix((m, start)), -sparse.eye(m), sparse.csr_matrix((m, total - start - m))])
+        slack = sparse.hstack([sparse.csr_matrix((m, start)), -sparse.eye(m),
+                               sparse.csr_matrix((m, total - start - m))])
         rows.append(sparse.hstack([sparse.csr_matrix(-yb[:, None] * Xb), sparse.csr_matrix(yb[:, None]),
                                    sparse.csr_matrix((m, total - p - 1))]) + slack)
         rhs.append(-np.ones(m))

@@ -48,7 +48,8 @@ def test_quick_study_cli_outputs_and_resume(tmp_path, capsys):
     assert "error" not in lim.columns or lim["error"].isna().all()
     for col in ACC_COLS:
         assert lim[col].between(0, 1).all(), col
-    assert (lim["tie_acc_min"] <= lim["opt_acc_test"] + 1e-12).all() and (lim["opt_acc_test"] <= lim["tie_acc_max"] + 1e-12).all()
+    assert ((lim["tie_acc_min"] <= lim["opt_acc_test"] + 1e-12).all()
+            and (lim["opt_acc_test"] <= lim["tie_acc_max"] + 1e-12).all())
     for col in ("opt_status", "pes_status", "tie_sum_w_bar_lo_status", "tie_val_margin_hi_status"):
         assert lim[col].notna().all() and lim[col].map(type).eq(str).all(), col  # recorded, whatever it is
     assert lim["opt_status"].eq("optimal").all()  # the optimistic MILPs of the quick grid are easy
@@ -193,7 +194,8 @@ def test_dask_local_cluster(tmp_path):
 
 def test_dask_scheduler_address_via_cli(tmp_path, capsys):
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
         code = main(["study", "--data", "cancer", "--study", "limited", "--runs", "1", "--val-sizes", "5",
                      "--train-sizes", "5", "--tie-criteria", "sum_w_bar", "--out", str(tmp_path / "o"),
                      "--scheduler", cluster.scheduler_address, "--no-progress"])
@@ -572,7 +574,8 @@ def test_a_failed_tie_re_solve_is_reported_with_the_other_outcomes(tmp_path, mon
     assert json.loads((out / "study.json").read_text())["n_failed_steps"] == len(failed)
     summary = (out / "limited_summary.md").read_text()
     header, _, row = summary.strip().splitlines()[-3:]
-    cells = dict(zip([c.strip() for c in header.strip("|").split(" | ")], [c.strip() for c in row.strip("|").split(" | ")]))
+    cells = dict(zip([c.strip() for c in header.strip("|").split(" | ")],
+                     [c.strip() for c in row.strip("|").split(" | ")]))
     assert cells["tie re-solve failed"] == str(len(failed))
     assert f"failed steps: {len(failed)} runs" in printed
 
@@ -621,7 +624,8 @@ def test_perturbed_rows_record_the_flip_rule_the_pessimistic_solve_used():
 def test_a_label_names_the_study_run_without_changing_its_settings(tmp_path, capsys):
     out = tmp_path / "o"
     common = ["study", "--data", "cancer", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes",
-              "5", "--tie-criteria", "sum_w_bar", "--time-limit", "5", "--jobs", "1", "--out", str(out), "--no-progress"]
+              "5", "--tie-criteria", "sum_w_bar", "--time-limit", "5", "--jobs", "1", "--out", str(out),
+              "--no-progress"]
     assert main([*common, "--label", "first try"]) == 0
     assert "label       : first try" in capsys.readouterr().out
     meta = json.loads((out / "study.json").read_text())
@@ -645,7 +649,8 @@ def test_the_summary_counts_errored_runs_and_is_rewritten_when_all_errored(tmp_p
     # all errored wrote no summary, so an earlier call's summary and plot (other cells) stayed next to its CSV
     out = tmp_path / "o"
     us.run_study(_tiny(runs=1, time_limit=5.0), out, jobs=1, progress=False)
-    assert "| cancer | 5 | 5 | 1 |" in (out / "limited_summary.md").read_text() and (out / "limited_cancer.png").exists()
+    assert ("| cancer | 5 | 5 | 1 |" in (out / "limited_summary.md").read_text()
+            and (out / "limited_cancer.png").exists())
     real = us._baselines
     bad_seeds = {us.split_seed(0, "cancer", 1)}
 
@@ -858,7 +863,8 @@ def test_plot_points_sit_nearest_their_own_grid_value(monkeypatch, tmp_path, siz
     fig = _plotted_figure(monkeypatch, us._plot_limited, pd.DataFrame(rows), tmp_path)
     ax = fig.axes[0]
     drawn = [line.get_xdata() for line in ax.lines if line.get_marker() not in ("None", None, "", "_")]
-    bars = [c for c in ax.collections if isinstance(c, mcoll.LineCollection) and c.get_label().startswith("optimistic ties")]
+    bars = [c for c in ax.collections
+            if isinstance(c, mcoll.LineCollection) and c.get_label().startswith("optimistic ties")]
     # the four series (and the paper's two where the grid meets Table A1's), the tie bars
     paper = any(("cancer", 5, t) in us.PAPER_TABLE_A1 for t in sizes)
     assert len(drawn) == 4 + 2 * paper and len(bars) == 1
@@ -869,8 +875,8 @@ def test_plot_points_sit_nearest_their_own_grid_value(monkeypatch, tmp_path, siz
 
     rho = tuple(sizes[i] / 100 for i in range(3))  # rho_test steps of 0.01 .. 0.2
     rows = [dict(dataset="cancer", rho_val=0.0, epsilon=0.2, rho_test=r, run=k,
-                 **{c: rng.uniform(0.5, 1) for c in ("pes_acc_test", "opt_eval_acc_test", "opt_acc_test", "svc_acc_test",
-                                                     "box_acc_test")})
+                 **{c: rng.uniform(0.5, 1)
+                    for c in ("pes_acc_test", "opt_eval_acc_test", "opt_acc_test", "svc_acc_test", "box_acc_test")})
             for r in rho for k in range(2)]
     fig = _plotted_figure(monkeypatch, us._plot_perturbed, pd.DataFrame(rows), tmp_path)
     drawn = [line.get_xdata() for line in fig.axes[0].lines if line.get_marker() == "o"]
@@ -1039,7 +1045,8 @@ def test_a_data_file_has_the_same_splits_whatever_the_path_it_is_reached_by(tmp_
     data = bilevel.load_dataset("cancer")
     pd.DataFrame(np.column_stack([data.X[:40], data.y[:40]])).to_csv(csv, index=False)
     (tmp_path / "sub").mkdir()
-    spellings = [("mine.csv", tmp_path), ("./mine.csv", tmp_path), (str(csv), tmp_path), ("../mine.csv", tmp_path / "sub")]
+    spellings = [("mine.csv", tmp_path), ("./mine.csv", tmp_path), (str(csv), tmp_path),
+                 ("../mine.csv", tmp_path / "sub")]
     seen = set()
     for text, folder in spellings:
         monkeypatch.chdir(folder)
@@ -1383,8 +1390,8 @@ def test_a_perturbed_units_attacks_and_worst_case_lp_against_an_independent_reco
     # diabetes, seed 3: 4 of the 6 validation points inside the clean margin, a least training hinge theta > 0, and
     # 2 of 6 points in V_f under "margin" (on cancer's splits of seeds 0-3 no point, theta = 0 or V_f empty)
     cfg = us.StudyConfig(datasets=("diabetes",), studies=("perturbed",), perturbed_runs=1, perturbed_n_train=6,
-                         perturbed_n_val=6, epsilons=(eps,), rho_vals=(rho_val,), rho_tests=(rho_test,), time_limit=20.0,
-                         clock="nodes", seed=3, flip=flip)
+                         perturbed_n_val=6, epsilons=(eps,), rho_vals=(rho_val,), rho_tests=(rho_test,),
+                         time_limit=20.0, clock="nodes", seed=3, flip=flip)
     (task,) = us.build_tasks(cfg)
     rec = us.run_unit(task)
     assert rec["error"] is None, rec["error"]
@@ -1540,7 +1547,8 @@ def test_study_label_column_is_checked_on_resume_and_refused_where_it_cannot_app
     # refused before any run: built-in data sets only (their label columns are their own), a missing column
     for args, match in ((["--data", "cancer", "--label-column", "y"], "built-in data sets only (cancer)"),
                         (["--label-column", "y"], "built-in data sets only"),
-                        (["--data", str(paths["first"]), "--label-column", "nope"], "--label-column 'nope': no such column"),
+                        (["--data", str(paths["first"]), "--label-column", "nope"],
+                         "--label-column 'nope': no such column"),
                         (["--data", str(paths["last"]), "--label-column", ""], "--label-column is empty")):
         assert main([*_LABEL_STUDY, *args, "--out", str(tmp_path / "x")]) == 2
         err = capsys.readouterr().err
@@ -1644,7 +1652,8 @@ def test_a_study_of_more_than_max_units_runs_is_refused(over):
     # the default grid: 4 x 4 sizes x 2 data sets (limited) + 2 rho_val x 4 epsilons x 5 runs x 2 (perturbed)
     edge = us.StudyConfig(runs=(us.MAX_UNITS - 80) // 32, studies=("limited", "perturbed"))
     assert sum(us.unit_counts(edge).values()) == 32 * ((us.MAX_UNITS - 80) // 32) + 80 <= us.MAX_UNITS
-    for cfg in (us.StudyConfig(runs=3, perturbed_runs=2), us.StudyConfig.quick(), us.StudyConfig(studies=("perturbed",)),
+    for cfg in (us.StudyConfig(runs=3, perturbed_runs=2), us.StudyConfig.quick(),
+                us.StudyConfig(studies=("perturbed",)),
                 us.StudyConfig.quick(studies=("limited",), datasets=("cancer", "diabetes"), runs=5)):
         tasks = us.build_tasks(cfg)
         assert {s: sum(t["study"] == s for t in tasks) for s in cfg.studies} == us.unit_counts(cfg)

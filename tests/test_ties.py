@@ -44,7 +44,8 @@ def test_extremes_are_optimal_ties_and_training_optimal(criterion, seed):
     assert tr.criterion == criterion and tr.reference_objective == pytest.approx(opt.objective)
     low, high = tr
     assert low.criterion_value <= high.criterion_value + 1e-7
-    original = {"sum_w_bar": opt.w_bar.sum(), "val_margin": np.mean(s.y_val * opt.decision_function(s.X_val))}[criterion]
+    original = {"sum_w_bar": opt.w_bar.sum(),
+                "val_margin": np.mean(s.y_val * opt.decision_function(s.X_val))}[criterion]
     assert low.criterion_value <= original + 1e-6 and original <= high.criterion_value + 1e-6
     for sol in tr:
         assert sol.status == "optimal"

@@ -116,7 +116,8 @@ def _tiny():
     "change,match",
     [
         (lambda a: {**a, "y_train": np.ones_like(a["y_train"])}, "one class"),
-        (lambda a: {**a, "X_train": np.where(np.arange(a["X_train"].size).reshape(a["X_train"].shape) == 3, np.nan, a["X_train"])}, "NaN"),
+        (lambda a: {**a, "X_train": np.where(np.arange(a["X_train"].size).reshape(a["X_train"].shape) == 3,
+                                             np.nan, a["X_train"])}, "NaN"),
         (lambda a: {**a, "X_val": a["X_val"][:, :1]}, "features"),
         (lambda a: {**a, "y_train": a["y_train"][:-1]}, "one label per row"),
         (lambda a: {**a, "epsilon": -0.1}, "epsilon"),
@@ -222,11 +223,13 @@ def test_w_bar_off_its_bounds_by_round_off_is_clipped_before_the_lps():
 def test_evaluation_checks_its_input(cancer):
     s = bilevel.split_dataset(cancer.X, cancer.y, 8, 8, seed=0)
     res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val)
-    assert res.accuracy(s.X_test, s.y_test) == pytest.approx(np.mean(np.where(s.X_test @ res.w - res.b >= 0, 1, -1) == s.y_test))
+    assert res.accuracy(s.X_test, s.y_test) == pytest.approx(
+        np.mean(np.where(s.X_test @ res.w - res.b >= 0, 1, -1) == s.y_test))
     for X, y, match in ((s.X_test, s.y_test[:, None], "one label per row"),
                         (s.X_test, (s.y_test > 0).astype(int), "labels -1 and \\+1"),
                         (s.X_test, s.y_test[:1], "one label per row"),
-                        (np.where(np.arange(s.X_test.size).reshape(s.X_test.shape) == 0, np.nan, s.X_test), s.y_test, "NaN"),
+                        (np.where(np.arange(s.X_test.size).reshape(s.X_test.shape) == 0, np.nan, s.X_test),
+                         s.y_test, "NaN"),
                         (s.X_test[:, :3], s.y_test, "features")):
         with pytest.raises(InputError, match=match):
             res.accuracy(X, y)

@@ -175,7 +175,8 @@ def test_a_box_whose_follower_lp_round_off_calls_infeasible_still_starts_the_sol
     with pytest.raises(bilevel.SolverError):
         start_at(model, box)
     other = np.ones(len(box))
-    assert _objective(kkt_start(model, w_bar=box, candidates=[other])) == pytest.approx(_objective(kkt_start(model, w_bar=other)))
+    assert _objective(kkt_start(model, w_bar=box, candidates=[other])) == pytest.approx(
+        _objective(kkt_start(model, w_bar=other)))
     assert kkt_start(model, w_bar=box) is None
 
 

@@ -85,15 +85,15 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     milp.add_argument("--n-cal", type=integer, help="calibration rows, never seen by the tuner; at least 10 (default: "
                       "all rows that are not test, training or validation rows)")
     milp.add_argument("--test-fraction", type=real, help="fraction of the rows held out as the test set, in [0, 1); "
-                      "only the reported test errors use it (each candidate's in the table, the chosen one's below it), never the "
-                      "certificate (default: 0.5)")
+                      "only the reported test errors use it (each candidate's in the table, the chosen one's below "
+                      "it), never the certificate (default: 0.5)")
     # action="extend": "--epsilons 0 --epsilons 0.2" is the grid 0, 0.2 (argparse's "store" kept the last one)
     milp.add_argument("--epsilons", type=_float_list, nargs="+", action="extend", metavar="EPS",
                       help="grid of epsilon values of the pessimistic MILP; given twice, the grids are joined "
                       "(default: 0 0.1 0.2 0.4)")
     milp.add_argument("--w-bar-ubs", type=_float_list, nargs="+", action="extend", metavar="UB",
-                      help="grid of upper bounds on w_bar: one optimistic MILP and one pessimistic MILP per EPS for each "
-                      "(default: 0.25 0.5 1)")
+                      help="grid of upper bounds on w_bar: one optimistic MILP and one pessimistic MILP per EPS "
+                      "for each (default: 0.25 0.5 1)")
     milp.add_argument("--time-limit", type=real, help="time limit per MILP, seconds; a candidate stopped by it "
                       "is still tested, its status shown (default: none)")
     milp.add_argument("--clock", choices=CLOCKS, default=None,
@@ -105,7 +105,8 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     test.add_argument("--method", choices=["ltt", "pt", "rgpt"], default="ltt",
                       help="ltt = Learn-then-Test on all data; pt = Pareto Testing; rgpt = reliability-graph "
                       "Pareto testing (default: %(default)s)")
-    test.add_argument("--alpha", type=real, default=0.1, help="risk limit: certify candidates with risk <= alpha (default: %(default)s)")
+    test.add_argument("--alpha", type=real, default=0.1,
+                      help="risk limit: certify candidates with risk <= alpha (default: %(default)s)")
     test.add_argument("--delta", type=real, default=0.1, help="FWER/FDR level (default: %(default)s)")
     test.add_argument("--control", choices=["fdr", "fwer"], default=None,
                       help="error rate to control (default: fdr for ltt and rgpt, fwer for pt; rgpt supports fdr only)")
@@ -118,13 +119,15 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                       help="seed of the optimisation/testing split of pt and rgpt and, with --data, of the "
                       "train/validation/calibration/test split (default: 0)")
     test.add_argument("--opt-fraction", type=real, default=None,
-                      help="share of calibration rows used to build the front/order/graph for pt and rgpt (default: 0.5)")
+                      help="share of calibration rows used to build the front/order/graph for pt and rgpt "
+                      "(default: 0.5)")
     test.add_argument("--max-failures", type=integer, default=None,
                       help="pt: failures tolerated before fixed-sequence testing stops (default: 1)")
     test.add_argument("--levels", type=integer, default=None,
                       help="rgpt: number of depth levels D (default: ceil(sqrt(front size))); at most one level per "
                       "candidate of the front: a D above the front size gives one candidate per level, a chain")
-    test.add_argument("--tau", type=real, default=None, help="rgpt: non-negative Lasso penalty, Eq. (13) (default: 0.1)")
+    test.add_argument("--tau", type=real, default=None,
+                      help="rgpt: non-negative Lasso penalty, Eq. (13) (default: 0.1)")
     test.add_argument("--reshaping", choices=["identity", "by"], default=None,
                       help="rgpt: DAGGER reshaping; by = valid under arbitrary dependence (default: identity)")
     parser.set_defaults(func=run)
@@ -185,7 +188,8 @@ def _flatten_grids(args: argparse.Namespace) -> None:
 #: the library's named its arguments ("need n_train >= 2", "an epsilon is given twice", "the candidate grid is empty:
 #: give at least one epsilon and one w_bar_ub" for a blank --epsilons).
 _DATA_CHECKS = {"n_train": count(2), "n_val": count(1), "n_cal": count(10), "test_fraction": fraction,
-                "epsilons": each(check_epsilon, empty=False), "w_bar_ubs": each(number(maximum=MAX_W_BAR_UB), empty=False),
+                "epsilons": each(check_epsilon, empty=False),
+                "w_bar_ubs": each(number(maximum=MAX_W_BAR_UB), empty=False),
                 "time_limit": number(allow_inf=True)}
 
 
@@ -237,8 +241,8 @@ def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
             if args.procedure not in fits:  # (procedure_name's message named its arguments, "procedure 'holm'")
                 other = "fwer" if control == "fdr" else "fdr"
                 raise InputError(f"--procedure {args.procedure} does not control the {control.upper()} (--control "
-                                 f"{control}{'' if args.control else ', the default of --method ltt'}); use --procedure "
-                                 f"{' or '.join(fits)}, or --control {other}")
+                                 f"{control}{'' if args.control else ', the default of --method ltt'}); "
+                                 f"use --procedure {' or '.join(fits)}, or --control {other}")
             kwargs["procedure"] = procedure_name(control, args.procedure)  # refused before any MILP of --data
         return kwargs
     if args.procedure is not None:

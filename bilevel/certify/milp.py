@@ -106,8 +106,9 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
             for eps in epsilons:
                 pes = tune(X_train, y_train, X_val, y_val, "pessimistic", epsilon=eps, w_bar_bounds=(0.0, ub),
                            flip=flip, optimistic=opt, time_limit=time_limit, clock=clock)
-                out.append(Candidate(f"pes_e{_number(eps)}_ub{_number(ub)}", "pessimistic", eps, ub, pes.w_bar, pes.w, pes.b,
-                                     pes.status, pes.verified, tuple(pes.verification.messages)))
+                out.append(Candidate(f"pes_e{_number(eps)}_ub{_number(ub)}", "pessimistic", eps, ub,
+                                     pes.w_bar, pes.w, pes.b, pes.status, pes.verified,
+                                     tuple(pes.verification.messages)))
     return out
 
 

@@ -376,8 +376,8 @@ def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.nda
     ------
     InputError
         Empty, non-numeric, non-finite or out-of-range losses, non-binary losses with ``"binomial"``, shape
-        mismatch between ``losses`` and ``alpha``, an ``alpha`` not in (0, 1), a ``method`` returning values of another shape or outside
-        [0, 1].
+        mismatch between ``losses`` and ``alpha``, an ``alpha`` not in (0, 1), a ``method`` returning values of
+        another shape or outside [0, 1].
     """
     arr = as_float_array(losses, "losses", "a numeric array of shape (n, m) or (n, m, L)")
     if arr.ndim == 2:
