@@ -891,8 +891,8 @@ def _race(cm: CompiledModel, opts: dict, start, race: int, injector: _Injector |
     incumbent that satisfies the model (None when none does)."""
     stopper = stopper or _Stopper()
     # the caller's seed as HiGHS reads it, refused by its own value as a plain run refuses it: int() made 3.5 and True
-    # the seeds 3 and 1 (a plain run: "HiGHS rejected option random_seed=3.5"), and raised a raw ValueError or
-    # TypeError for "abc" or None
+    # the seeds 3 and 1 (a plain run refuses them, check_highs_option), and raised a raw ValueError or TypeError
+    # for "abc" or None
     seed = _highs_option_value("random_seed", opts["random_seed"]) if "random_seed" in opts else 0
     # HiGHS takes seeds 0..2**31 - 1: the racers' seeds wrap there, so that a valid seed near the top is not turned
     # into a rejected one the user never gave
