@@ -15,8 +15,9 @@ from .optimistic import build_optimistic_model
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, check_flip, flipped_set, pessimistic_info,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
-from .validation import (check_clock, check_epsilon, check_features, check_flag, check_positive, check_scale,
-                         check_w_bar_bounds, check_xy, is_choice, tiny_features, warn_tiny_features)
+from .validation import (TINY_FEATURE_WARNING, check_clock, check_epsilon, check_features, check_flag,
+                         check_positive, check_scale, check_w_bar_bounds, check_xy, is_choice, tiny_features,
+                         warn_tiny_features)
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
@@ -664,9 +665,12 @@ def tune(
                        start_seconds=start_seconds, restarts=restarts, build_lp_seconds=build_lp)
 
     if optimistic is None:
-        optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
-                          warm_start=warm_start, highs_options=highs_options, cutoff_restarts=cutoff_restarts,
-                          clock=clock, **run_kw)
+        with warnings.catch_warnings():
+            # the tiny features were warned of above: a pessimistic call on such data warned twice, word for word
+            warnings.filterwarnings("ignore", TINY_FEATURE_WARNING, UserWarning)
+            optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
+                              warm_start=warm_start, highs_options=highs_options, cutoff_restarts=cutoff_restarts,
+                              clock=clock, **run_kw)
     else:
         _check_optimistic(optimistic, X_t, y_t, X_v, y_v, lb, ub)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)

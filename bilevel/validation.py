@@ -353,6 +353,9 @@ def check_scale(X_list, w_bar_ub, name: str = "w_bar_ub", rescale: bool = True) 
 
 
 TINY_FEATURE = 1e-4  # a feature whose largest |x_ij| is below this times max(1, the largest feature's) is warned of
+TINY_FEATURE_WARNING = r"feature\(s\) \[[0-9, ]*\] have values of at most"
+"""The start of the message (a regular expression for ``warnings.filterwarnings``) of the UserWarning
+:func:`warn_tiny_features` issues."""
 
 
 def warn_tiny_features(X_list) -> list[int]:

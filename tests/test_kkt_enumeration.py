@@ -262,6 +262,24 @@ def test_tiny_features_are_warned_of():
     assert "presolve" not in tuning_options(None, [Xt * [1.0, 1e6]])
 
 
+def test_a_pessimistic_call_warns_of_tiny_features_once():
+    """A pessimistic tune warned of the tiny features, then its own optimistic solve warned again, word for word.
+    Oracle: the warnings recorded, against the one an optimistic call gives; a message the optimistic solve adds
+    (not the tiny-feature one) is not filtered: the filter matches the tiny-feature message only."""
+    import warnings
+
+    rng = np.random.default_rng(3)
+    Xt, Xv = rng.normal(size=(6, 2)) * [1.0, 1e-6], rng.normal(size=(4, 2)) * [1.0, 1e-6]
+    yt, yv = np.array([1.0, -1.0] * 3), np.array([1.0, -1.0] * 2)
+    for mode in ("optimistic", "pessimistic"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            bilevel.tune(Xt, yt, Xv, yv, mode=mode, **({"flip": "all"} if mode == "pessimistic" else {}))
+        tiny = [w for w in caught if re.match(bilevel.validation.TINY_FEATURE_WARNING, str(w.message))]
+        assert len(tiny) == 1 and issubclass(tiny[0].category, UserWarning), (mode, [str(w.message) for w in caught])
+        assert "feature(s) [1]" in str(tiny[0].message)
+
+
 def test_tiny_feature_stationarity_rows_are_rescaled():
     """The stationarity row in w_j of a tiny feature is divided by s_j = max_i |x_ij| and its box multipliers
     are mu+-_j / s_j in the model (item 12 of bilevel.bigm; an exact reformulation). Before, on this
