@@ -6,22 +6,21 @@ Instances (fixed): data in {cancer, diabetes}; mode in {optimistic, pessimistic 
 
 For each instance, in one run: build (``pkg_build_lps`` of it: the build's LPs, least training loss and bound
 tightening), compile (Pyomo to HiGHS's matrices), write (.mps) and solve time (the package's includes the LPs of its
-MIP start, also reported alone as ``pkg_start``), nodes, gap, objective and verification
-of (a) ``bilevel.tune`` (the package) and (b) the textbook formulation (two binaries per complementarity
-pair, the valid big-Ms of items 1-8 of ``bilevel.bigm`` (not the LP-tightened ones of item 9), unnormalised
-multipliers with the lambda bound the package ended with, or the one
-it starts from when it found no solution, no warm start, default HiGHS); a package solve without a solution keeps
-the textbook solve of its instance. Prints the speed-up (b)/(a) per instance and the geometric mean over the
-instances both solve to optimality (both solutions verified, :func:`both_optimal`); instances that hit the time
-limit are reported with their gap. The package's
-solve time leaves out its build's LPs (bound tightening, ``pkg_build_lps``) and, pessimistic, the optimistic solve
-it builds on (``V_f``'s hyperplane, the MIP start's boxes, at epsilon = 0 the objective floor; ``pkg_opt_solve``,
-its build's LPs included); ``bench.md`` gives the geometric mean with both counted too.
-Writes ``bench.csv`` (after every instance) and ``bench.md`` (per-instance table, a per-group summary, the
-geometric mean, the largest size proven optimal and the share of build + compile + write in the solve time) into
-``--out``; ``--render`` rewrites ``bench.md`` from an existing ``bench.csv``. |T| = |V| = 200 needs 400 rows
-besides the test set: as in the instance library (:func:`bilevel.library.default_test_fraction`), the test
-set is half the data up to |T| + |V| = 200 and a tenth above.
+MIP start, also reported alone as ``pkg_start``), nodes, gap, objective and verification of (a) ``bilevel.tune``
+(the package) and (b) the textbook formulation (two binaries per complementarity pair, the valid big-Ms of items 1-8
+of ``bilevel.bigm`` (not the LP-tightened ones of item 9), unnormalised multipliers with the lambda bound the
+package ended with, or the one it starts from when it found no solution, no warm start, default HiGHS); a package
+solve without a solution keeps the textbook solve of its instance. Prints the speed-up (b)/(a) per instance and the
+geometric mean over the instances both solve to optimality (both solutions verified, :func:`both_optimal`);
+instances that hit the time limit are reported with their gap. The package's solve time leaves out its build's LPs
+(bound tightening, ``pkg_build_lps``) and, pessimistic, the optimistic solve it builds on (``V_f``'s hyperplane, the
+MIP start's boxes, at epsilon = 0 the objective floor; ``pkg_opt_solve``, its build's LPs included); ``bench.md``
+gives the geometric mean with both counted too. Writes ``bench.csv`` (after every instance) and ``bench.md``
+(per-instance table, a per-group summary, the geometric mean, the largest size proven optimal and the share of build
++ compile + write in the solve time) into ``--out``; ``--render`` rewrites ``bench.md`` from an existing
+``bench.csv``. |T| = |V| = 200 needs 400 rows besides the test set: as in the instance library
+(:func:`bilevel.library.default_test_fraction`), the test set is half the data up to |T| + |V| = 200 and a tenth
+above.
 
     python experiments/bench_milp.py --sizes 10 20 --seeds 0 1 2 --time-limit 30 --out experiments/results/bench_small
 """

@@ -1,20 +1,18 @@
 """Benchmark: ``bilevel.tune`` with its HiGHS options against an alternative set, whole pipeline included.
 
 :mod:`experiments.bench_options` times option sets on the bare MILPs; this script times what a user runs,
-``bilevel.tune`` (MIP start, box search, cutoff restarts, lambda escalation), once with the package's
-options (:data:`bilevel.HIGHS_OPTIONS`) and once with ``--options`` on top, on the same instances,
-under ``--random-seeds`` HiGHS seeds, the two settings in turn (the package's first in every pair). Before
-every timed solve the package's LP caches (the bound-tightening ranges of :mod:`bilevel.bigm` and the loaded
-hinge LPs of :mod:`bilevel.hinge_highs`) are emptied, so each side pays for its own LPs: with the caches
-kept, the second of two identical settings found the first's ranges at the same cutoffs solved and took
-0.95 of its time on optimistic cancer 100/100 (0.5-1.1 s less), a bias in the alternative's favour in the
-runs before this change (at sizes 10-20 a build's LPs take 4-43 ms, experiments/PERFORMANCE.md). Pessimistic
-instances flip every validation
-label and share one optimistic solve (package options) for ``V_f``; the time is ``total_seconds`` of the
-timed solve. Prints every pair and the geometric mean of time(alternative) / time(package) overall and per
-mode (time-limited solves count at the limit, so a ratio that involves one is a bound); writes
-``tune_options.csv`` (also nodes and cutoff restarts of each solve, which tell two paths apart) and
-``tune_options.md`` into ``--out``.
+``bilevel.tune`` (MIP start, box search, cutoff restarts, lambda escalation), once with the package's options
+(:data:`bilevel.HIGHS_OPTIONS`) and once with ``--options`` on top, on the same instances, under ``--random-seeds``
+HiGHS seeds, the two settings in turn (the package's first in every pair). Before every timed solve the package's LP
+caches (the bound-tightening ranges of :mod:`bilevel.bigm` and the loaded hinge LPs of :mod:`bilevel.hinge_highs`)
+are emptied, so each side pays for its own LPs: with the caches kept, the second of two identical settings found the
+first's ranges at the same cutoffs solved and took 0.95 of its time on optimistic cancer 100/100 (0.5-1.1 s less), a
+bias in the alternative's favour in the runs before this change (at sizes 10-20 a build's LPs take 4-43 ms,
+experiments/PERFORMANCE.md). Pessimistic instances flip every validation label and share one optimistic solve
+(package options) for ``V_f``; the time is ``total_seconds`` of the timed solve. Prints every pair and the geometric
+mean of time(alternative) / time(package) overall and per mode (time-limited solves count at the limit, so a ratio
+that involves one is a bound); writes ``tune_options.csv`` (also nodes and cutoff restarts of each solve, which tell
+two paths apart) and ``tune_options.md`` into ``--out``.
 
 ``--python PATH`` runs the alternative in another interpreter instead, e.g. a virtual environment with another
 HiGHS release (``--options`` then optional, on top as before): each of its solves runs in a fresh process of
