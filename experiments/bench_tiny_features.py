@@ -4,11 +4,10 @@
 (:func:`bilevel.validation.tiny_features`; README, *Python API*: the paragraph on bad input): HiGHS's presolve
 proved a non-optimal point optimal on such data. This script measures the price on real data made to trigger the
 rule: the cancer and diabetes splits (standardised by :func:`bilevel.split_dataset`) with feature 0 multiplied by
-``--scale``,
-solved by ``tune`` with ``highs_options={"presolve": "on"}`` and with ``{"presolve": "off"}`` (what the rule
-picks), optimistic (Eq. (21)) and pessimistic (Eq. (25), epsilon 0) modes of the pessimistic bilevel tuning
-paper. Prints per instance both times (seconds, wall clock of the whole ``tune`` call), objectives and
-verification, the ratio off/on, and the geometric mean and range of the ratios, all measured in this run.
+``--scale``, solved by ``tune`` with ``highs_options={"presolve": "on"}`` and with ``{"presolve": "off"}`` (what the
+rule picks), optimistic (Eq. (21)) and pessimistic (Eq. (25), epsilon 0) modes of the pessimistic bilevel tuning
+paper. Prints per instance both times (seconds, wall clock of the whole ``tune`` call), objectives and verification,
+the ratio off/on, and the geometric mean and range of the ratios, all measured in this run.
 
     python experiments/bench_tiny_features.py --sizes 10 20 --seeds 0 1
 """

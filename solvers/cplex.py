@@ -75,13 +75,12 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
 
     ``time_limit`` seconds (CPLEX ``timelimit``, wall clock; ``None`` or ``inf``: none), ``mip_gap`` relative gap
     (``mip.tolerances.mipgap``; ``None``: CPLEX default 1e-4). Returns a :class:`RunResult` whose solution uses the
-    file's column names;
-    a file CPLEX cannot read or reads with a warning (a truncated file: see :func:`read_warnings`; not the warning
-    about the empty RHS section of an MPS file without rows, :func:`benign_read_warnings`), one above
-    the Community Edition's size limits, or a parameter CPLEX refuses gives status ``error`` with CPLEX's
-    message. Raises InputError for a missing file, another suffix or a bad limit
-    (:func:`solvers.common.check_limits`); returns status
-    ``unavailable`` when the ``cplex`` package is not installed."""
+    file's column names; a file CPLEX cannot read or reads with a warning (a truncated file: see
+    :func:`read_warnings`; not the warning about the empty RHS section of an MPS file without rows,
+    :func:`benign_read_warnings`), one above the Community Edition's size limits, or a parameter CPLEX refuses gives
+    status ``error`` with CPLEX's message. Raises InputError for a missing file, another suffix or a bad limit
+    (:func:`solvers.common.check_limits`); returns status ``unavailable`` when the ``cplex`` package is not
+    installed."""
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
     if not available():
