@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
-from bilevel.help_format import integer, real  # noqa: E402
+from bilevel.help_format import real  # noqa: E402
 from experiments.bench_args import integer_at_least, positive_seconds  # noqa: E402
 from experiments.bench_milp import check_splits, plain_split  # noqa: E402
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
-from bilevel.help_format import integer, real  # noqa: E402
+from bilevel.help_format import real  # noqa: E402
 from bilevel.tune import HIGHS_OPTIONS, padded_cutoff  # noqa: E402
 from bilevel.warmstart import loaded_start, start_by_name  # noqa: E402
 from experiments.bench_args import highs_seed_count, integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
