@@ -219,12 +219,16 @@ def _run(exe: str, path: Path, options: list, timeout: float | None, tmp: Path):
     cmd = [exe, "-timeMode", "elapsed", "-import", str(path.resolve()), *options, "-solve", "-solution", str(sol_path)]
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp, stdin=subprocess.DEVNULL)
+        # UTF-8 with replacement: CBC 2.10 prints one byte of a name's UTF-8 character ("x(\u03a3) contains illegal
+        # character '\xce'"), which stopped the runner with a UnicodeDecodeError instead of status error
+        proc = subprocess.run(cmd, capture_output=True, encoding="utf-8", errors="replace", timeout=timeout, cwd=tmp,
+                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
                          message=f"CBC did not stop within {timeout:.0f} s")
     seconds = time.perf_counter() - t0
-    return proc.stdout + proc.stderr, sol_path.read_text() if sol_path.is_file() else "", seconds
+    solution = sol_path.read_text(encoding="utf-8", errors="replace") if sol_path.is_file() else ""
+    return proc.stdout + proc.stderr, solution, seconds
 
 
 def _free_mps_copy(path: Path, copy: Path) -> Path:

@@ -145,6 +145,21 @@ def test_every_runner_refuses_bad_limits_and_reads_inf_as_no_limit(runner):
     assert common.check_limits(1e20, 2) == (1e20, 2.0) and common.check_limits(1e21, None) == (None, None)
 
 
+
+@pytest.mark.parametrize("runner", [highs, scip, cbc, cplex, gurobi, xpress], ids=lambda r: r.NAME)
+def test_every_runner_refuses_a_path_that_is_no_file_in_one_line(runner, tmp_path):
+    """None or an int as the path was pathlib's TypeError (not the InputError the docstrings promise), and a folder
+    named like an instance file was "not found" although it is there."""
+    for path in (None, 3, ["a.lp"]):
+        with pytest.raises(InputError, match="must be a path"):
+            runner.solve(path)
+    (tmp_path / "model.lp").mkdir()
+    with pytest.raises(InputError, match="is a folder"):
+        runner.solve(tmp_path / "model.lp")
+    with pytest.raises(InputError, match="not found"):
+        runner.solve(tmp_path / "absent.mps")
+
+
 # ------------------------------------------------------------------------------------------------ CBC
 
 
@@ -323,6 +338,19 @@ def test_cbc_calls_a_file_it_misreads_an_error(tmp_path):
            "Result - Optimal solution found\n\nObjective value:                -7.50000000\n")
     r = cbc.parse_output(out, "Optimal - objective value -7.50000000\n      0 x0      -3       2\n")
     assert r.status == "error" and r.objective is None and r.solution == {} and "illegal character" in r.message
+
+
+def test_cbc_calls_an_lp_file_with_a_non_ascii_name_an_error_not_a_traceback(tmp_path):
+    """CBC 2.10 refuses a name with a character outside ASCII in an LP file and prints that character's first byte
+    alone ("Name x(\u03a3) contains illegal character '\\xce'"): the runner's decoding of CBC's output stopped with a
+    UnicodeDecodeError (a traceback from solvers.compare). HiGHS reads the file (the oracle: optimum 1.5)."""
+    _needs_cbc()
+    path = tmp_path / "greek.lp"
+    path.write_text("minimize\n obj: 3 x(\u03a3) + 2 y\nsubject to\n c1: x(\u03a3) + 2 y >= 1.5\nbounds\n"
+                    " 0 <= x(\u03a3) <= 3\n 0 <= y <= 2\nend\n", encoding="utf-8")
+    assert highs.solve(path).objective == pytest.approx(1.5)
+    result = cbc.solve(path, time_limit=60)
+    assert result.status == "error" and result.objective is None and "illegal character" in result.message, result
 
 
 def test_cbc_solves_a_valid_file_whose_variable_has_bounds_only(tmp_path):
