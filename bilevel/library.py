@@ -585,12 +585,17 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
     The model is compiled by :func:`bilevel.solve.compile_model` (the arrays :func:`bilevel.solve_model`
     hands to HiGHS) and solved with ``time_limit`` seconds and relative gap ``mip_gap``; unlike
     :func:`bilevel.solve_model`, a solve that stops without any feasible solution still reports its
-    status and best bound (objective empty, status ``time_limit``). An incumbent is loaded into the Pyomo
-    variables and checked by :func:`bilevel.verify_model` (``verified``, ``lambda_at_bound``).
+    status and best bound (objective empty, status ``time_limit``). HiGHS's "infeasible" is checked by a second
+    run with presolve off in the time left, whose answer is recorded (HiGHS's presolve calls some feasible tuning
+    MILPs infeasible; :func:`bilevel.solve_model` checks it alike); ``highs_seconds`` covers both runs. An
+    incumbent is loaded into the Pyomo variables and checked by :func:`bilevel.verify_model` (``verified``,
+    ``lambda_at_bound``).
 
     Raises InputError for a ``built`` that is not a :class:`BuiltInstance`, a ``time_limit`` that is not a
     number > 0 (or None), or a ``mip_gap`` outside [0, 1) (HiGHS rejected such options with a warning only and
     solved with its defaults, while the manifest recorded the bad values)."""
+    import highspy
+
     time_limit, mip_gap = _check_solve_settings(time_limit, mip_gap)
     if not isinstance(built, BuiltInstance):
         raise InputError(f"solve_instance needs a BuiltInstance (library.build_instance); got {type(built).__name__}")
@@ -601,6 +606,16 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
     h.setOptionValue("mip_rel_gap", mip_gap)
     h.passModel(cm.lp)
     run_interruptibly(h)  # a Ctrl-C waited for the solve's end (60 s per instance by default)
+    left = None if time_limit is None else time_limit - h.getRunTime()
+    if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible and (left is None or left > 0):
+        # HiGHS 1.15.1's presolve calls some feasible tuning MILPs infeasible (a pessimistic one on features of scale
+        # 1e-7, whose optimum SCIP finds), and the manifest recorded "infeasible": checked without presolve, in the
+        # time left, as solve_model does (HiGHS's run time adds up over both runs, its time limit does not)
+        h.setOptionValue("presolve", "off")
+        if left is not None:
+            h.setOptionValue("time_limit", left)
+        h.clearSolver()
+        run_interruptibly(h)
     status_enum = h.getModelStatus()
     status = _HIGHS_STATUS.get(h.modelStatusToString(status_enum), h.modelStatusToString(status_enum))
     info = h.getInfo()

@@ -1063,3 +1063,31 @@ def test_write_fixed_mps_refuses_a_bad_title_comment_or_model_by_name(tmp_path, 
     assert not (tmp_path / "m.mps").exists()
     library.write_fixed_mps(mm, tmp_path / "m.mps", title="OK", comments=["one line"])
     assert library.read_instance_arrays(tmp_path / "m.mps")["col_names"] == ["C0"]
+
+
+def test_solve_instance_checks_highs_infeasible_without_presolve(tmp_path):
+    """HiGHS 1.15.1's presolve calls a feasible pessimistic MILP (epsilon 0.2, features of scale 1e-7) infeasible;
+    solve_instance recorded that as the manifest's status, so every solver that found the optimum would DISAGREE
+    with it. The oracle: SCIP on the exported file when installed, else bilevel.solve_model (which checks the claim
+    itself); both find a feasible optimum."""
+    from bilevel import build_pessimistic_model, solve_model, write_model
+    from solvers import scip
+
+    rng = np.random.default_rng(8)
+    while True:
+        X = rng.normal(size=(9, 3)) * 1e-7
+        y = np.where(rng.random(9) < 0.5, -1, 1)
+        if len(set(y[:6])) == 2:
+            break
+    model = build_pessimistic_model(X[:6], y[:6], X[6:], y[6:], np.arange(3), 0.2)
+    spec = library.InstanceSpec("cancer", "pessimistic", 0.2, 5, 5)
+    row = library.solve_instance(library.BuiltInstance(spec, model, None, np.arange(3)), time_limit=60)
+    if scip.available():
+        path = write_model(model, tmp_path / "tiny.mps")
+        oracle = scip.solve(path, time_limit=60, mip_gap=1e-9)
+        assert oracle.status == "optimal"
+        optimum = oracle.objective
+    else:
+        optimum = solve_model(model, mip_gap=1e-9, time_limit=60).objective
+    assert row["highs_status"] == "optimal", row
+    assert row["highs_objective"] == pytest.approx(optimum, rel=1e-5, abs=1e-6)
