@@ -25,6 +25,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
 
     ``time_limit`` seconds (HiGHS run time; ``None`` or ``inf``: none), ``mip_gap`` relative MIP gap (``None``:
     HiGHS default 1e-4), both checked by :func:`solvers.common.check_limits`.
+    A HiGHS "infeasible" is checked by a second run with presolve off in the time left, whose verdict is reported
+    (HiGHS 1.15.1's presolve calls some feasible tuning MILPs infeasible; ``bilevel.solve_model`` checks alike).
     Returns a :class:`RunResult` whose solution uses the file's column names. Raises InputError for a
     missing file, another suffix or a bad limit; a file HiGHS cannot read, or an LP file that does not start with an
     objective sense (:func:`solvers.common.lp_sense_error`) or any file that does not end with ``ENDATA`` or
@@ -47,6 +49,16 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     if mip_gap is not None:
         h.setOptionValue("mip_rel_gap", float(mip_gap))
     run_interruptibly(h)  # a Ctrl-C waited for the solve's end (up to --time-limit, 60 s by default)
+    left = None if time_limit is None else float(time_limit) - h.getRunTime()
+    if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible and (left is None or left > 0):
+        # HiGHS 1.15.1's presolve calls some feasible tuning MILPs infeasible (an exported pessimistic epsilon = 0.2
+        # model on 4 training points with one feature, optimum 0.84), as the CBC runner's pre-processing does: one
+        # more run with presolve off, in the time left (HiGHS's run time adds up over both runs), whose verdict counts
+        h.setOptionValue("presolve", "off")
+        if left is not None:
+            h.setOptionValue("time_limit", left)
+        h.clearSolver()
+        run_interruptibly(h)
     seconds = time.perf_counter() - t0
     st = h.getModelStatus()
     M = highspy.HighsModelStatus

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bilevel import library
@@ -653,3 +654,26 @@ def test_a_folder_given_as_the_solution_file_is_named_a_folder(tmp_path):
         check_solution(manifest, "diabetes-opt-n10-s0", tmp_path)
     with pytest.raises(InputError, match="not found"):
         read_solution_file(tmp_path / "missing.sol")
+
+
+def test_highs_runner_checks_an_infeasible_verdict_without_presolve(tmp_path):
+    """HiGHS 1.15.1's presolve calls this feasible pessimistic MILP (epsilon 0.2, one feature, 4 training and 5
+    validation points) infeasible, and the runner reported that for the exported file. The oracle:
+    bilevel.solve_model on the same model (it checks such a claim itself), and the optimum a point the package
+    verifies; the runner must agree in both formats."""
+    from bilevel import build_pessimistic_model, solve_model, verify_model, write_model
+    from solvers import highs
+
+    rng = np.random.default_rng(30)
+    while True:
+        X = rng.normal(size=(9, 1))
+        y = np.where(rng.random(9) < 0.5, -1, 1)
+        if len(set(y[:4])) == 2:
+            break
+    model = build_pessimistic_model(X[:4], y[:4], X[4:], y[4:], np.arange(5), 0.2)
+    info = solve_model(model, mip_gap=1e-9, time_limit=60)
+    assert info.status == "optimal" and verify_model(model).verified
+    for suffix in (".mps", ".lp"):
+        result = highs.solve(write_model(model, tmp_path / f"m{suffix}"), time_limit=60, mip_gap=1e-9)
+        assert result.status == "optimal", (suffix, result)
+        assert result.objective == pytest.approx(info.objective, rel=1e-6, abs=1e-7)
