@@ -47,10 +47,11 @@ NAME = "cbc"
 
 
 def binary() -> str | None:
-    """Path of the CBC executable, or ``None`` when there is none."""
+    """Path of the CBC executable, or ``None`` when there is none (also when ``BILEVEL_CBC`` names no executable
+    file: :func:`solve` then says so)."""
     env = os.environ.get("BILEVEL_CBC")
     if env:
-        return env if Path(env).is_file() else None
+        return env if Path(env).is_file() and os.access(env, os.X_OK) else None
     try:
         import warnings
 
@@ -146,7 +147,11 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     maximise = is_maximisation(path)
     exe = binary()
     if exe is None:
-        return RunResult(NAME, str(path), "unavailable", message="pip install pulp (bundles CBC)")
+        # (BILEVEL_CBC naming a missing file said "pip install pulp", and a file without execute permission
+        # stopped the run with a PermissionError)
+        env = os.environ.get("BILEVEL_CBC")
+        reason = (f"BILEVEL_CBC={env!r} is not an executable file" if env else "pip install pulp (bundles CBC)")
+        return RunResult(NAME, str(path), "unavailable", message=reason)
     if (problem := end_marker_error(path)) is not None:  # CBC ran past its time limit on an LP file cut short
         return RunResult(NAME, str(path), "error", message=problem)
     constant = lp_objective_constant(path)

@@ -677,3 +677,20 @@ def test_highs_runner_checks_an_infeasible_verdict_without_presolve(tmp_path):
         result = highs.solve(write_model(model, tmp_path / f"m{suffix}"), time_limit=60, mip_gap=1e-9)
         assert result.status == "optimal", (suffix, result)
         assert result.objective == pytest.approx(info.objective, rel=1e-6, abs=1e-7)
+
+
+@pytest.mark.parametrize("kind", ["missing", "not_executable"])
+def test_cbc_names_a_bilevel_cbc_that_is_no_executable_file(tmp_path, monkeypatch, kind):
+    """BILEVEL_CBC naming a missing file gave "unavailable: pip install pulp" (the wrong way to mend it), and one
+    naming a file without execute permission stopped solve() with a PermissionError."""
+    exe = tmp_path / "cbc"
+    if kind == "not_executable":
+        exe.write_text("#!/bin/sh\nexit 0\n")
+        exe.chmod(0o644)
+    monkeypatch.setenv("BILEVEL_CBC", str(exe))
+    lp = tmp_path / "m.lp"
+    lp.write_text("minimize\n obj: x\nsubject to\n c: x >= 1\nbounds\n 0 <= x <= 2\nend\n")
+    result = cbc.solve(lp, time_limit=10)
+    assert result.status == "unavailable"
+    assert "BILEVEL_CBC" in result.message and str(exe) in result.message
+    assert not cbc.available()
