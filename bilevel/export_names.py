@@ -9,7 +9,8 @@ misread as ``70 x``, and ``+7 e``, ``+7 e2``, ``+7 ee`` are refused (``e``/``E``
 another ``e``/``E``; ``ex``, ``e_1``, ``e(1)`` are read right); ``+7 1x`` is misread as ``71 x``; a variable
 name of 255 characters or more is cut and its bounds misread. HiGHS LP: section keywords (any case) and names
 that start with ``inf`` or ``nan`` (read as numbers) are refused. CBC LP: keywords are refused or replaced by
-default names, and so are names over 100 characters. HiGHS MPS (free format): a column ``NAME`` or
+default names, and so are names over 100 characters and names with characters beyond ASCII (Pyomo's labeler
+keeps those beyond Latin-1: ``x['Σ']`` is written ``x(Σ)``). HiGHS MPS (free format): a column ``NAME`` or
 ``OBJSENSE`` (any case) is read as a section header and loses its entries (misread); ``QSECTION``,
 ``QCMATRIX``, ``CSECTION`` are refused; a column ``BOUND`` or an objective ``RHS`` (the set names Pyomo
 writes) is taken for the column or row of an entry without a set name (misread). CBC MPS misreads names of
@@ -74,6 +75,8 @@ class RecordingLabeler:
 
 
 def _lp_problem(kind, label: str) -> str | None:
+    if not label.isascii():  # (letters beyond ASCII are kept by the labeler: x['\u03a3'] is written x(\u03a3))
+        return "has characters beyond ASCII (CBC's LP reader refuses them; the .mps file keeps them)"
     if kind is pyo.Constraint:
         return None
     if label[0].isdigit():

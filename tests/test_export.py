@@ -390,3 +390,22 @@ def test_a_long_file_name_the_file_system_takes_is_written(tmp_path, stem, suffi
         h.run()
         assert h.getInfo().objective_function_value == pytest.approx(1.5)  # x = 0.5, y = 1 (by hand)
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no temporary file left
+
+
+@pytest.mark.parametrize("var", ["x[\u03a3]", "v[a\u6570]"])
+def test_write_model_refuses_lp_names_beyond_ascii_which_cbc_refuses(var, tmp_path):
+    """Pyomo's labeler keeps letters beyond ASCII (x['\u03a3'] is written x(\u03a3)), and CBC 2.10's LP reader refuses
+    them ("illegal character"), though write_model's docstring says it refuses names CBC refuses. The .mps file
+    keeps them: HiGHS (and CBC, when installed) read it right."""
+    from solvers import cbc
+
+    model = _model(var=var)
+    with pytest.raises(InputError, match="ASCII"):
+        bilevel.write_model(model, tmp_path / "m.lp")
+    assert list(tmp_path.iterdir()) == []
+    mps = bilevel.write_model(model, tmp_path / "m.mps")
+    assert _highs(mps) == pytest.approx(_optimum(), abs=1e-6)
+    if cbc.available():  # what write_model wrote before: CBC refuses the .lp file, reads the .mps one right
+        assert cbc.solve(mps, time_limit=30).objective == pytest.approx(_optimum(), abs=1e-6)
+        model.write(str(tmp_path / "old.lp"), io_options={"symbolic_solver_labels": True})
+        assert cbc.solve(tmp_path / "old.lp", time_limit=30).status == "error"
