@@ -326,3 +326,12 @@ def test_binomial_refuses_a_count_off_an_integer_by_a_thousandth():
     with pytest.raises(InputError, match="0/1"):
         binomial_p_value([0.1, 0.2 + 1e-4], 10, 0.2)
     assert binomial_p_value(0.1, 10, 0.2) == pytest.approx(binom_cdf(1, 10, 0.2), rel=1e-12)
+
+
+@pytest.mark.parametrize("kl", ["no", "false", 1, None, np.array([True, False])])
+def test_hoeffding_kl_flag_must_be_a_bool(kl):
+    # kl="no" was read as its truth value (the KL form, not Eq. (6)); an array raised numpy's "truth value ... is
+    # ambiguous" ValueError
+    with pytest.raises(InputError, match="kl"):
+        hoeffding_p_value(0.05, 100, 0.1, kl=kl)
+    assert hoeffding_p_value(0.05, 100, 0.1, kl=np.False_) == hoeffding_p_value(0.05, 100, 0.1)

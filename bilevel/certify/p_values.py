@@ -24,7 +24,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..errors import InputError
-from ..validation import as_float_array, check_open_unit, is_boolean
+from ..validation import as_float_array, check_flag, check_open_unit, is_boolean
 
 __all__ = [
     "hoeffding_p_value",
@@ -152,9 +152,10 @@ def hoeffding_p_value(r_hat, n, alpha, *, kl: bool = False):
     ------
     InputError
         ``r_hat`` not numeric, outside [0, 1] or NaN; ``n`` not a positive integer or above 2**53; shapes of
-        ``r_hat`` and ``n`` that do not broadcast; ``alpha`` not in (0, 1).
+        ``r_hat`` and ``n`` that do not broadcast; ``alpha`` not in (0, 1); ``kl`` not True or False (a string
+        such as ``"no"`` would be read as its truth value).
     """
-    if kl:
+    if check_flag(kl, "kl"):
         return hoeffding_kl_p_value(r_hat, n, alpha)
     r, n_arr, a = _check_args(r_hat, n, alpha)
     gap = np.maximum(a - r, 0.0)
