@@ -335,3 +335,14 @@ def test_hoeffding_kl_flag_must_be_a_bool(kl):
     with pytest.raises(InputError, match="kl"):
         hoeffding_p_value(0.05, 100, 0.1, kl=kl)
     assert hoeffding_p_value(0.05, 100, 0.1, kl=np.False_) == hoeffding_p_value(0.05, 100, 0.1)
+
+
+def test_alpha_messages_of_p_values_from_losses():
+    # alpha=True was refused as "got np.float64(1.0)", NaN as "got np.float64(nan)": neither is what was typed
+    losses = np.zeros((5, 2))
+    with pytest.raises(InputError, match="not booleans; got True"):
+        p_values_from_losses(losses, True)
+    for alpha in (np.nan, [0.1, np.nan]):
+        with pytest.raises(InputError, match="alpha") as err:
+            p_values_from_losses(np.zeros((5, 2, np.size(alpha))), alpha)
+        assert "np.float64" not in str(err.value) and "got nan" in str(err.value)

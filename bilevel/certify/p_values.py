@@ -328,7 +328,7 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
     if r.ndim == 0 or r.shape[-1] != a.size:
         raise InputError(f"r_hats must have a last axis of length {a.size} (one per risk limit), got shape {r.shape}")
     for l in range(a.size):  # checked here too: a custom ``method`` need not check its alpha
-        _check_alpha(a[l])
+        _check_alpha(float(a[l]))  # (a numpy float was shown as "got np.float64(nan)")
     fn = resolve_p_value_method(method)
     per_limit = [_checked_output(fn(r[..., l], n, a[l]), r.shape[:-1], method) for l in range(a.size)]
     return _as_output(np.max(np.stack(per_limit, axis=-1), axis=-1))
@@ -393,6 +393,8 @@ def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.nda
         raise InputError("losses contain NaN or infinite values")
     if arr.min() < 0.0 or arr.max() > 1.0:
         raise InputError(f"losses must lie in [0, 1]; got range [{arr.min()}, {arr.max()}]")
+    if is_boolean(alpha):  # True was read as the limit 1.0 and refused as "got np.float64(1.0)"
+        raise InputError(f"alpha must be risk limits in (0, 1), not booleans; got {alpha!r}")
     a = np.atleast_1d(as_float_array(alpha, "alpha", "a risk limit or one per controlled risk"))
     if a.size == 1 and n_risks > 1:
         a = np.full(n_risks, a[0])
