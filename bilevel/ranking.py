@@ -252,9 +252,10 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
     pinned (:func:`_grounded_laplacian_solve`, accurate when the scores span hundreds of orders of
     magnitude). Convergence is judged on stationarity, before any step is taken: ``|delta_i| <= tol + f_i``
     for every item, where ``f_i`` is the rounding floor of ``delta_i`` (:func:`_bt_step_floor`; about eps for
-    ordinary counts) and every ``f_i <= 1e-6`` (an item whose comparisons are all far smaller counts than the
-    rest's, e.g. only a tiny pseudo count, can have a floor of 1e-10, or of 1e+18 with its computed gradient 0).
-    A step within its floor with some ``f_i > 1e-6`` raises SolverError at once: rounding leaves that
+    ordinary counts) and every ``f_i <= max(1e-6, tol)`` (an item whose comparisons are all far smaller counts than
+    the rest's, e.g. only a tiny pseudo count, can have a floor of 1e-10, or of 1e+18 with its computed gradient 0;
+    so can one whose comparisons are all nearly decided: 3e-6 for item 2 of ``[[0, 1e20, 1], [1, 0, 1], [1, 1, 0]]``).
+    A step within its floor with some ``f_i > max(1e-6, tol)`` raises SolverError at once: rounding leaves that
     ``theta_i`` undetermined and further iterations only wander inside the floor (they ran to max_iter).
     Near the maximiser the Newton step is the remaining error of ``theta``, item by item, whatever the scale
     of the counts, so the exact start of exactly fitting counts is accepted at once. (A test on the gradient
@@ -265,8 +266,8 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
     likelihood values), but never below the length that changes no compared pair's difference by more than 1.
     A vanishing step never ends the iteration; the point after the last of ``max_iter`` steps gets the same
     test. Returns ``(theta, converged, iterations)``; raises SolverError
-    from the linear solve (underflow) or when a step is within a rounding floor above 1e-6 (floating point
-    cannot resolve the maximiser).
+    from the linear solve (underflow) or when a step is within a rounding floor above ``max(1e-6, tol)`` (floating
+    point cannot resolve the maximiser with this gradient).
     """
     n_pair = w + w.T
     theta = _bt_log_ratio_start(w)
@@ -276,7 +277,7 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         biggest = np.max(np.abs(step))
         floor = _bt_step_floor(w, theta, diff, curv, ref)
         if _bt_step_at_floor(step, floor, tol):
-            if floor.max() > _BT_NOISE_CAP:
+            if floor.max() > max(_BT_NOISE_CAP, tol):  # a floor within tol is an answer to tol (the message says so)
                 _bt_unresolved(tol, floor)
             theta = theta + step  # at the maximiser up to tol: take this last (tiny) Newton step and stop
             return theta - theta.mean(), True, min(it, max_iter)
@@ -310,11 +311,15 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
 
 
 def _bt_unresolved(tol: float, floor: np.ndarray):
-    """Raise the SolverError of :func:`_bt_newton` for a step within a rounding floor ``floor`` (m,) above 1e-6."""
+    """Raise the SolverError of :func:`_bt_newton` for a step within a rounding floor ``floor`` (m,) above
+    ``max(1e-6, tol)``."""
+    step = 10.0 ** (np.floor(np.log10(floor.max())) - 1.0)  # the floor rounded up to two digits: enough as tol
+    enough = np.ceil(floor.max() / step) * step
     raise SolverError(
         f"Bradley-Terry (newton): floating point cannot resolve every log-score to within tol={tol:g}: rounding "
         f"in the likelihood's gradient moves some by up to {floor.max():.3g} (items whose only comparisons are "
-        "far smaller counts than the others', e.g. from a tiny pseudo_count); use a larger pseudo_count or tol")
+        "far smaller counts than the others', e.g. from a tiny pseudo_count, or nearly certain outcomes); use a "
+        "larger pseudo_count" + (f" or a tol of at least {enough:.2g}" if enough <= 0.01 else ""))
 
 
 def _bt_mm(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, int]:
@@ -377,7 +382,8 @@ def bradley_terry(
         by more than ``tol`` (up to the common normalisation, that change is ``log`` of the item's wins over
         its expected wins) and Newton's stationarity test holds there too (MM's change alone can be far smaller
         than its remaining error). Newton's ``tol`` is widened, item by item, by the step's rounding floor when that
-        floor is at most 1e-6 (items whose only comparisons are far smaller counts than the others'); a larger
+        floor is at most ``max(1e-6, tol)`` (items whose only comparisons are far smaller counts than the others', or
+        nearly certain outcomes: ``[[0, 1e20, 1], [1, 0, 1], [1, 1, 0]]`` needs ``tol >= 3.2e-6``); a larger
         floor is a SolverError, not an answer.
     max_iter : int >= 1, optional
         Default 500 (Newton) or 100000 (MM).
@@ -404,8 +410,8 @@ def bradley_terry(
         problem and suggests ``pseudo_count > 0``.
     SolverError
         The iteration did not converge within ``max_iter`` (or, Newton, the scores span more than a float
-        can resolve, or rounding leaves some log-score undetermined by more than 1e-6); never an unconverged
-        answer.
+        can resolve, or rounding leaves some log-score undetermined by more than ``max(1e-6, tol)``); never an
+        unconverged answer.
     """
     w = _check_wins(wins)
     m = w.shape[0]

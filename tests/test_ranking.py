@@ -1003,3 +1003,31 @@ def test_eta_must_be_complementary_to_one_millionth():
         else:
             with pytest.raises(InputError, match="eta_ij"):
                 rgpt_win_counts(p, 10, eta=eta, n_p=1.0)
+
+
+def test_bradley_terry_answers_to_a_tol_that_covers_the_rounding_floor():
+    """Bug: item 2 of [[0, 1e20, 1], [1, 0, 1], [1, 1, 0]] (a finite, well-posed maximiser: one 1e20 : 1 pair and
+    even 1 : 1 pairs) has nearly decided comparisons only, and rounding in the gradient leaves its log-score
+    undetermined by 3e-6. Newton refused this with "use a larger pseudo_count or tol", but refused every tol below
+    1 (the cap on the floor was 1e-6 whatever tol), and tol=1 stopped at the start, 13.6 off. A tol covering the
+    floor now gets the maximiser to that tol; a smaller tol is still refused, naming a tol that works (none above
+    0.01, no precision: from about 1e30 against 1 the floor is of order 1 and more, and only a larger pseudo_count
+    is suggested).
+    Oracle: by symmetry item 2 sits midway between 0 and 1, and item 0's stationarity is
+    (W + 1) expit(-g) = 2 expit(g / 2) in the gap g = log s_0 - log s_1."""
+    from scipy.optimize import brentq
+    from scipy.special import log_expit
+
+    for big in (1e20, 1e22, 1e25):
+        wins = [[0, big, 1], [1, 0, 1], [1, 1, 0]]
+        gap = brentq(lambda g: np.log1p(big) + log_expit(-g) - np.log(2.0) - log_expit(g / 2), 0.0, 2000.0,
+                     xtol=1e-13)
+        with pytest.raises(SolverError, match="cannot resolve") as exc:
+            bradley_terry(wins, return_log=True)
+        enough = float(str(exc.value).rsplit("at least ", 1)[1])
+        for tol in (enough, 1e-3):
+            log_s = bradley_terry(wins, return_log=True, tol=tol)
+            assert abs(log_s[0] - log_s[1] - gap) < 2 * tol
+            assert abs(log_s[2] - (log_s[0] + log_s[1]) / 2) < 2 * tol
+    with pytest.raises(SolverError, match="use a larger pseudo_count$"):
+        bradley_terry([[0, 1e40, 1], [1, 0, 1], [1, 1, 0]])
