@@ -1,5 +1,7 @@
 """DAGGER: special cases (BH, BY, fixed-sequence FDR), hand-worked examples, invariances, bad graphs."""
 
+import warnings
+
 import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
@@ -269,3 +271,13 @@ def test_a_p_value_a_billionth_above_the_bh_level_is_not_rejected():
         fs_levels = m * delta / (m - np.arange(1, m + 1) + 1)  # Eq. (14) with k = 1
         assert not dagger(fs_levels * (1.0 + 1e-9), chain, delta).any()
         assert not fixed_sequence(fs_levels * (1.0 + 1e-9), delta, fdr=True).any()
+
+
+@pytest.mark.parametrize("index", [1e300, 2.0**63, -1e20])
+def test_huge_parent_index_is_refused_without_a_warning(index):
+    # a float index beyond int64 was cast first: numpy's "invalid value encountered in cast" RuntimeWarning, then
+    # the refusal of the garbage it gave
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match=r"parents\[1\] refers to a node outside 0..1"):
+            dagger([0.01, 0.02], [[], [index]], 0.1)

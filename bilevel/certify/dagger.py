@@ -105,9 +105,9 @@ def _normalise_parents(parents, n_nodes: int | None = None) -> list[np.ndarray]:
                              "float)") from None
         if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
             raise InputError(f"parents[{i}] must contain integer node indices, got {ps!r}")
-        arr = np.unique(arr.astype(np.int64))
-        if arr.size and (arr.min() < 0 or arr.max() >= n_nodes):
+        if arr.size and (arr.min() < 0 or arr.max() >= n_nodes):  # before the cast: 1e300 warned "invalid value"
             raise InputError(f"parents[{i}] refers to a node outside 0..{n_nodes - 1}: {ps!r}")
+        arr = np.unique(arr.astype(np.int64))
         if np.any(arr == i):
             raise InputError(f"the graph has a cycle: node {i} is its own parent")
         out.append(arr)
