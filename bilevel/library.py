@@ -44,7 +44,7 @@ import numpy as np
 from .datasets import BUILTIN, load_builtin, split_dataset
 from .errors import InputError
 from .export import replace_atomically, write_model
-from .highs_run import run_interruptibly, silent_highs
+from .highs_run import check_infeasible_without_presolve, run_interruptibly, silent_highs
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
 from .solve import compile_model, lp_matrix
@@ -594,8 +594,6 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
     Raises InputError for a ``built`` that is not a :class:`BuiltInstance`, a ``time_limit`` that is not a
     number > 0 (or None), or a ``mip_gap`` outside [0, 1) (HiGHS rejected such options with a warning only and
     solved with its defaults, while the manifest recorded the bad values)."""
-    import highspy
-
     time_limit, mip_gap = _check_solve_settings(time_limit, mip_gap)
     if not isinstance(built, BuiltInstance):
         raise InputError(f"solve_instance needs a BuiltInstance (library.build_instance); got {type(built).__name__}")
@@ -606,16 +604,7 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
     h.setOptionValue("mip_rel_gap", mip_gap)
     h.passModel(cm.lp)
     run_interruptibly(h)  # a Ctrl-C waited for the solve's end (60 s per instance by default)
-    left = None if time_limit is None else time_limit - h.getRunTime()
-    if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible and (left is None or left > 0):
-        # HiGHS 1.15.1's presolve calls some feasible tuning MILPs infeasible (a pessimistic one on features of scale
-        # 1e-7, whose optimum SCIP finds), and the manifest recorded "infeasible": checked without presolve, in the
-        # time left, as solve_model does (HiGHS's run time adds up over both runs, its time limit does not)
-        h.setOptionValue("presolve", "off")
-        if left is not None:
-            h.setOptionValue("time_limit", left)
-        h.clearSolver()
-        run_interruptibly(h)
+    check_infeasible_without_presolve(h, time_limit)  # the manifest recorded presolve's wrong "infeasible"
     status_enum = h.getModelStatus()
     status = _HIGHS_STATUS.get(h.modelStatusToString(status_enum), h.modelStatusToString(status_enum))
     info = h.getInfo()

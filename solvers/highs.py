@@ -33,7 +33,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     ``end`` (:func:`solvers.common.end_marker_error`; a file cut short), gives status ``error``."""
     import highspy
 
-    from bilevel.highs_run import run_interruptibly, silent_highs
+    from bilevel.highs_run import check_infeasible_without_presolve, run_interruptibly, silent_highs
 
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
@@ -49,16 +49,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     if mip_gap is not None:
         h.setOptionValue("mip_rel_gap", float(mip_gap))
     run_interruptibly(h)  # a Ctrl-C waited for the solve's end (up to --time-limit, 60 s by default)
-    left = None if time_limit is None else float(time_limit) - h.getRunTime()
-    if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible and (left is None or left > 0):
-        # HiGHS 1.15.1's presolve calls some feasible tuning MILPs infeasible (an exported pessimistic epsilon = 0.2
-        # model on 4 training points with one feature, optimum 0.84), as the CBC runner's pre-processing does: one
-        # more run with presolve off, in the time left (HiGHS's run time adds up over both runs), whose verdict counts
-        h.setOptionValue("presolve", "off")
-        if left is not None:
-            h.setOptionValue("time_limit", left)
-        h.clearSolver()
-        run_interruptibly(h)
+    check_infeasible_without_presolve(h, time_limit)  # (HiGHS 1.15.1's presolve: see there)
     seconds = time.perf_counter() - t0
     st = h.getModelStatus()
     M = highspy.HighsModelStatus
