@@ -384,7 +384,9 @@ def bradley_terry(
         than its remaining error). Newton's ``tol`` is widened, item by item, by the step's rounding floor when that
         floor is at most ``max(1e-6, tol)`` (items whose only comparisons are far smaller counts than the others', or
         nearly certain outcomes: ``[[0, 1e20, 1], [1, 0, 1], [1, 1, 0]]`` needs ``tol >= 3.2e-6``); a larger
-        floor is a SolverError, not an answer.
+        floor is a SolverError, not an answer. The step is the remaining error only near the maximiser (far from
+        it, about 1 per item): a ``tol`` of 0.5 or more can stop far from it (``tol=1`` gave the example above a
+        log-score gap of 31.7 against 45.36), so keep ``tol`` small.
     max_iter : int >= 1, optional
         Default 500 (Newton) or 100000 (MM).
     return_log : bool
