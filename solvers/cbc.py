@@ -168,7 +168,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             timeout = None  # longer than subprocess can wait (OverflowError): CBC's own -sec stops it
         # CBC 2.10 tells LP from MPS by a lower-case ".lp" only: it read "model.LP" as MPS ("errors on input")
         given = path if path.suffix.islower() else Path(shutil.copyfile(path, Path(tmp) / f"in{path.suffix.lower()}"))
-        run = _run(exe, given, options, timeout, Path(tmp))
+        run = _run(exe, given, options, timeout, Path(tmp), path)
         if isinstance(run, RunResult):
             return run
         out, solution_text, seconds = run
@@ -176,7 +176,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             # CBC 2.10 guesses fixed or free MPS and can guess wrong on a free file (Pyomo's with a first bound
             # line without a value, e.g. " BV BOUND x"): say it is free MPS (NAME ... FREE) and read it again.
             given = _free_mps_copy(path, Path(tmp) / "free.mps")
-            run = _run(exe, given, options, timeout, Path(tmp))
+            run = _run(exe, given, options, timeout, Path(tmp), path)
             if isinstance(run, RunResult):
                 return run
             out, solution_text, seconds = run[0], run[1], seconds + run[2]
@@ -203,7 +203,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             # the pre-processing's verdict, read before the rerun's output replaces this run's
             first = parse_output(out, solution_text, str(path), seconds, maximise) if preprocessing_says else None
             again = (["-sec", f"{left:g}"] if limited else []) + others
-            run = _run(exe, given, again + ["-preprocess", "off"], timeout, Path(tmp))
+            run = _run(exe, given, again + ["-preprocess", "off"], timeout, Path(tmp), path)
             if isinstance(run, RunResult):
                 return run
             out, solution_text, seconds = run[0], run[1], seconds + run[2]
@@ -216,9 +216,10 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     return parse_output(out, solution_text, str(path), seconds, maximise)
 
 
-def _run(exe: str, path: Path, options: list, timeout: float | None, tmp: Path):
-    """One CBC run on ``path``: ``(printed output, solution file text, seconds)``, or an ``error``
-    :class:`RunResult` when CBC does not stop within ``timeout``."""
+def _run(exe: str, path: Path, options: list, timeout: float | None, tmp: Path, shown: Path):
+    """One CBC run on ``path`` (the file given to :func:`solve`, or a copy of it in ``tmp``): ``(printed output,
+    solution file text, seconds)``, or an ``error`` :class:`RunResult` of ``shown`` (the file given to :func:`solve`;
+    the result named the copy before) when CBC does not stop within ``timeout``."""
     sol_path = tmp / "cbc.sol"
     sol_path.unlink(missing_ok=True)
     cmd = [exe, "-timeMode", "elapsed", "-import", str(path.resolve()), *options, "-solve", "-solution", str(sol_path)]
@@ -229,7 +230,7 @@ def _run(exe: str, path: Path, options: list, timeout: float | None, tmp: Path):
         proc = subprocess.run(cmd, capture_output=True, encoding="utf-8", errors="replace", timeout=timeout, cwd=tmp,
                               stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
+        return RunResult(NAME, str(shown), "error", seconds=time.perf_counter() - t0,
                          message=f"CBC did not stop within {timeout:.0f} s")
     seconds = time.perf_counter() - t0
     solution = sol_path.read_text(encoding="utf-8", errors="replace") if sol_path.is_file() else ""

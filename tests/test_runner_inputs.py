@@ -694,3 +694,22 @@ def test_cbc_names_a_bilevel_cbc_that_is_no_executable_file(tmp_path, monkeypatc
     assert result.status == "unavailable"
     assert "BILEVEL_CBC" in result.message and str(exe) in result.message
     assert not cbc.available()
+
+
+def test_cbc_run_that_does_not_stop_names_the_given_file_not_its_copy(tmp_path, monkeypatch):
+    """A CBC run past its wait was reported with the path of the runner's temporary copy (an upper-case ".LP" file
+    is copied to in.lp for CBC), which no longer exists once solve returns."""
+    import subprocess
+
+    if not cbc.available():
+        pytest.skip("needs a CBC binary")
+    lp = tmp_path / "M.LP"
+    lp.write_text("minimize\n obj: x\nsubject to\n c: x >= 1\nbounds\n 0 <= x <= 2\nend\n")
+
+    def never_stops(cmd, **kwargs):
+        raise subprocess.TimeoutExpired(cmd, kwargs.get("timeout"))
+
+    monkeypatch.setattr(cbc.subprocess, "run", never_stops)
+    result = cbc.solve(lp, time_limit=5)
+    assert result.status == "error" and "did not stop" in result.message
+    assert result.path == str(lp)
