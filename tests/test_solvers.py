@@ -486,7 +486,7 @@ def test_cbc_runs_without_preprocessing_within_what_is_left_of_the_time_limit(tm
               "preprocessing\nResult - Optimal solution found\nObjective value:                1.00000000\n")
     calls = []
 
-    def fake_run(exe, given, options, timeout, tmp):
+    def fake_run(exe, given, options, timeout, tmp, shown):
         calls.append(options)
         return warned, "Optimal - objective value 1.00000000\n      0 x     1     0\n", first_seconds
 
@@ -624,7 +624,7 @@ def test_cbc_checks_a_preprocessing_verdict_within_what_is_left_of_the_time_limi
     infeasible = ("Problem is infeasible!\n", "Integer infeasible - objective value 0.5\n")
     calls, reruns = [], []
 
-    def fake_run(exe, given, options, timeout, tmp):
+    def fake_run(exe, given, options, timeout, tmp, shown):
         calls.append(options)
         return (said, "", first_seconds) if len(calls) == 1 else (*reruns.pop(0), 1.0)
 
