@@ -73,10 +73,11 @@ def run_interruptibly(h: highspy.Highs) -> None:
 def check_infeasible_without_presolve(h: highspy.Highs, time_limit: float | None) -> None:
     """After :func:`run_interruptibly` of ``h`` with ``time_limit`` seconds (``None``: none): when HiGHS says
     "infeasible", run it once more with presolve off in the time left (HiGHS's run time adds up over both runs,
-    its time limit does not), so that the second run's status is the one ``h`` reports. HiGHS 1.15.1's presolve
-    calls some feasible tuning MILPs infeasible (a pessimistic epsilon = 0.2 model on 4 training points with one
-    feature, optimum 0.84; one on features of scale 1e-7). Used by the library's and the HiGHS runner's solves of
-    exported files; :func:`bilevel.solve_model` checks the claim its own way. Raises nothing itself."""
+    its time limit does not), so that the second run's status, solution, node count and bound are the ones ``h``
+    reports. HiGHS 1.15.1's presolve calls some feasible tuning MILPs infeasible (a pessimistic epsilon = 0.2 model
+    on 4 training points with one feature, optimum 0.84; one on features of scale 1e-7). Used by the library's and
+    the HiGHS runner's solves of exported files; :func:`bilevel.solve_model` checks the claim its own way. Raises
+    nothing itself."""
     left = None if time_limit is None else float(time_limit) - h.getRunTime()
     if h.getModelStatus() != highspy.HighsModelStatus.kInfeasible or (left is not None and left <= 0):
         return
