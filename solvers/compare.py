@@ -9,7 +9,9 @@ For each instance whose file exists (large instances are listed in the manifest 
 objective, bound, wall-clock time, the manifest's HiGHS result and the agreement word of
 :func:`solvers.common.agreement`. ``--check`` re-verifies every incumbent with
 :func:`solvers.check_solution.check_solution`. Exit code 0, or 1 when any row says ``DISAGREE`` or a
-checked solution is rejected, 2 for bad input.
+checked solution is rejected, or when no solve ran because every requested solver is unavailable (its rows say
+``unavailable``, the table and ``--csv`` are written as usual, and one line on stderr names those solvers), 2 for bad
+input.
 """
 from __future__ import annotations
 
@@ -198,8 +200,17 @@ def write_csv(records: list[dict], path) -> Path:
     return path
 
 
+def nothing_ran(records: list[dict]) -> list[str]:
+    """The solvers of ``records`` (from :func:`compare`) reported ``unavailable`` when no record was solved (every
+    status is ``unavailable`` or ``missing``), else ``[]``: a run in which no solver could run."""
+    if any(r["status"] not in ("unavailable", "missing") for r in records):
+        return []
+    return list(dict.fromkeys(r["solver"] for r in records if r["status"] == "unavailable"))
+
+
 def main(argv=None) -> int:
-    """Command line; exit 0 when everything agrees, 1 on a disagreement or a rejected solution, 2 on bad
+    """Command line; exit 0 when everything agrees, 1 on a disagreement, a rejected solution or when no solver
+    could run (every one requested is unavailable: one line on stderr names them), 2 on bad
     input or an operating-system error (a full disk), 130 on Ctrl-C, 141 when the standard output was closed by
     its reader (:func:`solvers.common.run_main`)."""
     return run_main("compare", lambda: _main(argv))
@@ -208,7 +219,9 @@ def main(argv=None) -> int:
 def _main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m solvers.compare",
-        description="Solve library instances with other solvers and compare with the manifest's HiGHS results.",
+        description="Solve library instances with other solvers and compare with the manifest's HiGHS results. "
+        "Exit code 0 when every solved row agrees, 1 on a disagreement, a rejected --check or when no requested "
+        "solver is available (nothing ran), 2 on bad input.",
         formatter_class=DefaultsHelpFormatter,  # no "(default: None)" nor "(default: [])"
     )
     p.add_argument("manifest", type=path_text, help="the library manifest, e.g. models/manifest.csv")
@@ -265,6 +278,10 @@ def _main(argv=None) -> int:
     if args.csv:  # before the table: a standard output closed early (| head -1) lost the finished CSV
         write_csv(records, args.csv)
     print(format_table(records))
+    if (unavailable := nothing_ran(records)):  # was exit code 0, as if every solver had agreed
+        print(f"compare: error: no solver could run: {', '.join(unavailable)} unavailable (see solvers/README.md for "
+              "what each needs)", file=sys.stderr)
+        return 1
     bad = [r for r in records
            if r["agreement"] == "DISAGREE" or str(r.get("check", "")).startswith(("rejected", "error"))]
     if bad:

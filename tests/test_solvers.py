@@ -3,6 +3,7 @@ manifest optimum; the agreement rule; solution-file parsing; the solution checke
 and rejects doctored ones; the compare command."""
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
@@ -1464,6 +1465,27 @@ def test_compare_orients_the_agreement_rule_by_the_file_sense(tmp_path):
     records = compare.compare(tmp_path / "manifest.csv", solvers=("highs",), formats=("mps", "lp"))
     assert [(r["status"], r["agreement"]) for r in records] == [("optimal", "closes")] * 2
     assert all(abs(r["objective"] - optimum) < 1e-9 for r in records)
+
+
+def test_compare_exits_1_when_no_requested_solver_could_run(tmp_path, monkeypatch, capsys):
+    """--solver cbc with BILEVEL_CBC naming a missing file (and a solver whose package is absent) exited 0, as if
+    everything agreed; the rows and the CSV stay, one line on stderr names the unavailable solvers."""
+    monkeypatch.setenv("BILEVEL_CBC", str(tmp_path / "no-cbc"))
+    monkeypatch.setattr(scip, "available", lambda: False)
+    out_csv = tmp_path / "c.csv"
+    code = compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", "--solver", "cbc", "--solver", "scip",
+                         "--csv", str(out_csv)])
+    captured = capsys.readouterr()
+    assert code == 1, captured
+    lines = [line for line in captured.err.splitlines() if "no solver could run" in line]
+    assert len(lines) == 1 and "cbc" in lines[0] and "scip" in lines[0], captured.err
+    assert captured.out.count("| unavailable |") == 2
+    with open(out_csv, newline="", encoding="utf-8") as fh:
+        assert [r["status"] for r in csv.DictReader(fh)] == ["unavailable"] * 2
+    # one solver that runs is a comparison: exit 0, no such line
+    code = compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", "--solver", "cbc", "--solver", "highs"])
+    captured = capsys.readouterr()
+    assert code == 0 and "no solver could run" not in captured.err, captured
 
 
 def test_compare_bad_input_exit_2(capsys):
