@@ -12,7 +12,7 @@ from bilevel.errors import InputError
 from bilevel.export import replace_atomically
 from bilevel.validation import check_utf8_text
 
-from .common import RunResult, finite_or_none
+from .common import _LP_SENSE, RunResult, _lp_lines, finite_or_none
 
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$", re.IGNORECASE)
 _OBJ_PATTERNS = [
@@ -53,7 +53,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
 
     A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
 
-    Raises InputError when the file is missing or a folder, is UTF-16 or UTF-32 text, holds no ``name value`` line,
+    Raises InputError when the file is missing or a folder, is UTF-16 or UTF-32 text, is an LP or MPS model file
+    (:func:`_model_file_kind`: an instance file given for its solution), holds no ``name value`` line,
     gives a variable or the objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value
     (``C5,``, ``objective,``) or with two numbers after the name (``C5,1,5``: a decimal comma) or of one field
     (``C5``), a number with a comma in a whitespace-separated line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row
@@ -74,6 +75,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     check_utf8_text(path, "solution file")  # UTF-16 was read as replacement characters: "no 'name value' lines"
     # utf-8-sig: a byte-order mark (Notepad, Excel) made the first name "\ufeffC0", an unknown name, and C0 then 0
     lines = path.read_text(encoding="utf-8-sig", errors="replace").splitlines()
+    if (kind := _model_file_kind(lines)) is not None:  # an .lp was "gives variable '<=' two values, -1.0 and 0.0"
+        raise InputError(f"{str(path)!r} is {kind}, not a solution file: expected {SOLUTION_KINDS}")
     first = next((line.strip() for line in lines if line.strip()), "")
     if re.match(r"(integer )?(infeasible|unbounded)\b", first, re.IGNORECASE) or "no integer solution" in first:
         # the second: CBC stopped before any integer point and wrote the linear relaxation's values
@@ -144,6 +147,28 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     if not values:
         raise InputError(f"{str(path)!r} holds no 'name value' lines: not a solution file")
     return values, objective
+
+
+#: What :func:`read_solution_file` reads, for messages.
+SOLUTION_KINDS = "CSV name,value, a SCIP, Gurobi, HiGHS or CPLEX .sol file or CBC -solution output"
+
+#: An LP file's section keyword alone on its line (no solution line is a lone keyword).
+_LP_SECTION = re.compile(r"subject\s+to|such\s+that|st|s\.t\.|bounds?|generals?|integers?|binary|binaries|end",
+                         re.IGNORECASE)
+
+
+def _model_file_kind(lines: list) -> str | None:
+    """``"an LP model file"`` when ``lines`` start (after comments) with an objective sense and hold a section
+    keyword alone on a line (``s.t.``, ``bounds``, ``end``, ...), ``"an MPS model file"`` when they hold the
+    section lines ``ROWS`` and ``COLUMNS`` or ``ENDATA``, else None: an instance file given where its solution
+    was meant is read as ``name value`` lines of its rows (``<= -1``)."""
+    texts = [text for text in _lp_lines(lines) if text]
+    if texts and _LP_SENSE.match(texts[0]) and any(_LP_SECTION.fullmatch(text) for text in texts[1:]):
+        return "an LP model file"
+    sections = {line.strip() for line in lines if not line.startswith("*")}
+    if "ROWS" in sections and sections & {"COLUMNS", "ENDATA"}:
+        return "an MPS model file"
+    return None
 
 
 #: Values that say "no value" (spreadsheets' and R's missing values, UCI's ``?``): a line giving one names a

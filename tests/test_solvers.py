@@ -998,6 +998,32 @@ def test_read_solution_file_rejects_garbage(tmp_path):
         solution_files.read_solution_file(tmp_path / "missing.sol")
 
 
+def test_a_model_file_given_for_its_solution_is_named_as_such(tmp_path, capsys):
+    """An instance's .lp given where its solution was meant said "gives variable '<=' two values, -1.0 and 0.0"
+    (its rows read as 'name value' lines); the library's files and HiGHS's own writes of the model, LP and MPS,
+    also with CRLF line ends, are called model files, not solution files."""
+    import highspy
+
+    row = ROWS[NONTRIVIAL]
+    h = highspy.Highs()
+    h.silent()
+    h.readModel(str(MODELS / row["mps"]))
+    files = {"lp": [MODELS / row["lp"]], "mps": [MODELS / row["mps"]]}
+    for fmt in ("lp", "mps"):
+        h.writeModel(str(tmp_path / f"highs.{fmt}"))
+        crlf = tmp_path / f"crlf-{fmt}.txt"  # and a suffix that does not say it
+        crlf.write_bytes(files[fmt][0].read_bytes().replace(b"\n", b"\r\n"))
+        files[fmt] += [tmp_path / f"highs.{fmt}", crlf]
+    for fmt, paths in files.items():
+        for path in paths:
+            with pytest.raises(InputError, match=f"{re.escape(repr(str(path)))} is an {fmt.upper()} model file, "
+                               "not a solution file: expected CSV"):
+                solution_files.read_solution_file(path)
+    assert check_solution.main([str(MANIFEST), NONTRIVIAL, str(MODELS / row["lp"])]) == 2
+    err = capsys.readouterr().err
+    assert "is an LP model file, not a solution file" in err and "two values" not in err, err
+
+
 @pytest.fixture(scope="module")
 def highs_files(tmp_path_factory):
     """The raw and pretty HiGHS solution files of one solve of NONTRIVIAL, as text."""
