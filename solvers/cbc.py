@@ -49,7 +49,11 @@ NAME = "cbc"
 def binary() -> str | None:
     """Path of the CBC executable, or ``None`` when there is none (also when ``BILEVEL_CBC`` names no executable
     file: :func:`solve` then says so)."""
-    env = os.environ.get("BILEVEL_CBC")
+    return _binary(os.environ.get("BILEVEL_CBC"))
+
+
+def _binary(env: str | None) -> str | None:
+    """:func:`binary` for the value ``env`` of ``BILEVEL_CBC`` (``None`` or empty: not set)."""
     if env:
         return env if Path(env).is_file() and os.access(env, os.X_OK) else None
     try:
@@ -145,11 +149,11 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
     maximise = is_maximisation(path)
-    exe = binary()
+    env = os.environ.get("BILEVEL_CBC")  # read once: a second read could see another value than the search did
+    exe = _binary(env)
     if exe is None:
         # (BILEVEL_CBC naming a missing file said "pip install pulp", and a file without execute permission
         # stopped the run with a PermissionError)
-        env = os.environ.get("BILEVEL_CBC")
         reason = (f"BILEVEL_CBC={env!r} is not an executable file" if env else "pip install pulp (bundles CBC)")
         return RunResult(NAME, str(path), "unavailable", message=reason)
     if (problem := end_marker_error(path)) is not None:  # CBC ran past its time limit on an LP file cut short

@@ -696,6 +696,30 @@ def test_cbc_names_a_bilevel_cbc_that_is_no_executable_file(tmp_path, monkeypatc
     assert not cbc.available()
 
 
+def test_cbc_solve_reads_bilevel_cbc_once(tmp_path, monkeypatch):
+    """solve() read BILEVEL_CBC twice, to search for the binary and again for the message: a value changed in
+    between (here set, then unset) gave "pip install pulp" for a search that had looked at the missing file."""
+    import os
+
+    missing = str(tmp_path / "no-cbc")
+
+    class Changing(dict):  # the environment, where BILEVEL_CBC is unset again after its first read
+        reads = 0
+
+        def get(self, key, default=None):
+            if key != "BILEVEL_CBC":
+                return super().get(key, default)
+            Changing.reads += 1
+            return missing if Changing.reads == 1 else default
+
+    monkeypatch.setattr(os, "environ", Changing(os.environ))
+    lp = tmp_path / "m.lp"
+    lp.write_text("minimize\n obj: x\nsubject to\n c: x >= 1\nbounds\n 0 <= x <= 2\nend\n")
+    result = cbc.solve(lp, time_limit=10)
+    assert result.status == "unavailable" and missing in result.message, result
+    assert Changing.reads == 1
+
+
 def test_cbc_run_that_does_not_stop_names_the_given_file_not_its_copy(tmp_path, monkeypatch):
     """A CBC run past its wait was reported with the path of the runner's temporary copy (an upper-case ".LP" file
     is copied to in.lp for CBC), which no longer exists once solve returns."""
