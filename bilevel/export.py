@@ -2,7 +2,9 @@
 replaced atomically, Markdown table cells."""
 from __future__ import annotations
 
+import codecs
 import itertools
+import locale
 import os
 import shutil
 import threading
@@ -38,8 +40,9 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     for two components written under one name (``x['a b']`` and ``x['a_b']`` are both ``x(a_b)``), and
     for a variable whose bounds cross (``5 <= z <= 4``) or that is fixed outside its bounds: Pyomo's writers
     drop such a variable when no row holds it, or write a fixed one as a constant, so an infeasible model
-    would be written as a feasible one; and for a ``model`` that is not a Pyomo model or a ``path`` that is not a
-    str or Path. A utility (no equation of the papers)."""
+    would be written as a feasible one; for names beyond ASCII (``.mps``) when the locale's encoding, in which
+    Pyomo writes, is not UTF-8 (an ASCII locale stopped Pyomo with a UnicodeEncodeError); and for a ``model`` that
+    is not a Pyomo model or a ``path`` that is not a str or Path. A utility (no equation of the papers)."""
     if not isinstance(model, pyo.Block):  # e.g. None: an AttributeError from inside the objective count
         raise InputError(f"model must be a Pyomo model; got {type(model).__name__}")
     if not isinstance(path, (str, os.PathLike)):  # e.g. None: pathlib's TypeError
@@ -61,11 +64,14 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
         # the labels Pyomo's symbolic_solver_labels would give (same bytes), checked once the writer has named
         # everything it writes; raising here leaves no file (replace_atomically)
         labeler = RecordingLabeler(rows_apart=suffix == ".lp")
+        unencodable = False
         try:
             # Pyomo's writer itself, as Block.write calls it, without Block.write's keeping of the file's symbol
             # map (every written name and its component) in model.solutions: each export grew the caller's model
             # (0.47 MB per write of an optimistic 100/100 model) and gave a plain Block a `solutions` attribute
             WriterFactory(fmt)(model, str(temp), lambda _: True, {"labeler": labeler})
+        except UnicodeEncodeError:  # Pyomo opens the file in the locale's encoding, which cannot hold a name
+            unencodable = True
         except InputError as exc:  # two components with one label
             raise InputError(f"cannot write {str(path)!r}: {exc}") from None
         except RuntimeError as exc:  # a clash the labeler does not see: a column named like a row of the file
@@ -75,7 +81,8 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
             raise InputError(f"cannot write {str(path)!r}: two components are written under one name, a "
                              "variable named like Pyomo's rows (c_u_NAME_, c_l_, c_e_, r_l_, r_u_): "
                              f"rename {names}") from None
-        _check_names(labeler.labels, suffix, path)
+        _check_names(labeler.labels, suffix, path)  # (.lp: names beyond ASCII are refused in any locale)
+        _check_encoding(labeler.labels, path, unencodable)
 
     replace_atomically(path, write)
     return path
@@ -110,6 +117,24 @@ def _check_names(labels: dict, suffix: str, path: Path) -> None:
     switch = f" or write {other}, where these names are read right" if not name_problems(labels, other) else ""
     raise InputError(f"cannot write {str(path)!r}: {len(problems)} name(s) that {suffix} readers refuse or "
                      f"misread: {shown}. Rename these components{switch}")
+
+
+def _check_encoding(labels: dict, path: Path, unencodable: bool = False) -> None:
+    """InputError naming the components whose written names have characters beyond ASCII when the locale's
+    encoding, in which Pyomo's writers open the file, is not UTF-8 (also when ``unencodable``: the write failed
+    on it): an ASCII locale stopped the write with Pyomo's UnicodeEncodeError, and a cp1252 one wrote bytes that
+    readers (HiGHS) and the UTF-8 name map ``<id>.names.csv`` take for other names. Solvers read the names of a
+    UTF-8 ``.mps`` file right."""
+    encoding = locale.getpreferredencoding(False)
+    if codecs.lookup(encoding).name == "utf-8" and not unencodable:
+        return
+    wide = [f"{_short(component.name)}" + ("" if label == component.name else f" (written {_short(label)})")
+            for component, label in labels.values() if not label.isascii()]
+    if wide or unencodable:
+        names = f"the name(s) {_first_five(wide)} have characters beyond ASCII" if wide else "the model's names"
+        raise InputError(f"cannot write {str(path)!r}: {names} and the locale's encoding is {encoding}, not UTF-8 "
+                         "(Pyomo writes in it; solvers and the name map read UTF-8): run Python in UTF-8 mode "
+                         "(PYTHONUTF8=1, or a UTF-8 locale such as LC_ALL=C.UTF-8) or rename these components")
 
 
 def _first_five(items: list[str]) -> str:

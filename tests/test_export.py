@@ -392,6 +392,65 @@ def test_a_long_file_name_the_file_system_takes_is_written(tmp_path, stem, suffi
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no temporary file left
 
 
+def test_write_model_under_an_ascii_locale_names_the_component_it_cannot_write(tmp_path):
+    """Under an ASCII locale Pyomo's MPS writer, which opens the file in the locale's encoding, stopped
+    write_model with a UnicodeEncodeError from deep inside Pyomo for a name beyond ASCII; it is an InputError
+    naming the component, no file is left, and a model of ASCII names is written byte for byte as under UTF-8."""
+    from ascii_locale import run_in_ascii_locale
+
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import pyomo.environ as pyo\n"
+        "from bilevel import write_model\n"
+        "from bilevel.errors import InputError\n"
+        "def model(name):\n"
+        "    m = pyo.ConcreteModel()\n"
+        "    m.x = pyo.Var([name], bounds=(0, 2))\n"
+        "    m.y = pyo.Var(bounds=(0, 5))\n"
+        "    m.c = pyo.Constraint(expr=m.x[name] + m.y <= 4)\n"
+        "    m.o = pyo.Objective(expr=7 * m.x[name] + 3 * m.y, sense=pyo.maximize)\n"
+        "    return m\n"
+        "folder = Path(sys.argv[2])\n"
+        "write_model(model('a'), folder / 'ascii.mps')\n"
+        "try:\n"
+        "    write_model(model('\\u03a3'), folder / 'wide.mps')\n"
+        "except InputError as exc:\n"
+        "    print(ascii(str(exc)))\n"
+    )
+    proc = run_in_ascii_locale(code, str(tmp_path))
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert "x[\\u03a3]" in proc.stdout and "UTF-8" in proc.stdout and "PYTHONUTF8=1" in proc.stdout, proc.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ascii.mps"]
+    ascii_model = pyo.ConcreteModel()
+    ascii_model.x = pyo.Var(["a"], bounds=(0, 2))
+    ascii_model.y = pyo.Var(bounds=(0, 5))
+    ascii_model.c = pyo.Constraint(expr=ascii_model.x["a"] + ascii_model.y <= 4)
+    ascii_model.o = pyo.Objective(expr=7 * ascii_model.x["a"] + 3 * ascii_model.y, sense=pyo.maximize)
+    here = bilevel.write_model(ascii_model, tmp_path / "here.mps")
+    assert here.read_bytes() == (tmp_path / "ascii.mps").read_bytes()
+
+
+def test_write_model_refuses_names_beyond_ascii_in_a_locale_encoding_other_than_utf8(tmp_path, monkeypatch):
+    """A cp1252 locale (Windows) can write x(\u20ac), but as the byte 0x80, which HiGHS reads as another name than
+    the UTF-8 name map's; write_model refuses it there, and writes UTF-8 that HiGHS reads back under a UTF-8
+    locale."""
+    import locale
+
+    model = _model(var="x[\u20ac]")
+    path = bilevel.write_model(model, tmp_path / "m.mps")
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(path))
+    assert "x(\u20ac)" in h.getLp().col_names_ and _highs(path) == pytest.approx(_optimum(), abs=1e-6)
+    monkeypatch.setattr(locale, "getpreferredencoding", lambda do_setlocale=True: "cp1252")
+    wide = r"'x\[\u20ac\]' \(written 'x\(\u20ac\)'\) have characters beyond ASCII"
+    with pytest.raises(InputError, match=wide + ".*cp1252"):
+        bilevel.write_model(model, tmp_path / "w.mps")
+    assert not (tmp_path / "w.mps").exists()
+    bilevel.write_model(_model(var="x[a]"), tmp_path / "w.mps")  # ASCII names: written as before
+
+
 @pytest.mark.parametrize("var", ["x[\u03a3]", "v[a\u6570]"])
 def test_write_model_refuses_lp_names_beyond_ascii_which_cbc_refuses(var, tmp_path):
     """Pyomo's labeler keeps letters beyond ASCII (x['\u03a3'] is written x(\u03a3)), and CBC 2.10's LP reader refuses
