@@ -152,11 +152,15 @@ def _finite(value, what: str) -> float:
 
 
 def _row(manifest, instance_id: str) -> dict:
-    rows = read_manifest(manifest)
-    for r in rows:
-        if r["id"] == instance_id:
-            return r
-    raise InputError(f"instance {instance_id!r} is not in {str(manifest)!r}")
+    """The row of ``instance_id`` in the manifest at ``manifest``; InputError when it has none, or more than one
+    (the first was taken: another row's solution was checked against it)."""
+    rows = [r for r in read_manifest(manifest) if r["id"] == instance_id]
+    if not rows:
+        raise InputError(f"instance {instance_id!r} is not in {str(manifest)!r}")
+    if len(rows) > 1:
+        raise InputError(f"instance {instance_id!r} is listed {len(rows)} times in {str(manifest)!r}: ids must be "
+                         "unique")
+    return rows[0]
 
 
 def check_solution(
@@ -176,11 +180,11 @@ def check_solution(
     then differ by up to about 3e-7 between LP methods). ``strict``: the
     MILP vector check and :func:`bilevel.verify_model` also decide the verdict.
 
-    Returns a :class:`CheckReport`. Raises InputError for an unknown instance, a tolerance that is not a
-    finite number > 0, a solution that is neither a path nor a dict, an unreadable solution file, a value
-    (or claimed objective) that is not a finite number, one variable given two different values (e.g. under
-    its short MPS name and its readable name), a solution that names no variable of the instance, or a name
-    map or ``.mps`` file the manifest lists that is missing (the map) or differs from its ``*_sha256``."""
+    Returns a :class:`CheckReport`. Raises InputError for an unknown instance or one the manifest lists twice, a
+    tolerance that is not a finite number > 0, a solution that is neither a path nor a dict, an unreadable solution
+    file, a value (or claimed objective) that is not a finite number, one variable given two different values
+    (e.g. under its short MPS name and its readable name), a solution that names no variable of the instance, or a
+    name map or ``.mps`` file the manifest lists that is missing (the map) or differs from its ``*_sha256``."""
     tolerance = check_positive(tolerance, "tolerance")
     feasibility_tolerance = check_positive(feasibility_tolerance, "feasibility_tolerance")
     manifest = Path(manifest)

@@ -48,8 +48,9 @@ def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | No
     """The rows of the manifest at ``manifest`` to run: those whose id matches a pattern (all when
     ``patterns`` is empty) and, with ``max_size``, whose ``max(n_train, n_val)`` is at most that. Raises
     InputError when the manifest is missing, is not a manifest, lacks a column of a format in ``formats``
-    (``mps``, ``lp``) or, with ``max_size``, ``n_train`` or ``n_val``, when a row lacks its id, or when a
-    selected row has an empty cell there (``read_manifest`` reads an empty cell as ``None``)."""
+    (``mps``, ``lp``) or, with ``max_size``, ``n_train`` or ``n_val``, when a row lacks its id, when two selected
+    rows have one id, or when a selected row has an empty cell there (``read_manifest`` reads an empty cell as
+    ``None``)."""
     manifest = Path(manifest)
     for fmt in formats:
         if fmt not in ("mps", "lp"):
@@ -65,6 +66,10 @@ def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | No
         if row.get("id") is None:
             raise InputError(f"{str(manifest)!r}: the row on line {k + 2} has no id")
     chosen = select_rows(rows, patterns)
+    twice = repeated_values(row["id"] for row in chosen)
+    if twice:  # one row's solution was written over the other's and checked against the first row's instance
+        raise InputError(f"{str(manifest)!r} lists the instance id(s) {', '.join(map(repr, twice))} more than once: "
+                         "ids must be unique")
     for row in chosen:
         for column in needed:
             if row.get(column) is None:

@@ -1514,6 +1514,30 @@ def test_compare_exits_1_when_no_requested_solver_could_run(tmp_path, monkeypatc
     assert code == 0 and "no solver could run" not in captured.err, captured
 
 
+def test_an_instance_id_listed_twice_is_refused(tmp_path, capsys):
+    """Two manifest rows with one id: compare wrote both rows' solutions to one file and checked the second row's
+    HiGHS optimum against the first row's instance (rejected: "w leaves the box ... by 0.775"), and check_solution
+    took the first row."""
+    rows = library.read_manifest(MANIFEST)
+    first, second = (dict(r) for r in rows if r["id"] in ("cancer-opt-n5-s0", "cancer-pes-e0-n5-s0"))
+    for r in (first, second):
+        for k in ("mps", "lp", "names"):
+            r[k] = str(MODELS / r[k])
+    second["id"] = first["id"]
+    library.write_manifest([first, second], tmp_path / "manifest.csv")
+    solutions = tmp_path / "solutions"
+    assert compare.main([str(tmp_path / "manifest.csv"), "--check", "--solutions", str(solutions)]) == 2
+    err = capsys.readouterr().err
+    assert "'cancer-opt-n5-s0' more than once" in err and not list(solutions.glob("*.csv")), err
+    with pytest.raises(InputError, match="'cancer-opt-n5-s0' is listed 2 times"):
+        check_solution.check_solution(tmp_path / "manifest.csv", "cancer-opt-n5-s0", {"b": 0.0})
+    # each row alone: its own HiGHS optimum is trusted (the rows are different instances)
+    for row in (first, second):
+        library.write_manifest([row], tmp_path / "one.csv")
+        records = compare.compare(tmp_path / "one.csv", ["highs"], ["mps"], time_limit=30.0, check=True)
+        assert [r["check"] for r in records] == ["trusted"], records
+
+
 def test_compare_bad_input_exit_2(capsys):
     assert compare.main([str(MANIFEST), "--only", "nothing"]) == 2
     assert compare.main([str(MANIFEST), "--solver", "mosek"]) == 2
