@@ -59,8 +59,9 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     (``C5,``, ``objective,``) or with two numbers after the name (``C5,1,5``: a decimal comma) or of one field
     (``C5``), a number with a comma in a whitespace-separated line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row
     (a semicolon-separated file), a missing-value marker as a value (``C5,NA``, ``C5 ?``, ``C5,.``), gives one
-    variable two different values, or is CBC's report of an infeasible or unbounded model or of a run stopped
-    without an integer point (first line ``Infeasible - ...``, ``Integer infeasible - ...``, ``Unbounded - ...``,
+    variable two different values or claims two different objectives (``objective value: 0.25`` and later ``0.5``:
+    the last was checked), or is CBC's report of an infeasible or unbounded model or of a run stopped without an
+    integer point (first line ``Infeasible - ...``, ``Integer infeasible - ...``, ``Unbounded - ...``,
     ``Stopped on time (no integer solution - continuous used) - ...``: the values it lists are no solution) or of a
     status other than ``Optimal``, ``Optimal (within gap tolerance)`` or ``Stopped on time`` (``Stopped on
     iterations``, ``Stopped on difficulties``, ``Stopped on ctrl-c``, ``Status unknown``: CBC writes them also for
@@ -105,7 +106,7 @@ def read_solution_file(path) -> tuple[dict, float | None]:
         for pat in _OBJ_PATTERNS:
             m = pat.search(plain)
             if m and _NUMBER.match(m.group(1).rstrip(",")):
-                objective = _claimed_objective(path, m.group(1).rstrip(","))
+                objective = _claimed_objective(path, m.group(1).rstrip(","), objective)
                 break
             if m and _malformed(m.group(1).rstrip(",")):  # was dropped: the claim went unchecked
                 raise InputError(f"{str(path)!r} claims the objective {m.group(1)!r}: not a number")
@@ -218,7 +219,7 @@ def _read_name_value_csv(path: Path) -> tuple[dict, float | None]:
         if name.lower() in claims:
             if not _NUMBER.match(value):
                 raise InputError(f"{str(path)!r} claims the objective {value!r}: not a number")
-            objective = _claimed_objective(path, value)
+            objective = _claimed_objective(path, value, objective)
             continue
         if value.lower() in _MISSING:
             raise InputError(f"{str(path)!r} gives no numeric value in the line {line!r} ({value!r})")
@@ -247,13 +248,19 @@ def _store(values: dict, name: str, text: str, path: Path) -> None:
     values[name] = value
 
 
-def _claimed_objective(path: Path, text: str) -> float | None:
-    """The claimed objective ``text`` as a float, None for a solver's infinity (1e20 or more); InputError
-    for ``nan`` or ``inf``."""
+def _claimed_objective(path: Path, text: str, earlier: float | None = None) -> float | None:
+    """The claimed objective ``text`` as a float, None for a solver's infinity (1e20 or more), ``earlier`` (the
+    file's earlier claim) for that or when they are equal; InputError for ``nan`` or ``inf``, and for a value
+    other than ``earlier`` (two claims: the last was checked, the first ignored)."""
     value = float(text)
     if not math.isfinite(value):
         raise InputError(f"{str(path)!r} claims the objective {text!r}: not a finite number")
-    return finite_or_none(value)
+    value = finite_or_none(value)
+    if value is None:
+        return earlier
+    if earlier is not None and value != earlier:
+        raise InputError(f"{str(path)!r} claims two objectives, {earlier!r} and {value!r}")
+    return value
 
 
 def _highs_model_status(lines: list) -> str:
@@ -296,7 +303,7 @@ def _read_highs_solution(path: Path, lines: list) -> tuple[dict, float | None]:
         elif tokens[:1] == ["Objective"]:
             if len(tokens) != 2 or not _NUMBER.match(tokens[1]):  # "Objective 0.25x": the claim was dropped
                 raise InputError(f"{where}: a malformed objective line {line!r}: not 'Objective x'")
-            objective = _claimed_objective(path, tokens[1])
+            objective = _claimed_objective(path, tokens[1], objective)
     if not values:
         raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
     if declared is not None and len(values) != declared:  # a truncated file: its missing columns counted as 0
@@ -332,7 +339,7 @@ def _read_highs_pretty(path: Path, lines: list) -> tuple[dict, float | None]:
     for raw in lines:
         m = _OBJ_PATTERNS[0].search(raw)  # "Objective value: x"
         if m and _NUMBER.match(m.group(1)):
-            objective = _claimed_objective(path, m.group(1))
+            objective = _claimed_objective(path, m.group(1), objective)
     if not values:
         raise InputError(f"{str(path)!r} holds no primal column values: not a solution file")
     if not ended:  # the column table runs to the end of the file: cut short, its missing columns counted as 0

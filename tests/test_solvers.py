@@ -989,6 +989,24 @@ def test_read_solution_file_refuses_cbcs_stopped_linear_iterate(tmp_path):
     assert claimed == pytest.approx(optimum) and values["y"] == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("text", [
+    "objective value: 0.25\nw_bar(0) 1\nobjective value: 0.5\n",  # SCIP style, two solutions pasted together
+    "name,value\nobjective value,0.25\nobjective value,0.5\nw_bar(0),1\n",
+    "w_bar(0),1\nobjective,0.25\nobjective,0.5\n",
+])
+def test_read_solution_file_refuses_two_different_objective_claims(tmp_path, text):
+    """A file claiming two objectives was read with the last claim, and the first (here the right one for a solution
+    worth 0.25) went unchecked; one claim twice, or a solver's infinity (no claim), is still read."""
+    path = tmp_path / "s.sol"
+    path.write_text(text)
+    with pytest.raises(InputError, match="claims two objectives, 0.25 and 0.5"):
+        solution_files.read_solution_file(path)
+    path.write_text(text.replace("0.5", "0.25"))
+    assert solution_files.read_solution_file(path) == ({"w_bar(0)": 1.0}, 0.25)
+    path.write_text(text.replace("0.5", "1e+20"))
+    assert solution_files.read_solution_file(path) == ({"w_bar(0)": 1.0}, 0.25)
+
+
 def test_read_solution_file_rejects_garbage(tmp_path):
     path = tmp_path / "s.sol"
     path.write_text("no solution here\n")
