@@ -178,12 +178,11 @@ _EPS = float(np.finfo(float).eps)
 _BT_NOISE_CAP = 1e-6  # Newton accepts a step within tol plus its rounding floor only up to this floor
 
 
-def _bt_step_floor(w: np.ndarray, theta: np.ndarray, diff: np.ndarray, curv: np.ndarray, ref: int) -> np.ndarray:
-    """Rounding floor (m,) of each entry of the Newton step of :func:`_bt_newton`: each pair term ``d_ij``
-    carries an error of a few eps times its two products ``w_ji P_ij + w_ij P_ji``, which the grounded inverse
-    Laplacian (entrywise non-negative) carries over to the step; plus the rounding of ``theta`` itself.
-    ``diff`` (m, m) is ``theta_i - theta_j``."""
-    products = _bt_times_prob(w.T, diff) + _bt_times_prob(w, -diff)
+def _bt_step_floor(theta: np.ndarray, curv: np.ndarray, ref: int, products: np.ndarray) -> np.ndarray:
+    """Rounding floor (m,) of each entry of the Newton step of :func:`_bt_newton`: each pair term of the gradient
+    carries an error of a few eps times the magnitude ``products`` (m, m) of the terms it is formed from, which
+    the grounded inverse Laplacian (entrywise non-negative) carries over to the step; plus the rounding of
+    ``theta`` itself."""
     noise = _grounded_laplacian_solve(curv, ref, 4.0 * _EPS * products)
     return noise + 4.0 * _EPS * np.max(np.abs(theta))
 
@@ -194,22 +193,84 @@ def _bt_step_at_floor(step: np.ndarray, floor: np.ndarray, tol: float) -> bool:
     return bool(np.all(np.abs(step) <= tol + floor))
 
 
-def _bt_newton_step(w: np.ndarray, n_pair: np.ndarray, theta: np.ndarray):
-    """The Newton step (m,) of :func:`_bt_newton` at ``theta``, with the differences ``diff = theta_i - theta_j``
-    (m, m), the Hessian's conductances ``curv = N_ij P_ij P_ji`` (m, m) and the pinned node ``ref`` it was solved
-    with."""
+def _bt_exact_counts(w: np.ndarray) -> np.ndarray:
+    """``w`` (m, m) as exact Python integers, in units of 2^-1074 (object array), for :func:`_bt_count_flows`."""
+    exact = np.zeros(w.shape, dtype=object)
+    for i, j in zip(*np.nonzero(w)):
+        num, den = float(w[i, j]).as_integer_ratio()  # den is a power of 2, at most 2^1074
+        exact[i, j] = num * ((1 << 1074) // den)
+    return exact
+
+
+def _max_spanning_tree(cond: np.ndarray) -> tuple[list, np.ndarray]:
+    """Prim's maximum spanning tree of the conductances ``cond`` (m, m): the items in the order they joined
+    the tree (item 0 first) and each item's ``parent`` (m,) (the item it joined through)."""
+    m = cond.shape[0]
+    joined = np.zeros(m, dtype=bool)
+    best, parent, order = cond[0].copy(), np.zeros(m, dtype=int), [0]
+    joined[0] = True
+    for _ in range(m - 1):
+        k = int(np.argmax(np.where(joined, -np.inf, best)))
+        joined[k] = True
+        order.append(k)
+        closer = ~joined & (cond[k] > best)
+        best[closer], parent[closer] = cond[k, closer], k
+    return order, parent
+
+
+def _bt_count_flows(exact: np.ndarray, diff: np.ndarray, curv: np.ndarray) -> np.ndarray:
+    """The count part of the gradient of :func:`_bt_pair_gradient` as flows (m, m) along a maximum spanning tree
+    of the conductances ``curv``, summed exactly from ``exact`` (:func:`_bt_exact_counts`).
+
+    For ``theta_i > theta_j`` the pair term is ``d_ij = w_ji - N_ij P_ji``: the count of upsets ``w_ji`` (the
+    lower item's wins) less their expected number. Where the upsets are far more than expected (an item between
+    two others far apart, beating the upper one and losing to the lower one once each: ``[[0, 1e30, 1], [1, 0, 1],
+    [1, 1, 0]]``) the terms ``+-1`` of its two pairs cancel in its gradient, and formed pair by pair they left a
+    rounding error (~1e-16) of the size of its curvature (~1e-16 there): its log-score was undetermined by ~0.3
+    and Newton refused it. Each item's (or subtree's) sum of upsets is exact here (integers), and is carried by
+    the tree edge that joins the subtree to the rest, which has the largest conductance across that cut."""
+    node = (np.where(diff > 0, exact.T, 0) - np.where(diff < 0, exact, 0)).sum(axis=1)
+    order, parent = _max_spanning_tree(curv)
+    flows = np.zeros(diff.shape)
+    for k in reversed(order[1:]):  # children before parents: node[k] becomes the sum over k's subtree
+        node[parent[k]] += node[k]
+        flows[k, parent[k]] = node[k] / (1 << 1074)  # int / int: correctly rounded
+        flows[parent[k], k] = -flows[k, parent[k]]
+    return flows
+
+
+def _bt_gradient(w: np.ndarray, n_pair: np.ndarray, theta: np.ndarray, exact=None):
+    """The pair terms ``d_ij`` (m, m) of the gradient (:func:`_bt_pair_gradient`; with ``exact``
+    (:func:`_bt_exact_counts`) their count part summed exactly by :func:`_bt_count_flows` and only the expected
+    part formed in floats), the Hessian's conductances ``curv = N_ij P_ij P_ji`` (m, m) and the magnitude (m, m)
+    of the terms each ``d_ij`` is formed from (for :func:`_bt_step_floor`)."""
     pair_grad, diff = _bt_pair_gradient(w, theta)
     gap = np.abs(diff)
     curv = _bt_times_prob(n_pair * expit(gap), -gap)  # N_ij P_ij P_ji, the smaller probability last
+    if exact is None:
+        return pair_grad, curv, _bt_times_prob(w.T, diff) + _bt_times_prob(w, -diff)
+    tie = diff == 0.0
+    expected = _bt_times_prob(n_pair, -gap)  # N_ij P(the lower item wins)
+    counts = _bt_count_flows(exact, diff, curv)
+    pair_grad = counts + np.where(tie, pair_grad, np.where(diff > 0, -expected, expected))
+    return pair_grad, curv, np.abs(counts) + np.where(tie, 0.5 * n_pair, expected)
+
+
+def _bt_newton_step(w: np.ndarray, n_pair: np.ndarray, theta: np.ndarray, exact=None):
+    """The Newton step (m,) of :func:`_bt_newton` at ``theta`` (``exact``: see :func:`_bt_gradient`), with the
+    gradient's pair flows (m, m) it solved for (``-d_ij``), the Hessian's conductances ``curv`` (m, m) and the
+    step's rounding floor (m,) (:func:`_bt_step_floor`)."""
+    pair_grad, curv, products = _bt_gradient(w, n_pair, theta, exact)
     ref = int(np.argmax(curv.sum(axis=1)))
-    return _grounded_laplacian_solve(curv, ref, -pair_grad), diff, curv, ref
+    floor = _bt_step_floor(theta, curv, ref, products)
+    return _grounded_laplacian_solve(curv, ref, -pair_grad), -pair_grad, curv, floor
 
 
-def _bt_damped_step(w: np.ndarray, theta: np.ndarray, curv: np.ndarray, newton: np.ndarray,
-                    cap: float) -> np.ndarray:
+def _bt_damped_step(flows: np.ndarray, curv: np.ndarray, newton: np.ndarray, cap: float) -> np.ndarray:
     """The Levenberg-Marquardt step (m,) of :func:`_bt_newton`, ``(H + lam I) delta = -grad``, with the smallest
     ``lam`` (to a factor of 1.2, by bisection on ``log lam``) that keeps every ``|delta_i| <= cap``; ``newton``
-    (m,) is the Newton step (``lam = 0``), longer than ``cap``.
+    (m,) is the Newton step (``lam = 0``), longer than ``cap``, ``flows`` (m, m) the gradient's pair flows it
+    solved for.
 
     Why not the Newton step scaled down to ``cap``: when some items are compared only through tiny counts (a
     pseudo_count of 1e-30) the Hessian's curvature along them is ~1e-30 and their Newton step ~1e+11, so the
@@ -219,17 +280,16 @@ def _bt_damped_step(w: np.ndarray, theta: np.ndarray, curv: np.ndarray, newton: 
     conductance ``lam`` and pinned, so :func:`_grounded_laplacian_solve` keeps its accuracy. Each
     ``|delta_i| <= max_i sum_j |d_ij| / lam`` (``H + lam I`` is an M-matrix with row sums ``lam``), which sets
     the largest ``lam`` tried."""
-    m = theta.size
-    pair_grad = _bt_pair_gradient(w, theta)[0]
-    lam_hi = float(np.max(np.abs(pair_grad).sum(axis=1))) / cap
+    m = newton.size
+    lam_hi = float(np.max(np.abs(flows).sum(axis=1))) / cap
     if not lam_hi > 1e-290:  # a gradient this small: no room to search lam below it; scale the step instead
         return newton * (cap / np.max(np.abs(newton)))
-    cond, flows = np.zeros((m + 1, m + 1)), np.zeros((m + 1, m + 1))
-    cond[:m, :m], flows[:m, :m] = curv, -pair_grad
+    cond, grounded = np.zeros((m + 1, m + 1)), np.zeros((m + 1, m + 1))
+    cond[:m, :m], grounded[:m, :m] = curv, flows
 
     def solve(log_lam):  # node m: the extra node, pinned
         cond[:m, m] = cond[m, :m] = np.exp(log_lam)
-        return _grounded_laplacian_solve(cond, m, flows)[:m]
+        return _grounded_laplacian_solve(cond, m, grounded)[:m]
 
     hi = np.log(lam_hi)
     lo = max(hi - 700.0, np.log(1e-300))
@@ -252,11 +312,13 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
     pinned (:func:`_grounded_laplacian_solve`, accurate when the scores span hundreds of orders of
     magnitude). Convergence is judged on stationarity, before any step is taken: ``|delta_i| <= tol + f_i``
     for every item, where ``f_i`` is the rounding floor of ``delta_i`` (:func:`_bt_step_floor`; about eps for
-    ordinary counts) and every ``f_i <= max(1e-6, tol)`` (an item whose comparisons are all far smaller counts than
-    the rest's, e.g. only a tiny pseudo count, can have a floor of 1e-10, or of 1e+18 with its computed gradient 0;
-    so can one whose comparisons are all nearly decided: 3e-6 for item 2 of ``[[0, 1e20, 1], [1, 0, 1], [1, 1, 0]]``).
-    A step within its floor with some ``f_i > max(1e-6, tol)`` raises SolverError at once: rounding leaves that
-    ``theta_i`` undetermined and further iterations only wander inside the floor (they ran to max_iter).
+    ordinary counts) and every ``f_i <= max(1e-6, tol)``. An item whose comparisons are all nearly decided, or far
+    smaller counts than the rest's (only a tiny pseudo count), has a floor of 3e-6 (item 2 of ``[[0, 1e20, 1], [1, 0,
+    1], [1, 1, 0]]``) to 1e+14 (``1e87`` there) or more with the gradient formed pair by pair: its upsets (``+-1``
+    there) cancel in its gradient. A step within its floor with some ``f_i > max(1e-6, tol)`` switches, for the rest
+    of the fit, to the gradient whose count part is summed exactly (:func:`_bt_count_flows`; floor ~1e-14 there);
+    only where that floor too exceeds ``max(1e-6, tol)`` is SolverError raised at once (further iterations would only
+    wander inside the floor).
     Near the maximiser the Newton step is the remaining error of ``theta``, item by item, whatever the scale
     of the counts, so the exact start of exactly fitting counts is accepted at once. (A test on the gradient
     itself, absolute or relative to the number of comparisons, cannot see the error of items whose
@@ -266,16 +328,19 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
     likelihood values), but never below the length that changes no compared pair's difference by more than 1.
     A vanishing step never ends the iteration; the point after the last of ``max_iter`` steps gets the same
     test. Returns ``(theta, converged, iterations)``; raises SolverError
-    from the linear solve (underflow) or when a step is within a rounding floor above ``max(1e-6, tol)`` (floating
-    point cannot resolve the maximiser with this gradient).
+    from the linear solve (underflow) or when a step is within a rounding floor above ``max(1e-6, tol)`` with the
+    count part summed exactly (floating point cannot resolve the maximiser).
     """
     n_pair = w + w.T
     theta = _bt_log_ratio_start(w)
+    exact = None
     # max_iter steps and max_iter + 1 stationarity tests: the point after the last step may be the maximiser
     for it in range(1, max_iter + 2):
-        step, diff, curv, ref = _bt_newton_step(w, n_pair, theta)
+        step, flows, curv, floor = _bt_newton_step(w, n_pair, theta, exact)
+        if exact is None and _bt_step_at_floor(step, floor, tol) and floor.max() > max(_BT_NOISE_CAP, tol):
+            exact = _bt_exact_counts(w)  # from here on the count part of the gradient is summed exactly
+            step, flows, curv, floor = _bt_newton_step(w, n_pair, theta, exact)
         biggest = np.max(np.abs(step))
-        floor = _bt_step_floor(w, theta, diff, curv, ref)
         if _bt_step_at_floor(step, floor, tol):
             if floor.max() > max(_BT_NOISE_CAP, tol):  # a floor within tol is an answer to tol (the message says so)
                 _bt_unresolved(tol, floor)
@@ -284,10 +349,10 @@ def _bt_newton(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bo
         if it > max_iter:
             break
         if biggest > 50.0:  # trust region: one step moves no log-score by more than 50
-            step = _bt_damped_step(w, theta, curv, step, 50.0)
+            step = _bt_damped_step(flows, curv, step, 50.0)
 
         def slope(t):  # derivative along the step at theta + t step: sum over pairs of d_ij (step_i - step_j)
-            pair = _bt_pair_gradient(w, theta + t * step)[0]
+            pair = _bt_gradient(w, n_pair, theta + t * step, exact)[0]
             return 0.5 * float(np.sum(pair * (step[:, None] - step[None, :])))
 
         t = 1.0
@@ -338,8 +403,8 @@ def _bt_mm(w: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool, 
         new = log_won - logsumexp(-np.logaddexp(theta[:, None], theta[None, :]), axis=1, b=n_pair)
         new -= logsumexp(new)
         if np.max(np.abs(new - theta)) < tol:
-            step, diff, curv, ref = _bt_newton_step(w, n_pair, new)
-            if _bt_step_at_floor(step, _bt_step_floor(w, new, diff, curv, ref), tol):
+            step, _, _, floor = _bt_newton_step(w, n_pair, new)
+            if _bt_step_at_floor(step, floor, tol):
                 return new, True, it
         theta = new
     return theta, False, max_iter
@@ -368,9 +433,11 @@ def bradley_terry(
         Regularisation: adds ``pseudo_count`` to every off-diagonal entry, i.e. a virtual
         ``pseudo_count : pseudo_count`` draw between every pair. This shrinks the scores towards equality
         and always makes the maximiser finite and unique. Where a tiny pseudo count (1e-30, say) is all that
-        links some items, their log-scores run to ~log(1 / pseudo_count) apart and Newton still finds them,
-        unless an item's float gradient cannot place it (its comparisons all tiny next to those of the items
-        it sits between): then SolverError "cannot resolve", never an unresolved answer.
+        links some items, their log-scores run to ~log(1 / pseudo_count) apart and Newton still finds them
+        (tested down to 1e-200; the win counts of each item are summed exactly, so an item compared only through
+        the pseudo count is placed between the others to ~1e-9). Items far apart in a flat stretch of the
+        likelihood can need more than the default ``max_iter`` (Newton moves them ~1 in log-score per step there):
+        SolverError "did not converge ... try a larger max_iter", never an unconverged answer.
     method : {"newton", "mm"}
         ``"newton"``: damped Newton on the (concave) log-likelihood in ``theta = log s``; fast and
         accurate even when the scores span hundreds of orders of magnitude. ``"mm"``: Hunter's (2004)
@@ -381,18 +448,20 @@ def bradley_terry(
         is already stationary is returned after one check. MM stops when an iteration changes no ``log s_i``
         by more than ``tol`` (up to the common normalisation, that change is ``log`` of the item's wins over
         its expected wins) and Newton's stationarity test holds there too (MM's change alone can be far smaller
-        than its remaining error). Newton's ``tol`` is widened, item by item, by the step's rounding floor when that
-        floor is at most ``max(1e-6, tol)`` (items whose only comparisons are far smaller counts than the others', or
-        nearly certain outcomes: ``[[0, 1e20, 1], [1, 0, 1], [1, 1, 0]]`` needs ``tol >= 3.2e-6``); a larger
-        floor is a SolverError, not an answer. The step is the remaining error only near the maximiser (far from
-        it, about 1 per item): a ``tol`` of 0.5 or more can stop far from it (``tol=1`` gave the example above a
-        log-score gap of 31.7 against 45.36), so keep ``tol`` small.
+        than its remaining error). Newton's ``tol`` is widened, item by item, by the step's rounding floor (about
+        1e-14 for log-scores of order 100) when that floor is at most ``max(1e-6, tol)``; a larger floor is a
+        SolverError, not an answer. Nearly certain outcomes are no obstacle: item 2 of ``[[0, W, 1], [1, 0, 1], [1,
+        1, 0]]`` (score ratios to its neighbours ~sqrt(W)) is found to ~1e-13 in log-score for W from 1e20 to
+        1e200. The step is the remaining error only near the maximiser (far from it, about 1 per item): a ``tol``
+        of 0.5 or more can stop far from it (``tol=1`` gave ``W = 1e20`` a log-score gap of 31.7 against 45.36),
+        so keep ``tol`` small.
     max_iter : int >= 1, optional
         Default 500 (Newton) or 100000 (MM).
     return_log : bool
         Return ``log s`` (normalised so that ``sum(exp(log s)) = 1``) instead of ``s``. Use it when the
         scores span more orders of magnitude than a float can hold: the log-scores are computed in logs
-        throughout (win probabilities below 1e-308 included) and can be ~1400 apart.
+        throughout (win probabilities below 1e-308 included) and can be ~1400 apart (score ratios of ~1e600;
+        plain scores hold ratios up to ~1e308).
 
     Returns
     -------
@@ -412,8 +481,8 @@ def bradley_terry(
         problem and suggests ``pseudo_count > 0``.
     SolverError
         The iteration did not converge within ``max_iter`` (or, Newton, the scores span more than a float
-        can resolve, or rounding leaves some log-score undetermined by more than ``max(1e-6, tol)``); never an
-        unconverged answer.
+        can resolve, or rounding leaves some log-score undetermined by more than ``max(1e-6, tol)`` even with the
+        win counts summed exactly); never an unconverged answer.
     """
     w = _check_wins(wins)
     m = w.shape[0]
