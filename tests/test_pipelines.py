@@ -207,6 +207,35 @@ def test_rgpt_orphans_and_prior():
     assert best.candidates[0] != best.front.max()
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e-6, 1e-9])
+def test_rgpt_parents_do_not_depend_on_the_scale_of_the_losses(scale):
+    """Parents are the candidates with a positive coefficient in Eq. (13), whatever the units of the losses. They were
+    those above an absolute 1e-8: a level-2 candidate whose losses are ``scale`` times (those of candidate 1 on the
+    first risk, 1 on the second, whose limit is scale / 2) has, with tau = 0, the coefficients (0, scale) (oracle:
+    scipy's NNLS), and for scale <= 1e-8 it lost its parent (orphans="best" then attached it to candidate 0, the
+    other level-1 candidate)."""
+    from scipy.optimize import nnls
+
+    n = 40
+    pa = np.zeros(n)
+    pa[[0, 2, 4, 6]] = 0.5
+    pb = np.zeros(n)
+    pb[[0, 8, 10, 12, 14, 16]] = 0.5
+    losses = np.zeros((n, 3, 2))
+    losses[:, 0, 0], losses[:, 1, 0] = pa, pb
+    losses[:, 2, 0] = scale * pb
+    losses[:, 2, 1] = scale  # candidate 2 always fails its second risk (limit scale / 2): p = 1, the least reliable
+    split = (np.arange(0, n, 2), np.arange(1, n, 2))
+    opt = losses[split[0]]
+    beta = nnls(opt[:, :2, :].transpose(0, 2, 1).reshape(-1, 2), opt[:, 2, :].reshape(-1))[0]
+    assert beta[0] == 0.0 and beta[1] > 0.0
+    for orphans in ("best", "root"):
+        res = rg_pt(losses, [0.9, scale / 2], DELTA, aux=np.array([1.0, 0.0, -1.0]), split=split, n_levels=2, tau=0.0,
+                    orphans=orphans)
+        assert dict(zip(res.candidates.tolist(), res.levels.tolist())) == {0: 1, 1: 1, 2: 2}
+        assert res.parents == {0: [], 1: [], 2: [1]}
+
+
 def test_rgpt_equal_p_values_share_a_depth_level():
     """Candidates with equal p-values on Z_OPT have equal Bradley-Terry scores (Eqs. (10)-(12)), so the
     clustering of Sec. 3.2.1 must put them at one depth. The fit returned such scores a few ulps apart, and with

@@ -510,8 +510,10 @@ def rg_pt(
     5. Parents: for each candidate at level ``d >= 2``, the non-negative Lasso (Eq. (13),
        :func:`bilevel.ranking.nonnegative_lasso`, penalty ``tau`` on the *sum* over rows) of its
        per-example losses on ``Z_OPT`` on those of level ``d - 1``; candidates with a positive
-       coefficient become parents. When the Lasso selects none (e.g. a column constant on ``Z_OPT``),
-       ``orphans="best"`` (default) attaches the candidate to the highest-scored candidate of level
+       coefficient become parents, however small it is: the Lasso already sets its round-off to 0 relative to each
+       column's own scale (``beta_j < 1e-12 ||y|| / ||x_j||``), so rescaling the losses (with ``tau = 0``, where
+       Eq. (13) is homogeneous) does not change the parents. When the Lasso selects none (e.g. a column constant on
+       ``Z_OPT``), ``orphans="best"`` (default) attaches the candidate to the highest-scored candidate of level
        ``d - 1``, keeping the depth assigned by clustering; ``orphans="root"`` leaves it without parents,
        so DAGGER treats it as a root and tests it first.
     6. On ``Z_MHT``: p-values of the front and DAGGER (:func:`bilevel.certify.dagger.dagger`) with the
@@ -595,7 +597,9 @@ def rg_pt(
         for j in cur:
             y = opt[:, front[j], :].reshape(-1)
             beta = nonnegative_lasso(x, y, tau)
-            chosen_parents = [int(q) for q in prev[beta > 1e-8]]
+            # > 0, not > 1e-8: an absolute cut dropped real parents of a child whose losses are small (its
+            # coefficients scale with them); nonnegative_lasso zeroes round-off relative to the data's scale
+            chosen_parents = [int(q) for q in prev[beta > 0.0]]
             if not chosen_parents and orphans == "best":
                 chosen_parents = [best_prev]
             local_parents[j] = chosen_parents
