@@ -346,3 +346,25 @@ def test_alpha_messages_of_p_values_from_losses():
         with pytest.raises(InputError, match="alpha") as err:
             p_values_from_losses(np.zeros((5, 2, np.size(alpha))), alpha)
         assert "np.float64" not in str(err.value) and "got nan" in str(err.value)
+
+
+def test_bentkus_never_rounds_a_real_fraction_of_a_loss_down():
+    """n * r_hat was rounded to 9 decimals before ceil, so a count k + d with d up to 5e-10 (losses that are not 0/1)
+    counted as k: e * P(Binom(n, alpha) <= k) instead of <= k + 1, smaller than the exact p-value (anti-conservative;
+    1.6e-6 instead of 1.0e-5 at n = 100, k = 3, d = 4e-10, alpha = 0.2). Oracle: scipy's binomial CDF at the exact
+    ceil of n r_hat (rational arithmetic on the float r_hat)."""
+    from fractions import Fraction
+
+    from scipy import stats
+
+    rng = np.random.default_rng(5)
+    for n, alpha in [(100, 0.2), (1000, 0.05), (37, 0.4), (10**6, 0.01)]:
+        ks = rng.integers(0, int(n * alpha), 50)
+        ds = np.maximum(10.0 ** rng.uniform(-12, -9.3, ks.size), 1e3 * np.finfo(float).eps * ks)  # > round-off
+        r = (ks + ds) / n
+        counts = [math.ceil(Fraction(float(x)) * n) for x in r]
+        assert all(c == k + 1 for c, k in zip(counts, ks)), "d must be a real fraction, not round-off"
+        expected = np.minimum(1.0, math.e * stats.binom.cdf(counts, n, alpha))
+        got = bentkus_p_value(r, n, alpha)
+        assert np.all(got >= expected * (1 - 1e-12)), (n, alpha)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)

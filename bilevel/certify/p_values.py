@@ -38,15 +38,6 @@ __all__ = [
     "resolve_p_value_method",
 ]
 
-# n * r_hat is a sum of losses; rounding it to this many decimals before taking ceil() keeps
-# 3 * (1/3) from becoming 4 through floating-point error.
-_COUNT_DECIMALS = 9
-# np.round(x, 9) computes rint(x * 1e9) / 1e9, which moves x by an ulp once x * 1e9 passes 2**53 (x above about
-# 9e6): an exact count of 9.3e9 errors came back as 9.3e9 + 1.9e-6. And r_hat = k / n then n * r_hat are two
-# roundings, so n * r_hat is only within 2 eps k of k: for n = 1e9, 1.7% of the exact counts k came back above k
-# (ceil k + 1). So a value within 2 eps |x| of an integer counts as that integer (at every size: from 2**22 on one
-# ulp already rounds to 1e-9), and below 2**23 the 9 decimals are then kept; from there on float64 has no digit at 1e-9.
-_ROUND_BELOW = 2.0**23
 
 
 def _as_output(x: np.ndarray):
@@ -110,15 +101,17 @@ def _check_alpha(alpha) -> float:
 
 
 def _rounded_count(r: np.ndarray, n: np.ndarray, eps: float = float(np.finfo(float).eps)) -> np.ndarray:
-    """``n * r_hat`` as the nearest integer when within ``2 eps |n r_hat|`` of it (``eps``: that of the floats
-    ``r_hat`` was given in, :func:`_input_eps`); below 2**23 then rounded to :data:`_COUNT_DECIMALS` decimals (see
-    :data:`_ROUND_BELOW`)."""
+    """``n * r_hat`` as the nearest integer ``k`` when within ``2 eps |n r_hat|`` of it (``eps``: that of the floats
+    ``r_hat`` was given in, :func:`_input_eps`), else unchanged.
+
+    ``r_hat = k / n`` stored as a float, then multiplied by ``n``, is two roundings, so ``n * r_hat`` is only within
+    about ``eps k`` of ``k`` (``3 * fl(1/3)``; 1.7% of the exact counts came back above ``k`` for ``n = 1e9``). Only
+    that round-off is removed: a value farther from ``k`` is a real fraction of a loss, and rounding it down would
+    make the Bentkus p-value smaller than its exact value (anti-conservative). Rounding to 9 decimals, as before, did
+    so for ``n r_hat = 3 + 4e-10``: 1.6e-6 instead of 1.0e-5 at ``n = 100``, ``alpha = 0.2``."""
     x = n * r
     nearest = np.rint(x)
-    # the snap applies below 2**23 too: from 2**22 on one ulp of x (2**-30 = 9.3e-10) rounds to 1e-9 at 9 decimals,
-    # so k = 8341777 errors out of n = 963133153 (n * fl(k / n) = k + 1 ulp) counted as k + 1
-    snapped = np.where(np.abs(x - nearest) <= 2.0 * eps * np.abs(x), nearest, x)
-    return np.where(np.abs(x) < _ROUND_BELOW, np.round(snapped, _COUNT_DECIMALS), snapped)
+    return np.where(np.abs(x - nearest) <= 2.0 * eps * np.abs(x), nearest, x)
 
 
 def _loss_count(r: np.ndarray, n: np.ndarray, eps: float = float(np.finfo(float).eps)) -> np.ndarray:
@@ -214,10 +207,10 @@ def bentkus_p_value(r_hat, n, alpha):
     """Bentkus p-value ``min(1, e * P(Binomial(n, alpha) <= ceil(n r_hat)))``.
 
     Second term of Eq. (27) of the Pareto-testing paper (Bates et al., 2021). Valid for any loss in
-    [0, 1]. ``n * r_hat`` is rounded to 9 decimals before ``ceil`` so that a sum of 0/1 losses that
-    is an integer up to floating-point error is not bumped up by one (before that, a value within
-    ``2 eps n r_hat`` of an integer counts as that integer, ``eps`` that of the floats ``r_hat`` is given in,
-    float32's for float32 risks: from ``n * r_hat = 2**22`` on one ulp rounds to 1e-9). Once ``r_hat >= alpha`` the
+    [0, 1]. So that a sum of 0/1 losses that is an integer up to floating-point error is not bumped up by one,
+    a value of ``n * r_hat`` within ``2 eps n r_hat`` of an integer counts as that integer before ``ceil`` (``eps``
+    that of the floats ``r_hat`` is given in, float32's for float32 risks); nothing farther is rounded down, so the
+    p-value is never below that of the exact ``ceil(n r_hat)`` (up to that round-off). Once ``r_hat >= alpha`` the
     binomial CDF is at least 1/2 (the median of ``Binomial(n, alpha)`` is at most ``ceil(n alpha)``),
     so the p-value is 1 there. Shapes, errors: as :func:`hoeffding_p_value`.
     """
