@@ -1,6 +1,7 @@
 """p-values against their closed forms (computed here with the math module, independently of scipy)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -368,3 +369,21 @@ def test_bentkus_never_rounds_a_real_fraction_of_a_loss_down():
         got = bentkus_p_value(r, n, alpha)
         assert np.all(got >= expected * (1 - 1e-12)), (n, alpha)
         np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_n_and_r_hat_in_any_float_dtype_give_the_float64_p_values(dtype):
+    """n given as a float16 number warned "overflow encountered in cast" (its comparison with 2**53 cast 2**53 to
+    float16), an error under -W error. n in any float dtype gives the p-values of the int n, and r_hat = k / n in any
+    float dtype the Bentkus and binomial p-values (functions of the count k) of the float64 k / n."""
+    n = 20
+    r64 = np.arange(n + 1) / n
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fn in (hoeffding_p_value, hoeffding_kl_p_value, bentkus_p_value, hoeffding_bentkus_p_value,
+                   binomial_p_value):
+            expected = fn(r64, n, 0.3)
+            np.testing.assert_allclose(fn(r64, dtype(n), 0.3), expected, rtol=1e-12)
+            np.testing.assert_allclose(fn(r64, np.full(r64.shape, n, dtype=dtype), 0.3), expected, rtol=1e-12)
+            if fn in (bentkus_p_value, binomial_p_value):
+                np.testing.assert_allclose(fn(r64.astype(dtype), dtype(n), 0.3), expected, rtol=1e-12)

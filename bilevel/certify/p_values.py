@@ -81,6 +81,8 @@ def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
         raise InputError(f"n must be a positive integer or an array of them, got {n!r}") from None
     if n_arr.dtype.kind not in "iuf" or not np.all(np.isfinite(n_arr)):
         raise InputError(f"n must be a positive integer, got {n!r}")
+    if n_arr.dtype.kind == "f":  # float16 n: comparing with 2**53 cast 2**53 to float16 ("overflow encountered")
+        n_arr = n_arr.astype(np.float64)
     if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
         raise InputError(f"n (number of calibration points) must be a positive integer, got {n!r}")
     if np.any(n_arr > MAX_N):
