@@ -281,3 +281,21 @@ def test_huge_parent_index_is_refused_without_a_warning(index):
         warnings.simplefilter("error")
         with pytest.raises(InputError, match=r"parents\[1\] refers to a node outside 0..1"):
             dagger([0.01, 0.02], [[], [index]], 0.1)
+
+
+@pytest.mark.parametrize("parents", ["ab", "01", b"ab"])
+def test_a_string_as_the_parents_argument_is_refused_by_name(parents):
+    """A string of the right length was iterated as the parent lists of its characters: "parents[0] must be a list
+    of integer node indices, got the string 'a'" (or "got 97" for bytes), naming an element the caller never gave."""
+    for call in (lambda: dagger([0.01, 0.02], parents, 0.1), lambda: dag_depths(parents),
+                 lambda: topological_order(parents)):
+        with pytest.raises(InputError, match=r"^parents must be a list .* not a string; got"):
+            call()
+
+
+@pytest.mark.parametrize("parents", [[[[1]], []], [[], [[0]]], [[], [[]]], [[], np.array([[0]])]])
+def test_parent_lists_nested_one_level_too_deep_are_refused(parents):
+    """parents[i] was raveled, so [[1]] was read as the parent 1 and [[]] as no parent: a list of lists of lists (a
+    mistake about the format) ran DAGGER on a graph nobody wrote."""
+    with pytest.raises(InputError, match=r"parents\[[01]\] must be a flat list"):
+        dagger([0.01, 0.02], parents, 0.1)

@@ -78,6 +78,9 @@ def _normalise_parents(parents, n_nodes: int | None = None) -> list[np.ndarray]:
     iterator). ``n_nodes``: the number of p-values it must match (``None``: its own length)."""
     if parents is None:
         raise InputError("parents must be a list with one list of parent indices per node")
+    if isinstance(parents, (str, bytes)):  # "ab" was read as two nodes: "parents[0] must be a list ..., got 'a'"
+        raise InputError(f"parents must be a list with one list of parent indices per node, not a string; got "
+                         f"{parents!r}")
     if isinstance(parents, Mapping):  # list(dict) is its keys: "parents[0] must be a list ..., got 0"
         raise InputError("parents must be a list with one list of parent indices per node (node i's at position "
                          "i), not a mapping; for a dict keyed by node index pass [parents[i] for i in range(N)]")
@@ -97,12 +100,14 @@ def _normalise_parents(parents, n_nodes: int | None = None) -> list[np.ndarray]:
             items = list(ps) if ps is not None else []
             if any(isinstance(q, (bool, np.bool_, str, bytes)) for q in items):
                 raise TypeError
-            arr = np.asarray(items, dtype=float).ravel()
+            arr = np.asarray(items, dtype=float)
         except (TypeError, ValueError):
             raise InputError(f"parents[{i}] must be a list of integer node indices, got {ps!r}") from None
         except OverflowError:  # an int beyond the float range, e.g. 10**400
             raise InputError(f"parents[{i}] refers to a node outside 0..{n_nodes - 1} (an int too large for a "
                              "float)") from None
+        if arr.ndim != 1:  # raveled before: [[1]] was the parent 1 and [[]] no parent, a list one level too deep
+            raise InputError(f"parents[{i}] must be a flat list of integer node indices, got the nested {ps!r}")
         if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
             raise InputError(f"parents[{i}] must contain integer node indices, got {ps!r}")
         if arr.size and (arr.min() < 0 or arr.max() >= n_nodes):  # before the cast: 1e300 warned "invalid value"
@@ -331,8 +336,8 @@ def dagger(p_values, parents: Sequence, delta, reshaping: str = "identity") -> n
     Raises
     ------
     InputError
-        Bad p-values or ``delta``, ``parents`` of the wrong length, a ``parents[i]`` that is not a list
-        of integer indices (a string included), an index out of range, a self-loop or any other cycle, an
-        unknown ``reshaping``.
+        Bad p-values or ``delta``, ``parents`` of the wrong length or a string, a ``parents[i]`` that is not a
+        flat list of integer indices (a string or a nested list included), an index out of range, a self-loop or
+        any other cycle, an unknown ``reshaping``.
     """
     return dagger_details(p_values, parents, delta, reshaping).rejected
