@@ -720,3 +720,14 @@ def test_rgpt_levels_above_the_front_size_are_one_candidate_per_level(n_levels, 
                          "--levels", str(levels)]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("split, part", [((0, 1), "opt_indices"), (([0, 1], 2), "test_indices"),
+                                         (([[0, 1], [2, 3]], [4, 5]), "opt_indices")])
+def test_split_parts_that_are_not_1d_lists_of_rows_are_refused(split, part):
+    """Each part of split was raveled: split=(0, 1) ran Pareto testing / RG-PT on the one optimisation row 0 and the
+    one testing row 1 of 40 (the other 38 dropped without a word), and a 2-D part was read row by row."""
+    losses, cost, _ = simulate(2, n=40, m=6)
+    for fn in (pareto_testing, rg_pt):
+        with pytest.raises(InputError, match=rf"split: {part} must be a 1-D list of row indices"):
+            fn(losses, ALPHA, DELTA, aux=cost, split=split)

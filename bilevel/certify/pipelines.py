@@ -226,11 +226,16 @@ def _resolve_split(n_cal: int, opt_fraction, seed, split) -> tuple[np.ndarray, n
                          "a DataFrame (iterating one gives its keys / column labels); pass (split[0], split[1])")
     try:
         masks = [np.asarray(s).dtype == bool for s in split]
-        opt_f, test_f = (np.asarray(s, dtype=float).ravel() for s in split)
+        opt_f, test_f = (np.asarray(s, dtype=float) for s in split)
     except (TypeError, ValueError):
         raise InputError("split must be a pair (opt_indices, test_indices) of integer row indices") from None
     except OverflowError:  # an int beyond the float range, e.g. 10**400
         raise InputError(f"split: row indices must lie in 0..{n_cal - 1}; got an int too large for a float") from None
+    for part, arr in (("opt_indices", opt_f), ("test_indices", test_f)):
+        if arr.ndim != 1:  # raveled before: split=(0, 1) ran on rows 0 and 1 only, [[0, 1]] was the rows 0 and 1
+            raise InputError(f"split: {part} must be a 1-D list of row indices, got "
+                             f"{'the number ' if arr.ndim == 0 else 'an array of shape '}"
+                             f"{format(arr.item(), 'g') if arr.ndim == 0 else arr.shape}")
     if any(masks):  # as numbers, the mask [True, False] would name rows 1 and 0
         raise InputError("split takes integer row indices, not boolean masks (np.nonzero(mask)[0] gives them)")
     both_f = np.concatenate([opt_f, test_f])
@@ -383,8 +388,8 @@ def pareto_testing(
     Raises
     ------
     InputError
-        As :func:`ltt`, plus a split that leaves a part empty, overlaps or is given as boolean masks (or as a dict
-        or DataFrame), a ``seed``
+        As :func:`ltt`, plus a split that leaves a part empty, overlaps, has a part that is not a 1-D list of row
+        indices (a number, a 2-D array) or is given as boolean masks (or as a dict or DataFrame), a ``seed``
         other than an int >= 0, ``None`` or a Generator (checked even when ``split`` is given).
     """
     arr, a = _prepare(losses, alpha)
