@@ -476,3 +476,22 @@ def test_wide_loss_and_aux_csv_are_not_searched_once_per_name(tmp_path):
     dup.write_text("a,b,a,c,b\n0,0,0,0,0\n")
     with pytest.raises(InputError, match="duplicated candidate names in the header: a, b"):
         load_losses_csv(dup)
+
+
+@pytest.mark.parametrize("text, name", [('"a\nb",c\n0,1\n1,0\n', "a\\nb"), ('a,"b\n0,1\n1,0\n', "b\\n0,1"),
+                                        ('"a\r\nb",c\r\n0,1\r\n', "a\\r\\nb")])
+def test_candidate_names_with_a_line_break_are_refused(tmp_path, text, name, capsys):
+    """A quoted line break in a header name was kept in the name, so the report printed "certified: a" and "b, c" on
+    two lines; a quote left open swallowed the data rows into one name and the file was said to have "a header but
+    no data row". Both loaders and the command line refuse the name, on one line, quoting it."""
+    from bilevel.cli import main
+
+    path = tmp_path / "losses.csv"
+    path.write_bytes(text.encode())
+    with pytest.raises(InputError, match="spans several lines"):
+        load_losses_csv(path)
+    with pytest.raises(InputError, match="spans several lines"):
+        load_aux_csv(path, ["a", "c"], 1)
+    code = main(["certify", "--losses", str(path), "--method", "ltt"])
+    err = capsys.readouterr().err
+    assert code == 2 and name in err and len(err.strip().splitlines()) == 1, err

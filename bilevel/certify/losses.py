@@ -6,7 +6,7 @@ error). A third axis may hold several controlled risks.
 
 CSV format read by :func:`load_losses_csv` (and by ``bilevel certify --losses``)::
 
-    cand_a,cand_b,cand_c        <- header: one unique, non-empty name per candidate
+    cand_a,cand_b,cand_c        <- header: one unique, non-empty, one-line name per candidate
     0,1,0                       <- one row per calibration example, numbers in [0, 1]
     0.25,0,1
     ...
@@ -123,6 +123,11 @@ def _read_header(path: Path) -> list[str]:
     names = [h.strip() for h in header]
     if any(not n for n in names):
         raise InputError(f"{path}: every column needs a non-empty candidate name in the header")
+    broken = [n for n in names if len(n.splitlines()) > 1]
+    if broken:  # was read as is: the report then printed "certified: a" and "b, c" on two lines, and a quote left
+        # open swallowed the rows below into one name ("has a header but no data row")
+        raise InputError(f"{path}: the candidate name {broken[0][:60]!r} in the header spans several lines (a quoted "
+                         "line break, or a quote left open); candidate names must be one line each")
     counts = collections.Counter(names)  # names.count(n) per name was quadratic: 4 s for a header of 20,000 names
     dupes = sorted(n for n, c in counts.items() if c > 1)
     if dupes:
@@ -176,7 +181,8 @@ def load_losses_csv(path) -> LossTable:
     ------
     InputError
         ``path`` not a str or Path, missing/unreadable file, UTF-16 or UTF-32 text, empty file (or a
-        blank first line), empty or duplicated names, non-numeric or missing values, values outside [0, 1].
+        blank first line), empty or duplicated names, a name with a line break in it, non-numeric or missing
+        values, values outside [0, 1].
     """
     p = as_path(path, "path (the loss CSV)")
     names = _read_header(p)
