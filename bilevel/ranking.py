@@ -383,7 +383,7 @@ def _bt_unresolved(tol: float, floor: np.ndarray):
     raise SolverError(
         f"Bradley-Terry (newton): floating point cannot resolve every log-score to within tol={tol:g}: rounding "
         f"in the likelihood's gradient moves some by up to {floor.max():.3g} (items whose only comparisons are "
-        "far smaller counts than the others', e.g. from a tiny pseudo_count, or nearly certain outcomes); use a "
+        "far smaller counts than the others', e.g. from a tiny pseudo_count); use a "
         "larger pseudo_count" + (f" or a tol of at least {enough:.2g}" if enough <= 0.01 else ""))
 
 
