@@ -121,12 +121,15 @@ def is_complex(values) -> bool:
 def is_text(values) -> bool:
     """Whether ``values`` (a scalar, an array, a nested sequence or a pandas object) holds strings or bytes, which
     ``float()`` and the float conversion read as the numbers they spell; False when numpy cannot read it as one
-    array (ragged lists), which that conversion refuses. Raises nothing."""
+    array (ragged lists), which that conversion refuses. A pandas categorical column is judged by its categories
+    (its values): one of the strings ``"1"``, ``"-1"`` was read as those numbers. Raises nothing."""
     if isinstance(values, (str, bytes, bytearray)):
         return True
     if type(values).__module__.startswith("pandas"):  # a column of strings is object dtype, read as numbers
         import pandas as pd
         columns = [col for _, col in values.items()] if hasattr(values, "columns") else [values]
+        columns = [pd.Series(col.dtype.categories) if isinstance(col.dtype, pd.CategoricalDtype) else col
+                   for col in columns]
         return any(any(isinstance(x, (str, bytes)) for x in col) if col.dtype == object
                    else pd.api.types.is_string_dtype(col.dtype) for col in columns)
     try:

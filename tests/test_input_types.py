@@ -214,3 +214,21 @@ def test_numpy_scalars_stay_numbers_for_the_float_arguments():
     assert got.objective == pytest.approx(want.objective, abs=1e-6)
     assert bilevel.certify.hoeffding_p_value(0.1, 50, np.float32(0.25)) == \
         pytest.approx(bilevel.certify.hoeffding_p_value(0.1, 50, 0.25))
+
+
+def test_a_pandas_categorical_of_strings_is_refused_as_the_strings_are():
+    """A categorical Series of the strings "1" and "-1" as labels, or a DataFrame column of categorical number
+    strings as a feature, was read as the numbers the strings spell, where the same strings in an object or string
+    column are refused ("got strings"). Oracle: the refusal of the plain strings; a categorical of numbers is
+    still accepted, with the plain labels' answer."""
+    import pandas as pd
+
+    labels = [str(int(v)) for v in Y]
+    for strings in (pd.Series(labels), pd.Series(labels).astype("category")):
+        with pytest.raises(InputError, match="y_train .*got strings"):
+            bilevel.tune(X, strings, XV, YV)
+    frame = pd.DataFrame({"a": pd.Series([str(v) for v in X[:, 0]]).astype("category"), "b": X[:, 1]})
+    with pytest.raises(InputError, match="X_train .*got strings"):
+        bilevel.tune(frame, Y, XV, YV)
+    numbers = pd.Series(Y).astype("category")
+    assert bilevel.tune(X, numbers, XV, YV).objective == pytest.approx(bilevel.tune(X, Y, XV, YV).objective, abs=1e-6)
