@@ -138,6 +138,22 @@ def is_text(values) -> bool:
         return False
 
 
+def is_temporal(values) -> bool:
+    """Whether ``values`` (an array, a nested sequence or a pandas object) holds dates or durations (numpy's
+    datetime64 / timedelta64, pandas' datetime and timedelta columns), which the float conversion reads as counts
+    of their storage unit: the durations 1 s, 2 s, 3 s became the features 1, 2, 3 stored in seconds and 1000, 2000,
+    3000 stored in milliseconds. False when numpy cannot read it as one array. Raises nothing."""
+    if type(values).__module__.startswith("pandas"):
+        import pandas as pd
+        columns = [col for _, col in values.items()] if hasattr(values, "columns") else [values]
+        return any(pd.api.types.is_datetime64_any_dtype(col.dtype) or pd.api.types.is_timedelta64_dtype(col.dtype)
+                   for col in columns)
+    try:
+        return np.asarray(values).dtype.kind in "mM"
+    except (TypeError, ValueError):
+        return False
+
+
 def is_boolean(values) -> bool:
     """Whether ``values`` (a bool, an array or nested sequence) holds booleans, which the float conversion would
     read as 0 and 1; False when numpy cannot read it as one array (ragged lists), which that conversion refuses."""
@@ -159,15 +175,18 @@ def refuse_masked(values, name: str) -> None:
 
 def as_float_array(values, name: str, what: str) -> np.ndarray:
     """``values`` as a float64 array; InputError naming ``name`` when they are not numbers (strings, an
-    object array, ragged nested lists) or hold an int too large for a float. The missing values (``pd.NA``) of
-    pandas' nullable columns become NaN, so that the callers' NaN checks name them; a numpy masked array with
-    masked entries is an InputError (``np.asarray`` drops the mask, so they were used as numbers)."""
+    object array, ragged nested lists, dates or durations, :func:`is_temporal`) or hold an int too large for a
+    float. The missing values (``pd.NA``) of pandas' nullable columns become NaN, so that the callers' NaN checks
+    name them; a numpy masked array with masked entries is an InputError (``np.asarray`` drops the mask, so they
+    were used as numbers)."""
     if isinstance(values, np.ndarray) and values.dtype == object:
         raise InputError(f"{name} must be {what}; got an array of Python objects")
     if is_complex(values):  # float64 conversion would drop the imaginary parts with a warning only
         raise InputError(f"{name} must be {what}; got complex numbers")
     if is_text(values):  # read as the numbers they spell: w_bar_bounds=("0", "1") was accepted
         raise InputError(f"{name} must be {what}; got strings")
+    if is_temporal(values):  # counts of the storage unit (ns, ms, s, days): the same dates as other numbers
+        raise InputError(f"{name} must be {what}; got dates or durations (convert them to numbers in a unit first)")
     refuse_masked(values, name)
     try:
         if type(values).__module__.startswith("pandas"):  # pd.NA of a nullable column -> NaN,

@@ -232,3 +232,22 @@ def test_a_pandas_categorical_of_strings_is_refused_as_the_strings_are():
         bilevel.tune(frame, Y, XV, YV)
     numbers = pd.Series(Y).astype("category")
     assert bilevel.tune(X, numbers, XV, YV).objective == pytest.approx(bilevel.tune(X, Y, XV, YV).objective, abs=1e-6)
+
+
+def test_dates_and_durations_are_refused_not_read_as_counts_of_their_unit():
+    """A DataFrame column of durations (or dates) was read as counts of its storage unit: 1 s, 2 s, ... became
+    the features 1, 2, ... stored in seconds and 1000, 2000, ... stored in milliseconds, two answers for one data
+    set; numpy's datetime64 arrays likewise. Oracle: the two units of the same durations, which must not both be
+    accepted as different numbers; now both are refused by name, as strings are."""
+    import pandas as pd
+
+    seconds = pd.to_timedelta(np.arange(len(Y)) % 3, unit="s")
+    for unit in ("s", "ms"):
+        frame = pd.DataFrame({"a": seconds.as_unit(unit), "b": X[:, 1]})
+        with pytest.raises(InputError, match="X_train .*dates or durations"):
+            bilevel.tune(frame, Y, XV, YV)
+    dates = np.datetime64("2020-01-01") + np.arange(len(Y)).reshape(-1, 1)
+    with pytest.raises(InputError, match="X_train .*dates or durations"):
+        bilevel.tune(dates, Y, XV[:, :1], YV)
+    with pytest.raises(InputError, match="dates or durations"):
+        bilevel.split_dataset(pd.DataFrame({"d": pd.date_range("2020", periods=8)}), np.repeat([-1.0, 1.0], 4), 2, 2)
