@@ -7,6 +7,7 @@ import errno
 import os
 import tempfile
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -200,7 +201,11 @@ def as_float_array(values, name: str, what: str) -> np.ndarray:
 
 def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(w_bar_lb, w_bar_ub)`` as (p,) arrays from scalars or length-p sequences; raise InputError
-    when they are not finite, negative, or ``lb > ub``."""
+    when they are not finite, negative, or ``lb > ub``, or ``bounds`` is a dict or a set (unpacked, a dict gave its
+    keys: ``{0: 0.3, 1: 0.8}`` was the box [0, 1]; a set its elements in hash order)."""
+    if isinstance(bounds, (Mapping, set, frozenset)):
+        raise InputError(f"w_bar_bounds must be a pair (lb, ub), e.g. a tuple; got a {type(bounds).__name__}: "
+                         f"{bounds!r}")
     try:
         lb, ub = bounds
     except (TypeError, ValueError):

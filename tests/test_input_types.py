@@ -251,3 +251,12 @@ def test_dates_and_durations_are_refused_not_read_as_counts_of_their_unit():
         bilevel.tune(dates, Y, XV[:, :1], YV)
     with pytest.raises(InputError, match="dates or durations"):
         bilevel.split_dataset(pd.DataFrame({"d": pd.date_range("2020", periods=8)}), np.repeat([-1.0, 1.0], 4), 2, 2)
+
+
+def test_w_bar_bounds_given_as_a_dict_or_set_are_refused():
+    """``w_bar_bounds={0: 0.3, 1: 0.8}`` (a dict of the two bounds by position) was unpacked into its keys and
+    tuned over the box [0, 1], not [0.3, 0.8], without a word (a set, into its elements in hash order). Oracle:
+    the tuple's refusal of a malformed pair; now refused by name."""
+    for bounds in ({0: 0.3, 1: 0.8}, {0.3, 0.8}):
+        with pytest.raises(InputError, match="w_bar_bounds must be a pair"):
+            bilevel.tune(X, Y, XV, YV, w_bar_bounds=bounds)
