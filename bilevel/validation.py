@@ -326,7 +326,7 @@ def check_indices(values, n: int, name: str, rows=None, rows_name: str = "X") ->
     is read by position, :func:`check_aligned`). A set of indices is read as its sorted elements (numpy made it a
     0-d object array, refused as "got shape ()")."""
     if is_boolean(values):  # a pandas mask is paired with the rows by position, as y is with X
-        check_aligned(rows, values, rows_name, name)
+        check_aligned(rows, values, rows_name, name.split(" (")[0])  # "flip", not "flip (explicit ...)": a code hint
     if isinstance(values, (set, frozenset)):
         values = list(values)
     try:

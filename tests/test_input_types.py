@@ -116,8 +116,9 @@ def test_a_pandas_flip_mask_must_share_the_validation_index(monkeypatch):
     tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
     Xv = pd.DataFrame(XV, index=[10, 11, 12, 13])
     mask = pd.Series([True, False, True, False], index=[13, 12, 11, 10])
-    with pytest.raises(InputError, match="different row indexes"):
+    with pytest.raises(InputError, match="different row indexes") as refused:
         bilevel.flipped_set(Xv, YV, np.array([1.0, -1.0]), 0.0, flip=mask)
+    assert "(e.g. flip.loc[X_val.index])" in str(refused.value)  # was "flip (explicit indices of V_f).loc[...]"
     solved = []
     real = tune_module.solve_model
 
