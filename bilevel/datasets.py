@@ -206,7 +206,9 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     except pd.errors.ParserWarning:
         raise InputError(f"{key!r}: data rows have more fields than the header has column names"
                          f"{_separator_hint(header, ' (', ')')}") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:  # pandas' own message gave the byte's position within its read buffer
+        raise InputError(f"{key!r} is not UTF-8 text: {_first_non_utf8(path)}; save it as UTF-8") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InputError(f"{key!r} is not a readable CSV file: {exc}".splitlines()[0]) from None
     fields = [str(v) for v in header.iloc[0]]
     names = [v for v in fields if v]  # empty names become "Unnamed: k", all distinct
@@ -332,6 +334,19 @@ def _binary_format_of(path: Path) -> str | None:
     found = [what for offset, magic, what in _BINARY_FORMATS if head[offset:offset + len(magic)] == magic]
     found += [what for magic, what in _BINARY_ENDS if head.startswith(magic) and tail.endswith(magic)]
     return found[0] if found else None
+
+
+def _first_non_utf8(path: Path) -> str:
+    """Where the file ``path`` first stops being UTF-8, in words: ``"byte 0xe9 on line 3"`` (a Latin-1 or Windows
+    ``é``); pandas' decoding error named a position within its read buffer, not within the file. Raises nothing but
+    OSError."""
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return f"byte 0x{data[exc.start]:02x} on line {line}"
+    return "a byte sequence that is not UTF-8"
 
 
 def _compression_of(path: Path) -> str | None:

@@ -453,6 +453,24 @@ def test_utf16_and_utf32_files_are_refused_by_name(tmp_path, encoding):
             read(path)
 
 
+
+def test_a_latin1_data_file_is_refused_naming_its_first_non_utf8_byte_and_line(tmp_path):
+    """pandas' "'utf-8' codec can't decode byte 0xe9 in position N" gave a position within its read buffer, not
+    within the file. The line given is the one whose bytes Python's own decoder (the oracle) stops at; the same
+    text written as UTF-8 reads."""
+    rows = ["a,b,y"] + [f"{k},{k % 3},{k % 2}" for k in range(5000)] + ["caf\u00e9,1,1"]
+    text = "\n".join(rows) + "\n"
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(InputError, match=rf"not UTF-8 text: byte 0xe9 on line {len(rows)}; save it as UTF-8"):
+        bilevel.load_dataset(path)
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        assert path.read_bytes()[:exc.start].count(b"\n") + 1 == len(rows)
+    path.write_bytes(text.replace("caf\u00e9", "7").encode("utf-8"))
+    assert bilevel.load_dataset(path).X.shape == (5001, 2)
+
 def test_a_file_named_like_a_built_in_set_is_not_shadowed_by_it(tmp_path, monkeypatch):
     """A file ./cancer was ignored and the built-in set loaded in its place (str or Path alike). Now the str is
     refused as ambiguous and a Path always names the file; a folder of that name (a results folder) changes
