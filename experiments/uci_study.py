@@ -44,6 +44,7 @@ results depend on machine speed too. Every row records the package versions and 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -1002,13 +1003,44 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     InputError for a bad configuration, a data set that cannot be loaded or cannot supply the sizes
     (:func:`check_data`, before any unit runs), an ``out`` or ``OUT/runs`` that is a file or cannot be written
     to, a folder where a unit's record ``OUT/runs/<run_id>.json`` goes, or when ``out`` holds finished units
-    computed with other settings (another seed, time limit, flip rule, ...): use another ``out``.
+    computed with other settings (another seed, time limit, flip rule, ...): use another ``out``; and when
+    another call is running into ``out`` (:func:`_only_study_in`).
     """
     check_config(cfg)
     check_data(cfg)
     out = Path(out)
     # OUT and OUT/runs (a file there failed the first finished run's write, after its solves)
     check_writable_folder(_runs_folder(out), "the study's runs folder (OUT/runs)")
+    with _only_study_in(out):
+        return _run_study(cfg, out, jobs, scheduler, progress)
+
+
+@contextlib.contextmanager
+def _only_study_in(out: Path):
+    """Hold an exclusive lock on the folder ``OUT/runs`` (``flock``, released when the call ends, also by a killed
+    process) for one :func:`run_study` call; InputError when another call holds it. Two studies run into one ``out``
+    at once each computed the units the other had not finished (the work done twice) and replaced the other's
+    tables. No lock where the system has no ``fcntl`` (Windows). The lock is on the folder itself, so no lock file
+    is left behind."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover (Windows)
+        yield
+        return
+    fd = os.open(_runs_folder(out), os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(f"another study is running into {str(out)!r} (it holds {str(_runs_folder(out))!r}); "
+                             "wait for it to end or use another --out") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _run_study(cfg: StudyConfig, out: Path, jobs, scheduler, progress: bool) -> StudyResult:
+    """:func:`run_study` once its checks passed and its lock is held."""
     t0 = time.perf_counter()
     tasks = build_tasks(cfg)
     h = cfg.result_hash()

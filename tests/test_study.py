@@ -1,5 +1,6 @@
 """`bilevel study` (experiments/uci_study.py, bilevel/study_cli.py): the quick study end to end through the
 CLI, its outputs, resuming without recomputation, reproducibility, Dask on a LocalCluster, bad input."""
+import importlib.util
 import json
 import os
 import sys
@@ -100,6 +101,26 @@ def test_interrupted_study_resumes_only_missing_runs(tmp_path):
     with pytest.raises(bilevel.InputError, match="other settings"):
         us.run_study(_tiny(seed=5), out, jobs=1, progress=False)
 
+
+
+@pytest.mark.skipif(importlib.util.find_spec("fcntl") is None, reason="no flock on this system")
+def test_a_second_study_into_the_same_folder_at_once_is_refused(tmp_path):
+    """Two studies into one --out at once each computed the units the other had not finished and replaced the
+    other's tables. The other study is stood for by an flock on OUT/runs held here (flock locks of two open files
+    exclude each other within one process too); once it is released, the same call runs."""
+    import fcntl
+
+    out = tmp_path / "s"
+    (out / "runs").mkdir(parents=True)
+    fd = os.open(out / "runs", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(bilevel.InputError, match="another study is running into .*use another --out"):
+            us.run_study(_tiny(runs=1), out, jobs=1, progress=False)
+        assert list((out / "runs").iterdir()) == []  # refused before any unit ran
+    finally:
+        os.close(fd)
+    assert us.run_study(_tiny(runs=1), out, jobs=1, progress=False).n_computed == 1
 
 def test_same_seed_same_results_and_nested_splits():
     cfg = _tiny(runs=1)
