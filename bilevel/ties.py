@@ -39,7 +39,7 @@ from pyomo.core.expr.visitor import identify_variables
 from .errors import InputError
 from .inner import hinge
 from .optimistic import build_optimistic_model
-from .solve import check_highs_option, solve_model
+from .solve import InfeasibleModelError, check_highs_option, solve_model
 from .tune import LinearClassifier, tuning_options
 from .validation import check_positive
 from .verify import Verification, solution_w_bar, verify_model
@@ -211,7 +211,9 @@ def optimistic_tie_range(
     linear (or uses a variable of another model, e.g. ``result.model``'s own), ``tolerance`` is not a number
     >= 0 or ``verify_tolerance`` not one > 0, or for a bad ``time_limit``, ``threads``, ``mip_gap`` or
     ``highs_options`` (as :func:`bilevel.solve_model`: a rejected or unsafe option);
-    SolverError (incl. NoSolutionError) when HiGHS fails.
+    SolverError (incl. NoSolutionError) when HiGHS fails; InfeasibleModelError (a SolverError) naming
+    ``tolerance`` when HiGHS finds no point within it of ``result.objective`` (the result's own solution off its
+    rows by more than HiGHS's tolerances: a larger ``tolerance`` includes it).
     """
     if getattr(result, "mode", None) != "optimistic" or getattr(result, "model", None) is None:
         raise InputError("optimistic_tie_range needs the TuneResult of an optimistic solve (mode='optimistic')")
@@ -240,8 +242,17 @@ def optimistic_tie_range(
     out = {}
     for sense in ("min", "max"):
         model.tie_criterion.sense = pyo.minimize if sense == "min" else pyo.maximize
-        info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
-                           options=options)
+        try:
+            info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
+                               options=options)
+        except InfeasibleModelError:
+            # the tie row left no point: the result's own solution is off its rows by more than HiGHS's tolerance
+            # (features 1e-3 beside 270: its objective 3.5e-6 below the KKT enumeration's optimum, its cs_beta_q
+            # row off by 1.2e-5) and the bare "HiGHS reports the model infeasible" named no way out
+            raise InfeasibleModelError(
+                f"HiGHS finds no point of the optimistic MILP within tolerance={tolerance:g} of the result's objective "
+                f"{reference:.10g}: the result's solution is not feasible to HiGHS's tolerances (e.g. features far "
+                "smaller than others); retry with a larger tolerance") from None
         if info.status == "optimal" and info.nodes <= 1 and info.options.get("presolve", "choose") != "off":
             # HiGHS 1.15.1's presolve has ended a tie re-solve "optimal" at the root with a wrong bound: the min of
             # sum_w_bar 0.3636 on a 5/4 model built around its optimum, where the KKT enumeration gives 0.3071

@@ -353,3 +353,28 @@ def test_a_root_solved_re_solve_with_no_time_left_to_check_it_is_not_called_opti
             assert sol.criterion_value == pytest.approx(extreme, rel=1e-4, abs=1e-6)
         else:
             assert sol.gap == np.inf and not np.isfinite(sol.best_bound)
+
+
+def test_a_result_off_its_own_rows_gets_an_error_naming_tolerance_and_a_larger_one_gets_the_extremes():
+    """Feature 1 at 1e-3 beside feature 0 at 270 (warned by tune): HiGHS 1.15.1 returned an optimistic optimum
+    3.5e-6 below the KKT enumeration's, off its own row cs_beta_q[2] by 1.2e-5, so that no point lies within
+    tolerance=1e-6 of its objective and both re-solves were "infeasible", raised as the bare "HiGHS reports the
+    model infeasible (with presolve off)". Either the range is the oracle's, or the error names ``tolerance``
+    and the oracle confirms the empty set; a larger tolerance gets the oracle's extremes."""
+    from kkt_enumeration import optimistic_tie_extremes
+
+    X_t, y_t = np.array([[270.0, -1e-3], [-120.0, 1e-3], [70.0, 2e-4]]), np.array([1.0, -1.0, -1.0])
+    X_v, y_v = np.array([[-190.0, -1e-4], [140.0, -2.7e-3], [-90.0, -3.8e-3]]), np.array([-1.0, -1.0, 1.0])
+    bounds = (np.array([0.0, 0.09]), np.array([1.23, 0.09]))
+    with pytest.warns(UserWarning, match="feature"):
+        opt = bilevel.tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=bounds, threads=1)
+    for tolerance in (1e-6, 1e-4):
+        low, high = optimistic_tie_extremes(X_t, y_t, X_v, y_v, "sum_w_bar", opt.objective + tolerance, bounds)
+        try:
+            tie = optimistic_tie_range(opt, "sum_w_bar", tolerance=tolerance, threads=1)
+        except bilevel.SolverError as exc:
+            assert "tolerance=" in str(exc) and "larger tolerance" in str(exc)
+            assert (low, high) == (np.inf, -np.inf)  # the oracle's set is empty too
+            continue
+        assert tie.low.criterion_value == pytest.approx(low, abs=1e-5)
+        assert tie.high.criterion_value == pytest.approx(high, abs=1e-5)
