@@ -154,7 +154,8 @@ class InstanceSpec:
                 data=row["data"], mode=row["mode"], epsilon=float(row["epsilon"]), n_train=int(row["n_train"]),
                 n_val=int(row["n_val"]), seed=int(row["seed"]), flip=row.get("flip") or "all",
                 replica=row.get("replica") or "optimal",
-                lambda_bound=float(row.get("lambda_bound") or 1000.0), w_bar_lb=float(row["w_bar_lb"]),
+                lambda_bound=1000.0 if row.get("lambda_bound") is None else float(row["lambda_bound"]),
+                w_bar_lb=float(row["w_bar_lb"]),
                 w_bar_ub=float(row["w_bar_ub"]),
                 test_fraction=None if row.get("test_fraction") is None else float(row["test_fraction"]),
             )

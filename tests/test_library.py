@@ -1091,3 +1091,15 @@ def test_solve_instance_checks_highs_infeasible_without_presolve(tmp_path):
         optimum = solve_model(model, mip_gap=1e-9, time_limit=60).objective
     assert row["highs_status"] == "optimal", row
     assert row["highs_objective"] == pytest.approx(optimum, rel=1e-5, abs=1e-6)
+
+
+def test_from_row_keeps_a_lambda_bound_of_zero_rather_than_the_default():
+    """``row.get("lambda_bound") or 1000.0`` read a manifest's lambda_bound 0 as the default 1000, so a row that
+    cannot be built was rebuilt as another instance; only an empty cell (optimistic rows) means the default."""
+    r = dict(by_id()["diabetes-pes-e0.2-n20-s0"])
+    assert library.InstanceSpec.from_row(r).lambda_bound == r["lambda_bound"]
+    assert library.InstanceSpec.from_row({**r, "lambda_bound": None}).lambda_bound == 1000.0
+    zero = library.InstanceSpec.from_row({**r, "lambda_bound": 0.0})
+    assert zero.lambda_bound == 0.0
+    with pytest.raises(library.InputError, match="lambda"):
+        library.build_instance(zero)
