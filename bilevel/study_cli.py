@@ -323,6 +323,7 @@ def run(args) -> int:
     except LabelColumnError as exc:  # named load_dataset's label argument, not the option
         raise InputError(exc.for_option("--label-column")) from None
     mod.check_resume(cfg, args.out)  # a folder of other settings is refused before the study line (run_study again)
+    mod.check_no_study_running(args.out)  # so is a folder another study is running into (run_study again)
     scheduler = args.scheduler
     n_units = sum(mod.unit_counts(cfg).values())  # (run_study builds the tasks)
     if cfg.label is not None:

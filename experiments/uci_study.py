@@ -1027,7 +1027,7 @@ def _only_study_in(out: Path):
     except ImportError:  # pragma: no cover (Windows)
         yield
         return
-    fd = os.open(_runs_folder(out), os.O_RDONLY)
+    fd = os.open(_runs_folder(out), os.O_RDONLY)  # (run_study made the folder)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -1037,6 +1037,15 @@ def _only_study_in(out: Path):
         yield
     finally:
         os.close(fd)
+
+
+def check_no_study_running(out) -> None:
+    """InputError when a :func:`run_study` call is running into the folder ``out`` (:func:`_only_study_in`), so that
+    ``bilevel study`` refuses before its study line; nothing when ``OUT/runs`` does not exist yet. (``run_study``
+    itself holds the lock for its whole call: a study started after this check is still refused there.)"""
+    if _runs_folder(out).is_dir():
+        with _only_study_in(Path(out)):
+            pass
 
 
 def _run_study(cfg: StudyConfig, out: Path, jobs, scheduler, progress: bool) -> StudyResult:

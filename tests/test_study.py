@@ -104,7 +104,7 @@ def test_interrupted_study_resumes_only_missing_runs(tmp_path):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("fcntl") is None, reason="no flock on this system")
-def test_a_second_study_into_the_same_folder_at_once_is_refused(tmp_path):
+def test_a_second_study_into_the_same_folder_at_once_is_refused(tmp_path, capsys):
     """Two studies into one --out at once each computed the units the other had not finished and replaced the
     other's tables. The other study is stood for by an flock on OUT/runs held here (flock locks of two open files
     exclude each other within one process too); once it is released, the same call runs."""
@@ -118,6 +118,10 @@ def test_a_second_study_into_the_same_folder_at_once_is_refused(tmp_path):
         with pytest.raises(bilevel.InputError, match="another study is running into .*use another --out"):
             us.run_study(_tiny(runs=1), out, jobs=1, progress=False)
         assert list((out / "runs").iterdir()) == []  # refused before any unit ran
+        code = main(["study", "--quick", "--out", str(out), "--jobs", "1", "--no-progress"])
+        printed = capsys.readouterr()
+        assert code == 2 and "another study is running" in printed.err
+        assert "study       :" not in printed.out  # refused before the study line, as other settings are
     finally:
         os.close(fd)
     assert us.run_study(_tiny(runs=1), out, jobs=1, progress=False).n_computed == 1
