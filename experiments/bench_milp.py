@@ -474,7 +474,10 @@ def main(argv=None) -> int:
     refuse_repeats(ap, args, "data", "modes", "sizes", "seeds")
     time_limit = 600.0 if args.time_limit is None else args.time_limit
     check_splits(ap, [(data, n) for data in args.data for n in args.sizes], args.seeds[0], "--sizes")
-    out.mkdir(parents=True, exist_ok=True)
+    try:  # an --out naming a file ended the run with a FileExistsError traceback (exit code 1)
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        ap.error(f"--out: cannot make the folder {out}: {exc.strerror}")
     rows = []
     print(f"{'instance':<26} {'package':>28} {'textbook':>28} {'speed-up':>9}")
     for data in args.data:

@@ -157,6 +157,17 @@ def test_bad_arguments_end_the_run_before_any_solve(tmp_path, capsys, args, mess
     assert not (tmp_path / "o").exists()
 
 
+def test_an_out_folder_that_is_a_file_ends_the_run_with_a_one_line_error(tmp_path, capsys, monkeypatch):
+    """``--out`` naming an existing file ended the run with a FileExistsError traceback (exit code 1)."""
+    monkeypatch.setattr(bench_milp, "run_instance", lambda *a, **k: pytest.fail("an instance ran"))
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(SystemExit) as exc:
+        bench_milp.main(["--sizes", "5", "--data", "diabetes", "--modes", "opt", "--seeds", "0",
+                         "--out", str(tmp_path / "f")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--out: cannot make the folder" in err and "Traceback" not in err
+
+
 def test_render_without_a_bench_csv_is_an_error_and_creates_nothing(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         bench_milp.main(["--render", "--out", str(tmp_path / "none")])
