@@ -251,6 +251,12 @@ def objectives_match(r: dict) -> bool | str:
     return abs(a - b) <= 1e-5 + max(r["pkg_gap"] * abs(a), r["tb_gap"] * abs(b))
 
 
+def _times(ratio: float, spec: str) -> str:
+    """A speed-up as ``"2.5x"``; ``"-"`` when there is none (NaN: no instance both solve to optimality, which
+    the report and the script's last line printed as "nanx")."""
+    return f"{ratio:{spec}}x" if math.isfinite(ratio) else "-"
+
+
 def _limit_text(rows: list[dict], time_limit: float | None) -> str:
     """The time limit(s) of ``rows`` (their ``time_limit`` column; ``time_limit`` for rows without it)."""
     limits = sorted({float(r["time_limit"]) if _is_number(r.get("time_limit")) else time_limit for r in rows}
@@ -378,7 +384,8 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
         speed = f"{gmean(both):.1f}x" if both else "-"
         lines.append(f"| {markdown_cell(data)} | {mode} | {n} | {pkg} | {ref} | {speed} |")
     all_solving = [_speedup_all_solving(r) for r in rows if r["both_optimal"]]
-    lines += ["", f"Geometric-mean speed-up over the {len(ok)} instances both solve to optimality: **{geo:.1f}x**."]
+    lines += ["", f"Geometric-mean speed-up over the {len(ok)} instances both solve to optimality: "
+                  f"**{_times(geo, '.1f')}**."]
     if all_solving and all(map(math.isfinite, all_solving)):
         lines.append(  # not for CSVs written before pkg_build_lps and pkg_opt_solve were recorded
             f"The same with all the package's solving counted: its build's LPs (bound tightening) and, for "
@@ -502,7 +509,7 @@ def main(argv=None) -> int:
     _write_csv(out / "bench.csv", rows)
     text, geo, n_ok = _markdown(rows)
     replace_atomically(out / "bench.md", lambda temp: temp.write_text(text, encoding="utf-8"))
-    print(f"\ngeometric-mean speed-up (both optimal, {n_ok} instances): {geo:.2f}x")
+    print(f"\ngeometric-mean speed-up (both optimal, {n_ok} instances): {_times(geo, '.2f')}")
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.md'}")
     return 0
 

@@ -27,6 +27,15 @@ def test_render_of_rows_without_a_textbook_solve(tmp_path):
     assert count == 1 and abs(geo - 12.7) < 1e-9
 
 
+def test_a_report_without_an_instance_both_solve_to_optimality_has_no_nan_speed_up(tmp_path):
+    """No row both optimal (here: no textbook solve): the geometric mean is "-", not "**nanx**"."""
+    path = tmp_path / "bench.csv"
+    path.write_text("\n".join([HEADER, WITHOUT]) + "\n")
+    text, geo, count = bench_milp._markdown(bench_milp._read_csv(path), 5.0)
+    line = next(x for x in text.splitlines() if x.startswith("Geometric-mean speed-up"))
+    assert count == 0 and math.isnan(geo) and line.endswith("optimality: **-**.") and "nan" not in text.lower()
+
+
 def test_size_shares_sum_overhead_and_solve_per_size(tmp_path):
     """The per-size line divides summed build + compile + write by summed solve time, size by size (an
     average of per-row ratios would differ here: the rows' ratios are far apart)."""
