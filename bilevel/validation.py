@@ -119,6 +119,11 @@ def is_complex(values) -> bool:
         return False
 
 
+def _pandas_columns(values) -> list:
+    """The columns of the pandas DataFrame ``values`` as Series, or ``[values]`` for a Series or Index."""
+    return [col for _, col in values.items()] if hasattr(values, "columns") else [values]
+
+
 def is_text(values) -> bool:
     """Whether ``values`` (a scalar, an array, a nested sequence or a pandas object) holds strings or bytes, which
     ``float()`` and the float conversion read as the numbers they spell; False when numpy cannot read it as one
@@ -128,7 +133,7 @@ def is_text(values) -> bool:
         return True
     if type(values).__module__.startswith("pandas"):  # a column of strings is object dtype, read as numbers
         import pandas as pd
-        columns = [col for _, col in values.items()] if hasattr(values, "columns") else [values]
+        columns = _pandas_columns(values)
         columns = [pd.Series(col.dtype.categories) if isinstance(col.dtype, pd.CategoricalDtype) else col
                    for col in columns]
         return any(any(isinstance(x, (str, bytes)) for x in col) if col.dtype == object
@@ -146,7 +151,7 @@ def is_temporal(values) -> bool:
     3000 stored in milliseconds. False when numpy cannot read it as one array. Raises nothing."""
     if type(values).__module__.startswith("pandas"):
         import pandas as pd
-        columns = [col for _, col in values.items()] if hasattr(values, "columns") else [values]
+        columns = _pandas_columns(values)
         return any(pd.api.types.is_datetime64_any_dtype(col.dtype) or pd.api.types.is_timedelta64_dtype(col.dtype)
                    for col in columns)
     try:
