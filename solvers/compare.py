@@ -10,8 +10,8 @@ objective, bound, wall-clock time, the manifest's HiGHS result and the agreement
 :func:`solvers.common.agreement`. ``--check`` re-verifies every incumbent with
 :func:`solvers.check_solution.check_solution`. Exit code 0, or 1 when any row says ``DISAGREE`` or a
 checked solution is rejected, or when no solve ran because every requested solver is unavailable (its rows say
-``unavailable``, the table and ``--csv`` are written as usual, and one line on stderr names those solvers), 2 for bad
-input.
+``unavailable``) or every selected instance file is missing or differs from the manifest's sha256 (the table and
+``--csv`` are written as usual, and one line on stderr says which), 2 for bad input.
 """
 from __future__ import annotations
 
@@ -42,6 +42,11 @@ def check_time_limit(value, name: str = "time_limit") -> float | None:
     if limit > MAX_TIME_LIMIT:
         raise InputError(f"{name} must be at most {MAX_TIME_LIMIT:g} seconds (SCIP's largest); got {value!r}")
     return limit
+
+
+#: The message of a record whose file differs from the manifest's sha256 (status ``error``, not solved).
+CHANGED_FILE = ("the file differs from the manifest's sha256 (changed or cut short): re-export the library or restore "
+                "the file")
 
 
 def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | None = None) -> list[dict]:
@@ -128,8 +133,7 @@ def compare(
                     result = RunResult(runner.NAME, str(path), "missing",
                                        message="regenerate with bilevel export-library")
                 elif changed:
-                    result = RunResult(runner.NAME, str(path), "error", message="the file differs from the manifest's "
-                                       "sha256 (changed or cut short): re-export the library or restore the file")
+                    result = RunResult(runner.NAME, str(path), "error", message=CHANGED_FILE)
                 elif not runner.available():
                     result = RunResult(runner.NAME, str(path), "unavailable")
                 else:
@@ -205,17 +209,29 @@ def write_csv(records: list[dict], path) -> Path:
     return path
 
 
-def nothing_ran(records: list[dict]) -> list[str]:
-    """The solvers of ``records`` (from :func:`compare`) reported ``unavailable`` when no record was solved (every
-    status is ``unavailable`` or ``missing``), else ``[]``: a run in which no solver could run."""
-    if any(r["status"] not in ("unavailable", "missing") for r in records):
-        return []
-    return list(dict.fromkeys(r["solver"] for r in records if r["status"] == "unavailable"))
+def nothing_ran(records: list[dict]) -> str:
+    """Why no record of ``records`` (from :func:`compare`) was solved, in one line, or ``""`` when one was: every
+    requested solver is unavailable (named), or every selected instance file is missing or differs from the
+    manifest's sha256 (:data:`CHANGED_FILE`; counted). Some files missing while others are solved is not this
+    (large instances are absent until ``bilevel export-library``)."""
+    if any(r["status"] not in ("unavailable", "missing") and r["message"] != CHANGED_FILE for r in records):
+        return ""
+    unavailable = list(dict.fromkeys(r["solver"] for r in records if r["status"] == "unavailable"))
+    if unavailable:
+        return (f"no solver could run: {', '.join(unavailable)} unavailable (see solvers/README.md for what each "
+                "needs)")
+    files = {(r["instance"], r["format"]): r["status"] for r in records}  # one record per solver
+    missing = sum(status == "missing" for status in files.values())
+    why = ([f"{missing} missing (regenerate with bilevel export-library)"] if missing else []) + (
+        [f"{len(files) - missing} differ from the manifest's sha256 (re-export the library or restore them)"]
+        if len(files) > missing else [])
+    return f"nothing was compared: of {len(files)} selected instance file(s), {' and '.join(why)}"
 
 
 def main(argv=None) -> int:
-    """Command line; exit 0 when everything agrees, 1 on a disagreement, a rejected solution or when no solver
-    could run (every one requested is unavailable: one line on stderr names them), 2 on bad
+    """Command line; exit 0 when everything agrees, 1 on a disagreement, a rejected solution or when nothing was
+    solved (every solver requested is unavailable, or every selected file is missing or differs from the manifest's
+    sha256: one line on stderr says which, :func:`nothing_ran`), 2 on bad
     input or an operating-system error (a full disk), 130 on Ctrl-C, 141 when the standard output was closed by
     its reader (:func:`solvers.common.run_main`)."""
     return run_main("compare", lambda: _main(argv))
@@ -225,8 +241,8 @@ def _main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m solvers.compare",
         description="Solve library instances with other solvers and compare with the manifest's HiGHS results. "
-        "Exit code 0 when every solved row agrees, 1 on a disagreement, a rejected --check or when no requested "
-        "solver is available (nothing ran), 2 on bad input.",
+        "Exit code 0 when every solved row agrees, 1 on a disagreement, a rejected --check or when nothing was "
+        "solved (no requested solver is available, or every selected file is missing or changed), 2 on bad input.",
         formatter_class=DefaultsHelpFormatter,  # no "(default: None)" nor "(default: [])"
     )
     p.add_argument("manifest", type=path_text, help="the library manifest, e.g. models/manifest.csv")
@@ -283,9 +299,8 @@ def _main(argv=None) -> int:
     if args.csv:  # before the table: a standard output closed early (| head -1) lost the finished CSV
         write_csv(records, args.csv)
     print(format_table(records))
-    if (unavailable := nothing_ran(records)):  # was exit code 0, as if every solver had agreed
-        print(f"compare: error: no solver could run: {', '.join(unavailable)} unavailable (see solvers/README.md for "
-              "what each needs)", file=sys.stderr)
+    if (why := nothing_ran(records)):  # was exit code 0, as if every solver had agreed
+        print(f"compare: error: {why}", file=sys.stderr)
         return 1
     bad = [r for r in records
            if r["agreement"] == "DISAGREE" or str(r.get("check", "")).startswith(("rejected", "error"))]

@@ -1532,6 +1532,38 @@ def test_compare_exits_1_when_no_requested_solver_could_run(tmp_path, monkeypatc
     assert code == 0 and "no solver could run" not in captured.err, captured
 
 
+def test_compare_exits_1_when_every_instance_file_is_missing_or_changed(tmp_path, capsys):
+    """Every selected file absent (--only 'cancer-*-n20-*' before bilevel export-library) or differing from the
+    manifest's sha256 exited 0: nothing was compared. The rows and the CSV stay, one line on stderr says why; some
+    files missing beside a solved one stays exit code 0."""
+    rows = [dict(r) for r in library.read_manifest(MANIFEST) if r["id"] in ("cancer-opt-n5-s0", "cancer-opt-n10-s0")]
+    for r in rows:
+        for k in ("mps", "lp", "names"):
+            r[k] = str(MODELS / r[k])
+    kept, cut = rows[0]["mps"], tmp_path / "cut.mps"
+    cut.write_bytes(Path(kept).read_bytes()[:1000])
+    manifest, out_csv = tmp_path / "manifest.csv", tmp_path / "c.csv"
+    cases = (([str(tmp_path / "none.mps")] * 2, "2 missing"), ([str(cut)] * 2, "2 differ from the manifest's sha256"),
+             ([str(tmp_path / "none.mps"), str(cut)], "1 missing (regenerate with bilevel export-library) and 1 "
+              "differ"))
+    for paths, said in cases:
+        for r, path in zip(rows, paths):
+            r["mps"] = path
+        library.write_manifest(rows, manifest)
+        code = compare.main([str(manifest), "--csv", str(out_csv)])
+        captured = capsys.readouterr()
+        lines = [line for line in captured.err.splitlines() if "nothing was compared" in line]
+        assert code == 1 and len(lines) == 1 and said in lines[0], captured.err
+        assert captured.out.count("| highs |") == 2
+        with open(out_csv, newline="", encoding="utf-8") as fh:
+            assert len(list(csv.DictReader(fh))) == 2
+    rows[0]["mps"], rows[1]["mps"] = kept, str(tmp_path / "none.mps")  # one solved, one missing: as before
+    library.write_manifest(rows, manifest)
+    code = compare.main([str(manifest)])
+    captured = capsys.readouterr()
+    assert code == 0 and "nothing was compared" not in captured.err and "| missing |" in captured.out, captured
+
+
 def test_an_instance_id_listed_twice_is_refused(tmp_path, capsys):
     """Two manifest rows with one id: compare wrote both rows' solutions to one file and checked the second row's
     HiGHS optimum against the first row's instance (rejected: "w leaves the box ... by 0.775"), and check_solution
