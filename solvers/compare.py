@@ -53,9 +53,10 @@ def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | No
     """The rows of the manifest at ``manifest`` to run: those whose id matches a pattern (all when
     ``patterns`` is empty) and, with ``max_size``, whose ``max(n_train, n_val)`` is at most that. Raises
     InputError when the manifest is missing, is not a manifest, lacks a column of a format in ``formats``
-    (``mps``, ``lp``) or, with ``max_size``, ``n_train`` or ``n_val``, when a row lacks its id, when two selected
-    rows have one id, or when a selected row has an empty cell there (``read_manifest`` reads an empty cell as
-    ``None``)."""
+    (``mps``, ``lp``) or, with ``max_size``, ``n_train`` or ``n_val``, when a row lacks its id or has one holding a
+    path separator (``/``, ``\\``: the id names the solution file ``<id>.<format>.<solver>.csv`` of :func:`compare`),
+    when two selected rows have one id, or when a selected row has an empty cell there (``read_manifest`` reads an
+    empty cell as ``None``)."""
     manifest = Path(manifest)
     for fmt in formats:
         if fmt not in ("mps", "lp"):
@@ -70,6 +71,10 @@ def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | No
     for k, row in enumerate(rows):
         if row.get("id") is None:
             raise InputError(f"{str(manifest)!r}: the row on line {k + 2} has no id")
+        if "/" in row["id"] or "\\" in row["id"]:
+            # its solution file went into a subfolder of --solutions ("a/b"), or out of it ("../x", "/tmp/x")
+            raise InputError(f"{str(manifest)!r}: the row on line {k + 2} has the instance id {row['id']!r}, which "
+                             "holds a path separator ('/' or '\\'): ids must be plain file names")
     chosen = select_rows(rows, patterns)
     twice = repeated_values(row["id"] for row in chosen)
     if twice:  # one row's solution was written over the other's and checked against the first row's instance

@@ -1588,6 +1588,23 @@ def test_an_instance_id_listed_twice_is_refused(tmp_path, capsys):
         assert [r["check"] for r in records] == ["trusted"], records
 
 
+@pytest.mark.parametrize("bad_id", ["sub/x", "../escaped", "ABSOLUTE", "a\\b"])
+def test_an_instance_id_with_a_path_separator_is_refused(tmp_path, capsys, bad_id):
+    """compare names each solution file after its id: 'sub/x' wrote into a subfolder of --solutions, '../escaped'
+    and an absolute path outside it (exit 0)."""
+    bad_id = str(tmp_path / "abs") if bad_id == "ABSOLUTE" else bad_id
+    row = dict(ROWS["cancer-opt-n5-s0"], id=bad_id)
+    for k in ("mps", "lp", "names"):
+        row[k] = str(MODELS / row[k])
+    good = dict(row, id="cancer-opt-n5-s0")
+    library.write_manifest([good, row], tmp_path / "manifest.csv")
+    solutions = tmp_path / "out" / "solutions"
+    assert compare.main([str(tmp_path / "manifest.csv"), "--solutions", str(solutions)]) == 2
+    err = capsys.readouterr().err
+    assert f"line 3 has the instance id {bad_id!r}" in err and "path separator" in err, err
+    assert not list(tmp_path.rglob("*.highs.csv")), list(tmp_path.rglob("*"))
+
+
 def test_compare_bad_input_exit_2(capsys):
     assert compare.main([str(MANIFEST), "--only", "nothing"]) == 2
     assert compare.main([str(MANIFEST), "--solver", "mosek"]) == 2
