@@ -122,9 +122,11 @@ def check_instance_path(path) -> Path:
     return path
 
 
-def _lp_lines(fh):
+def lp_lines(fh):
     """The lines of an LP file without their comments (``\\`` to the end of the line, or a ``\\* ... *\\``
-    block, which may span lines), stripped."""
+    block, which may span lines), stripped, one string per line of ``fh`` (an open text file or any iterable of
+    str; a line that is all comment gives ``""``). A generator; raises nothing itself (only what reading ``fh``
+    raises). A utility of the LP readers here and of :mod:`solvers.solution_files`."""
     in_block = False  # inside a \* ... *\ comment
     for line in fh:
         text, kept = line.strip(), []
@@ -145,7 +147,9 @@ def _lp_lines(fh):
 #: Where an LP file's objective ends: its constraint (or a later) section's keyword at the start of a line.
 _LP_AFTER_OBJECTIVE = re.compile(r"^(subject\s+to|such\s+that|st|s\.t\.|bounds?|general|generals|gen|integers?|"
                                  r"binary|binaries|bin|semi-continuous|semis?|sos|end)(\s|:|$)", re.IGNORECASE)
-_LP_SENSE = re.compile(r"^(minimize|maximize|minimum|maximum|min|max)(\s+|$)", re.IGNORECASE)
+#: An LP file's objective sense at the start of a line (of :func:`lp_lines`): ``minimize``, ``maximize``,
+#: ``minimum``, ``maximum``, ``min`` or ``max``, any case, alone or before whitespace (``minimise`` is none).
+LP_SENSE = re.compile(r"^(minimize|maximize|minimum|maximum|min|max)(\s+|$)", re.IGNORECASE)
 _LP_TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<op>[-+])|(?P<sym>[\[\]/^*])"
                        r"|(?P<name>[^\s+\-\[\]/^*:<>=]+)|(?P<colon>:))")
 
@@ -159,8 +163,8 @@ def lp_sense_error(path) -> str | None:
     if path.suffix.lower() != ".lp":
         return None
     with path.open(errors="replace") as fh:
-        first = next((text for text in _lp_lines(fh) if text), "")
-    if _LP_SENSE.match(first):
+        first = next((text for text in lp_lines(fh) if text), "")
+    if LP_SENSE.match(first):
         return None
     return f"the LP file does not start with an objective sense (minimize, maximize, ...): it starts {first[:40]!r}"
 
@@ -176,7 +180,7 @@ def end_marker_error(path) -> str | None:
     last = ""
     with path.open(errors="replace") as fh:
         if path.suffix.lower() == ".lp":
-            for text in _lp_lines(fh):
+            for text in lp_lines(fh):
                 last = text or last
             marker = "end"
         else:
@@ -245,10 +249,10 @@ def lp_objective_constant(path) -> float:
         return 0.0
     parts = []
     with path.open(errors="replace") as fh:
-        for text in _lp_lines(fh):
+        for text in lp_lines(fh):
             if not parts:
                 if text:
-                    sense = _LP_SENSE.match(text)
+                    sense = LP_SENSE.match(text)
                     if sense is None:
                         return 0.0
                     parts.append(text[sense.end():])
@@ -285,7 +289,7 @@ def is_maximisation(path) -> bool:
     path = check_instance_path(path)
     with path.open(errors="replace") as fh:
         if path.suffix.lower() == ".lp":
-            return next((text.lower().startswith("max") for text in _lp_lines(fh) if text), False)
+            return next((text.lower().startswith("max") for text in lp_lines(fh) if text), False)
         expect_sense = False
         for line in fh:
             tokens = line.split()

@@ -12,7 +12,7 @@ from bilevel.errors import InputError
 from bilevel.export import replace_atomically
 from bilevel.validation import check_utf8_text
 
-from .common import _LP_SENSE, RunResult, _lp_lines, finite_or_none
+from .common import LP_SENSE, RunResult, finite_or_none, lp_lines
 
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$", re.IGNORECASE)
 _OBJ_PATTERNS = [
@@ -163,8 +163,8 @@ def _model_file_kind(lines: list) -> str | None:
     keyword alone on a line (``s.t.``, ``bounds``, ``end``, ...), ``"an MPS model file"`` when they hold the
     section lines ``ROWS`` and ``COLUMNS`` or ``ENDATA``, else None: an instance file given where its solution
     was meant is read as ``name value`` lines of its rows (``<= -1``)."""
-    texts = [text for text in _lp_lines(lines) if text]
-    if texts and _LP_SENSE.match(texts[0]) and any(_LP_SECTION.fullmatch(text) for text in texts[1:]):
+    texts = [text for text in lp_lines(lines) if text]
+    if texts and LP_SENSE.match(texts[0]) and any(_LP_SECTION.fullmatch(text) for text in texts[1:]):
         return "an LP model file"
     sections = {line.strip() for line in lines if not line.startswith("*")}
     if "ROWS" in sections and sections & {"COLUMNS", "ENDATA"}:
