@@ -1562,6 +1562,12 @@ def test_compare_exits_1_when_every_instance_file_is_missing_or_changed(tmp_path
     code = compare.main([str(manifest)])
     captured = capsys.readouterr()
     assert code == 0 and "nothing was compared" not in captured.err and "| missing |" in captured.out, captured
+    rows[1]["mps"] = str(cut)  # one solved, one changed since its export: exit code 1, the changed row counted
+    library.write_manifest(rows, manifest)
+    code = compare.main([str(manifest)])
+    captured = capsys.readouterr()
+    assert code == 1 and "nothing was compared" not in captured.err, captured
+    assert "1 disagreement(s), rejected solution(s), failed check(s) or changed file(s)" in captured.out, captured
 
 
 def test_an_instance_id_listed_twice_is_refused(tmp_path, capsys):
