@@ -58,9 +58,9 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     gives a variable or the objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value
     (``C5,``, ``objective,``) or with two numbers after the name (``C5,1,5``: a decimal comma) or of one field
     (``C5``), a number with a comma in a whitespace-separated line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row
-    (a semicolon-separated file), a missing-value marker as a value (``C5,NA``, ``C5 ?``, ``C5,.``), gives one
-    variable two different values or claims two different objectives (``objective value: 0.25`` and later ``0.5``:
-    the last was checked), or is CBC's report of an infeasible or unbounded model or of a run stopped without an
+    (a semicolon-separated file; named also where no line holds a value, ``C5;1``), a missing-value marker as a
+    value (``C5,NA``, ``C5 ?``, ``C5,.``), gives one variable two different values or claims two different
+    objectives (``objective value: 0.25`` and later ``0.5``: the last was checked), or is CBC's report of an infeasible or unbounded model or of a run stopped without an
     integer point (first line ``Infeasible - ...``, ``Integer infeasible - ...``, ``Unbounded - ...``,
     ``Stopped on time (no integer solution - continuous used) - ...``: the values it lists are no solution) or of a
     status other than ``Optimal``, ``Optimal (within gap tolerance)`` or ``Stopped on time`` (``Stopped on
@@ -146,7 +146,10 @@ def read_solution_file(path) -> tuple[dict, float | None]:
         elif value.lower() in _MISSING:  # "C5,NA", "C5 ?" were skipped, so C5 counted as 0
             raise InputError(f"{str(path)!r} gives no numeric value in the line {line!r} ({value!r})")
     if not values:
-        raise InputError(f"{str(path)!r} holds no 'name value' lines: not a solution file")
+        semicolon = next((raw.strip() for raw in lines if ";" in raw and not raw.strip().startswith("#")), None)
+        hint = (f" (the line {semicolon!r} has a ';': a semicolon-separated file? write 'name,value' with a decimal "
+                "point)") if semicolon else ""  # "C0;1" lines gave no hint
+        raise InputError(f"{str(path)!r} holds no 'name value' lines: not a solution file{hint}")
     return values, objective
 
 

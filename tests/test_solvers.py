@@ -1169,6 +1169,7 @@ def test_a_damaged_value_is_refused_not_dropped(tmp_path, text, match):
     ("objective value: 0.25\nw_bar(0) 1,000 (obj:0)\nb -0.5\n", "number with a comma"),  # thousands: 1
     ("Optimal - objective value 0.25\n      0 w_bar(0)   0,5   0\n", "number with a comma"),  # CBC: 0
     ("name;value\nw_bar(0);0,5\nb;-0.5\n", "semicolon-separated"),  # a variable 'w_bar(0);0' = 5
+    ("name;value\nw_bar(0);1\nb;-0.5\n", "no 'name value' lines.*semicolon-separated"),  # no hint was given
     ("name,value\nw_bar(0),NA\nb,-0.5\n", "no numeric value"),  # skipped: w_bar(0) then 0
     ("w_bar(0) ?\nb -0.5\n", "no numeric value"),
     ("name,value\nw_bar(0),.\nb,-0.5\n", "no numeric value"),
