@@ -251,6 +251,13 @@ def objectives_match(r: dict) -> bool | str:
     return abs(a - b) <= 1e-5 + max(r["pkg_gap"] * abs(a), r["tb_gap"] * abs(b))
 
 
+def _median(values, spec: str) -> str:
+    """The median of the numbers among ``values`` (:func:`_is_number`) formatted by ``spec``; ``"-"`` when none is
+    a number. An infeasible solve has no time (NaN): the group's median read "nan" (e.g. "2/3, nan")."""
+    numbers = [v for v in values if _is_number(v)]
+    return format(float(np.median(numbers)), spec) if numbers else "-"
+
+
 def _times(ratio: float, spec: str) -> str:
     """A speed-up as ``"2.5x"``; ``"-"`` when there is none (NaN: no instance both solve to optimality, which
     the report and the script's last line printed as "nanx")."""
@@ -367,7 +374,8 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
             f"{objectives_match(r)} |")
     lines += ["", "Per group: verified optima of the seeds and median solve seconds (package pessimistic times "
               "exclude the",
-              "optimistic solve that supplies `V_f` and the floor; `pkg_wall` in the CSV includes it).", "",
+              "optimistic solve that supplies `V_f` and the floor; `pkg_wall` in the CSV includes it; an infeasible "
+              "solve has no time and is left out of the median, '-' when no solve of the group has one).", "",
               "| data | mode | n | package: optimal, median s | textbook: optimal, median s "
               "| geo-mean speed-up (both optimal) |",
               "|---|---|---|---|---|---|"]
@@ -378,8 +386,8 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
         both = [r["speedup"] for r in rs if r["both_optimal"]]
         tb = [r for r in rs if r.get("tb_status")]
         # verified optima only, as in the speed-up (an unverified "optimal" solve was counted here, not there)
-        pkg = f"{sum(_proved(r, 'pkg') for r in rs)}/{len(rs)}, {np.median([r['pkg_solve'] for r in rs]):.2f}"
-        ref = (f"{sum(_proved(r, 'tb') for r in tb)}/{len(tb)}, {np.median([r['tb_solve'] for r in tb]):.2f}"
+        pkg = f"{sum(_proved(r, 'pkg') for r in rs)}/{len(rs)}, {_median([r['pkg_solve'] for r in rs], '.2f')}"
+        ref = (f"{sum(_proved(r, 'tb') for r in tb)}/{len(tb)}, {_median([r['tb_solve'] for r in tb], '.2f')}"
                if tb else "-")
         speed = f"{gmean(both):.1f}x" if both else "-"
         lines.append(f"| {markdown_cell(data)} | {mode} | {n} | {pkg} | {ref} | {speed} |")

@@ -36,6 +36,22 @@ def test_a_report_without_an_instance_both_solve_to_optimality_has_no_nan_speed_
     assert count == 0 and math.isnan(geo) and line.endswith("optimality: **-**.") and "nan" not in text.lower()
 
 
+def test_group_medians_leave_out_solves_without_a_time(tmp_path):
+    """An infeasible solve has no time (NaN): the group's median solve seconds read "nan" ("2/3, nan"). Oracle:
+    the median of the times the group's other rows hold; "-" when no row of the group has one."""
+    no_tb = dict(tb_status="infeasible", tb_obj="nan", tb_solve="nan", tb_verified="False", speedup="nan",
+                 both_optimal="False", obj_match="")
+    no_pkg = dict(pkg_status="infeasible", pkg_obj="nan", pkg_solve="nan", pkg_build="nan", pkg_write="nan",
+                  pkg_verified="False", speedup="nan", both_optimal="False", obj_match="")
+    rows = _parsed(tmp_path, _row(pkg_solve=1.0, tb_solve=0.5, speedup=0.5), _row(seed=1, pkg_solve=3.0, **no_tb),
+                   _row(seed=2, tb_solve=2.5, **no_pkg),
+                   _row(n=10, pkg_solve=0.25, **no_tb), _row(n=10, seed=1, **{**no_pkg, **no_tb}))
+    text, _, _ = bench_milp._markdown(rows, 5.0)
+    groups = [line for line in text.splitlines() if line.startswith("| cancer | opt | ") and line.count("|") == 7]
+    assert groups == ["| cancer | opt | 5 | 2/3, 2.00 | 2/3, 1.50 | 0.5x |",
+                      "| cancer | opt | 10 | 1/2, 0.25 | 0/2, - | - |"], groups
+
+
 def test_size_shares_sum_overhead_and_solve_per_size(tmp_path):
     """The per-size line divides summed build + compile + write by summed solve time, size by size (an
     average of per-row ratios would differ here: the rows' ratios are far apart)."""
