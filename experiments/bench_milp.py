@@ -363,12 +363,14 @@ def _markdown(rows: list[dict], time_limit: float | None = None) -> tuple[str, f
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        bw = _overhead(r) if _timed(r) else math.nan  # a zero solve time raised ZeroDivisionError
+        # a zero solve time raised ZeroDivisionError; a package solve without a solution (no build, no model to
+        # write; infeasible: no time) showed "nan" in these cells and "nan%"
+        bw = format(_overhead(r), ".0%") if _timed(r) else "-"
         lines.append(
             f"| {markdown_cell(r['data'])} | {r['mode']} | {r['n']} | {r['seed']} | {r['pkg_status']} | "
-            f"{_num(r, 'pkg_gap', '.1e')} | "
-            f"{r['pkg_solve']:.2f} | {r['pkg_build']:.3f} | {_num(r, 'pkg_compile', '.3f')} | {r['pkg_write']:.3f} | "
-            f"{bw:.0%} | {r['pkg_nodes']} | {r['pkg_verified']} | "
+            f"{_num(r, 'pkg_gap', '.1e')} | {_num(r, 'pkg_solve', '.2f')} | {_num(r, 'pkg_build', '.3f')} | "
+            f"{_num(r, 'pkg_compile', '.3f')} | {_num(r, 'pkg_write', '.3f')} | "
+            f"{bw} | {r['pkg_nodes']} | {r['pkg_verified']} | "
             f"{r.get('tb_status') or '-'} | {_num(r, 'tb_solve', '.2f')} | {_num(r, 'tb_gap', '.1e')} | "
             f"{'-' if r.get('tb_verified') in (None, '') else r['tb_verified']} | {_speedup_text(r)} | "
             f"{objectives_match(r)} |")

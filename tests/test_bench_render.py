@@ -52,6 +52,20 @@ def test_group_medians_leave_out_solves_without_a_time(tmp_path):
                       "| cancer | opt | 10 | 1/2, 0.25 | 0/2, - | - |"], groups
 
 
+def test_a_package_solve_without_a_solution_has_no_nan_cells(tmp_path):
+    """run_instance's row of a package solve without a solution (no build, compile or .mps times; infeasible: no
+    solve time either) showed "nan" in those cells and "nan%" as its share."""
+    none = dict(pkg_obj="nan", pkg_gap="inf", pkg_build="nan", pkg_start="nan", pkg_write="nan", pkg_compile="",
+                pkg_nodes=-1, pkg_verified="False", pkg_binaries=-1, speedup="nan", both_optimal="False", obj_match="")
+    rows = _parsed(tmp_path, _row(pkg_status="no_solution", pkg_solve=5.0, **none),
+                   _row(seed=1, pkg_status="infeasible", pkg_solve="nan", **none))
+    text, _, _ = bench_milp._markdown(rows, 5.0)
+    table = [line for line in text.splitlines() if line.startswith("| cancer | opt | 5 | ")]
+    assert table[0].startswith("| cancer | opt | 5 | 0 | no_solution | - | 5.00 | - | - | - | - | -1 | False |")
+    assert table[1].startswith("| cancer | opt | 5 | 1 | infeasible | - | - | - | - | - | - | -1 | False |")
+    assert "nan" not in text.lower(), text
+
+
 def test_size_shares_sum_overhead_and_solve_per_size(tmp_path):
     """The per-size line divides summed build + compile + write by summed solve time, size by size (an
     average of per-row ratios would differ here: the rows' ratios are far apart)."""
@@ -279,7 +293,8 @@ def test_a_zero_package_solve_time_renders(tmp_path):
     rows = _parsed(tmp_path, _row(pkg_solve=0.0, speedup=0.0285 / 1e-3), _row(seed=1))
     text, geo, count = bench_milp._markdown(rows, 5.0)
     assert count == 2 and abs(geo - math.sqrt(28.5 * 12.7)) < 1e-9
-    assert "| cancer | opt | 5 | 0 | optimal | 0.0e+00 | 0.00 | 0.007 | 0.002 | 0.005 | nan% |" in text, text
+    # the overhead share of a zero solve time is undefined: "-" (it read "nan%")
+    assert "| cancer | opt | 5 | 0 | optimal | 0.0e+00 | 0.00 | 0.007 | 0.002 | 0.005 | - |" in text, text
     assert "below 10% of the solve time: 0 of 1 instances" in text  # the share counts only the timed row
 
 
