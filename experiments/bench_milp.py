@@ -11,10 +11,12 @@ MIP start, also reported alone as ``pkg_start``), nodes, gap, objective and veri
 of ``bilevel.bigm`` (not the LP-tightened ones of item 9), unnormalised multipliers with the lambda bound the
 package ended with, or the one it starts from when it found no solution, no warm start, default HiGHS); a package
 solve without a solution keeps the textbook solve of its instance. Prints the speed-up (b)/(a) per instance and the
-geometric mean over the instances both solve to optimality (both solutions verified, :func:`both_optimal`);
-instances that hit the time limit are reported with their gap. The package's solve time leaves out its build's LPs
-(bound tightening, ``pkg_build_lps``) and, pessimistic, the optimistic solve it builds on (``V_f``'s hyperplane, the
-MIP start's boxes, at epsilon = 0 the objective floor; ``pkg_opt_solve``, its build's LPs included); ``bench.md``
+geometric mean over the instances both solve to optimality (both solutions verified, :func:`both_optimal`); both
+solve times of a ratio count as at least 1 ms (``TIME_FLOOR``; only the package's did, so a textbook time reported
+as 0 s made its speed-up 0x, and the geometric mean with it); instances that hit the time limit are reported with
+their gap. The package's solve time leaves out its build's LPs (bound tightening, ``pkg_build_lps``) and,
+pessimistic, the optimistic solve it builds on (``V_f``'s hyperplane, the MIP start's boxes, at epsilon = 0 the
+objective floor; ``pkg_opt_solve``, its build's LPs included); ``bench.md``
 gives the geometric mean with both counted too. Writes ``bench.csv`` (after every instance) and ``bench.md``
 (per-instance table, a per-group summary, the geometric mean, the largest size proven optimal and the share of build
 + compile + write in the solve time) into ``--out``; ``--render`` rewrites ``bench.md`` from an existing
@@ -51,6 +53,7 @@ from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.textbook import textbook_optimistic, textbook_pessimistic  # noqa: E402
 
 PROVEN_WITHIN = 600.0  # seconds: the "largest size proven optimal" of the report counts solves up to this long
+TIME_FLOOR = 1e-3  # seconds: the least solve time a speed-up counts, on both sides (:func:`_ratio`)
 MODES = {"opt": ("optimistic", 0.0), "pes0": ("pessimistic", 0.0), "pes0.2": ("pessimistic", 0.2)}
 
 
@@ -308,7 +311,13 @@ def _speedup_all_solving(r: dict) -> float:
     seconds = _all_solving_seconds(r)
     if not (math.isfinite(seconds) and _is_number(r.get("tb_solve"))):
         return math.nan
-    return r["tb_solve"] / max(seconds, 1e-3)
+    return _ratio(r["tb_solve"], seconds)
+
+
+def _ratio(textbook_seconds: float, package_seconds: float) -> float:
+    """The speed-up (b)/(a): textbook seconds over package seconds, each at least :data:`TIME_FLOOR` (only the
+    package's was floored, so a textbook time reported as 0 s gave 0x, which made the geometric mean 0x)."""
+    return max(textbook_seconds, TIME_FLOOR) / max(package_seconds, TIME_FLOOR)
 
 
 def _all_solving_seconds(r: dict) -> float:
@@ -506,7 +515,7 @@ def main(argv=None) -> int:
                     r["race"], r["clock"], r["time_limit"] = args.race, args.clock, time_limit
                     r["date"], r["machine"] = date.today().isoformat(), _machine()
                     both = both_optimal(r)
-                    r["speedup"] = r["tb_solve"] / max(r["pkg_solve"], 1e-3) if "tb_solve" in r else math.nan
+                    r["speedup"] = _ratio(r["tb_solve"], r["pkg_solve"]) if "tb_solve" in r else math.nan
                     r["both_optimal"] = both
                     r["obj_match"] = objectives_match(r)
                     rows.append(r)

@@ -298,6 +298,29 @@ def test_a_zero_package_solve_time_renders(tmp_path):
     assert "below 10% of the solve time: 0 of 1 instances" in text  # the share counts only the timed row
 
 
+def test_a_zero_textbook_solve_time_is_floored_like_the_packages(tmp_path, monkeypatch, capsys):
+    """Only the package's solve time was floored (at 1 ms) in the speed-up: a textbook solve reported as 0 s gave
+    "0.0x", and the geometric mean 0. Oracle: the ratios by hand with both times at least TIME_FLOOR = 1 ms."""
+    def instance(data, mode, n, seed, *args, **kwargs):
+        row = {**_parsed(tmp_path, _row(seed=seed, pkg_solve=[0.0004, 0.02][seed], tb_solve=0.0))[0],
+               "pkg_build_lps": 0.001}
+        return {k: v for k, v in row.items() if k not in ("race", "speedup", "both_optimal", "obj_match")}
+
+    monkeypatch.setattr(bench_milp, "run_instance", instance)
+    assert bench_milp.main(["--sizes", "5", "--data", "cancer", "--modes", "opt", "--seeds", "0", "1",
+                            "--out", str(tmp_path / "o")]) == 0
+    assert bench_milp.TIME_FLOOR == 1e-3
+    expected = [1e-3 / 1e-3, 1e-3 / 0.02]
+    rows = bench_milp._read_csv(tmp_path / "o" / "bench.csv")
+    assert [r["speedup"] for r in rows] == pytest.approx(expected, rel=1e-12)
+    text = (tmp_path / "o" / "bench.md").read_text()
+    assert f"**{math.sqrt(expected[0] * expected[1]):.1f}x**" in text and "**0.0x**" not in text
+    all_solving = [1e-3 / (0.0004 + 0.001), 1e-3 / (0.02 + 0.001)]  # the build's LPs counted
+    line = next(x for x in text.splitlines() if x.startswith("The same with all the package's solving counted"))
+    assert line.endswith(f": {math.sqrt(all_solving[0] * all_solving[1]):.1f}x."), line
+    assert capsys.readouterr().out.count(" 0.0x") == 0
+
+
 def test_rows_without_a_solution_are_not_counted_as_failed_verifications(tmp_path):
     """A package solve that found no solution (or an infeasible MILP), and a textbook solve reported infeasible,
     have verified False and nothing to verify: the report said "All package solutions verified: False" (and the
