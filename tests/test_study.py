@@ -1425,7 +1425,7 @@ def test_a_perturbed_units_attacks_and_worst_case_lp_against_an_independent_reco
     s = bilevel.split_dataset(data.X, data.y, 6, 6, seed=task["split_seed"])
     sur = SVC(kernel="linear", C=1.0).fit(s.X_train, s.y_train)
     assert list(sur.classes_) == [-1, 1]
-    w_s, b_s = sur.coef_.ravel(), -sur.intercept_[0]
+    w_s = sur.coef_.ravel()  # (the attack moves along w alone: the intercept plays no part)
     step = w_s / np.linalg.norm(w_s)
     (_, X_clean, _, clean), (_, X_v, _, opt) = [c for c in calls if c[0] == "optimistic"]
     assert np.array_equal(X_clean, s.X_val) and not isinstance(opt, str)
