@@ -966,17 +966,35 @@ def _execute(tasks: list[dict], jobs: int | None, scheduler, progress: bool, on_
 def check_resume(cfg: StudyConfig, out) -> dict:
     """The unit records ``out`` holds (``{run_id: record}``, :func:`load_records`; empty for a new folder), after
     checking that ``cfg`` may resume there. Raises InputError when ``out`` holds finished units computed with other
-    settings (another seed, time limit, flip rule, ...; a unit that ended in an error holds no result and is
-    computed again, whatever its settings). ``bilevel study`` calls it before it prints its study line (the line
+    settings (another seed, time limit, flip rule, ..., or on another split than ``cfg`` gives their run:
+    :func:`_other_split`; a unit that ended in an error holds no result and is computed again, whatever its
+    settings). ``bilevel study`` calls it before it prints its study line (the line
     came before the refusal); :func:`run_study` calls it too."""
     existing = load_records(Path(out))
-    clash = [rid for rid, rec in existing.items() if rec.get("error") is None and not _fits(cfg, rec)]
+    clash = [rid for rid, rec in existing.items()
+             if rec.get("error") is None and not (_fits(cfg, rec) and not _other_split(cfg, rec))]
     if clash:
-        raise InputError(
-            f"{out} already holds {len(clash)} finished runs computed with other settings "
-            f"({_settings_diff(Path(out), existing[clash[0]], cfg)}; e.g. {clash[0]}); use another --out"
-        )
+        first = existing[clash[0]]
+        why = _settings_diff(Path(out), first, cfg) if not _fits(cfg, first) else _other_split(cfg, first)
+        raise InputError(f"{out} already holds {len(clash)} finished runs computed with other settings "
+                         f"({why}; e.g. {clash[0]}); use another --out")
     return existing
+
+
+def _other_split(cfg: StudyConfig, record: dict) -> str:
+    """``""`` when the finished unit ``record`` was computed on the split ``cfg`` gives its run (the split seed in its
+    ``coords`` is :func:`split_seed` of ``cfg``'s seed, its data set, run and study) or records none to compare;
+    else the difference, ``"split_seed 1 there, 2 now"``. The settings hash holds the seed, not the split seed
+    derived from it, so a unit of another split with the same hash was reused: one of seed 2**32 written before
+    seeds stopped being taken modulo 2**32 holds the splits of seed 0."""
+    coords = record.get("coords")
+    if not isinstance(coords, dict) or record.get("study") not in STUDIES:
+        return ""
+    stored, dataset, run = coords.get("split_seed"), coords.get("dataset"), coords.get("run")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (stored, run)) or not isinstance(dataset, str):
+        return ""
+    now = split_seed(cfg.seed, dataset, run, record["study"])
+    return "" if stored == now else f"split_seed {stored} there, {now} now"
 
 
 def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, progress: bool = True) -> StudyResult:

@@ -748,6 +748,31 @@ def test_a_refused_resume_names_the_settings_that_differ(tmp_path):
         us.run_study(_tiny(runs=1, time_limit=5.0, threads=2), out, jobs=1, progress=False)
 
 
+def test_a_resume_refuses_finished_runs_of_another_split(tmp_path, capsys):
+    """The settings hash holds the seed, not the split seed derived from it: a finished unit recorded with another
+    split seed than the seed gives its run was reused. Such a unit: one of seed 2**32 written before seeds stopped
+    being taken modulo 2**32, which holds seed 0's split (stood for by its record edited so). Oracle: split_seed
+    of both seeds."""
+    out = tmp_path / "o"
+    cfg = _tiny(runs=1, time_limit=5.0, clock="nodes", seed=2**32)
+    us.run_study(cfg, out, jobs=1, progress=False)
+    path = next((out / "runs").glob("*.json"))
+    record = json.loads(path.read_text())
+    now, old = us.split_seed(2**32, "cancer", 0), us.split_seed(0, "cancer", 0)
+    assert record["coords"]["split_seed"] == now != old
+    path.write_text(json.dumps({**record, "coords": {**record["coords"], "split_seed": old}}))
+    with pytest.raises(bilevel.InputError, match=rf"1 finished runs computed with other settings \(split_seed {old} "
+                                                 rf"there, {now} now; e\.g\. limited__cancer__V5_T5__run0\)"):
+        us.run_study(cfg, out, jobs=1, progress=False)
+    code = main(["study", "--data", "cancer", "--study", "limited", "--runs", "1", "--val-sizes", "5",
+                 "--train-sizes", "5", "--tie-criteria", "sum_w_bar", "--time-limit", "5", "--clock", "nodes",
+                 "--seed", str(2**32), "--out", str(out), "--no-progress", "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"(split_seed {old} there, {now} now;" in err, err
+    path.write_text(json.dumps(record))  # the unit of this split is reused
+    assert us.run_study(cfg, out, jobs=1, progress=False).n_reused == 1
+
+
 def test_a_unit_that_ended_in_an_error_does_not_refuse_other_settings(tmp_path):
     # a unit whose computation raised holds no result and is computed again on resume; recorded under other
     # settings it still refused the folder ("already holds 1 finished runs computed with other settings")
