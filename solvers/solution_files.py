@@ -54,20 +54,21 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     A claimed objective of 1e20 or more in magnitude (a solver's infinity) counts as no claim.
 
     Raises InputError when the file is missing or a folder, is UTF-16 or UTF-32 text, is an LP or MPS model file
-    (:func:`_model_file_kind`: an instance file given for its solution), holds no ``name value`` line,
-    gives a variable or the objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value
-    (``C5,``, ``objective,``) or with two numbers after the name (``C5,1,5``: a decimal comma) or of one field
-    (``C5``), a number with a comma in a whitespace-separated line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row
-    (a semicolon-separated file; named also where no line holds a value, ``C5;1``), a missing-value marker as a
-    value (``C5,NA``, ``C5 ?``, ``C5,.``), gives one variable two different values or claims two different
-    objectives (``objective value: 0.25`` and later ``0.5``: the last was checked), or is CBC's report of an infeasible or unbounded model or of a run stopped without an
-    integer point (first line ``Infeasible - ...``, ``Integer infeasible - ...``, ``Unbounded - ...``,
-    ``Stopped on time (no integer solution - continuous used) - ...``: the values it lists are no solution) or of a
-    status other than ``Optimal``, ``Optimal (within gap tolerance)`` or ``Stopped on time`` (``Stopped on
-    iterations``, ``Stopped on difficulties``, ``Stopped on ctrl-c``, ``Status unknown``: CBC writes them also for
-    Clp's current point, which need not be feasible, see :data:`_CBC_SOLUTION_STATUSES`), or a HiGHS raw-style file
-    whose primal status is ``None`` or ``Infeasible`` (e.g. an LP stopped by its iteration limit), or a CPLEX
-    solution whose header says ``primalFeasible="0"``, or XML that is not a CPLEX solution."""
+    (:func:`_model_file_kind`: an instance file given for its solution), holds no ``name value`` line, gives a
+    variable or the objective a value that is not finite (``nan``, ``inf``), has a CSV row without a value (``C5,``,
+    ``objective,``) or with two numbers after the name (``C5,1,5``: a decimal comma) or of one field (``C5``), a
+    number with a comma in a whitespace-separated line (``C5 1,5``, ``C5 1,000``), a ``;`` in a CSV row (a
+    semicolon-separated file; named also where no line holds a value, ``C5;1``), a missing-value marker as a value
+    (``C5,NA``, ``C5 ?``, ``C5,.``), gives one variable two different values or claims two different objectives
+    (``objective value: 0.25`` and later ``0.5``: the last was checked), or is CBC's report of an infeasible or
+    unbounded model or of a run stopped without an integer point (first line ``Infeasible - ...``, ``Integer
+    infeasible - ...``, ``Unbounded - ...``, ``Stopped on time (no integer solution - continuous used) - ...``: the
+    values it lists are no solution) or of a status other than ``Optimal``, ``Optimal (within gap tolerance)`` or
+    ``Stopped on time`` (``Stopped on iterations``, ``Stopped on difficulties``, ``Stopped on ctrl-c``, ``Status
+    unknown``: CBC writes them also for Clp's current point, which need not be feasible, see
+    :data:`_CBC_SOLUTION_STATUSES`), or a HiGHS raw-style file whose primal status is ``None`` or ``Infeasible``
+    (e.g. an LP stopped by its iteration limit), or a CPLEX solution whose header says ``primalFeasible="0"``, or
+    XML that is not a CPLEX solution."""
     path = Path(path)
     if path.is_dir():  # was "not found": the folder is there
         raise InputError(f"solution file {str(path)!r} is a folder, not a file")
