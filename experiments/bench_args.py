@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 from bilevel.help_format import plain_number
-from bilevel.validation import repeated_values
+from bilevel.errors import InputError
+from bilevel.validation import check_writable_folder, repeated_values
 
 
 def positive_seconds(text: str) -> float:
@@ -55,3 +57,14 @@ def refuse_repeats(ap: argparse.ArgumentParser, args: argparse.Namespace, *names
         repeated = repeated_values(getattr(args, name) or [])
         if repeated:
             ap.error(f"--{name.replace('_', '-')} lists {', '.join(repeated)} more than once")
+
+
+def writable_out(ap: argparse.ArgumentParser, folder) -> Path:
+    """``folder`` (``--out``) as a Path, created if needed, after :func:`bilevel.validation.check_writable_folder`;
+    ``ap.error`` with its message (exit code 2) when it is a file or cannot be written to, before any solve (a plain
+    ``mkdir`` raised ``FileExistsError`` for a file, and an existing folder that takes no files, ``/proc``, failed
+    only at the first write, after the first instance had run)."""
+    try:
+        return check_writable_folder(folder, "--out")
+    except InputError as exc:
+        ap.error(str(exc))

@@ -48,8 +48,8 @@ from bilevel.export import markdown_cell, replace_atomically  # noqa: E402
 from bilevel.library import default_test_fraction  # noqa: E402
 from bilevel.tune import starting_lambda_bound  # noqa: E402
 from bilevel.solve import MAX_CONCURRENCY, InfeasibleModelError, NoSolutionError, compile_model  # noqa: E402
-from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
-from bilevel.validation import CLOCKS, check_writable_folder  # noqa: E402
+from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats, writable_out  # noqa: E402
+from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.textbook import textbook_optimistic, textbook_pessimistic  # noqa: E402
 
 PROVEN_WITHIN = 600.0  # seconds: the "largest size proven optimal" of the report counts solves up to this long
@@ -500,10 +500,7 @@ def main(argv=None) -> int:
     refuse_repeats(ap, args, "data", "modes", "sizes", "seeds")
     time_limit = 600.0 if args.time_limit is None else args.time_limit
     check_splits(ap, [(data, n) for data in args.data for n in args.sizes], args.seeds[0], "--sizes")
-    try:  # the commands' own check: an existing folder that cannot be written to (/proc) ran its first instance
-        check_writable_folder(out, "--out")  # and then failed writing bench.csv
-    except bilevel.InputError as exc:
-        ap.error(str(exc))
+    writable_out(ap, out)  # an existing folder that cannot be written to (/proc) ran its first instance
     rows = []
     print(f"{'instance':<26} {'package':>28} {'textbook':>28} {'speed-up':>9}")
     for data in args.data:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel.solve import NoSolutionError, solve_model  # noqa: E402
 from bilevel.warmstart import kkt_start  # noqa: E402
-from experiments.bench_args import highs_seed_count, positive_seconds  # noqa: E402
+from experiments.bench_args import highs_seed_count, positive_seconds, writable_out  # noqa: E402
 
 # name -> (hand HiGHS the KKT MIP start?, HiGHS options)
 OPTION_SETS = {
@@ -76,8 +76,7 @@ def main(argv=None) -> int:
                     help="HiGHS random seeds per instance and option set")
     ap.add_argument("--out", default="experiments/results/bench_options")
     args = ap.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = writable_out(ap, args.out)
     rows = []
     for data, mode, n, seed in INSTANCES:
         with warnings.catch_warnings():

@@ -52,7 +52,8 @@ from bilevel.tune import HIGHS_OPTIONS  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
 from bilevel.validation import CLOCKS  # noqa: E402
 from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
-from experiments.bench_args import highs_seed_count, integer_at_least, positive_seconds, refuse_repeats  # noqa: E402
+from experiments.bench_args import (highs_seed_count, integer_at_least, positive_seconds, refuse_repeats,  # noqa: E402
+                                    writable_out)
 
 # (data, mode, |T| = |V|, split seed): bench_small_gc's instances proven in 0.1-25 s.
 INSTANCES = [
@@ -147,8 +148,7 @@ def main(argv=None) -> int:
         ap.error("no instance left after --data / --modes")
     refuse_repeats(ap, args, "sizes", "data", "modes")
     check_splits(ap, dict.fromkeys((i[0], i[2]) for i in instances))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = writable_out(ap, args.out)
     rows = []
     for data, mode, n, seed in instances:
         s = benchmark_split(data, n, seed)

@@ -29,7 +29,7 @@ from bilevel.help_format import real  # noqa: E402
 from bilevel.highs_run import silent_highs  # noqa: E402
 from bilevel.solve import compile_model  # noqa: E402
 from bilevel.tune import padded_cutoff  # noqa: E402
-from experiments.bench_args import integer_at_least  # noqa: E402
+from experiments.bench_args import integer_at_least, writable_out  # noqa: E402
 from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
 
 
@@ -98,6 +98,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     check_splits(ap, [(args.data, args.n)], args.seed, "--n")  # (a size too large: an InputError traceback, exit 1)
+    out = writable_out(ap, args.out)  # before the probe's LPs, not after them
     model, cutoff = model_around(args.data, args.n, args.seed, args.mode, args.cutoff)
     t0 = time.perf_counter()
     res = probe(model, cutoff)
@@ -108,8 +109,6 @@ def main(argv=None) -> int:
              f"build's fixings; probing fixes {len(res['fixed'])} ({2 * len(res['free'])} LPs, {seconds:.2f} s); "
              f"best bound after one branching (full strong branching) {best:.6g}"]
     print("\n".join(lines))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     with open(out / "probe.txt", "a") as fh:
         fh.write("\n".join(lines) + "\n")
     return 0

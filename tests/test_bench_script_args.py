@@ -77,3 +77,29 @@ def test_more_random_seeds_than_highs_has_are_refused(script, argv, capsys, monk
         err = capsys.readouterr().err
         assert exc.value.code == 2 and "argument --random-seeds: must be at most 2147483648" in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("script, argv, work", [
+    ("bench_options", [], "build"),
+    ("bench_tune_options", ["--options", "presolve=off", "--sizes", "5", "--data", "diabetes", "--modes", "opt"],
+     "benchmark_split"),
+    ("probe_binaries", ["--data", "diabetes", "--n", "5", "--seed", "0"], "model_around"),
+])
+def test_an_out_that_cannot_be_a_folder_is_refused_before_any_work(script, argv, work, tmp_path, capsys, monkeypatch):
+    """These scripts made --out with a plain mkdir: a file there ended them with a FileExistsError traceback (exit
+    code 1), probe_binaries only after its LPs. Oracle: the message of the commands' shared check_writable_folder."""
+    import importlib
+
+    from bilevel.errors import InputError
+    from bilevel.validation import check_writable_folder
+
+    module = importlib.import_module(f"experiments.{script}")
+    monkeypatch.setattr(module, work, lambda *a, **k: pytest.fail("work ran before --out was checked"))
+    (tmp_path / "f").write_text("x")
+    out = tmp_path / "f" / "sub"
+    with pytest.raises(InputError) as expected:
+        check_writable_folder(out, "--out")
+    with pytest.raises(SystemExit) as exc:
+        module.main([*argv, "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and err[-1].endswith(f"error: {expected.value}"), err
