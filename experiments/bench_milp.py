@@ -517,10 +517,11 @@ def main(argv=None) -> int:
                     r["obj_match"] = objectives_match(r)
                     rows.append(r)
                     _write_csv(out / "bench.csv", rows)
-                    tb = (f"{r['tb_status'][:8]:>8} {r['tb_solve']:8.2f}s gap {r['tb_gap']:.0e}" if "tb_status" in r
-                          else "skipped".rjust(28))
-                    print(f"{data[:8]:<8} {mode:<6} n={n:<3} s={seed:<2} "
-                          f"{r['pkg_status'][:8]:>8} {r['pkg_solve']:8.2f}s gap {r['pkg_gap']:.0e} {tb}"
+                    # an infeasible solve has no time: "nans" was printed ("-s" now)
+                    tb = (f"{r['tb_status'][:8]:>8} {_num(r, 'tb_solve', '.2f'):>8}s gap {_num(r, 'tb_gap', '.0e')}"
+                          if "tb_status" in r else "skipped".rjust(28))
+                    print(f"{data[:8]:<8} {mode:<6} n={n:<3} s={seed:<2} {r['pkg_status'][:8]:>8} "
+                          f"{_num(r, 'pkg_solve', '.2f'):>8}s gap {_num(r, 'pkg_gap', '.0e')} {tb}"
                           f" {_speedup_text(r):>9}", flush=True)
     _write_csv(out / "bench.csv", rows)
     text, geo, n_ok = _markdown(rows)

@@ -490,3 +490,19 @@ def test_the_per_group_count_of_optima_leaves_out_unverified_ones(tmp_path):
     text = bench_milp._markdown(bench_milp._read_csv(path), 5.0)[0]
     row = next(line for line in text.splitlines() if line.startswith("| cancer | opt | 5 | 1/2, "))
     assert "| 2/2, " in row  # both textbook solves verified
+
+
+def test_the_progress_line_of_an_infeasible_solve_shows_no_nan(tmp_path, monkeypatch, capsys):
+    """An infeasible solve has no time (NaN): the console's progress line printed "nans" for it. Oracle: the
+    faked rows' statuses, and that no "nan" is printed."""
+    def fake(data, mode, n, seed, time_limit, **kw):
+        return dict(data=data, mode=mode, n=n, seed=seed, pkg_status="infeasible", pkg_obj=math.nan,
+                    pkg_gap=math.inf, pkg_build=0.01, pkg_solve=math.nan, pkg_start=0.0, pkg_write=0.01, pkg_nodes=-1,
+                    pkg_verified=False, pkg_binaries=4, pkg_wall=0.1, lambda_bound="", tb_status="infeasible",
+                    tb_obj=math.nan, tb_gap=math.inf, tb_solve=math.nan, tb_nodes=-1, tb_verified=False,
+                    tb_binaries=8, tb_build=0.01)
+    monkeypatch.setattr(bench_milp, "run_instance", fake)
+    assert bench_milp.main(["--data", "cancer", "--modes", "opt", "--sizes", "5", "--seeds", "0", "--time-limit", "5",
+                            "--out", str(tmp_path)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("cancer"))
+    assert line.count("infeasi") == 2 and "nan" not in line, line
