@@ -184,6 +184,18 @@ def test_bad_input_names_the_argument(call, name):
         call()
 
 
+@pytest.mark.parametrize("pipeline", [pareto_testing, rg_pt])
+@pytest.mark.parametrize("bad", [5, -1, 0, 1, "abc", None, float("nan")])
+def test_bad_opt_fraction_is_refused_even_with_an_explicit_split(pipeline, bad):
+    # the split overrides opt_fraction, but a meaningless one was accepted without a word (a bad seed is refused
+    # there); a valid one is still allowed, and the split decides
+    split = ([0, 1, 2], [3, 4, 5])
+    with pytest.raises(InputError, match="opt_fraction"):
+        pipeline(LOSSES, 0.2, 0.1, split=split, opt_fraction=bad)
+    res = pipeline(LOSSES, 0.2, 0.1, split=split, opt_fraction=0.9)
+    assert res.opt_indices.tolist() == [0, 1, 2] and res.test_indices.tolist() == [3, 4, 5]
+
+
 def test_dagger_parents_as_integer_sequences_still_work():
     for parents in ([[], [0], (0, 1)], [[], np.array([0]), np.array([0.0, 1.0])], [None, [0], range(2)]):
         np.testing.assert_array_equal(dagger([0.01] * 3, parents, 0.1), [True] * 3)

@@ -185,6 +185,13 @@ def _choose(certified: np.ndarray, aux_sel: np.ndarray | None, risk_sel: np.ndar
     return int(certified[np.lexsort(keys[::-1])[0]])
 
 
+def _check_opt_fraction(opt_fraction, name: str = "opt_fraction") -> float:
+    f = as_number(opt_fraction, name)
+    if not np.isfinite(f) or not 0.0 < f < 1.0:
+        raise InputError(f"{name} must lie strictly between 0 and 1, got {opt_fraction!r}")
+    return f
+
+
 def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None,
                       name: str = "opt_fraction") -> tuple[np.ndarray, np.ndarray]:
     """Random split of ``n_cal`` calibration rows into optimisation and testing parts.
@@ -201,9 +208,7 @@ def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None,
     """
     n_cal = check_count(n_cal, "n_cal (number of calibration rows)", 0, MAX_N)  # 10**400: OverflowError below
     seed = check_seed(seed)
-    f = as_number(opt_fraction, name)
-    if not np.isfinite(f) or not 0.0 < f < 1.0:
-        raise InputError(f"{name} must lie strictly between 0 and 1, got {opt_fraction!r}")
+    f = _check_opt_fraction(opt_fraction, name)
     n_opt = int(round(f * n_cal))
     if n_opt < 1 or n_opt > n_cal - 1:
         given = f"{name} {f:g}" if name.startswith("-") else f"{name}={f:g}"  # an option as typed, an argument
@@ -218,7 +223,8 @@ def split_calibration(n_cal: int, opt_fraction: float = 0.5, seed=None,
 def _resolve_split(n_cal: int, opt_fraction, seed, split) -> tuple[np.ndarray, np.ndarray]:
     if split is None:
         return split_calibration(n_cal, opt_fraction, seed)
-    check_seed(seed)  # a bad seed is an error even when the explicit split leaves it unused
+    check_seed(seed)  # a bad seed or opt_fraction is an error even when the explicit split leaves it unused
+    _check_opt_fraction(opt_fraction)  # (opt_fraction=5 or "abc" with a split was accepted without a word)
     if isinstance(split, Mapping) or (type(split).__module__.startswith("pandas") and hasattr(split, "columns")):
         # iterating a dict gives its keys and a DataFrame its column labels: {0: opt, 1: test} ran with the single
         # optimisation row 0 and the single testing row 1
@@ -390,7 +396,8 @@ def pareto_testing(
     InputError
         As :func:`ltt`, plus a split that leaves a part empty, overlaps, has a part that is not a 1-D list of row
         indices (a number, a 2-D array) or is given as boolean masks (or as a dict or DataFrame), a ``seed``
-        other than an int >= 0, ``None`` or a Generator (checked even when ``split`` is given).
+        other than an int >= 0, ``None`` or a Generator, an ``opt_fraction`` not in (0, 1) (both checked even
+        when ``split`` is given).
     """
     arr, a = _prepare(losses, alpha)
     d = check_delta(delta)
