@@ -89,8 +89,9 @@ def as_number(value, name: str, what: str = "a number") -> float:
         return float(value)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be {what}, got {value!r}") from None
-    except OverflowError:  # an int beyond the float range, e.g. 10**400
-        raise InputError(f"{name} is too large for a float: {value!r}") from None
+    except OverflowError:  # an int beyond the float range, e.g. 10**400 (its 401 digits were printed in full)
+        size = f"an integer of {len(str(abs(value)))} digits" if isinstance(value, int) else repr(value)[:40]
+        raise InputError(f"{name} is too large for a float: {size}") from None
 
 
 def check_flag(value, name: str) -> bool:
