@@ -509,3 +509,11 @@ def test_candidate_names_with_a_line_break_are_refused(tmp_path, text, name, cap
     code = main(["certify", "--losses", str(path), "--method", "ltt"])
     err = capsys.readouterr().err
     assert code == 2 and name in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("call", [lambda: ltt(LOSSES, np.ones((2, 2)), 0.1),
+                                  lambda: p_values_from_losses(LOSSES, np.ones((2, 2)))])
+def test_an_alpha_of_the_wrong_shape_is_named_as_the_risk_limit(call):
+    """The other alpha messages say "alpha (risk limit)"; the shape's said "alpha must be ..."."""
+    with pytest.raises(InputError, match=r"alpha \(risk limit\) must be a scalar or have one entry per"):
+        call()

@@ -394,7 +394,8 @@ def p_values_from_losses(losses, alpha, method: str | Callable = "hb") -> np.nda
     if a.size == 1 and n_risks > 1:
         a = np.full(n_risks, a[0])
     if a.shape != (n_risks,):
-        raise InputError(f"alpha must be a scalar or have one entry per risk ({n_risks}), got shape {a.shape}")
+        raise InputError(f"alpha (risk limit) must be a scalar or have one entry per risk ({n_risks}), got shape "
+                         f"{a.shape}")
     fn = resolve_p_value_method(method)
     if fn is binomial_p_value and not np.all((arr == 0.0) | (arr == 1.0)):
         raise InputError("the binomial p-value needs 0/1 losses; use 'hb' (Hoeffding-Bentkus) for losses in [0, 1]")

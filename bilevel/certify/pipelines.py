@@ -153,7 +153,7 @@ def _prepare(losses, alpha) -> tuple[np.ndarray, np.ndarray]:
     n_risks = arr.shape[2]
     a = np.atleast_1d(as_float_array(alpha, "alpha (risk limit)", "a number or one number per controlled risk"))
     if a.ndim != 1 or a.size not in (1, n_risks):
-        raise InputError(f"alpha must be a scalar or have one entry per controlled risk ({n_risks}), "
+        raise InputError(f"alpha (risk limit) must be a scalar or have one entry per controlled risk ({n_risks}), "
                          f"got {np.shape(alpha)}")
     if a.size == 1:
         a = np.full(n_risks, a[0])
