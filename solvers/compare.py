@@ -9,7 +9,8 @@ For each instance whose file exists (large instances are listed in the manifest 
 objective, bound, wall-clock time, the manifest's HiGHS result and the agreement word of
 :func:`solvers.common.agreement`. ``--check`` re-verifies every incumbent with
 :func:`solvers.check_solution.check_solution`. Exit code 0, or 1 when any row says ``DISAGREE``, a
-checked solution is rejected or an instance file differs from the manifest's sha256, or when no solve ran
+checked solution is rejected, a solver ends in ``error`` (e.g. CBC misread the file) or an instance file differs
+from the manifest's sha256, or when no solve ran
 because every requested solver is unavailable (its rows say ``unavailable``) or every selected instance file is
 missing or differs from the manifest's sha256 (the table and ``--csv`` are written as usual, and one line on
 stderr says which), 2 for bad input.
@@ -247,8 +248,8 @@ def _main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m solvers.compare",
         description="Solve library instances with other solvers and compare with the manifest's HiGHS results. "
-        "Exit code 0 when every solved row agrees, 1 on a disagreement, a rejected --check, a file that differs "
-        "from the manifest's sha256 or when nothing was "
+        "Exit code 0 when every solved row agrees, 1 on a disagreement, a rejected --check, a solver error, a file "
+        "that differs from the manifest's sha256 or when nothing was "
         "solved (no requested solver is available, or every selected file is missing or changed), 2 on bad input.",
         formatter_class=DefaultsHelpFormatter,  # no "(default: None)" nor "(default: [])"
     )
@@ -309,11 +310,14 @@ def _main(argv=None) -> int:
     if (why := nothing_ran(records)):  # was exit code 0, as if every solver had agreed
         print(f"compare: error: {why}", file=sys.stderr)
         return 1
-    bad = [r for r in records  # a file changed since its export is an error even beside solved rows
+    # a solver's error (CBC misread the file, returned an infeasible point) or a file changed since its export is
+    # a failure even beside solved rows: both exited 0
+    bad = [r for r in records
            if r["agreement"] == "DISAGREE" or str(r.get("check", "")).startswith(("rejected", "error"))
-           or r["message"] == CHANGED_FILE]
+           or r["status"] == "error"]
     if bad:
-        print(f"\n{len(bad)} disagreement(s), rejected solution(s), failed check(s) or changed file(s)")
+        print(f"\n{len(bad)} disagreement(s), rejected solution(s), failed check(s), solver error(s) or changed "
+              "file(s)")
         return 1
     return 0
 

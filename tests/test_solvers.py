@@ -1568,7 +1568,21 @@ def test_compare_exits_1_when_every_instance_file_is_missing_or_changed(tmp_path
     code = compare.main([str(manifest)])
     captured = capsys.readouterr()
     assert code == 1 and "nothing was compared" not in captured.err, captured
-    assert "1 disagreement(s), rejected solution(s), failed check(s) or changed file(s)" in captured.out, captured
+    assert "1 disagreement(s), rejected solution(s), failed check(s), solver error(s) or changed file(s)" in \
+        captured.out, captured
+
+
+def test_compare_exits_1_when_a_solver_ends_in_error_beside_an_agreeing_one(monkeypatch, capsys):
+    """A solver's status "error" (CBC misread the file, returned an infeasible point) beside a solver that agreed
+    exited 0: the error row's agreement is "n/a", which the exit code did not count."""
+    monkeypatch.setattr(scip, "available", lambda: True)
+    monkeypatch.setattr(scip, "solve", lambda path, **kw: common.RunResult(
+        "scip", str(path), "error", message="misread the file"))
+    code = compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", "--solver", "highs", "--solver", "scip"])
+    captured = capsys.readouterr()
+    assert code == 1 and "| error |" in captured.out and "solver error(s)" in captured.out, captured
+    code = compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", "--solver", "highs"])
+    assert code == 0, capsys.readouterr()
 
 
 def test_an_instance_id_listed_twice_is_refused(tmp_path, capsys):
