@@ -740,11 +740,13 @@ def read_manifest(path) -> list[dict]:
     """Read a manifest CSV into dicts with typed values: ints for sizes and counts, floats for
     parameters and HiGHS numbers, bools for ``committed``/``verified``/``lambda_at_bound``, ``None`` for
     empty cells, strings otherwise (also in columns not in :data:`MANIFEST_COLUMNS`, which are kept). Raises
-    InputError for a missing file, a file that is not UTF-8 CSV text, missing columns, a column named twice in the
-    header, a row with more or fewer cells than the header, a size, count or number cell that does not parse
-    (digits grouped by ``_`` included), or a ``committed``/``verified``/``lambda_at_bound`` cell other than
+    InputError for a missing file or a folder, a file that is not UTF-8 CSV text, missing columns, a column named
+    twice in the header, a row with more or fewer cells than the header, a size, count or number cell that does not
+    parse (digits grouped by ``_`` included), or a ``committed``/``verified``/``lambda_at_bound`` cell other than
     ``true`` or ``false`` (any case) or empty, and for a ``path`` that is not a str or Path."""
     path = as_path(path, "path (the manifest)")
+    if path.is_dir():  # was "not found", though it is there (export-library --out X with a folder X/manifest.csv)
+        raise InputError(f"manifest {str(path)!r} is a folder, not a file")
     if not path.is_file():
         raise InputError(f"manifest {str(path)!r} not found")
     try:

@@ -677,6 +677,17 @@ def test_export_library_bad_input_is_one_line_exit_2(args, match, tmp_path, caps
     assert code == 2 and match in err and len(err.strip().splitlines()) == 1
 
 
+def test_export_library_names_a_manifest_that_is_a_folder(tmp_path, capsys):
+    """A folder OUT/manifest.csv was reported as "manifest 'OUT/manifest.csv' not found", though it is there."""
+    (tmp_path / "manifest.csv").mkdir()
+    code = main(["export-library", "--out", str(tmp_path), "--sizes", "5", "--only", "cancer-opt-*", "--no-solve"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "is a folder, not a file" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.csv"]  # refused before any instance was written
+    with pytest.raises(library.InputError, match="not found"):
+        library.read_manifest(tmp_path / "missing.csv")
+
+
 @pytest.mark.parametrize("args,match", [
     (["--time-limit", "-1"], "--time-limit must be positive"),
     (["--time-limit", "nan"], "--time-limit must be positive"),
