@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from .closed_output import is_closed_output, run_command
 from .errors import InputError, SolverError
@@ -60,15 +61,26 @@ def main(argv=None) -> int:
     error (a file that cannot be written, a scheduler that cannot be reached; one line on stderr), 130 when
     interrupted, 141 without a message when the standard output was closed by its reader (``| head -3``:
     :mod:`bilevel.closed_output`; it was "error: [Errno 32] Broken pipe" and exit code 1). A failed command removes
-    the output folders it created that are still empty. argparse exits 2 itself on unknown options."""
+    the output folders it created that are still empty. A warning is one line, ``bilevel COMMAND: warning: ...``.
+    argparse exits 2 itself on unknown options."""
     return run_command(lambda: _main(argv))
+
+
+def _one_line_warning(command: str):
+    """A ``warnings.showwarning`` that prints ``bilevel COMMAND: warning: MESSAGE`` as one line on stderr: Python's
+    own format showed the package's file, line number and source line, two lines for a user of the command
+    (``bilevel certify --losses`` of a file whose header holds numbers). Raises nothing."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"bilevel {command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+    return show
 
 
 def _main(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with removed_if_empty_on_failure():  # no empty --export/--out folder left by a failed command
+        with removed_if_empty_on_failure(), warnings.catch_warnings():  # (no empty --export/--out folder left by
+            warnings.showwarning = _one_line_warning(args.command)  # a failed command; the warnings restored)
             return int(args.func(args) or 0)
     except InputError as exc:
         print(f"bilevel {args.command}: error: {exc}", file=sys.stderr)

@@ -238,6 +238,19 @@ def test_bad_label_column_via_subprocess(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_a_warning_is_one_line_naming_the_command(tmp_path):
+    """A warning of the package reached the user in Python's format, two lines naming the package's file, line
+    and source line ("/.../bilevel/certify/cli.py:288: UserWarning: ..." and "  table = load_losses_csv(...)")."""
+    path = tmp_path / "losses.csv"
+    path.write_text("0,1\n" + "0,0\n" * 20)  # no header row: its first row is read as the names, with a warning
+    proc = subprocess.run([sys.executable, "-m", "bilevel", "certify", "--losses", str(path)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and "certified" in proc.stdout
+    assert proc.stderr.splitlines() == [proc.stderr.strip()]
+    assert proc.stderr.startswith("bilevel certify: warning: ") and "first row is dropped" in proc.stderr
+    assert ".py:" not in proc.stderr and "load_losses_csv" not in proc.stderr
+
+
 def test_help_explains_every_option():
     proc = subprocess.run([sys.executable, "-m", "bilevel", "tune", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0
