@@ -54,6 +54,7 @@ import numbers
 import os
 import platform
 import re
+import sys
 import time
 import traceback
 import warnings
@@ -922,7 +923,10 @@ def _execute(tasks: list[dict], jobs: int | None, scheduler, progress: bool, on_
         def tqdm(**_):
             return type("NoBar", (), {"update": lambda self, n=1: None, "close": lambda self: None})()
 
-    bar = tqdm(total=len(tasks), desc="bilevel study", unit="run", disable=not progress, dynamic_ncols=True)
+    # no bar when stderr is not a terminal (a log file filled with its carriage-return updates), except in a
+    # notebook, whose bar is a widget and whose stderr is never a terminal
+    shown = progress and (sys.stderr.isatty() or "ipykernel" in sys.modules)
+    bar = tqdm(total=len(tasks), desc="bilevel study", unit="run", disable=not shown, dynamic_ncols=True)
     try:
         if not tasks:
             return
@@ -1007,7 +1011,7 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     jobs : local worker processes (``None``/``-1``: all cores; 1: in this process).
     scheduler : a Dask scheduler address (``"tcp://host:8786"``) or a ``dask.distributed.Client``: run the
         units on that cluster instead (workers need ``bilevel`` and scikit-learn installed).
-    progress : show a progress bar (tqdm, on stderr).
+    progress : show a progress bar (tqdm, on stderr) when stderr is a terminal (or in a Jupyter notebook).
 
     Returns
     -------

@@ -1765,3 +1765,14 @@ def test_a_label_column_naming_the_files_last_column_is_the_default_on_resume(tm
     assert main([*_LABEL_STUDY, "--data", path, "--label-column", "flag", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "other settings (label_column 'y' there, 'flag' now;" in err, err
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, capsys):
+    """The bar was drawn into a log file (stderr not a terminal) unless --no-progress was given: a line of
+    carriage-return updates per run. pytest's captured stderr is no terminal."""
+    import sys
+
+    assert not sys.stderr.isatty()
+    us.run_study(_tiny(runs=1), tmp_path / "o", jobs=1, progress=True)
+    err = capsys.readouterr().err
+    assert "bilevel study" not in err and "\r" not in err, err
