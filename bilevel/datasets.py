@@ -115,11 +115,14 @@ BUILTIN = {
 
 
 class Dataset(NamedTuple):
-    """Features ``X`` (n, p) float64, labels ``y`` (n,) in {-1, +1}, and the ``feature_names`` (p,)."""
+    """Features ``X`` (n, p) float64, labels ``y`` (n,) in {-1, +1}, the ``feature_names`` (p,), and ``classes``:
+    the file's label values mapped to -1 and to +1, in that order (e.g. ``(1, 2)``, ``("malignant", "benign")``),
+    so that the signs of ``w`` can be read (``()`` for a Dataset made by hand)."""
 
     X: np.ndarray
     y: np.ndarray
     feature_names: list[str]
+    classes: tuple = ()
 
 
 def load_dataset(name_or_path: str | Path, label: str | None = None, positive=None) -> Dataset:
@@ -385,7 +388,8 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
     # Python's ==, as the labels were told apart above: numpy's == strips trailing NULs from a str ('yes\x00' is
     # 'yes'), so the labels 'no' and 'yes\x00' both became -1, a file of two classes silently of one
     y = np.array([1.0 if v == pos else -1.0 for v in labels.tolist()], dtype=np.float64)
-    return Dataset(X, y, [str(c) for c in features.columns])
+    negative = next(v for v in values if v != pos)
+    return Dataset(X, y, [str(c) for c in features.columns], (negative, pos))
 
 
 def _first_non_number(column: pd.Series) -> str:

@@ -265,7 +265,8 @@ def run(args) -> int:
     kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
               threads=args.threads, race=args.race, highs_options=dict(args.highs_option) or None, clock=args.clock)
     print(f"data        : {args.data}: {len(data.y)} rows, {data.X.shape[1]} features; split seed {args.seed}: "
-          f"|T| = {len(split.y_train)}, |V| = {len(split.y_val)}, test = {len(split.y_test)}")
+          f"|T| = {len(split.y_train)}, |V| = {len(split.y_val)}, test = {len(split.y_test)}; "
+          f"labels {data.classes[0]!r} -> -1, {data.classes[1]!r} -> +1")
     with warnings.catch_warnings():
         # failures are printed as "verified: NO"; other RuntimeWarnings (numpy's, HiGHS's) still reach the user
         warnings.filterwarnings("ignore", VERIFICATION_WARNING, RuntimeWarning)
@@ -282,6 +283,8 @@ def run(args) -> int:
     out = {
         "data": args.data, "label": args.label, "seed": args.seed, "n_train": args.n_train, "n_val": args.n_val,
         "test_fraction": args.test_fraction, "feature_names": data.feature_names,
+        # which label is +1: the signs of w cannot be read without it (a CSV's 1/2 labels: 2, the larger)
+        "classes": {"-1": data.classes[0], "+1": data.classes[1]},
         "w_bar_bounds": [args.w_bar_lb, args.w_bar_ub], "clock": args.clock, "mode": args.mode,
         **({} if args.mode == "optimistic" else {name: getattr(args, name) for name in PESSIMISTIC_DEFAULTS}),
         "time_limit": args.time_limit, "mip_gap": args.mip_gap, "threads": args.threads, "race": args.race,

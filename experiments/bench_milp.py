@@ -62,14 +62,14 @@ def benchmark_split(data: str, n: int, seed: int):
     ``seed``, test fraction of :func:`bilevel.library.default_test_fraction`; a
     :func:`bilevel.split_dataset` result. Every script of experiments/ that names instances by
     (data, n, seed) uses it, so they all mean the same split."""
-    X, y, _ = bilevel.load_dataset(data)
+    X, y = bilevel.load_dataset(data)[:2]
     return bilevel.split_dataset(X, y, n, n, seed=seed, test_fraction=default_test_fraction(n, n))
 
 
 def plain_split(data: str, n: int, seed: int):
     """The split of the scripts that keep :func:`bilevel.split_dataset`'s own test fraction (0.5) rather than
     :func:`benchmark_split`'s: |T| = |V| = ``n`` of ``data``, split seed ``seed``; for :func:`check_splits`."""
-    X, y, _ = bilevel.load_dataset(data)
+    X, y = bilevel.load_dataset(data)[:2]
     return bilevel.split_dataset(X, y, n, n, seed=seed)
 
 

@@ -57,7 +57,7 @@ INSTANCES = [
 
 def build(data: str, mode: str, n: int, seed: int):
     """The MILP of one instance (see the module docstring) as a Pyomo model."""
-    X, y, _ = bilevel.load_dataset(data)
+    X, y = bilevel.load_dataset(data)[:2]
     s = bilevel.split_dataset(X, y, n, n, seed=seed)
     if mode == "opt":
         return bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val)

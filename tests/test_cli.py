@@ -69,6 +69,9 @@ def test_result_json_records_the_settings(tmp_path, capsys):
                  "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["mode"] == "optimistic" and "epsilon" not in result and "flip" not in result
+    classes = bilevel.load_dataset("cancer").classes  # which label is +1: the signs of w depend on it
+    assert result["classes"] == {"-1": classes[0], "+1": classes[1]} and classes[1] != classes[0]
+    assert f"labels {classes[0]!r} -> -1, {classes[1]!r} -> +1" in capsys.readouterr().out
     assert result["highs_options"] == bilevel.HIGHS_OPTIONS
 
 

@@ -47,6 +47,18 @@ def test_csv_with_label_column(tmp_path):
     assert d.y.tolist() == [-1.0, 1.0, -1.0]
 
 
+@pytest.mark.parametrize("labels, positive", [((2, 1, 2, 2), None), ((2, 1, 2, 2), 1), (("b", "a", "a", "b"), "a")])
+def test_the_dataset_names_which_label_is_plus_one(tmp_path, labels, positive):
+    """Nothing said which file label became +1 (the larger in sorted order, or ``positive``), so the signs of ``w``
+    of a CSV's run could not be read. Oracle: the rows whose y is +1 are those holding ``classes[1]``."""
+    path = tmp_path / "d.csv"
+    path.write_text("a,label\n" + "".join(f"{k},{v}\n" for k, v in enumerate(labels)))
+    d = bilevel.load_dataset(path, label="label", positive=positive)
+    assert len(d.classes) == 2 and set(d.classes) == set(labels)
+    assert [v == d.classes[1] for v in labels] == (d.y == 1).tolist()
+    assert d.classes[1] == (max(labels) if positive is None else positive)
+
+
 @pytest.mark.parametrize(
     "text,label,match",
     [
