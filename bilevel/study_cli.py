@@ -132,7 +132,8 @@ def add_parser(sub) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address (e.g. tcp://host:8786): run on that cluster (needs dask[distributed]; "
                    "workers need bilevel and scikit-learn installed)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (there is none when stderr is not a terminal)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (there is none when stderr is not a terminal)")
     p.set_defaults(func=run)
 
 
