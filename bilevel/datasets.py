@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .validation import (as_float_array, as_number, check_aligned, check_flag, check_seed, check_utf8_text,
-                         finite_number)
+from .validation import (as_float_array, as_number, binary_format_of, check_aligned, check_flag, check_seed,
+                         check_utf8_text, compression_of, finite_number)
 
 HUGE_FEATURE = 1e150
 """A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this, or is below
@@ -189,11 +189,11 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     if not path.is_file():  # a named pipe (or /dev/stdin): read several times below, the second read waited forever
         raise InputError(f"data path {key!r} is not a regular file (a pipe, socket or device); save the table to a "
                          "CSV file first")
-    packed = _compression_of(path)
+    packed = compression_of(path)
     if packed:
         raise InputError(f"{key!r} is a {packed} file; load_dataset reads uncompressed CSV files only "
                          "(decompress it first)")
-    binary = _binary_format_of(path)
+    binary = binary_format_of(path)
     if binary:  # was "looks like UTF-16 or UTF-32 text ...; save it as UTF-8", or a UTF-8 decoding error
         raise InputError(f"{key!r} is {binary}, not a CSV text file; export the table as CSV (comma-separated, "
                          "UTF-8) first")
@@ -315,30 +315,6 @@ def _is_data_row(frame: pd.DataFrame, label_col: str, fields: list[str]) -> bool
     return False
 
 
-_MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"PK\x05\x06": "zip", b"BZh": "bzip2",
-          b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
-
-
-#: Binary table and archive formats a data file may be by mistake: (offset, magic, what).
-_BINARY_FORMATS = ((0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an Excel .xls (OLE2) file"),
-                   (0, b"SQLite format 3\x00", "an SQLite database"), (0, b"\x93NUMPY", "a NumPy .npy file"),
-                   (0, b"%PDF-", "a PDF file"), (257, b"ustar", "a tar archive"))
-#: Formats that start and end with their magic (a CSV header may start with "PAR1" or "ARROW1", not also end so).
-_BINARY_ENDS = ((b"PAR1", "a Parquet file"), (b"ARROW1", "an Arrow/Feather file"))
-
-
-def _binary_format_of(path: Path) -> str | None:
-    """What ``path`` is, by its magic number, when it is one of :data:`_BINARY_FORMATS` or
-    :data:`_BINARY_ENDS`; else None."""
-    with open(path, "rb") as fh:
-        head = fh.read(264)
-        fh.seek(max(0, path.stat().st_size - 6))
-        tail = fh.read(6)
-    found = [what for offset, magic, what in _BINARY_FORMATS if head[offset:offset + len(magic)] == magic]
-    found += [what for magic, what in _BINARY_ENDS if head.startswith(magic) and tail.endswith(magic)]
-    return found[0] if found else None
-
-
 def _first_non_utf8(path: Path) -> str:
     """Where the file ``path`` first stops being UTF-8, in words: ``"byte 0xe9 on line 3"`` (a Latin-1 or Windows
     ``é``); pandas' decoding error named a position within its read buffer, not within the file. Raises nothing but
@@ -350,13 +326,6 @@ def _first_non_utf8(path: Path) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         return f"byte 0x{data[exc.start]:02x} on line {line}"
     return "a byte sequence that is not UTF-8"
-
-
-def _compression_of(path: Path) -> str | None:
-    """The compression format whose magic number ``path`` starts with, or None."""
-    with open(path, "rb") as fh:
-        head = fh.read(6)
-    return next((name for magic, name in _MAGIC.items() if head.startswith(magic)), None)
 
 
 def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str,

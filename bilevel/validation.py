@@ -460,7 +460,13 @@ def check_utf8_text(path: Path, what: str) -> None:
     """InputError naming ``what`` when the existing file ``path`` is UTF-16 or UTF-32 text: a byte-order mark, or
     NUL bytes in a quarter or more of its first 4 KiB (the same text without a mark; a NUL inside a UTF-8 field, a
     label ``'yes\\x00'``, is legal). Read as UTF-8 such a file gave a decoding error about byte 0xff, or columns
-    named ``'\\x00a\\x00'``, or rows "with 1 field"."""
+    named ``'\\x00a\\x00'``, or rows "with 1 field". Also when it is compressed (:func:`compression_of`: a gzip
+    file gave "'utf-8' codec can't decode byte 0x8b") or a binary table or archive (:func:`binary_format_of`)."""
+    packed, binary = compression_of(path), binary_format_of(path)
+    if packed or binary:
+        what_it_is = f"a {packed} file" if packed else binary
+        raise InputError(f"{what} {str(path)!r} is {what_it_is}, not text; "
+                         + ("decompress it first" if packed else "save it as a UTF-8 text file first"))
     with open(path, "rb") as fh:
         head = fh.read(4096)
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -469,6 +475,38 @@ def check_utf8_text(path: Path, what: str) -> None:
     if head and 4 * head.count(b"\x00") >= len(head):
         raise InputError(f"{what} {str(path)!r} looks like UTF-16 or UTF-32 text without a byte-order mark (NUL "
                          "bytes make up a quarter or more of its start); save it as UTF-8")
+
+
+_MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"PK\x05\x06": "zip", b"BZh": "bzip2",
+          b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
+
+
+#: Binary table and archive formats a data file may be by mistake: (offset, magic, what).
+_BINARY_FORMATS = ((0, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an Excel .xls (OLE2) file"),
+                   (0, b"SQLite format 3\x00", "an SQLite database"), (0, b"\x93NUMPY", "a NumPy .npy file"),
+                   (0, b"%PDF-", "a PDF file"), (257, b"ustar", "a tar archive"))
+#: Formats that start and end with their magic (a CSV header may start with "PAR1" or "ARROW1", not also end so).
+_BINARY_ENDS = ((b"PAR1", "a Parquet file"), (b"ARROW1", "an Arrow/Feather file"))
+
+
+def binary_format_of(path: Path) -> str | None:
+    """What the existing file ``path`` is, by its magic number (``"an Excel .xls (OLE2) file"``), when it is one of
+    :data:`_BINARY_FORMATS` or :data:`_BINARY_ENDS`; else None. Raises OSError when it cannot be read."""
+    with open(path, "rb") as fh:
+        head = fh.read(264)
+        fh.seek(max(0, path.stat().st_size - 6))
+        tail = fh.read(6)
+    found = [what for offset, magic, what in _BINARY_FORMATS if head[offset:offset + len(magic)] == magic]
+    found += [what for magic, what in _BINARY_ENDS if head.startswith(magic) and tail.endswith(magic)]
+    return found[0] if found else None
+
+
+def compression_of(path: Path) -> str | None:
+    """The compression format (``"gzip"``, ``"zip"``, ``"bzip2"``, ``"xz"``, ``"zstd"``) whose magic number the existing
+    file ``path`` starts with, or None. Raises OSError when it cannot be read."""
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    return next((name for magic, name in _MAGIC.items() if head.startswith(magic)), None)
 
 
 def _refusal(exc: OSError, folder: Path) -> str:

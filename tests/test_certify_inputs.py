@@ -517,3 +517,17 @@ def test_an_alpha_of_the_wrong_shape_is_named_as_the_risk_limit(call):
     """The other alpha messages say "alpha (risk limit)"; the shape's said "alpha must be ..."."""
     with pytest.raises(InputError, match=r"alpha \(risk limit\) must be a scalar or have one entry per"):
         call()
+
+
+@pytest.mark.parametrize("content, said", [
+    (lambda: __import__("gzip").compress(b"a,b\n0.1,0.2\n"), "is a gzip file, not text; decompress it first"),
+    (lambda: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600, r"is an Excel \.xls \(OLE2\) file, not text"),
+])
+def test_a_compressed_or_binary_loss_table_is_named_so(tmp_path, content, said):
+    """A gzip loss table (even named .csv) said "cannot read ...: 'utf-8' codec can't decode byte 0x8b"; the data
+    set loader already named such files. Oracle: the bytes written."""
+    path = tmp_path / "losses.csv"
+    path.write_bytes(content())
+    for load in (load_losses_csv, lambda p: load_aux_csv(p, ["a", "b"], 1)):
+        with pytest.raises(InputError, match=said):
+            load(path)
