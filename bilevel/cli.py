@@ -6,6 +6,7 @@ sets ``func`` to a callable ``args -> exit code``. Bad input prints one line on 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 import warnings
@@ -66,21 +67,30 @@ def main(argv=None) -> int:
     return run_command(lambda: _main(argv))
 
 
-def _one_line_warning(command: str):
-    """A ``warnings.showwarning`` that prints ``bilevel COMMAND: warning: MESSAGE`` as one line on stderr: Python's
-    own format showed the package's file, line number and source line, two lines for a user of the command
-    (``bilevel certify --losses`` of a file whose header holds numbers). Raises nothing."""
-    def show(message, category, filename, lineno, file=None, line=None):
-        print(f"bilevel {command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
-    return show
+@contextlib.contextmanager
+def _one_line_warnings(command: str):
+    """Within the block, a warning prints as ``bilevel COMMAND: warning: MESSAGE``, one line on stderr: Python's own
+    format showed the package's file, line number and source line, two lines for a user of the command (``bilevel
+    certify --losses`` of a file whose header holds numbers). It replaces ``warnings.formatwarning``, not
+    ``showwarning``, so that ``warnings.catch_warnings(record=True)`` around the command still records them (a
+    replaced ``showwarning`` is called instead of the recorder); the old format is restored after. Raises
+    nothing."""
+    def one_line(message, category, filename, lineno, line=None):
+        return f"bilevel {command}: warning: {' '.join(str(message).split())}\n"
+    saved = warnings.formatwarning
+    warnings.formatwarning = one_line
+    try:
+        yield
+    finally:
+        warnings.formatwarning = saved
 
 
 def _main(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with removed_if_empty_on_failure(), warnings.catch_warnings():  # (no empty --export/--out folder left by
-            warnings.showwarning = _one_line_warning(args.command)  # a failed command; the warnings restored)
+        # no empty --export/--out folder left by a failed command
+        with removed_if_empty_on_failure(), _one_line_warnings(args.command):
             return int(args.func(args) or 0)
     except InputError as exc:
         print(f"bilevel {args.command}: error: {exc}", file=sys.stderr)

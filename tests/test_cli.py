@@ -252,6 +252,13 @@ def test_a_warning_is_one_line_naming_the_command(tmp_path):
     assert proc.stderr.splitlines() == [proc.stderr.strip()]
     assert proc.stderr.startswith("bilevel certify: warning: ") and "first row is dropped" in proc.stderr
     assert ".py:" not in proc.stderr and "load_losses_csv" not in proc.stderr
+    # in process: a recorder around the command still records the warning, and Python's format is back after it
+    import warnings
+    before = warnings.formatwarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["certify", "--losses", str(path)]) == 0
+    assert any("first row is dropped" in str(w.message) for w in caught) and warnings.formatwarning is before
 
 
 def test_help_explains_every_option():
