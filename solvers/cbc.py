@@ -274,7 +274,7 @@ def parse_output(out: str, solution_text: str, path: str = "", seconds: float | 
     read_error = re.search(r"^(No match for .*|.*errors on input.*)$", out, re.MULTILINE)
     lp_optimal = re.search(r"^Optimal - objective value", out, re.MULTILINE)  # Clp, a file without integers
     # Clp stopped (time limit) on a file without integers: its iterate is no incumbent. CBC 2.10 wrote the point
-    # (0, 0) of min x + 2y, x + y >= 1 (optimum 1.25) with "objective" 0, and the runner reported it.
+    # (0, 0) of min x + 2y, x + y >= 1, x - y <= 0.5 (optimum 1.25) with "objective" 0, and the runner reported it.
     lp_stopped = re.search(r"^Stopped - objective value", out, re.MULTILINE)
     misread = [d.group(1).strip() for d in _MISREAD.finditer(out) if _is_misread(d.group(1))]
     if m:
