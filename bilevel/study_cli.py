@@ -132,8 +132,9 @@ def add_parser(sub) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler address (e.g. tcp://host:8786): run on that cluster (needs dask[distributed]; "
                    "workers need bilevel and scikit-learn installed)")
-    p.add_argument("--no-progress", action="store_true",
-                   help="no progress bar (there is none when stderr is not a terminal)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on stderr (default: only when stderr is a terminal; --progress draws it "
+                   "into a pipe or file too, --no-progress never)")
     p.set_defaults(func=run)
 
 
@@ -334,7 +335,7 @@ def run(args) -> int:
           + (f"Dask scheduler {scheduler}" if scheduler
              else f"{args.jobs if args.jobs > 0 else os.cpu_count()} local jobs"))
     res = mod.run_study(cfg, args.out, jobs=None if args.jobs == -1 else args.jobs, scheduler=scheduler,
-                        progress=not args.no_progress)
+                        progress=args.progress)
     print(f"runs        : {res.n_computed} computed now, {res.n_reused} reused from {Path(args.out) / 'runs'}, "
           f"{res.n_errors} with errors; {res.seconds:.1f} s")
     if res.n_failed_steps:

@@ -914,7 +914,7 @@ def _record_failed_steps(rec: dict) -> bool:
     return any(v is not None for row in rec.get("rows", []) for k, v in row.items() if _is_step_error(k))
 
 
-def _execute(tasks: list[dict], jobs: int | None, scheduler, progress: bool, on_result) -> None:
+def _execute(tasks: list[dict], jobs: int | None, scheduler, progress: bool | None, on_result) -> None:
     try:
         from tqdm.auto import tqdm
     except ImportError:  # no progress bar without tqdm
@@ -923,9 +923,9 @@ def _execute(tasks: list[dict], jobs: int | None, scheduler, progress: bool, on_
         def tqdm(**_):
             return type("NoBar", (), {"update": lambda self, n=1: None, "close": lambda self: None})()
 
-    # no bar when stderr is not a terminal (a log file filled with its carriage-return updates), except in a
-    # notebook, whose bar is a widget and whose stderr is never a terminal
-    shown = progress and (sys.stderr.isatty() or "ipykernel" in sys.modules)
+    # by default (None) no bar when stderr is not a terminal (a log file filled with its carriage-return updates),
+    # except in a notebook, whose bar is a widget and whose stderr is never a terminal; True draws it anyway
+    shown = progress if progress is not None else (sys.stderr.isatty() or "ipykernel" in sys.modules)
     bar = tqdm(total=len(tasks), desc="bilevel study", unit="run", disable=not shown, dynamic_ncols=True)
     try:
         if not tasks:
@@ -1001,7 +1001,8 @@ def _other_split(cfg: StudyConfig, record: dict) -> str:
     return "" if stored == now else f"split_seed {stored} there, {now} now"
 
 
-def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, progress: bool = True) -> StudyResult:
+def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None,
+              progress: bool | None = None) -> StudyResult:
     """Run (or resume) the study of ``cfg`` into the folder ``out`` and write its tables and plots.
 
     Parameters
@@ -1011,7 +1012,8 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None, pr
     jobs : local worker processes (``None``/``-1``: all cores; 1: in this process).
     scheduler : a Dask scheduler address (``"tcp://host:8786"``) or a ``dask.distributed.Client``: run the
         units on that cluster instead (workers need ``bilevel`` and scikit-learn installed).
-    progress : show a progress bar (tqdm, on stderr) when stderr is a terminal (or in a Jupyter notebook).
+    progress : a progress bar (tqdm, on stderr): ``None`` shows it when stderr is a terminal (or in a Jupyter
+        notebook), ``True`` always (e.g. for ``2>&1 | tee log``), ``False`` never. No bar without tqdm.
 
     Returns
     -------
@@ -1070,7 +1072,7 @@ def check_no_study_running(out) -> None:
             pass
 
 
-def _run_study(cfg: StudyConfig, out: Path, jobs, scheduler, progress: bool) -> StudyResult:
+def _run_study(cfg: StudyConfig, out: Path, jobs, scheduler, progress: bool | None) -> StudyResult:
     """:func:`run_study` once its checks passed and its lock is held."""
     t0 = time.perf_counter()
     tasks = build_tasks(cfg)

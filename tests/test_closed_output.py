@@ -63,7 +63,9 @@ def test_a_study_stopped_by_a_closed_pipe_leaves_whole_runs_and_resumes(tmp_path
     out = tmp_path / "study"
     args = [sys.executable, "-m", "bilevel", "study", "--quick", "--study", "limited", "--runs", "2", "--val-sizes",
             "5", "--train-sizes", "5", "--time-limit", "5", "--jobs", "1", "--out", str(out)]
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_env(False), cwd=tmp_path)
+    # --progress: the bar is drawn into the pipe (by default there is none when stderr is not a terminal)
+    p = subprocess.Popen(args + ["--progress"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_env(False),
+                         cwd=tmp_path)
     seen = b""
     while b"1/2" not in seen:
         chunk = os.read(p.stdout.fileno(), 1)

@@ -1767,12 +1767,18 @@ def test_a_label_column_naming_the_files_last_column_is_the_default_on_resume(tm
     assert "other settings (label_column 'y' there, 'flag' now;" in err, err
 
 
-def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, capsys):
+def test_no_progress_bar_when_stderr_is_not_a_terminal_unless_asked(tmp_path, capsys):
     """The bar was drawn into a log file (stderr not a terminal) unless --no-progress was given: a line of
-    carriage-return updates per run. pytest's captured stderr is no terminal."""
+    carriage-return updates per run. pytest's captured stderr is no terminal. ``--progress`` (True) draws it there
+    anyway, for ``2>&1 | tee log``; ``--no-progress`` (False) never."""
     import sys
 
     assert not sys.stderr.isatty()
-    us.run_study(_tiny(runs=1), tmp_path / "o", jobs=1, progress=True)
+    us.run_study(_tiny(runs=1), tmp_path / "o", jobs=1)
     err = capsys.readouterr().err
     assert "bilevel study" not in err and "\r" not in err, err
+    us.run_study(_tiny(runs=2), tmp_path / "o", jobs=1, progress=True)
+    assert "bilevel study" in capsys.readouterr().err
+    assert main(["study", "--quick", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes", "5",
+                 "--jobs", "1", "--out", str(tmp_path / "cli"), "--progress"]) == 0
+    assert "bilevel study" in capsys.readouterr().err
