@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import math
 import os
 import tempfile
 import warnings
@@ -90,8 +91,28 @@ def as_number(value, name: str, what: str = "a number") -> float:
     except (TypeError, ValueError):
         raise InputError(f"{name} must be {what}, got {value!r}") from None
     except OverflowError:  # an int beyond the float range, e.g. 10**400 (its 401 digits were printed in full)
-        size = f"an integer of {len(str(abs(value)))} digits" if isinstance(value, int) else repr(value)[:40]
+        size = value_text(value) if isinstance(value, int) else repr(value)[:40]
         raise InputError(f"{name} is too large for a float: {size}") from None
+
+
+def _digits(value: int) -> int:
+    """The number of decimal digits of the int ``value`` (not 0), without ``str(value)``, which raises ValueError
+    beyond 4300 digits (Python's ``sys.get_int_max_str_digits``)."""
+    n = int(math.log10(abs(value))) + 1  # log10 of an int is exact enough up to one digit
+    return n - 1 if abs(value) < 10 ** (n - 1) else n
+
+
+def value_text(value) -> str:
+    """``repr(value)`` for an error message, except for a Python int of more than 256 bits (about 77 digits):
+    ``"an integer of N digits"``. ``repr`` of an int beyond 4300 digits raises ValueError ("Exceeds the limit ...
+    for integer string conversion"), which replaced the message meant (``n=10**5000``), and below that printed
+    every digit; a list holding such an int is named by its type. Raises what ``repr(value)`` raises otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
+        return f"an integer of {_digits(value)} digits"
+    try:
+        return repr(value)
+    except ValueError:  # an int beyond 4300 digits inside a list, tuple, array of objects
+        return f"a {type(value).__name__} holding an integer of more than 4300 digits"
 
 
 def check_flag(value, name: str) -> bool:
@@ -304,7 +325,7 @@ def check_count(value, name: str, minimum: int = 0, maximum: int | None = None) 
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise InputError(f"{name} must be an integer {span}; got {value!r}")
     if value < minimum or (maximum is not None and value > maximum):
-        raise InputError(f"{name} must be an integer {span}; got {value}")
+        raise InputError(f"{name} must be an integer {span}; got {value_text(int(value))}")
     return int(value)
 
 

@@ -28,6 +28,7 @@ from bilevel.certify import (
     rg_pt,
     split_calibration,
 )
+from bilevel.certify.procedures import check_delta
 from bilevel.errors import InputError
 
 DELTAS = (0.05, 0.005, 0.1, 0.2, 0.3)
@@ -390,6 +391,25 @@ def test_an_int_too_large_for_a_float_is_an_input_error(call, name):
     assert len(str(exc.value)) < 200, str(exc.value)
 
 
+@pytest.mark.parametrize("value, digits", [(10**400, 401), (10**400 - 1, 400), (-10**5000, 5001), (2**100000, 30103)],
+                         ids=["1e400", "1e400-1", "-1e5000", "2^100000"])
+def test_an_int_too_large_for_a_float_is_named_by_its_digits(value, digits):
+    """The number of digits came from str(value), which raises ValueError ("Exceeds the limit (4300 digits) for
+    integer string conversion") beyond 4300 digits: delta=10**5000 was that traceback. Oracle: len(str()) with the
+    limit lifted."""
+    import sys
+
+    saved = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        assert len(str(abs(value))) == digits
+    finally:
+        sys.set_int_max_str_digits(saved)
+    message = rf"delta \(error level\) is too large for a float: an integer of {digits} digits"
+    with pytest.raises(InputError, match=message):
+        check_delta(value)
+
+
 # --- found by a type-mutation fuzz of the public API (each failed before the fix) ---------------------
 
 
@@ -531,3 +551,22 @@ def test_a_compressed_or_binary_loss_table_is_named_so(tmp_path, content, said):
     for load in (load_losses_csv, lambda p: load_aux_csv(p, ["a", "b"], 1)):
         with pytest.raises(InputError, match=said):
             load(path)
+
+
+_BEYOND_STR = 10**5000  # repr() of it raises ValueError (Python's 4300-digit limit for int-to-str conversion)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: split_calibration(_BEYOND_STR), "n_cal"),
+    (lambda: hoeffding_p_value(0.1, _BEYOND_STR, 0.2), "at most 2\\*\\*53"),
+    (lambda: binomial_p_value(0.1, _BEYOND_STR, 0.2), "at most 2\\*\\*53"),
+    (lambda: hoeffding_bentkus_p_value(0.1, -_BEYOND_STR, 0.2), "n must be a positive integer"),
+    (lambda: bentkus_p_value(0.1, [_BEYOND_STR], 0.2), "a list holding an integer of more than 4300 digits"),
+    (lambda: check_delta(_BEYOND_STR), "delta"),
+], ids=["split_calibration", "hoeffding", "binomial", "negative", "list", "delta"])
+def test_an_int_beyond_4300_digits_gets_the_input_error_meant(call, name):
+    """Each message printed the number with repr/str, which raised ValueError "Exceeds the limit (4300 digits) for
+    integer string conversion" in place of the InputError naming the argument."""
+    with pytest.raises(InputError, match=name) as exc:
+        call()
+    assert "Exceeds the limit" not in str(exc.value) and len(str(exc.value)) < 200, str(exc.value)

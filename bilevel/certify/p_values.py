@@ -24,7 +24,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..errors import InputError
-from ..validation import as_float_array, check_flag, check_open_unit, is_boolean
+from ..validation import as_float_array, check_flag, check_open_unit, is_boolean, value_text
 
 __all__ = [
     "hoeffding_p_value",
@@ -75,19 +75,22 @@ def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
         raise InputError("r_hat contains NaN or infinite values")
     if r.size and (r.min() < 0.0 or r.max() > 1.0):
         raise InputError(f"r_hat must lie in [0, 1] (losses bounded in [0, 1]); got range [{r.min()}, {r.max()}]")
+    if isinstance(n, int) and not isinstance(n, bool) and n > MAX_N:  # numpy holds it as an object, not a number
+        raise InputError(f"n (number of calibration points) must be at most 2**53 = {MAX_N:.4g} (float64 cannot "
+                         f"count beyond it), got {value_text(n)}")
     try:
         n_arr = np.asarray(n)
     except (TypeError, ValueError):  # ragged nested lists
-        raise InputError(f"n must be a positive integer or an array of them, got {n!r}") from None
+        raise InputError(f"n must be a positive integer or an array of them, got {value_text(n)}") from None
     if n_arr.dtype.kind not in "iuf" or not np.all(np.isfinite(n_arr)):
-        raise InputError(f"n must be a positive integer, got {n!r}")
+        raise InputError(f"n must be a positive integer, got {value_text(n)}")
     if n_arr.dtype.kind == "f":  # float16 n: comparing with 2**53 cast 2**53 to float16 ("overflow encountered")
         n_arr = n_arr.astype(np.float64)
     if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
-        raise InputError(f"n (number of calibration points) must be a positive integer, got {n!r}")
+        raise InputError(f"n (number of calibration points) must be a positive integer, got {value_text(n)}")
     if np.any(n_arr > MAX_N):
         raise InputError(f"n (number of calibration points) must be at most 2**53 = {MAX_N:.4g} (float64 cannot "
-                         f"count beyond it), got {n!r}")
+                         f"count beyond it), got {value_text(n)}")
     try:
         np.broadcast_shapes(r.shape, n_arr.shape)
     except ValueError:
