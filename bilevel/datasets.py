@@ -19,7 +19,7 @@ import pandas as pd
 
 from .errors import InputError
 from .validation import (as_float_array, as_number, binary_format_of, check_aligned, check_flag, check_seed,
-                         check_utf8_text, compression_of, finite_number)
+                         check_utf8_text, compression_of, finite_number, value_text)
 
 HUGE_FEATURE = 1e150
 """A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this, or is below
@@ -442,8 +442,8 @@ def check_split_sizes(n_rows: int, sizes: dict, test_fraction: float = 0.5, frac
     total = sum(int(v) for v in sizes.values())
     if total > n_rows - n_test:
         held = f" ({fraction_name} {test_fraction:g} of the {n_rows} rows)" if fraction_name else ""
-        raise InputError(f"{' + '.join(sizes)} = {total} exceeds the {n_rows - n_test} rows left after holding out "
-                         f"{n_test} test rows{held}")
+        raise InputError(f"{' + '.join(sizes)} = {value_text(total)} exceeds the {n_rows - n_test} rows left after "
+                         f"holding out {n_test} test rows{held}")
 
 
 def split_dataset(

@@ -22,7 +22,7 @@ from scipy.sparse import csc_matrix, csr_matrix
 from .errors import InputError, SolverError
 from .highs_run import ctrl_c_pending, sigint_as_flag, silent_highs
 from .pause_gc import gc_paused
-from .validation import check_clock, check_count, check_mip_gap, check_positive
+from .validation import check_clock, check_count, check_mip_gap, check_positive, value_text
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: "optimal",
@@ -806,7 +806,7 @@ def _set_option(h: highspy.Highs, key: str, value) -> None:
     except TypeError:
         status = None
     if status != highspy.HighsStatus.kOk:
-        raise InputError(f"HiGHS rejected option {key}={value!r}")
+        raise InputError(f"HiGHS rejected option {key}={value_text(value)}")
 
 
 def check_highs_option(key: str, value, name: str = "HiGHS option"):
@@ -827,12 +827,13 @@ def check_highs_option(key: str, value, name: str = "HiGHS option"):
         raise InputError(f"{name} {key}=nan is not a number")
     if key in UNSAFE_OPTIONS and value != UNSAFE_OPTIONS[key][0]:
         allowed, why = UNSAFE_OPTIONS[key]
-        raise InputError(f"{name} {key}={value!r} is refused (only HiGHS's default, {allowed!r}, is accepted): {why}")
+        raise InputError(f"{name} {key}={value_text(value)} is refused (only HiGHS's default, {allowed!r}, is "
+                         f"accepted): {why}")
     try:
         return _highs_option_value(key, value)
     except InputError:
-        raise InputError(f"{name} {key}={value!r}: HiGHS rejects it (an unknown option, or a value of the wrong type "
-                         "or out of its range)") from None
+        raise InputError(f"{name} {key}={value_text(value)}: HiGHS rejects it (an unknown option, or a value of the "
+                         "wrong type or out of its range)") from None
 
 
 def _highs_option_value(key: str, value):

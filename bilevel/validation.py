@@ -102,15 +102,16 @@ def _digits(value: int) -> int:
     return n - 1 if abs(value) < 10 ** (n - 1) else n
 
 
-def value_text(value) -> str:
-    """``repr(value)`` for an error message, except for a Python int of more than 256 bits (about 77 digits):
-    ``"an integer of N digits"``. ``repr`` of an int beyond 4300 digits raises ValueError ("Exceeds the limit ...
-    for integer string conversion"), which replaced the message meant (``n=10**5000``), and below that printed
-    every digit; a list holding such an int is named by its type. Raises what ``repr(value)`` raises otherwise."""
+def value_text(value, spec: str | None = None) -> str:
+    """``repr(value)`` (``format(value, spec)`` with ``spec``, e.g. ``","``) for an error message, except for a
+    Python int of more than 256 bits (about 77 digits): ``"an integer of N digits"``. ``repr`` of an int beyond 4300
+    digits raises ValueError ("Exceeds the limit ... for integer string conversion"), which replaced the message
+    meant (``n=10**5000``), and below that printed every digit; a list holding such an int is named by its type.
+    Raises what ``repr(value)`` raises otherwise."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
         return f"an integer of {_digits(value)} digits"
     try:
-        return repr(value)
+        return repr(value) if spec is None else format(value, spec)
     except ValueError:  # an int beyond 4300 digits inside a list, tuple, array of objects
         return f"a {type(value).__name__} holding an integer of more than 4300 digits"
 

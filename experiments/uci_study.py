@@ -72,7 +72,7 @@ from bilevel.export import markdown_cell, replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
 from bilevel.tune import VERIFICATION_WARNING
 from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, check_clock, check_positive, check_writable_folder,
-                                repeated_values)
+                                repeated_values, value_text)
 
 from . import attack as attack_mod
 from . import baseline as baseline_mod
@@ -460,10 +460,12 @@ def units_text(cfg, counts: dict, names: dict | None = None) -> str:
     n = len(cfg.datasets)
     parts = []
     if "limited" in counts:
-        parts.append(f"{counts['limited']:,} limited-data runs ({name('runs')} {cfg.runs} x {len(cfg.val_sizes)} "
+        parts.append(f"{value_text(counts['limited'], ',')} limited-data runs ({name('runs')} "
+                     f"{value_text(cfg.runs, '')} x {len(cfg.val_sizes)} "
                      f"{name('val_sizes')} x {len(cfg.train_sizes)} {name('train_sizes')} x {n} {name('datasets')})")
     if "perturbed" in counts:
-        parts.append(f"{counts['perturbed']:,} perturbed-data runs ({name('perturbed_runs')} {cfg.perturbed_runs} x "
+        parts.append(f"{value_text(counts['perturbed'], ',')} perturbed-data runs ({name('perturbed_runs')} "
+                     f"{value_text(cfg.perturbed_runs, '')} x "
                      f"{len(cfg.rho_vals)} {name('rho_vals')} x {len(cfg.epsilons)} {name('epsilons')} x {n} "
                      f"{name('datasets')})")
     return " and ".join(parts)

@@ -533,3 +533,22 @@ def test_compile_and_write_helpers_name_a_bad_model_or_path(tmp_path):
     target = tmp_path / "out.txt"
     replace_atomically(str(target), lambda temp: temp.write_text("written"))
     assert target.read_text() == "written"
+
+
+def test_an_int_beyond_4300_digits_in_the_split_highs_options_and_study_sizes(tmp_path):
+    """The same ValueError came from split_dataset's size check (n_train=10**5000), a HiGHS option's refusal
+    (mip_max_nodes=10**5000) and the study's refusal of too many runs (runs=10**5000)."""
+    from bilevel.datasets import split_dataset
+    from experiments.uci_study import StudyConfig
+
+    X = np.arange(40.0).reshape(20, 2)
+    y = np.repeat([-1.0, 1.0], 10)
+    for call, name in [(lambda: split_dataset(X, y, 10**5000, 4), "n_train \\+ n_val = an integer of 5001 digits"),
+                       (lambda: split_dataset(X, y, 4, 4, n_cal=10**5000), "n_cal = an integer of 5001 digits"),
+                       (lambda: bilevel.tune(X[:4], y[[0, 10, 1, 11]], X[4:8], y[[2, 12, 3, 13]],
+                                             highs_options={"mip_max_nodes": 10**5000}),
+                        "mip_max_nodes=an integer of 5001 digits"),
+                       (lambda: StudyConfig(runs=10**5000), "runs an integer of 5001 digits")]:
+        with pytest.raises(InputError, match=name) as exc:
+            call()
+        assert "Exceeds the limit" not in str(exc.value), str(exc.value)
