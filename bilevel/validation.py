@@ -147,6 +147,13 @@ def _pandas_columns(values) -> list:
     return [col for _, col in values.items()] if hasattr(values, "columns") else [values]
 
 
+def _is_pandas_container(values) -> bool:
+    """Whether ``values`` is a pandas DataFrame, Series or Index (with a ``dtype`` per column), not one of pandas'
+    scalars (``pd.NA``, ``pd.NaT``, ``pd.Timestamp``, ...), which have none: ``epsilon=pd.NA`` raised
+    AttributeError "'NAType' object has no attribute 'dtype'"."""
+    return type(values).__module__.startswith("pandas") and (hasattr(values, "columns") or hasattr(values, "dtype"))
+
+
 def is_text(values) -> bool:
     """Whether ``values`` (a scalar, an array, a nested sequence or a pandas object) holds strings or bytes, which
     ``float()`` and the float conversion read as the numbers they spell; False when numpy cannot read it as one
@@ -154,7 +161,7 @@ def is_text(values) -> bool:
     (its values): one of the strings ``"1"``, ``"-1"`` was read as those numbers. Raises nothing."""
     if isinstance(values, (str, bytes, bytearray)):
         return True
-    if type(values).__module__.startswith("pandas"):  # a column of strings is object dtype, read as numbers
+    if _is_pandas_container(values):  # a column of strings is object dtype, read as numbers
         import pandas as pd
         columns = _pandas_columns(values)
         columns = [pd.Series(col.dtype.categories) if isinstance(col.dtype, pd.CategoricalDtype) else col
@@ -172,7 +179,7 @@ def is_temporal(values) -> bool:
     datetime64 / timedelta64, pandas' datetime and timedelta columns), which the float conversion reads as counts
     of their storage unit: the durations 1 s, 2 s, 3 s became the features 1, 2, 3 stored in seconds and 1000, 2000,
     3000 stored in milliseconds. False when numpy cannot read it as one array. Raises nothing."""
-    if type(values).__module__.startswith("pandas"):
+    if _is_pandas_container(values):
         import pandas as pd
         columns = _pandas_columns(values)
         return any(pd.api.types.is_datetime64_any_dtype(col.dtype) or pd.api.types.is_timedelta64_dtype(col.dtype)
@@ -218,7 +225,7 @@ def as_float_array(values, name: str, what: str) -> np.ndarray:
         raise InputError(f"{name} must be {what}; got dates or durations (convert them to numbers in a unit first)")
     refuse_masked(values, name)
     try:
-        if type(values).__module__.startswith("pandas"):  # pd.NA of a nullable column -> NaN,
+        if _is_pandas_container(values):  # pd.NA of a nullable column -> NaN,
             return values.to_numpy(dtype=np.float64, na_value=np.nan)  # which the callers name (was "not numeric")
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):

@@ -2,6 +2,7 @@
 canonical type, and input of a type that would be read as something else (booleans as numbers) is refused by
 name. Each case was found by a hunt over the public API's input types."""
 import numpy as np
+import pandas as pd
 import pytest
 
 import bilevel
@@ -111,7 +112,6 @@ def test_a_pandas_flip_mask_must_share_the_validation_index(monkeypatch):
     ``tune`` before any solve (a bad explicit flip was refused only after the optimistic MILP)."""
     import importlib
 
-    import pandas as pd
 
     tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
     Xv = pd.DataFrame(XV, index=[10, 11, 12, 13])
@@ -222,7 +222,6 @@ def test_a_pandas_categorical_of_strings_is_refused_as_the_strings_are():
     strings as a feature, was read as the numbers the strings spell, where the same strings in an object or string
     column are refused ("got strings"). Oracle: the refusal of the plain strings; a categorical of numbers is
     still accepted, with the plain labels' answer."""
-    import pandas as pd
 
     labels = [str(int(v)) for v in Y]
     for strings in (pd.Series(labels), pd.Series(labels).astype("category")):
@@ -240,7 +239,6 @@ def test_dates_and_durations_are_refused_not_read_as_counts_of_their_unit():
     the features 1, 2, ... stored in seconds and 1000, 2000, ... stored in milliseconds, two answers for one data
     set; numpy's datetime64 arrays likewise. Oracle: the two units of the same durations, which must not both be
     accepted as different numbers; now both are refused by name, as strings are."""
-    import pandas as pd
 
     seconds = pd.to_timedelta(np.arange(len(Y)) % 3, unit="s")
     for unit in ("s", "ms"):
@@ -261,3 +259,21 @@ def test_w_bar_bounds_given_as_a_dict_or_set_are_refused():
     for bounds in ({0: 0.3, 1: 0.8}, {0.3, 0.8}):
         with pytest.raises(InputError, match="w_bar_bounds must be a pair"):
             bilevel.tune(X, Y, XV, YV, w_bar_bounds=bounds)
+
+
+@pytest.mark.parametrize("value", [pd.NA, pd.NaT, pd.Timestamp("2020-01-01"), pd.Timedelta("1s")],
+                         ids=["NA", "NaT", "Timestamp", "Timedelta"])
+def test_a_pandas_scalar_for_a_number_is_an_input_error(value):
+    """The checks took any object of a pandas module for a DataFrame, Series or Index: ``epsilon=pd.NA``,
+    ``delta=pd.NA``, ``alpha=pd.NA`` and ``r_hat=pd.NA`` raised AttributeError "'NAType' object has no attribute
+    'dtype'" from inside the string check."""
+    from bilevel.certify import hoeffding_bentkus_p_value, ltt
+
+    losses = np.random.default_rng(0).random((40, 4, 1)) * 0.3
+    calls = [lambda: bilevel.tune(X, Y, XV, YV, mode="pessimistic", epsilon=value),
+             lambda: bilevel.tune(X, Y, XV, YV, w_bar_bounds=(0.0, value)),
+             lambda: ltt(losses, 0.2, value), lambda: ltt(losses, value, 0.1),
+             lambda: hoeffding_bentkus_p_value(value, 40, 0.3)]
+    for call in calls:
+        with pytest.raises(InputError, match="must be a number"):
+            call()
