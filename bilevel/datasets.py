@@ -149,7 +149,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
 
     Raises
     ------
-    InputError (a ``ValueError``) when ``name_or_path`` is not a str or Path, names both a built-in set and a file
+    InputError (a ``ValueError``) when ``name_or_path`` is not a str or Path (or another ``os.PathLike``) or is
+    empty, names both a built-in set and a file
     in the working directory (a str), ``label`` is not a str, the file is missing, not a regular file (a
     directory, a named pipe, a device) or not an uncompressed CSV table (data rows with more or fewer fields
     than the header names, a column name used twice, a column with neither a name nor a value, or no header
@@ -163,7 +164,12 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     """
     if not isinstance(name_or_path, (str, os.PathLike)):  # 5 looked for a file "5"; 10**400 was an OSError
         raise InputError(f"name_or_path must be a data set name or a path (str or Path); got {name_or_path!r:.80}")
-    key = str(name_or_path)
+    # os.fspath: str() of an os.PathLike other than a Path is its repr ("<P object at 0x...>", "not found")
+    key = os.fspath(name_or_path)
+    if not isinstance(key, str):
+        raise InputError(f"name_or_path must be a data set name or a path (str or Path); got bytes {key!r:.80}")
+    if not key:  # Path("") is the working directory: "data path '' is a directory"
+        raise InputError("name_or_path is empty: name a built-in data set (cancer, diabetes) or a CSV file")
     if label is not None and not isinstance(label, str):  # label=2 for a header "0,1,2" was "not found"
         raise InputError(f"label must be the label column's name as a str; got {label!r} "
                          f"({type(label).__name__}): a column named {str(label)!r} is label={str(label)!r}")

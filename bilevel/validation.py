@@ -479,10 +479,18 @@ def removed_if_empty_on_failure():
 def as_path(path, name: str) -> Path:
     """``path`` as a Path; InputError naming ``name`` unless it is a str or an ``os.PathLike`` (pathlib's
     TypeError for None or a list, and an int, which ``open`` reads as a file descriptor: ``open(1)`` reads
-    stdout and closes it)."""
+    stdout and closes it), and when it is empty (``Path("")`` is the working directory) or holds a NUL character
+    (``open`` raised ValueError "embedded null byte")."""
     if not isinstance(path, (str, os.PathLike)):
         raise InputError(f"{name} must be a path (str or Path); got {path!r:.80}")
-    return Path(path)
+    text = os.fspath(path)
+    if not isinstance(text, str):  # an os.PathLike whose __fspath__ gives bytes
+        raise InputError(f"{name} must be a path (str or Path); got one of bytes {text!r:.80}")
+    if not text:
+        raise InputError(f"{name} is empty; name a file")
+    if "\x00" in text:
+        raise InputError(f"{name} {text!r:.80} holds a NUL character")
+    return Path(text)
 
 
 def check_utf8_text(path: Path, what: str) -> None:

@@ -1,6 +1,8 @@
 """Valid input in another type (numpy scalars of other widths, pandas objects, lists) gives the answer of the
 canonical type, and input of a type that would be read as something else (booleans as numbers) is refused by
 name. Each case was found by a hunt over the public API's input types."""
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -277,3 +279,34 @@ def test_a_pandas_scalar_for_a_number_is_an_input_error(value):
     for call in calls:
         with pytest.raises(InputError, match="must be a number"):
             call()
+
+
+class _PathLike(os.PathLike):
+    """An ``os.PathLike`` that is not a pathlib.Path (as a file-system library's path objects are)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __fspath__(self):
+        return self.path
+
+
+def test_a_path_like_object_empty_bytes_and_nul_paths(tmp_path):
+    """``load_dataset`` of an ``os.PathLike`` other than a Path looked for a file named by its repr ("'<... object at
+    0x...>' is neither a built-in name nor an existing file"), though ``load_losses_csv`` read it; ``""`` was "data
+    path '' is a directory" (Path('') is the working directory); a NUL in a loss CSV's path raised ValueError
+    "embedded null byte". Oracle: the same file read through a str."""
+    from bilevel.certify import load_losses_csv
+
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,y\n" + "".join(f"{i},{i % 3},{'yes' if i % 2 else 'no'}\n" for i in range(8)))
+    ref = bilevel.load_dataset(str(data))
+    got = bilevel.load_dataset(_PathLike(str(data)))
+    assert np.array_equal(got.X, ref.X) and np.array_equal(got.y, ref.y) and got.classes == ref.classes
+    for bad, message in [("", "name_or_path is empty"), (_PathLike(b"d.csv"), "got bytes")]:
+        with pytest.raises(InputError, match=message):
+            bilevel.load_dataset(bad)
+    for bad, message in [("", "is empty"), ("l\x00.csv", "holds a NUL character"),
+                         (_PathLike(b"l.csv"), "got one of bytes")]:
+        with pytest.raises(InputError, match=rf"path \(the loss CSV\).*{message}"):
+            load_losses_csv(bad)
