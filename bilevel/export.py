@@ -42,12 +42,13 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     drop such a variable when no row holds it, or write a fixed one as a constant, so an infeasible model
     would be written as a feasible one; for names beyond ASCII (``.mps``) when the locale's encoding, in which
     Pyomo writes, is not UTF-8 (an ASCII locale stopped Pyomo with a UnicodeEncodeError); and for a ``model`` that
-    is not a Pyomo model or a ``path`` that is not a str or Path. A utility (no equation of the papers)."""
+    is not a Pyomo model or a ``path`` that is not a str or Path, is empty or holds a NUL. A utility (no equation
+    of the papers)."""
     if not isinstance(model, pyo.Block):  # e.g. None: an AttributeError from inside the objective count
         raise InputError(f"model must be a Pyomo model; got {type(model).__name__}")
     if not isinstance(path, (str, os.PathLike)):  # e.g. None: pathlib's TypeError
         raise InputError(f"path must be a str or Path ending in .lp or .mps; got {path!r:.80}")
-    path = Path(path)
+    path = as_path(path, "path")  # "" was "cannot tell the format of '.'"
     suffix = path.suffix.lower()
     if suffix not in _FORMATS:
         raise InputError(f"cannot tell the format of {str(path)!r}: use a .lp or .mps suffix")

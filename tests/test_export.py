@@ -468,3 +468,14 @@ def test_write_model_refuses_lp_names_beyond_ascii_which_cbc_refuses(var, tmp_pa
         assert cbc.solve(mps, time_limit=30).objective == pytest.approx(_optimum(), abs=1e-6)
         model.write(str(tmp_path / "old.lp"), io_options={"symbolic_solver_labels": True})
         assert cbc.solve(tmp_path / "old.lp", time_limit=30).status == "error"
+
+
+def test_an_empty_path_is_named_empty(tmp_path, monkeypatch):
+    """``write_model(model, "")`` said "cannot tell the format of '.'": Path('') is the working directory."""
+    monkeypatch.chdir(tmp_path)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.obj = pyo.Objective(expr=m.x)
+    with pytest.raises(InputError, match="path is empty") as exc:
+        bilevel.write_model(m, "")
+    assert "'.'" not in str(exc.value) and list(tmp_path.iterdir()) == []
