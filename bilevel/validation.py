@@ -487,7 +487,7 @@ def as_path(path, name: str) -> Path:
     if not isinstance(text, str):  # an os.PathLike whose __fspath__ gives bytes
         raise InputError(f"{name} must be a path (str or Path); got one of bytes {text!r:.80}")
     if not text:
-        raise InputError(f"{name} is empty; name a file")
+        raise InputError(f"{name} is an empty path")
     if "\x00" in text:
         raise InputError(f"{name} {text!r:.80} holds a NUL character")
     return Path(text)
@@ -567,8 +567,9 @@ def check_writable_folder(folder, what: str) -> Path:
     """Create ``folder`` (and its parents) if needed and check that a file can be created in it, so that a
     command fails before its solves rather than after; return it as a Path. Raises InputError naming
     ``what`` (e.g. ``"--export"``) when it is a file or cannot be created or written to, with the system's
-    reason (:func:`_refusal`)."""
-    folder = Path(folder)
+    reason (:func:`_refusal`), and when it is not a str or ``os.PathLike``, is empty (``Path("")`` is the working
+    directory) or holds a NUL (:func:`as_path`)."""
+    folder = as_path(folder, what)
     try:  # exists() raises OSError for a name the file system refuses (over 255 bytes: "File name too long")
         if folder.exists() and not folder.is_dir():
             raise InputError(f"{what} {str(folder)!r} is a file, not a folder")
@@ -593,8 +594,9 @@ def check_writable_folder(folder, what: str) -> Path:
 def check_writable_file(path, what: str) -> Path:
     """``path`` as a Path after creating its folder if needed and checking that it can be written, so that a
     command fails before its solves rather than after; InputError naming ``what`` (e.g. ``"--csv"``) when it is
-    a folder, its folder cannot be created or written to, or it exists read-only."""
-    path = Path(path)
+    a folder, its folder cannot be created or written to, or it exists read-only, or is not a path
+    (:func:`as_path`)."""
+    path = as_path(path, what)
     # a parent that is a file is named as the path's folder: for --json a.csv/r.json the message was "the JSON
     # result file 'a.csv' is a file, not a folder", naming neither the option nor the path given
     try:

@@ -71,8 +71,8 @@ from bilevel.errors import InputError, SolverError
 from bilevel.export import markdown_cell, replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
 from bilevel.tune import VERIFICATION_WARNING
-from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, check_clock, check_positive, check_writable_folder,
-                                repeated_values, value_text)
+from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, as_path, check_clock, check_positive,
+                                check_writable_folder, repeated_values, value_text)
 
 from . import attack as attack_mod
 from . import baseline as baseline_mod
@@ -1027,14 +1027,15 @@ def run_study(cfg: StudyConfig, out, jobs: int | None = None, scheduler=None,
     Raises
     ------
     InputError for a bad configuration, a data set that cannot be loaded or cannot supply the sizes
-    (:func:`check_data`, before any unit runs), an ``out`` or ``OUT/runs`` that is a file or cannot be written
-    to, a folder where a unit's record ``OUT/runs/<run_id>.json`` goes, or when ``out`` holds finished units
-    computed with other settings (another seed, time limit, flip rule, ...): use another ``out``; and when
-    another call is running into ``out`` (:func:`_only_study_in`).
+    (:func:`check_data`, before any unit runs), an ``out`` that is not a str or Path, is empty or holds a NUL, an
+    ``out`` or ``OUT/runs`` that is a file or cannot be written to, a folder where a unit's record
+    ``OUT/runs/<run_id>.json`` goes, or when ``out`` holds finished units computed with other settings (another
+    seed, time limit, flip rule, ...): use another ``out``; and when another call is running into ``out``
+    (:func:`_only_study_in`).
     """
     check_config(cfg)
     check_data(cfg)
-    out = Path(out)
+    out = as_path(out, "out (the study's folder)")  # "" ran the study into the working directory
     # OUT and OUT/runs (a file there failed the first finished run's write, after its solves)
     check_writable_folder(_runs_folder(out), "the study's runs folder (OUT/runs)")
     with _only_study_in(out):

@@ -476,6 +476,6 @@ def test_an_empty_path_is_named_empty(tmp_path, monkeypatch):
     m = pyo.ConcreteModel()
     m.x = pyo.Var(bounds=(0, 1))
     m.obj = pyo.Objective(expr=m.x)
-    with pytest.raises(InputError, match="path is empty") as exc:
+    with pytest.raises(InputError, match="path is an empty path") as exc:
         bilevel.write_model(m, "")
     assert "'.'" not in str(exc.value) and list(tmp_path.iterdir()) == []

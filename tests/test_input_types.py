@@ -306,7 +306,7 @@ def test_a_path_like_object_empty_bytes_and_nul_paths(tmp_path):
     for bad, message in [("", "name_or_path is empty"), (_PathLike(b"d.csv"), "got bytes")]:
         with pytest.raises(InputError, match=message):
             bilevel.load_dataset(bad)
-    for bad, message in [("", "is empty"), ("l\x00.csv", "holds a NUL character"),
+    for bad, message in [("", "is an empty path"), ("l\x00.csv", "holds a NUL character"),
                          (_PathLike(b"l.csv"), "got one of bytes")]:
         with pytest.raises(InputError, match=rf"path \(the loss CSV\).*{message}"):
             load_losses_csv(bad)

@@ -1782,3 +1782,14 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal_unless_asked(tmp_path, ca
     assert main(["study", "--quick", "--study", "limited", "--runs", "1", "--val-sizes", "5", "--train-sizes", "5",
                  "--jobs", "1", "--out", str(tmp_path / "cli"), "--progress"]) == 0
     assert "bilevel study" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("out, message", [("", "is an empty path"), (b"o", "must be a path"),
+                                          ("o\x00", "holds a NUL character")], ids=["empty", "bytes", "nul"])
+def test_a_study_folder_that_is_no_path_is_refused_by_name(out, message, tmp_path, monkeypatch):
+    """``run_study(cfg, "")`` wrote the study into the working directory (Path('') is it); bytes raised pathlib's
+    TypeError and a NUL ValueError "embedded null byte"."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(bilevel.InputError, match=rf"out \(the study's folder\)( .*)? {message}"):
+        us.run_study(_tiny(runs=1), out, jobs=1, progress=False)
+    assert list(tmp_path.iterdir()) == []
