@@ -48,7 +48,7 @@ from bilevel.help_format import DefaultsHelpFormatter, path_text, real
 from bilevel.option_checks import check_options, nonempty_path, number
 from bilevel.library import (InstanceSpec, build_instance, read_instance_arrays, read_manifest, read_name_map,
                              sha256)
-from bilevel.validation import check_positive
+from bilevel.validation import as_path, check_positive
 
 from .solution_files import read_solution_file
 
@@ -187,7 +187,7 @@ def check_solution(
     name map or ``.mps`` file the manifest lists that is missing (the map) or differs from its ``*_sha256``."""
     tolerance = check_positive(tolerance, "tolerance")
     feasibility_tolerance = check_positive(feasibility_tolerance, "feasibility_tolerance")
-    manifest = Path(manifest)
+    manifest = as_path(manifest, "manifest")
     row = _row(manifest, instance_id)
     spec = InstanceSpec.from_row(row)
     if isinstance(solution, dict):

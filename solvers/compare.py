@@ -27,7 +27,7 @@ from bilevel.export import replace_atomically
 from bilevel.help_format import DefaultsHelpFormatter, integer, path_text, real
 from bilevel.library import read_manifest, select_rows, sha256
 from bilevel.option_checks import check_options, count, nonempty_path
-from bilevel.validation import (check_mip_gap, check_positive, check_writable_file, check_writable_folder,
+from bilevel.validation import (as_path, check_mip_gap, check_positive, check_writable_file, check_writable_folder,
                                repeated_values)
 
 from .common import (MAX_TIME_LIMIT, RunResult, agreement, check_solver_name, format_table, get_runner, is_maximisation,
@@ -58,8 +58,8 @@ def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | No
     (``mps``, ``lp``) or, with ``max_size``, ``n_train`` or ``n_val``, when a row lacks its id or has one holding a
     path separator (``/``, ``\\``: the id names the solution file ``<id>.<format>.<solver>.csv`` of :func:`compare`),
     when two selected rows have one id, or when a selected row has an empty cell there (``read_manifest`` reads an
-    empty cell as ``None``)."""
-    manifest = Path(manifest)
+    empty cell as ``None``), and when ``manifest`` is not a path (:func:`bilevel.validation.as_path`)."""
+    manifest = as_path(manifest, "manifest")
     for fmt in formats:
         if fmt not in ("mps", "lp"):
             raise InputError(f"format must be mps or lp; got {fmt!r}")
@@ -118,7 +118,7 @@ def compare(
     earlier run is removed when this run has no incumbent, so that no stale solution stays). ``log`` receives
     each finished record. Raises InputError, before any solve, for a bad manifest (see :func:`select_instances`),
     solver name, format or time limit (:func:`check_time_limit`), or a ``solutions_dir`` that cannot be written."""
-    manifest = Path(manifest)
+    manifest = as_path(manifest, "manifest")
     # an infinite tolerance (meant as "accept any objective") made inf * 0 = nan in the test of closeness: equal
     # optima 0 and 0 were a DISAGREE; a negative one no objective ever passed
     rtol, atol = check_positive(rtol, "rtol", allow_zero=True), check_positive(atol, "atol", allow_zero=True)
@@ -184,8 +184,8 @@ def check_not_an_input(path, manifest, what: str) -> None:
     its rows list (``mps``, ``lp``, ``names``), also through a symbolic link: ``--csv models/manifest.csv``
     replaced the library's manifest by the comparison records, without a word. A manifest that cannot be read is
     left to :func:`compare` to refuse."""
-    target = Path(path).resolve()
-    manifest = Path(manifest)
+    target = as_path(path, what).resolve()
+    manifest = as_path(manifest, "manifest")
     if target == manifest.resolve():
         raise InputError(f"{what} {str(path)!r} is the manifest {str(manifest)!r}; writing it would overwrite the "
                          "manifest: choose another path")
@@ -202,8 +202,9 @@ def check_not_an_input(path, manifest, what: str) -> None:
 
 def write_csv(records: list[dict], path) -> Path:
     """Write comparison records as CSV (one column per record key), through a temporary file renamed into place:
-    an interrupted write (Ctrl-C) leaves no CSV cut short that reads as a comparison of fewer instances."""
-    path = Path(path)
+    an interrupted write (Ctrl-C) leaves no CSV cut short that reads as a comparison of fewer instances. InputError
+    when ``path`` is not a path (:func:`bilevel.validation.as_path`)."""
+    path = as_path(path, "path (the CSV)")
     keys = list(dict.fromkeys(k for r in records for k in r))
 
     def write(temp: Path) -> None:

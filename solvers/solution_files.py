@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.export import replace_atomically
-from bilevel.validation import check_utf8_text
+from bilevel.validation import as_path, check_utf8_text
 
 from .common import LP_SENSE, RunResult, finite_or_none, lp_lines
 
@@ -68,8 +68,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     unknown``: CBC writes them also for Clp's current point, which need not be feasible, see
     :data:`_CBC_SOLUTION_STATUSES`), or a HiGHS raw-style file whose primal status is ``None`` or ``Infeasible``
     (e.g. an LP stopped by its iteration limit), or a CPLEX solution whose header says ``primalFeasible="0"``, or
-    XML that is not a CPLEX solution."""
-    path = Path(path)
+    XML that is not a CPLEX solution, and when ``path`` is not a path (:func:`bilevel.validation.as_path`)."""
+    path = as_path(path, "solution file")
     if path.is_dir():  # was "not found": the folder is there
         raise InputError(f"solution file {str(path)!r} is a folder, not a file")
     if not path.is_file():
@@ -386,8 +386,8 @@ def _read_cplex_solution(path: Path) -> tuple[dict, float | None]:
 def write_solution_csv(result: RunResult, path) -> Path:
     """Write a run's incumbent as CSV: ``objective value,<x>`` then ``name,value`` rows (17 significant digits),
     through a temporary file renamed into place (an interrupted write left a file cut short, whose missing
-    variables a check then took as 0). Returns the path."""
-    path = Path(path)
+    variables a check then took as 0). Returns the path; InputError when ``path`` is not a path."""
+    path = as_path(path, "solution file")
     path.parent.mkdir(parents=True, exist_ok=True)
 
     def write(temp: Path) -> None:

@@ -737,3 +737,23 @@ def test_cbc_run_that_does_not_stop_names_the_given_file_not_its_copy(tmp_path, 
     result = cbc.solve(lp, time_limit=5)
     assert result.status == "error" and "did not stop" in result.message
     assert result.path == str(lp)
+
+
+@pytest.mark.parametrize("bad, message", [("", "is an empty path"), (b"m.csv", "must be a path"),
+                                          (None, "must be a path"), (3, "must be a path"),
+                                          ("m\x00.csv", "holds a NUL character")],
+                         ids=["empty", "bytes", "None", "int", "nul"])
+def test_the_runners_path_arguments_refuse_what_is_no_path(bad, message, tmp_path, monkeypatch):
+    """``read_solution_file``, ``select_instances``, ``compare``, ``write_csv`` and ``check_solution`` raised
+    pathlib's TypeError for bytes, None or an int, and "" read the working directory ("manifest '.' is a folder";
+    ``write_csv``: ValueError "PosixPath('.') has an empty name")."""
+    from solvers.check_solution import check_solution
+    from solvers.solution_files import read_solution_file
+
+    monkeypatch.chdir(tmp_path)
+    calls = [lambda: read_solution_file(bad), lambda: compare.select_instances(bad), lambda: compare.compare(bad),
+             lambda: compare.write_csv([], bad), lambda: check_solution(bad, "x", "s.csv")]
+    for call in calls:
+        with pytest.raises(InputError, match=message):
+            call()
+    assert list(tmp_path.iterdir()) == []
