@@ -36,6 +36,7 @@ import fnmatch
 import hashlib
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -706,6 +707,20 @@ def _cell(value) -> str:
     return str(value)
 
 
+def _manifest_rows(rows) -> list[dict]:
+    """``rows`` (any iterable of dicts: manifest rows, as :func:`read_manifest` gives) as a list; InputError for
+    a string, a dict, a number or rows that are not dicts, which raised TypeError or AttributeError ("'int'
+    object has no attribute 'get'") from inside the caller."""
+    try:
+        listed = None if isinstance(rows, (str, bytes, Mapping)) else list(rows)
+    except TypeError:  # not iterable
+        listed = None
+    if listed is None or not all(isinstance(r, Mapping) for r in listed):
+        kind = f"a {type(rows).__name__}" if listed is None else "rows that are not all dicts"
+        raise InputError(f"rows must be a list of manifest rows (dicts, as read_manifest gives); got {kind}")
+    return listed
+
+
 def write_manifest(rows, path) -> Path:
     """Write manifest rows (dicts with the keys of :data:`MANIFEST_COLUMNS`; missing keys are empty) as
     CSV. Other keys (columns added to a manifest by hand, which :func:`read_manifest` reads as strings) are
@@ -715,10 +730,10 @@ def write_manifest(rows, path) -> Path:
     temporary name in the same folder and renamed to ``path`` only when complete, so a write that fails or
     is interrupted (a bad row, a full disk, Ctrl-C) leaves an existing manifest unchanged; a symbolic link is
     written through (the link stays) and an existing file keeps its permissions. UTF-8. Returns the path.
-    Raises InputError for a column name that is not a string, or when the folder or the file cannot be
-    written (``path`` not a str or Path included)."""
+    Raises InputError for ``rows`` that are not a list of dicts, a column name that is not a string, or when the
+    folder or the file cannot be written (``path`` not a str or Path included)."""
     path = as_path(path, "path (the manifest)")
-    rows = list(rows)  # all rows before the header: a column may first appear in the last row
+    rows = _manifest_rows(rows)  # all rows before the header: a column may first appear in the last row
     known = set(MANIFEST_COLUMNS)
     extra = list(dict.fromkeys(k for r in rows for k in r if k not in known))
     if any(not isinstance(k, str) for k in extra):
@@ -806,7 +821,9 @@ def select_rows(rows, patterns=(), max_size: int | None = None, committed_only: 
     InputError for a row without an id (with ``patterns``) or without integer sizes (with ``max_size``), as
     :func:`read_manifest` reads empty cells (a raw TypeError or KeyError before), for ``patterns`` that are not a
     list of strings (a lone string was read as one pattern per character: ``"c*"`` matched every id), a
-    ``max_size`` that is not an integer (or None) or a ``committed_only`` that is not a bool."""
+    ``max_size`` that is not an integer (or None), a ``committed_only`` that is not a bool, or ``rows`` that are
+    not a list of dicts."""
+    rows = _manifest_rows(rows)
     if isinstance(patterns, (str, bytes)) or not isinstance(patterns, (list, tuple, set, frozenset)) \
             or not all(isinstance(p, str) for p in patterns):
         raise InputError(f"patterns must be a list of shell patterns (strings); got {patterns!r:.80}")

@@ -1114,3 +1114,15 @@ def test_from_row_keeps_a_lambda_bound_of_zero_rather_than_the_default():
     assert zero.lambda_bound == 0.0
     with pytest.raises(library.InputError, match="lambda"):
         library.build_instance(zero)
+
+
+@pytest.mark.parametrize("rows", ["a", {"id": "a"}, 3, None, [1, 2], [{"id": "a"}, "b"]],
+                         ids=["str", "dict", "int", "None", "numbers", "mixed"])
+def test_rows_that_are_not_manifest_rows_are_an_input_error(rows, tmp_path):
+    """``select_rows`` and ``write_manifest`` raised TypeError or AttributeError ("'int' object has no attribute
+    'get'", "'str' object has no attribute 'get'") from inside for rows that are not dicts."""
+    with pytest.raises(library.InputError, match="rows must be a list of manifest rows"):
+        library.select_rows(rows)
+    with pytest.raises(library.InputError, match="rows must be a list of manifest rows"):
+        library.write_manifest(rows, tmp_path / "manifest.csv")
+    assert list(tmp_path.iterdir()) == []
