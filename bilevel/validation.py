@@ -43,8 +43,9 @@ def check_aligned(X, y, x_name: str = "X", y_name: str = "y") -> None:
     """Raise InputError when ``X`` and ``y`` are both pandas objects (DataFrame / Series) whose row indexes
     differ: their rows are paired by position, so a ``y`` shuffled, sorted or filtered apart from ``X`` would pair
     each row with another row's label without a word (pandas itself would align them by index). Raises nothing
-    otherwise (arrays, lists, or one pandas object)."""
-    if not (type(X).__module__.startswith("pandas") and type(y).__module__.startswith("pandas")):
+    otherwise (arrays, lists, one pandas object, a pandas Index, which has no row labels, or a pandas scalar)."""
+    # only a DataFrame or Series has row labels: a pandas scalar (pd.NA) or an Index raised AttributeError
+    if not all(_is_pandas_container(v) and hasattr(v, "index") for v in (X, y)):
         return
     x_index, y_index = X.index, y.index
     if len(x_index) == len(y_index) and not x_index.equals(y_index):  # other lengths: the shape check names them

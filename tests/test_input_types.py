@@ -310,3 +310,17 @@ def test_a_path_like_object_empty_bytes_and_nul_paths(tmp_path):
                          (_PathLike(b"l.csv"), "got one of bytes")]:
         with pytest.raises(InputError, match=rf"path \(the loss CSV\).*{message}"):
             load_losses_csv(bad)
+
+
+def test_a_pandas_index_or_scalar_beside_a_pandas_object_is_no_attribute_error():
+    """``check_aligned`` took any object of a pandas module for a DataFrame or Series: ``tune(X_df, pd.Index(y),
+    ...)`` raised AttributeError "'Index' object has no attribute 'index'", and ``tune(pd.NA, pd.NA, ...)`` "'NAType'
+    object has no attribute 'index'". An Index has no row labels, so it pairs by position like an array. Oracle:
+    the same data as numpy arrays."""
+    ref = bilevel.tune(X, Y, XV, YV)
+    got = bilevel.tune(pd.DataFrame(X), pd.Index(Y), XV, YV)
+    assert got.objective == pytest.approx(ref.objective, abs=1e-9)
+    assert np.allclose(got.w_bar, ref.w_bar, atol=1e-7)
+    for value in (pd.NA, pd.NaT):
+        with pytest.raises(InputError, match="X_train must be"):
+            bilevel.tune(value, value, XV, YV)
