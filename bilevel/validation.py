@@ -92,8 +92,7 @@ def as_number(value, name: str, what: str = "a number") -> float:
     except (TypeError, ValueError):
         raise InputError(f"{name} must be {what}, got {value!r}") from None
     except OverflowError:  # an int beyond the float range, e.g. 10**400 (its 401 digits were printed in full)
-        size = value_text(value) if isinstance(value, int) else repr(value)[:40]
-        raise InputError(f"{name} is too large for a float: {size}") from None
+        raise InputError(f"{name} is too large for a float: {value_text(value)[:40]}") from None
 
 
 def _digits(value: int) -> int:

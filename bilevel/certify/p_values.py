@@ -67,6 +67,12 @@ def _input_eps(r_hat) -> float:
     return float(np.finfo(float).eps)
 
 
+def _n_too_large(n) -> InputError:
+    """The error for a calibration size ``n`` (or one of an array) above 2**53, float64's last exact integer."""
+    return InputError(f"n (number of calibration points) must be at most 2**53 = {MAX_N:.4g} (float64 cannot count "
+                      f"beyond it), got {value_text(n)}")
+
+
 def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
     if is_boolean(r_hat):  # True would be read as the risk 1.0
         raise InputError(f"r_hat must be empirical risks in [0, 1], not booleans; got {r_hat!r}")
@@ -76,8 +82,7 @@ def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
     if r.size and (r.min() < 0.0 or r.max() > 1.0):
         raise InputError(f"r_hat must lie in [0, 1] (losses bounded in [0, 1]); got range [{r.min()}, {r.max()}]")
     if isinstance(n, int) and not isinstance(n, bool) and n > MAX_N:  # numpy holds it as an object, not a number
-        raise InputError(f"n (number of calibration points) must be at most 2**53 = {MAX_N:.4g} (float64 cannot "
-                         f"count beyond it), got {value_text(n)}")
+        raise _n_too_large(n)
     try:
         n_arr = np.asarray(n)
     except (TypeError, ValueError):  # ragged nested lists
@@ -89,8 +94,7 @@ def _check_args(r_hat, n, alpha) -> tuple[np.ndarray, np.ndarray, float]:
     if np.any(n_arr < 1) or np.any(n_arr != np.round(n_arr)):
         raise InputError(f"n (number of calibration points) must be a positive integer, got {value_text(n)}")
     if np.any(n_arr > MAX_N):
-        raise InputError(f"n (number of calibration points) must be at most 2**53 = {MAX_N:.4g} (float64 cannot "
-                         f"count beyond it), got {value_text(n)}")
+        raise _n_too_large(n)
     try:
         np.broadcast_shapes(r.shape, n_arr.shape)
     except ValueError:
