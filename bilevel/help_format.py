@@ -20,13 +20,31 @@ def plain_number(text: str, cast=float):
     return cast(text)
 
 
+def shown(text: str, limit: int = 80) -> str:
+    """``repr(text)`` for an error message, cut to its first ``limit`` characters (and its length) when longer: an
+    option given 5000 digits filled the terminal with them. A utility; raises nothing."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def _too_long_integer(text: str) -> bool:
+    """Whether ``text`` is a plain integer that Python refuses to read for its length (``int`` reads at most
+    ``sys.get_int_max_str_digits()`` digits, 4300 by default)."""
+    digits = text.strip()
+    digits = digits[1:] if digits[:1] in "+-" else digits
+    return digits.isascii() and digits.isdigit() and len(digits) > 4300
+
+
 def integer(text: str) -> int:
     """An argparse ``type`` for an integer option (:func:`plain_number`: ``--seed 1_0`` was read as 10). Raises
-    argparse.ArgumentTypeError for anything else."""
+    argparse.ArgumentTypeError for anything else, and for an integer of more digits than Python reads (4300,
+    named as such: it was "expected an integer, got" and every digit)."""
     try:
         return plain_number(text, int)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if _too_long_integer(text):
+            raise argparse.ArgumentTypeError(f"an integer of {len(text.strip().lstrip('+-'))} digits is too long "
+                                             "(at most 4300 digits)") from None
+        raise argparse.ArgumentTypeError(f"expected an integer, got {shown(text)}") from None
 
 
 def real(text: str) -> float:
@@ -35,7 +53,7 @@ def real(text: str) -> float:
     try:
         return plain_number(text, float)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}") from None
 
 
 def path_text(text: str) -> str:

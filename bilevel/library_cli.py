@@ -10,7 +10,7 @@ from pathlib import Path
 from . import library
 from .datasets import check_split_sizes, load_builtin
 from .errors import InputError
-from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
+from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, real, shown
 from .option_checks import nonempty_path
 from .validation import check_mip_gap, check_writable_folder
 
@@ -18,11 +18,11 @@ from .validation import check_mip_gap, check_writable_folder
 def _int_list(text: str) -> list[int]:
     items = comma_items(text, "integers")  # "5,,10" was read as "5,10" without a word
     try:
-        values = [plain_number(v, int) for v in items]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+        values = [integer(v) for v in items]
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {shown(text)}: {exc}") from None
     if not values or min(values) < 2:
-        raise argparse.ArgumentTypeError(f"sizes must be integers >= 2, got {text!r}")
+        raise argparse.ArgumentTypeError(f"sizes must be integers >= 2, got {shown(text)}")
     return values
 
 

@@ -21,7 +21,8 @@ from .errors import InputError
 from .option_checks import check_options, count, each, nonempty_path, number
 from .solve import MAX_CONCURRENCY
 from .validation import CLOCKS, check_epsilon, check_seed, check_writable_folder
-from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real
+from .help_format import (DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real,
+                          shown)
 
 
 def load_study_module():
@@ -56,14 +57,14 @@ def _floats(text: str) -> tuple:
     try:
         return tuple(plain_number(x) for x in comma_items(text, "numbers"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {shown(text)}") from None
 
 
 def _ints(text: str) -> tuple:
     try:
-        return tuple(plain_number(x, int) for x in comma_items(text, "integers"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+        return tuple(integer(x) for x in comma_items(text, "integers"))
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {shown(text)}: {exc}") from None
 
 
 def add_parser(sub) -> None:

@@ -17,7 +17,7 @@ from .pessimistic import (at_lambda_bound, build_pessimistic_model, check_flip, 
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .validation import (TINY_FEATURE_WARNING, check_clock, check_epsilon, check_features, check_flag,
                          check_positive, check_scale, check_w_bar_bounds, check_xy, is_choice, tiny_features,
-                         warn_tiny_features)
+                         value_text, warn_tiny_features)
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
@@ -242,7 +242,8 @@ def tuning_options(overrides: dict | None = None, X_list=None) -> dict:
     input). Raises InputError when ``overrides`` is not a mapping; :func:`bilevel.solve_model` raises InputError
     naming an option HiGHS rejects."""
     if overrides is not None and not isinstance(overrides, Mapping):
-        raise InputError(f"highs_options must be a mapping of HiGHS option names to values; got {overrides!r}")
+        raise InputError("highs_options must be a mapping of HiGHS option names to values; "
+                         f"got {value_text(overrides)}")
     options = {**HIGHS_OPTIONS, **(overrides or {})}
     if X_list is not None and "presolve" not in (overrides or {}) and tiny_features(X_list):
         # fuzz seed 542 (one feature of size 1e-6 next to one of 1e3): presolve proved 1.0894 optimal, the
@@ -601,9 +602,9 @@ def tune(
     naming the bounds tried).
     """
     if not is_choice(replica, ("optimal", "feasible")):
-        raise InputError(f"replica must be 'optimal' or 'feasible'; got {replica!r}")
+        raise InputError(f"replica must be 'optimal' or 'feasible'; got {value_text(replica)}")
     if not is_choice(mode, ("optimistic", "pessimistic")):
-        raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {mode!r}")
+        raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {value_text(mode)}")
     check_clock(clock)
     X_t, y_t = check_xy(X_train, y_train, "train")
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)

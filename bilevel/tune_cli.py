@@ -13,7 +13,7 @@ import numpy as np
 from .datasets import BUILTIN, LabelColumnError, check_split_sizes, load_dataset, split_dataset
 from .errors import InputError
 from .export import replace_atomically, write_model
-from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real
+from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real, shown
 from .option_checks import check_options, count, fraction, nonempty_path, number
 from .solve import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS, check_highs_option
 from .tune import VERIFICATION_WARNING, TuneResult, finite_or_none, tune, tuning_options
@@ -138,7 +138,7 @@ def _highs_option(text: str) -> tuple[str, object]:
     reader refuses ``random_seed = 1_0``."""
     name, sep, raw = text.partition("=")
     if not sep or not name.strip() or not raw.strip():
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, e.g. mip_heuristic_run_rens=true; got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, e.g. mip_heuristic_run_rens=true; got {shown(text)}")
     raw = raw.strip()
     if raw.lower() in ("true", "false"):
         return name.strip(), raw.lower() == "true"

@@ -90,7 +90,7 @@ def as_number(value, name: str, what: str = "a number") -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be {what}, got {value!r}") from None
+        raise InputError(f"{name} must be {what}, got {value_text(value)}") from None
     except OverflowError:  # an int beyond the float range, e.g. 10**400 (its 401 digits were printed in full)
         raise InputError(f"{name} is too large for a float: {value_text(value)[:40]}") from None
 
@@ -120,7 +120,7 @@ def check_flag(value, name: str) -> bool:
     """Return ``value`` as a bool after checking it is ``True`` or ``False`` (a numpy bool included); raise
     InputError naming ``name`` otherwise: a string such as ``"no"`` or a number would be read as its truth value."""
     if not isinstance(value, (bool, np.bool_)):
-        raise InputError(f"{name} must be True or False; got {value!r}")
+        raise InputError(f"{name} must be True or False; got {value_text(value)}")
     return bool(value)
 
 
@@ -244,7 +244,7 @@ def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
     try:
         lb, ub = bounds
     except (TypeError, ValueError):
-        raise InputError(f"w_bar_bounds must be a pair (lb, ub); got {bounds!r}") from None
+        raise InputError(f"w_bar_bounds must be a pair (lb, ub); got {value_text(bounds)}") from None
     if any(is_boolean(v) for v in (lb, ub)):
         raise InputError(f"w_bar bounds must be numbers, not booleans; got {bounds!r}")
     lb = as_float_array(lb, "w_bar_lb", f"a number or one number per feature ({p})")
@@ -278,7 +278,7 @@ def is_choice(value, choices) -> bool:
 def check_clock(clock) -> str:
     """Return ``clock``; raise InputError unless it is one of :data:`CLOCKS`."""
     if not is_choice(clock, CLOCKS):
-        raise InputError(f"clock must be one of {', '.join(map(repr, CLOCKS))}; got {clock!r}")
+        raise InputError(f"clock must be one of {', '.join(map(repr, CLOCKS))}; got {value_text(clock)}")
     return clock
 
 
@@ -331,7 +331,7 @@ def check_count(value, name: str, minimum: int = 0, maximum: int | None = None) 
     ``name`` otherwise."""
     span = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InputError(f"{name} must be an integer {span}; got {value!r}")
+        raise InputError(f"{name} must be an integer {span}; got {value_text(value)}")
     if value < minimum or (maximum is not None and value > maximum):
         raise InputError(f"{name} must be an integer {span}; got {value_text(int(value))}")
     return int(value)
@@ -482,7 +482,7 @@ def as_path(path, name: str) -> Path:
     stdout and closes it), and when it is empty (``Path("")`` is the working directory) or holds a NUL character
     (``open`` raised ValueError "embedded null byte")."""
     if not isinstance(path, (str, os.PathLike)):
-        raise InputError(f"{name} must be a path (str or Path); got {path!r:.80}")
+        raise InputError(f"{name} must be a path (str or Path); got {value_text(path)[:80]}")
     text = os.fspath(path)
     if not isinstance(text, str):  # an os.PathLike whose __fspath__ gives bytes
         raise InputError(f"{name} must be a path (str or Path); got one of bytes {text!r:.80}")

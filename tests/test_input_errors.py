@@ -552,3 +552,59 @@ def test_an_int_beyond_4300_digits_in_the_split_highs_options_and_study_sizes(tm
         with pytest.raises(InputError, match=name) as exc:
             call()
         assert "Exceeds the limit" not in str(exc.value), str(exc.value)
+
+
+_HUGE = 10**5000  # repr() of it raises ValueError (Python's 4300-digit limit for int-to-str conversion)
+
+
+def _certify_calls():
+    from bilevel.certify import dag_depths, fixed_sequence_thresholds, ltt, p_values_from_losses, pareto_testing, rg_pt
+    from bilevel.certify.pipelines import certify
+
+    losses = np.random.default_rng(0).uniform(0, 0.3, size=(60, 4))
+    return [
+        (lambda: ltt(losses, 0.2, 0.1, control=_HUGE), "control"),
+        (lambda: ltt(losses, 0.2, 0.1, procedure=_HUGE), "procedure"),
+        (lambda: ltt(losses, 0.2, 0.1, procedure=[_HUGE]), "procedure"),
+        (lambda: pareto_testing(losses, 0.2, 0.1, max_failures=[_HUGE]), "max_failures"),
+        (lambda: rg_pt(losses, 0.2, 0.1, orphans=_HUGE), "orphans"),
+        (lambda: rg_pt(losses, 0.2, 0.1, reshaping=_HUGE), "reshaping"),
+        (lambda: rg_pt(losses, 0.2, 0.1, cluster_method=_HUGE), "cluster_method"),
+        (lambda: certify(losses, 0.2, 0.1, method=_HUGE), "certification method"),
+        (lambda: p_values_from_losses(losses, 0.2, method=_HUGE), "p-value method"),
+        (lambda: dag_depths([[_HUGE], []]), "parents\\[0\\]"),
+        (lambda: fixed_sequence_thresholds(3, 0.1, fdr=_HUGE), "fdr"),
+        (lambda: fixed_sequence_thresholds(3, 0.1, max_failures=[_HUGE]), "max_failures"),
+    ]
+
+
+def _tune_calls():
+    xt, yt, xv, yv = X[:4], Y[:4], XV[:4], YV[:4]
+    calls = [(lambda kw=kw: bilevel.tune(xt, yt, xv, yv, **{kw: value}), kw)
+             for kw, value in [("mode", _HUGE), ("replica", _HUGE), ("clock", _HUGE), ("warm_start", _HUGE),
+                               ("cutoff_restarts", _HUGE), ("highs_options", _HUGE), ("w_bar_bounds", _HUGE),
+                               ("w_bar_bounds", [_HUGE]), ("epsilon", [_HUGE]), ("time_limit", [_HUGE]),
+                               ("race", [_HUGE]), ("mode", [_HUGE])]]
+    return calls + [(lambda: bilevel.load_dataset(_HUGE), "name_or_path"),
+                    (lambda: bilevel.split_dataset(X, Y, 2, 2, standardize=_HUGE), "standardize")]
+
+
+@pytest.mark.parametrize("index", range(14), ids=lambda i: f"tune-{i}")
+def test_an_int_beyond_4300_digits_in_tune_and_load_gets_the_input_error_meant(index):
+    """``tune(mode=10**5000)`` and the other checks that print the value given with repr() raised Python's
+    ValueError "Exceeds the limit (4300 digits) for integer string conversion" in place of the InputError naming
+    the argument. Oracle: the argument's name in an InputError of ordinary length."""
+    call, name = _tune_calls()[index]
+    with pytest.raises(InputError, match=name) as exc:
+        call()
+    assert "Exceeds the limit" not in str(exc.value) and len(str(exc.value)) < 300, str(exc.value)[:300]
+
+
+@pytest.mark.parametrize("index", range(12), ids=lambda i: f"certify-{i}")
+def test_an_int_beyond_4300_digits_in_certify_gets_the_input_error_meant(index):
+    """The same ValueError came from the certification pipelines' checks of their names and counts. Oracle: as
+    above."""
+    call, name = _certify_calls()[index]
+    with pytest.raises(InputError, match=name) as exc:
+        call()
+    assert "Exceeds the limit" not in str(exc.value) and len(str(exc.value)) < 300, str(exc.value)[:300]

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..datasets import BUILTIN
 from ..errors import InputError
-from ..help_format import has_empty_item, integer, path_text, plain_number, real
+from ..help_format import has_empty_item, integer, path_text, plain_number, real, shown
 from ..option_checks import check_options, count, each, fraction, nonempty_path, number
 from ..validation import CLOCKS, MAX_W_BAR_UB, check_count, check_epsilon, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
@@ -48,11 +48,11 @@ def _float_list(text: str) -> list[float]:
     as ``"0.1,0.2"`` and ``"0.5"`` without a word, as the other command-line tools no longer do)."""
     if text.strip() and has_empty_item(text):
         raise argparse.ArgumentTypeError(f"expected numbers separated by commas or spaces without empty items, "
-                                         f"got {text!r}")
+                                         f"got {shown(text)}")
     try:
         return [plain_number(t) for t in text.replace(",", " ").split()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas or spaces, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas or spaces, got {shown(text)}") from None
 
 
 def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -65,6 +65,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError
+from ..validation import value_text
 from .procedures import check_delta, check_p_values
 
 __all__ = ["dagger", "dagger_details", "DaggerResult", "dag_depths", "effective_leaves_and_nodes", "topological_order"]
@@ -102,7 +103,7 @@ def _normalise_parents(parents, n_nodes: int | None = None) -> list[np.ndarray]:
                 raise TypeError
             arr = np.asarray(items, dtype=float)
         except (TypeError, ValueError):
-            raise InputError(f"parents[{i}] must be a list of integer node indices, got {ps!r}") from None
+            raise InputError(f"parents[{i}] must be a list of integer node indices, got {value_text(ps)}") from None
         except OverflowError:  # an int beyond the float range, e.g. 10**400
             raise InputError(f"parents[{i}] refers to a node outside 0..{n_nodes - 1} (an int too large for a "
                              "float)") from None

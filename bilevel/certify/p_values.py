@@ -283,9 +283,10 @@ def resolve_p_value_method(method: str | Callable) -> Callable:
     if callable(method):
         return method
     try:
-        return P_VALUE_METHODS[str(method).lower()]
-    except KeyError:
-        raise InputError(f"unknown p-value method {method!r}; choose one of {sorted(P_VALUE_METHODS)}") from None
+        return P_VALUE_METHODS[method.lower() if isinstance(method, str) else method]
+    except (KeyError, TypeError):  # TypeError: an unhashable method such as a list
+        raise InputError(f"unknown p-value method {value_text(method)}; "
+                         f"choose one of {sorted(P_VALUE_METHODS)}") from None
 
 
 def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):

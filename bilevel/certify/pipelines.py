@@ -45,7 +45,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from ..errors import InputError
 from ..ranking import bradley_terry, check_eta, nonnegative_lasso, rgpt_win_counts
-from ..validation import as_float_array, as_number, check_count, check_seed, is_choice
+from ..validation import as_float_array, as_number, check_count, check_seed, is_choice, value_text
 from .dagger import dagger_details
 from .losses import validate_aux, validate_losses
 from .p_values import MAX_N, p_values_from_losses, resolve_p_value_method
@@ -342,7 +342,7 @@ def procedure_name(control: str, procedure: str | None) -> str:
     procs = _procedures_for(control)
     proc = ("bh" if control == "fdr" else "holm") if procedure is None else procedure  # "" is no name
     if not isinstance(proc, str):
-        raise InputError(f"procedure must be a name, one of {sorted(procs)}; got {proc!r}")
+        raise InputError(f"procedure must be a name, one of {sorted(procs)}; got {value_text(proc)}")
     if proc not in procs:
         raise InputError(f"procedure {proc!r} does not control the {control.upper()}; choose one of {sorted(procs)}")
     return proc
@@ -350,12 +350,12 @@ def procedure_name(control: str, procedure: str | None) -> str:
 
 def _procedures_for(control: str) -> dict[str, Callable]:
     if not is_choice(control, ("fdr", "fwer")):  # an array: numpy's "truth value ... is ambiguous"
-        raise InputError(f"control must be 'fdr' or 'fwer', got {control!r}")
+        raise InputError(f"control must be 'fdr' or 'fwer', got {value_text(control)}")
     if control == "fdr":
         return _FDR_PROCEDURES
     if control == "fwer":
         return _FWER_PROCEDURES
-    raise InputError(f"control must be 'fdr' or 'fwer', got {control!r}")
+    raise InputError(f"control must be 'fdr' or 'fwer', got {value_text(control)}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -402,7 +402,7 @@ def pareto_testing(
     arr, a = _prepare(losses, alpha)
     d = check_delta(delta)
     if not is_choice(control, ("fdr", "fwer")):
-        raise InputError(f"control must be 'fdr' or 'fwer', got {control!r}")
+        raise InputError(f"control must be 'fdr' or 'fwer', got {value_text(control)}")
     n_cal, m, _ = arr.shape
     aux_items = validate_aux(aux, n_cal, m)
     opt_idx, test_idx = _resolve_split(n_cal, opt_fraction, seed, split)
@@ -553,7 +553,7 @@ def rg_pt(
         entry outside [0, 1] or NaN, or with ``eta_ij + eta_ji != 1`` (to 1e-6).
     """
     if not is_choice(control, ("fdr", "fwer")):  # an array: numpy's "truth value ... is ambiguous" in the test below
-        raise InputError(f"control must be 'fdr' (RG-PT controls the FDR only), got {control!r}")
+        raise InputError(f"control must be 'fdr' (RG-PT controls the FDR only), got {value_text(control)}")
     if control != "fdr":
         raise InputError("RG-PT controls the FDR (DAGGER); for FWER control use Pareto testing or LTT")
     arr, a = _prepare(losses, alpha)
@@ -561,12 +561,13 @@ def rg_pt(
     n_cal, m, n_risks = arr.shape
     aux_items = validate_aux(aux, n_cal, m)
     if not is_choice(orphans, ("best", "root")):
-        raise InputError(f"orphans must be 'best' or 'root', got {orphans!r}")
+        raise InputError(f"orphans must be 'best' or 'root', got {value_text(orphans)}")
     # an integer as max_failures is (2.0 was taken as 2, "2" refused); an int beyond the float range stays one
     # (any D >= |front| means one candidate per level)
     n_lev = None if n_levels is None else check_count(n_levels, "n_levels (depth levels D)", 1)
     if not is_choice(cluster_method, _LINKAGE_METHODS):
-        raise InputError(f"cluster_method must be one of {', '.join(_LINKAGE_METHODS)}; got {cluster_method!r}")
+        raise InputError(f"cluster_method must be one of {', '.join(_LINKAGE_METHODS)}; "
+                         f"got {value_text(cluster_method)}")
     tau_f = as_number(tau, "tau")
     if not np.isfinite(tau_f) or tau_f < 0:
         raise InputError(f"tau must be a finite non-negative number, got {tau!r}")
@@ -575,8 +576,8 @@ def rg_pt(
         raise InputError(f"n_p (prior pseudo-count) must be >= 0, got {n_p!r}")
     if n_p_f > 0 and eta is None:
         raise InputError("n_p > 0 needs a prior matrix eta")
-    if str(reshaping).lower() not in ("identity", "id", "by", "benjamini_yekutieli"):
-        raise InputError(f"reshaping must be 'identity' or 'by', got {reshaping!r}")
+    if not isinstance(reshaping, str) or reshaping.lower() not in ("identity", "id", "by", "benjamini_yekutieli"):
+        raise InputError(f"reshaping must be 'identity' or 'by', got {value_text(reshaping)}")
     if eta is not None:
         eta = check_eta(eta, m)
     opt_idx, test_idx = _resolve_split(n_cal, opt_fraction, seed, split)
@@ -667,5 +668,6 @@ def certify(losses, alpha, delta, *, method: str = "rgpt", **kwargs) -> Certific
     try:
         fn = _METHODS[method]
     except (KeyError, TypeError):  # TypeError: an unhashable method such as a list
-        raise InputError(f"unknown certification method {method!r}; choose one of {sorted(_METHODS)}") from None
+        raise InputError(f"unknown certification method {value_text(method)}; "
+                         f"choose one of {sorted(_METHODS)}") from None
     return fn(losses, alpha, delta, **kwargs)
