@@ -19,6 +19,19 @@ from .validation import removed_if_empty_on_failure
 SUBCOMMANDS = ["bilevel.tune_cli", "bilevel.certify.cli", "bilevel.study_cli", "bilevel.library_cli"]
 
 
+class _SubcommandParser(argparse.ArgumentParser):
+    """The parser of one subcommand: it refuses an unknown option itself. argparse hands a subcommand's unknown
+    options back to the top-level parser, which refused them with its own usage, so ``bilevel tune --data cancer
+    --bogus`` printed ``usage: bilevel [-h] [--version] COMMAND ...`` and not the usage of ``bilevel tune``."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extra = super().parse_known_args(args, namespace)
+        if extra:
+            text = " ".join(extra)
+            self.error(f"unrecognized arguments: {text if len(text) <= 200 else text[:200] + '...'}")
+        return namespace, extra
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``bilevel`` argument parser with every subcommand of :data:`SUBCOMMANDS` whose module imports
     (a subcommand whose optional dependencies are missing is left out)."""
@@ -29,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=version_text(),
                         help="print the versions of bilevel, HiGHS, Pyomo and Python (for a bug report) and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubcommandParser)
     sub.required = True
     for name in SUBCOMMANDS:
         try:

@@ -665,3 +665,18 @@ def test_an_option_of_thousands_of_characters_is_named_not_echoed(args, match, c
     err = capsys.readouterr().err
     assert exc.value.code == 2 and match in err, err[-300:]
     assert len(err.splitlines()[-1]) < 400 and "5000" in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize("command", ["tune", "certify", "study", "export-library"])
+def test_an_unknown_option_shows_its_subcommands_usage(command, capsys):
+    """argparse refuses an unknown option from the top-level parser, so ``bilevel tune --data cancer --bogus``
+    printed ``usage: bilevel [-h] [--version] COMMAND ...`` and ``bilevel: error``, not the usage of the
+    subcommand that was given. Oracle: the subcommand's own ``--help`` text starts with the usage printed."""
+    with pytest.raises(SystemExit) as exc:
+        main([command, *(["--data", "cancer"] if command == "tune" else []), "--bogus", "1"])
+    err = capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    usage = capsys.readouterr().out.split("\n\n")[0]
+    assert exc.value.code == 2 and err.startswith(usage), err
+    assert f"bilevel {command}: error: unrecognized arguments: --bogus 1" in err
