@@ -570,3 +570,18 @@ def test_an_int_beyond_4300_digits_gets_the_input_error_meant(call, name):
     with pytest.raises(InputError, match=name) as exc:
         call()
     assert "Exceeds the limit" not in str(exc.value) and len(str(exc.value)) < 200, str(exc.value)
+
+
+@pytest.mark.parametrize("column", ["True\nFalse\nTrue\n", "TRUE\nfalse\nTrue\n"], ids=["True", "mixed-case"])
+def test_a_column_of_true_false_is_refused_in_loss_and_aux_csvs(tmp_path, column):
+    """pandas reads a column of True/False as booleans, which count as numeric, so the loss CSV took them as 1/0
+    without a word; True may as well mean "correct" (loss 0) as "an error" (loss 1). Oracle: the column named in
+    an InputError, and the same file with 1/0 read as those numbers."""
+    rows = column.splitlines()
+    path = tmp_path / "losses.csv"
+    path.write_text("a,b\n" + "".join(f"{r},0.5\n" for r in rows))
+    for load in (load_losses_csv, lambda p: load_aux_csv(p, ["a", "b"], 3)):
+        with pytest.raises(InputError, match="column\\(s\\) a hold True/False"):
+            load(path)
+    path.write_text("a,b\n" + "".join(f"{int(r.lower() == 'true')},0.5\n" for r in rows))
+    np.testing.assert_array_equal(load_losses_csv(path).losses, [[1, 0.5], [0, 0.5], [1, 0.5]])

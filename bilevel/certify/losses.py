@@ -165,6 +165,12 @@ def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
     bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     if bad:
         raise InputError(f"{path}: non-numeric values in column(s) {', '.join(map(str, bad[:5]))}")
+    # pandas reads a column of True/False as booleans, which are numeric: they were taken as 1/0 without a word,
+    # and True may as well mean "correct" (loss 0) as "an error" (loss 1)
+    truth = [c for c in frame.columns if pd.api.types.is_bool_dtype(frame[c])]
+    if truth:
+        raise InputError(f"{path}: column(s) {', '.join(map(str, truth[:5]))} hold True/False; write the values as "
+                         "numbers (for a 0-1 loss, 1 for an error and 0 otherwise)")
     values = frame.to_numpy(dtype=float)
     if np.any(np.isnan(values)):
         rows, cols = np.nonzero(np.isnan(values))
@@ -182,7 +188,7 @@ def load_losses_csv(path) -> LossTable:
     InputError
         ``path`` not a str or Path, missing/unreadable file, UTF-16 or UTF-32 text, empty file (or a
         blank first line), empty or duplicated names, a name with a line break in it, non-numeric or missing
-        values, values outside [0, 1].
+        values, a column of True/False (a 0-1 loss is written 1/0), values outside [0, 1].
     """
     p = as_path(path, "path (the loss CSV)")
     names = _read_header(p)
