@@ -336,6 +336,23 @@ def test_aux_as_nested_lists_is_one_objective():
     assert pareto_testing(losses, ALPHA, DELTA, aux=list(cost), seed=1).aux_opt.shape == (m, 1)
 
 
+def test_a_list_of_one_array_per_calibration_example_is_refused_as_ambiguous():
+    """A per-example auxiliary matrix built as a list of row arrays (``list(aux_pe)``) was taken as n_cal
+    separate cost vectors, the first one, example 0's values, the selection criterion, without a word. Oracle:
+    the same rows as one array give the per-example result; a list of as many arrays for fewer or more
+    examples than n_cal stays several objectives."""
+    losses, cost, _ = simulate(7)
+    n, m = losses.shape
+    aux_pe = np.clip(cost + 0.1 * np.random.default_rng(1).standard_normal((n, m)), 0, None)
+    for run in (ltt, pareto_testing, rg_pt):
+        with pytest.raises(InputError, match=f"list of {n} arrays of shape \\({m},\\)"):
+            run(losses, ALPHA, DELTA, aux=list(aux_pe))
+    as_array = pareto_testing(losses, ALPHA, DELTA, aux=np.asarray(list(aux_pe)), seed=1)
+    assert as_array.aux_opt.shape == (m, 1)
+    several = pareto_testing(losses, ALPHA, DELTA, aux=list(aux_pe[:3]), seed=1)
+    assert several.aux_opt.shape == (m, 3)
+
+
 def test_non_numbers_get_an_error_naming_the_parameter():
     losses, cost, _ = simulate(9, n=60, m=5)
     cases = [

@@ -81,11 +81,20 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     Raises
     ------
     InputError
-        A shape other than (m,) or (n_cal, m), NaN or infinite values, complex numbers, strings.
+        A shape other than (m,) or (n_cal, m), NaN or infinite values, complex numbers, strings, and a list of
+        exactly ``n_cal`` arrays of shape (m,) (``n_cal`` > 1): the rows of a per-example matrix or ``n_cal``
+        cost vectors, which cannot be told apart.
     """
     if aux is None or (isinstance(aux, (list, tuple)) and len(aux) == 0):  # a list of no objectives
         return []
     several = isinstance(aux, (list, tuple)) and len(aux) > 0 and all(isinstance(a, np.ndarray) for a in aux)
+    if several and n_cal > 1 and len(aux) == n_cal and all(np.shape(a) == (m,) for a in aux):
+        # the rows of a per-example matrix built as a list of arrays were taken as n_cal cost vectors, the first
+        # one (example 0's losses) the selection criterion, without a word
+        raise InputError(f"aux is a list of {n_cal} arrays of shape ({m},), one per calibration example: pass a "
+                         f"per-example matrix as one array of shape ({n_cal}, {m}) (np.asarray(aux)); a list of "
+                         f"arrays means several auxiliary objectives, and {n_cal} of them cannot be told apart from "
+                         "the rows of such a matrix")
     items = list(aux) if several else [aux]
     out = []
     for k, item in enumerate(items):
