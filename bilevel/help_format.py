@@ -76,8 +76,19 @@ def comma_items(text: str, what: str) -> list[str]:
     the message (e.g. ``"integers"``). A utility; raises argparse.ArgumentTypeError for an empty item
     (:func:`has_empty_item`)."""
     if has_empty_item(text):
-        raise argparse.ArgumentTypeError(f"expected comma-separated {what} without empty items, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected comma-separated {what} without empty items, got {shown(text)}")
     return [item.strip() for item in text.split(",")]
+
+
+def integer_list(text: str) -> list[int]:
+    """The integers of the comma-separated list ``text`` (each read by :func:`integer`), for an argparse ``type``.
+    A utility; raises argparse.ArgumentTypeError for an empty item (:func:`comma_items`) or an item that is not
+    an integer, naming the list and the item's fault."""
+    items = comma_items(text, "integers")
+    try:
+        return [integer(item) for item in items]
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {shown(text)}: {exc}") from None
 
 
 class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

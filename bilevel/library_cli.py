@@ -10,17 +10,13 @@ from pathlib import Path
 from . import library
 from .datasets import check_split_sizes, load_builtin
 from .errors import InputError
-from .help_format import DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, real, shown
+from .help_format import DefaultsHelpFormatter, has_empty_item, integer, integer_list, path_text, real, shown
 from .option_checks import nonempty_path
 from .validation import check_mip_gap, check_writable_folder
 
 
 def _int_list(text: str) -> list[int]:
-    items = comma_items(text, "integers")  # "5,,10" was read as "5,10" without a word
-    try:
-        values = [integer(v) for v in items]
-    except argparse.ArgumentTypeError as exc:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {shown(text)}: {exc}") from None
+    values = integer_list(text)  # "5,,10" was read as "5,10" without a word (comma_items)
     if not values or min(values) < 2:
         raise argparse.ArgumentTypeError(f"sizes must be integers >= 2, got {shown(text)}")
     return values

@@ -21,8 +21,8 @@ from .errors import InputError
 from .option_checks import check_options, count, each, nonempty_path, number
 from .solve import MAX_CONCURRENCY
 from .validation import CLOCKS, check_epsilon, check_seed, check_writable_folder
-from .help_format import (DefaultsHelpFormatter, comma_items, has_empty_item, integer, path_text, plain_number, real,
-                          shown)
+from .help_format import (DefaultsHelpFormatter, comma_items, has_empty_item, integer, integer_list, path_text,
+                          plain_number, real, shown)
 
 
 def load_study_module():
@@ -61,10 +61,7 @@ def _floats(text: str) -> tuple:
 
 
 def _ints(text: str) -> tuple:
-    try:
-        return tuple(integer(x) for x in comma_items(text, "integers"))
-    except argparse.ArgumentTypeError as exc:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {shown(text)}: {exc}") from None
+    return tuple(integer_list(text))
 
 
 def add_parser(sub) -> None:
