@@ -17,7 +17,7 @@ from pyomo.opt import WriterFactory, guess_format
 from .errors import InputError
 from .export_names import RecordingLabeler, name_problems, row_like
 from .pause_gc import gc_paused
-from .validation import as_path
+from .validation import as_path, value_text
 
 _FORMATS = (".lp", ".mps")
 _TEMP_NUMBERS = itertools.count()
@@ -47,7 +47,7 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     if not isinstance(model, pyo.Block):  # e.g. None: an AttributeError from inside the objective count
         raise InputError(f"model must be a Pyomo model; got {type(model).__name__}")
     if not isinstance(path, (str, os.PathLike)):  # e.g. None: pathlib's TypeError
-        raise InputError(f"path must be a str or Path ending in .lp or .mps; got {path!r:.80}")
+        raise InputError(f"path must be a str or Path ending in .lp or .mps; got {value_text(path)[:80]}")
     path = as_path(path, "path")  # "" was "cannot tell the format of '.'"
     suffix = path.suffix.lower()
     if suffix not in _FORMATS:

@@ -49,7 +49,7 @@ from .highs_run import check_infeasible_without_presolve, run_interruptibly, sil
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
 from .solve import compile_model, lp_matrix
-from .validation import as_number, as_path, check_count, check_flag, check_mip_gap, check_positive
+from .validation import as_number, as_path, check_count, check_flag, check_mip_gap, check_positive, value_text
 from .verify import verify_model
 
 #: |T| = |V| of the library, tiny to hard.
@@ -118,13 +118,14 @@ class InstanceSpec:
         if self.test_fraction is None:
             object.__setattr__(self, "test_fraction", default_test_fraction(self.n_train, self.n_val))
         if self.data not in BUILTIN:
-            raise InputError(f"library data set must be one of {', '.join(BUILTIN)}; got {self.data!r}")
+            raise InputError(f"library data set must be one of {', '.join(BUILTIN)}; got {value_text(self.data)}")
         if self.mode not in ("optimistic", "pessimistic"):
-            raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {self.mode!r}")
+            raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {value_text(self.mode)}")
         if self.flip != "all":
-            raise InputError(f"library instances use flip='all' (deterministic V_f); got {self.flip!r}")
+            raise InputError(f"library instances use flip='all' (deterministic V_f); got {value_text(self.flip)}")
         if self.replica != "optimal":
-            raise InputError(f"library instances use the training-optimal replica; got replica={self.replica!r}")
+            raise InputError("library instances use the training-optimal replica; "
+                             f"got replica={value_text(self.replica)}")
         if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
             raise InputError(f"epsilon must be >= 0; got {self.epsilon}")
         if self.mode == "optimistic" and self.epsilon != 0:  # Eq. (21) has no epsilon: one instance, one spec
@@ -179,11 +180,11 @@ def library_specs(sizes=SIZES, datasets=DATASETS, modes=MODES, seed: int = SEED)
     epsilon)`` pairs; a raw TypeError or ValueError before) and for a spec :class:`InstanceSpec` refuses."""
     for name, values in (("sizes", sizes), ("datasets", datasets), ("modes", modes)):
         if isinstance(values, (str, bytes)) or not np.iterable(values):  # "cancer" was read as c, a, n, ...
-            raise InputError(f"{name} must be a sequence; got {values!r:.80}")
+            raise InputError(f"{name} must be a sequence; got {value_text(values)[:80]}")
     sizes = [check_count(n, "sizes[...] (|T| = |V|)", 2) for n in sizes]
     if not all(isinstance(m, (tuple, list)) and len(m) == 2 for m in modes):  # a raw unpacking error before
-        raise InputError(f"modes must be (mode, epsilon) pairs; got {modes!r:.80}")
-    modes = [(mode, as_number(eps, f"the epsilon of mode {mode!r}")) for mode, eps in modes]
+        raise InputError(f"modes must be (mode, epsilon) pairs; got {value_text(modes)[:80]}")
+    modes = [(mode, as_number(eps, f"the epsilon of mode {value_text(mode)}")) for mode, eps in modes]
     return [InstanceSpec(data, mode, eps, n, n, seed) for n in sizes for data in datasets for mode, eps in modes]
 
 
@@ -198,10 +199,18 @@ class BuiltInstance:
     flipped: np.ndarray
 
 
+def _check_spec(spec, name: str = "spec") -> None:
+    """InputError unless ``spec`` is an :class:`InstanceSpec` (a number or a dict was an AttributeError "'int'
+    object has no attribute 'data'" from inside)."""
+    if not isinstance(spec, InstanceSpec):
+        raise InputError(f"{name} must be an InstanceSpec (see library_specs); got {type(spec).__name__}")
+
+
 def build_instance(spec: InstanceSpec) -> BuiltInstance:
     """Build the Pyomo MILP of ``spec`` (no solve). Deterministic: same spec, same model.
 
-    Raises InputError when the sizes do not fit the data set."""
+    Raises InputError when the sizes do not fit the data set, or for a ``spec`` that is not an InstanceSpec."""
+    _check_spec(spec)
     data = load_builtin(spec.data)  # spec.data is a built-in name (InstanceSpec): never a file of that name
     split = split_dataset(data.X, data.y, spec.n_train, spec.n_val, test_fraction=spec.test_fraction, seed=spec.seed)
     bounds = (spec.w_bar_lb, spec.w_bar_ub)
@@ -325,7 +334,7 @@ def short_names(prefix: str, n: int) -> list[str]:
     ``prefix`` is not a str or ``n`` not an integer >= 0 (a negative ``n`` gave no names)."""
     n = check_count(n, "n (number of names)")
     if not isinstance(prefix, str):
-        raise InputError(f"prefix must be a str; got {prefix!r:.80}")
+        raise InputError(f"prefix must be a str; got {value_text(prefix)[:80]}")
     if n and len(f"{prefix}{n - 1}") > 8:
         raise InputError(f"{n} names do not fit 8 characters with prefix {prefix!r}")
     return [f"{prefix}{i}" for i in range(n)]
@@ -358,11 +367,11 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
         raise InputError(f"mm must be an MpsModel (from mps_model(model)); got {type(mm).__name__}")
     if not (isinstance(title, str) and 1 <= len(title) <= 8 and title.isascii() and title.isprintable()
             and " " not in title):
-        raise InputError(f"title must be 1-8 printable ASCII characters without spaces; got {title!r}")
+        raise InputError(f"title must be 1-8 printable ASCII characters without spaces; got {value_text(title)[:80]}")
     if isinstance(comments, (str, bytes)) or not isinstance(comments, (list, tuple)) or not all(
             isinstance(c, str) and c.isprintable() for c in comments):
         raise InputError("comments must be a list of one-line strings (printable, no line breaks); got "
-                         f"{comments!r:.150}")
+                         f"{value_text(comments)[:150]}")
     n_row, n_col = mm.A.shape
     cols, rows = short_names("C", n_col), short_names("R", n_row)
     lines = [f"NAME          {_field(title, 8).rstrip()}"]
@@ -464,7 +473,7 @@ def write_name_map(names: dict, path) -> Path:
     path = as_path(path, "path (the name map)")
     if not _is_name_map(names):  # a KeyError / TypeError from inside the write before
         raise InputError("names must be the name map write_fixed_mps returns: {'obj': (short, name), 'col': "
-                         f"[(short, name), ...], 'row': [(short, name), ...]}}; got {names!r:.80}")
+                         f"[(short, name), ...], 'row': [(short, name), ...]}}; got {value_text(names)[:80]}")
 
     def write(temp: Path) -> None:
         with open(temp, "w", newline="", encoding="utf-8") as fh:  # the locale's encoding could not hold a name
@@ -530,8 +539,12 @@ def sha256(path) -> str:
 def write_instance(spec: InstanceSpec, out_dir, built: BuiltInstance | None = None) -> dict:
     """Write ``<id>.mps``, ``<id>.lp`` and ``<id>.names.csv`` of ``spec`` into ``out_dir/spec.folder``
     (no solve) and return the manifest fields that describe the files: parameters, sizes, relative paths
-    and checksums. ``built`` reuses an already built model. Raises InputError for bad sizes or an ``out_dir``
-    that is not a str or Path."""
+    and checksums. ``built`` reuses an already built model. Raises InputError for bad sizes, an ``out_dir``
+    that is not a str or Path, a ``spec`` that is not an InstanceSpec or a ``built`` that is not a BuiltInstance
+    (or None)."""
+    _check_spec(spec)
+    if built is not None and not isinstance(built, BuiltInstance):
+        raise InputError(f"built must be the BuiltInstance of build_instance(spec) or None; got {type(built).__name__}")
     out_dir = as_path(out_dir, "out_dir")
     built = built or build_instance(spec)
     folder = out_dir / spec.folder
@@ -649,11 +662,18 @@ def export_library(
     Returns the manifest rows written (typed as :func:`read_manifest` returns them). Raises InputError when two
     different specs have the same :attr:`InstanceSpec.id` (a spec given twice is written once), or an ``out_dir``
     that is not a str or Path, and (with ``solve``) a bad ``time_limit`` or ``mip_gap`` (as :func:`solve_instance`),
-    before any instance is built."""
+    ``specs`` that is not a sequence of InstanceSpec, or a ``log`` that is not callable, before any instance is
+    built."""
     out_dir = as_path(out_dir, "out_dir")
     if check_flag(solve, "solve"):
         time_limit, mip_gap = _check_solve_settings(time_limit, mip_gap)
+    if not callable(log):
+        raise InputError(f"log must be a callable (print, for one line per instance); got {type(log).__name__}")
+    if specs is not None and (isinstance(specs, InstanceSpec) or not np.iterable(specs)):
+        raise InputError(f"specs must be a sequence of InstanceSpec (see library_specs); got {type(specs).__name__}")
     specs = library_specs() if specs is None else list(specs)
+    for spec in specs:
+        _check_spec(spec, "each of specs")
     by_id: dict = {}
     for spec in specs:  # the id names the files and the manifest row: two specs sharing one would overwrite
         other = by_id.setdefault(spec.id, spec)  # each other (it leaves out lambda_bound, the box, the test
@@ -826,7 +846,7 @@ def select_rows(rows, patterns=(), max_size: int | None = None, committed_only: 
     rows = _manifest_rows(rows)
     if isinstance(patterns, (str, bytes)) or not isinstance(patterns, (list, tuple, set, frozenset)) \
             or not all(isinstance(p, str) for p in patterns):
-        raise InputError(f"patterns must be a list of shell patterns (strings); got {patterns!r:.80}")
+        raise InputError(f"patterns must be a list of shell patterns (strings); got {value_text(patterns)[:80]}")
     if max_size is not None:
         max_size = check_count(max_size, "max_size")
     committed_only = check_flag(committed_only, "committed_only")

@@ -41,7 +41,7 @@ from .inner import hinge
 from .optimistic import build_optimistic_model
 from .solve import InfeasibleModelError, check_highs_option, solve_model
 from .tune import LinearClassifier, tuning_options
-from .validation import check_positive
+from .validation import check_positive, value_text
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import loaded_start, start_by_name
 
@@ -151,7 +151,7 @@ def _criterion_expr(model: pyo.ConcreteModel, criterion):
             float(y_v[k]) * (pyo.quicksum(float(X_v[k, j]) * model.w[j] for j in range(p)) - model.b)
             for k in range(n_v)
         ) / n_v
-    raise InputError(f"criterion must be one of {', '.join(CRITERIA)} or a callable; got {criterion!r}")
+    raise InputError(f"criterion must be one of {', '.join(CRITERIA)} or a callable; got {value_text(criterion)}")
 
 
 def optimistic_tie_range(
@@ -221,7 +221,7 @@ def optimistic_tie_range(
     verify_tolerance = check_positive(verify_tolerance, "verify_tolerance")
     if not (callable(criterion) or (isinstance(criterion, str) and criterion in CRITERIA)):  # an array was a
         # ValueError ("truth value of an array is ambiguous") from criterion == "sum_w_bar"
-        raise InputError(f"criterion must be one of {', '.join(CRITERIA)} or a callable; got {criterion!r}")
+        raise InputError(f"criterion must be one of {', '.join(CRITERIA)} or a callable; got {value_text(criterion)}")
     if result.objective is None or not np.isfinite(result.objective):
         raise InputError("the optimistic result has no finite objective value")
     if getattr(result, "status", None) != "optimal":  # its objective is only an upper bound on the optimum

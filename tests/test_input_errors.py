@@ -608,3 +608,53 @@ def test_an_int_beyond_4300_digits_in_certify_gets_the_input_error_meant(index):
     with pytest.raises(InputError, match=name) as exc:
         call()
     assert "Exceeds the limit" not in str(exc.value) and len(str(exc.value)) < 300, str(exc.value)[:300]
+
+
+def _library_and_export_calls():
+    from bilevel import library
+    from bilevel.export import write_model
+
+    model = solved_optimistic_model()
+    return [
+        (lambda: library.library_specs(modes=[(_HUGE, 0.1)]), "mode"),
+        (lambda: library.library_specs(datasets=_HUGE), "datasets"),
+        (lambda: library.InstanceSpec("cancer", "pessimistic", 0.0, 10, 10, 0, flip=_HUGE), "flip"),
+        (lambda: library.short_names(_HUGE, 3), "prefix"),
+        (lambda: library.select_rows([{"id": "a"}], patterns=_HUGE), "patterns"),
+        (lambda: library.write_name_map(_HUGE, "names.csv"), "names"),
+        (lambda: write_model(model, _HUGE), "path"),
+        (lambda: bilevel.solve_model(bilevel.build_optimistic_model(X, Y, XV, YV), mip_start=_HUGE), "mip_start"),
+        (lambda: bilevel.optimistic_tie_range(bilevel.tune(X, Y, XV, YV), _HUGE), "criterion"),
+    ]
+
+
+@pytest.mark.parametrize("index", range(9), ids=lambda i: f"library-{i}")
+def test_an_int_beyond_4300_digits_in_library_export_solve_and_ties_gets_the_input_error_meant(index):
+    """The same ValueError from repr() came from the instance library's checks, write_model's path check,
+    solve_model's MIP start check and optimistic_tie_range's criterion check. Oracle: as above."""
+    call, name = _library_and_export_calls()[index]
+    with pytest.raises(InputError, match=name) as exc:
+        call()
+    assert "Exceeds the limit" not in str(exc.value) and len(str(exc.value)) < 300, str(exc.value)[:300]
+
+
+def test_library_functions_refuse_what_is_not_an_instance_spec(tmp_path):
+    """A number, a dict or a string where an InstanceSpec (or a BuiltInstance, or the log callable) goes was an
+    AttributeError "'int' object has no attribute 'data'" or a TypeError from inside. Oracle: the argument named
+    in an InputError, and nothing written."""
+    from bilevel import library
+
+    spec = library.library_specs(sizes=[5], datasets=["cancer"], modes=[("optimistic", 0.0)])[0]
+    calls = [(lambda: library.build_instance({"data": "cancer"}), "spec must be an InstanceSpec"),
+             (lambda: library.write_instance(3, tmp_path), "spec must be an InstanceSpec"),
+             (lambda: library.write_instance(spec, tmp_path, built=3), "built must be the BuiltInstance"),
+             (lambda: library.export_library(tmp_path, specs=3, solve=False), "specs must be a sequence"),
+             (lambda: library.export_library(tmp_path, specs=spec, solve=False), "specs must be a sequence"),
+             (lambda: library.export_library(tmp_path, specs=["cancer"], solve=False), "each of specs"),
+             (lambda: library.export_library(tmp_path, specs=[spec], solve=False, log=3), "log must be a callable")]
+    for call, said in calls:
+        with pytest.raises(InputError, match=said):
+            call()
+    assert not any(tmp_path.iterdir())
+    rows = library.export_library(tmp_path, specs=[spec], solve=False, log=lambda line: None)
+    assert [r["id"] for r in rows] == [spec.id]
