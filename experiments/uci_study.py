@@ -71,7 +71,7 @@ from bilevel.errors import InputError, SolverError
 from bilevel.export import markdown_cell, replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
 from bilevel.tune import VERIFICATION_WARNING
-from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, as_path, check_clock, check_positive,
+from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, as_number, as_path, check_clock, check_positive,
                                 check_writable_folder, repeated_values, value_text)
 
 from . import attack as attack_mod
@@ -290,28 +290,29 @@ def check_config(cfg: StudyConfig) -> None:
     for name in ("datasets", "studies", "val_sizes", "train_sizes", "epsilons", "rho_tests", "rho_vals",
                  "tie_criteria"):
         if not isinstance(getattr(cfg, name), tuple):  # a str would be read as a list of its characters
-            raise InputError(f"{name} must be a list or tuple; got {getattr(cfg, name)!r}")
+            raise InputError(f"{name} must be a list or tuple; got {value_text(getattr(cfg, name))[:80]}")
     for name in ("runs", "perturbed_runs", "perturbed_n_train", "perturbed_n_val", "seed", "threads",
                  "val_sizes", "train_sizes"):
         values = getattr(cfg, name)
-        for v in values if isinstance(values, tuple) else (values,):
+        listed = name in ("val_sizes", "train_sizes")  # the others are one integer each: runs=(5,) passed
+        for v in values if listed else (values,):
             if v is None and name == "threads":  # HiGHS's choice
                 continue
             if not isinstance(v, numbers.Integral) or isinstance(v, bool):
-                what = "integers" if isinstance(values, tuple) else "an integer"
-                raise InputError(f"{name} must be {what}; got {v!r}")
+                raise InputError(f"{name} must be {'integers' if listed else 'an integer'}; got {value_text(v)[:80]}")
     if cfg.seed < 0:
         raise InputError(f"seed must be >= 0; got {cfg.seed}")
     bad = [s for s in cfg.studies if s not in STUDIES]
     if bad or not cfg.studies:
-        raise InputError(f"study must be one of {', '.join(STUDIES)} (or both); got {list(cfg.studies)}")
+        raise InputError(f"study must be one of {', '.join(STUDIES)} (or both); "
+                         f"got {value_text(list(cfg.studies))[:80]}")
     if not cfg.datasets:
         raise InputError("no data set given")
     bad = [d for d in cfg.datasets if not isinstance(d, str) or not d.strip()]
     if bad:  # build_tasks hashes the name: an int gave AttributeError: 'int' object has no attribute 'encode'
-        raise InputError(f"data sets must be built-in names or CSV paths (text); got {bad}")
+        raise InputError(f"data sets must be built-in names or CSV paths (text); got {value_text(bad)[:80]}")
     if cfg.flip not in FLIP_RULES:
-        raise InputError(f"flip must be one of {', '.join(FLIP_RULES)}; got {cfg.flip!r}")
+        raise InputError(f"flip must be one of {', '.join(FLIP_RULES)}; got {value_text(cfg.flip)[:80]}")
     for name, value in (("runs", cfg.runs), ("perturbed_runs", cfg.perturbed_runs)):
         if value < 1:
             raise InputError(f"{name} must be >= 1; got {value}")
@@ -323,8 +324,8 @@ def check_config(cfg: StudyConfig) -> None:
         raise InputError("training sizes must be >= 2 and validation sizes >= 1 (and the lists non-empty)")
     if cfg.perturbed_n_train < 2 or cfg.perturbed_n_val < 1:
         raise InputError("the perturbed study needs |T| >= 2 and |V| >= 1")
-    for name in ("epsilons", "rho_tests", "rho_vals"):
-        vals = getattr(cfg, name)
+    for name in ("epsilons", "rho_tests", "rho_vals"):  # math.isfinite raised TypeError for "a" and OverflowError
+        vals = tuple(as_number(v, f"each of {name}") for v in getattr(cfg, name))  # for 10**400
         if not vals or any(not (math.isfinite(v) and v >= 0) for v in vals):
             raise InputError(f"{name} must be a non-empty list of finite numbers >= 0; got {list(vals)}")
     for name in ("rho_tests", "rho_vals"):  # (attack.MAX_RHO: 1e300 was accepted, rho_val units then failed)
@@ -339,16 +340,18 @@ def check_config(cfg: StudyConfig) -> None:
         repeated = repeated_values(getattr(cfg, name))  # its units were computed again and counted twice
         if repeated:
             raise InputError(f"{name} lists {', '.join(repeated)} more than once")
-    if cfg.time_limit is not None and not cfg.time_limit > 0:
+    if cfg.time_limit is not None and not as_number(cfg.time_limit, "time_limit") > 0:
         raise InputError(f"time limit must be positive seconds; got {cfg.time_limit}")
     if cfg.threads is not None and cfg.threads < 1:
-        raise InputError(f"threads must be >= 1; got {cfg.threads}")
+        raise InputError(f"threads must be >= 1; got {value_text(cfg.threads)}")
     if cfg.threads is not None and cfg.threads > MAX_CONCURRENCY:  # solve_model refuses it: every unit failed
-        raise InputError(f"threads must be at most {MAX_CONCURRENCY} (bilevel.tune's limit); got {cfg.threads}")
+        raise InputError(f"threads must be at most {MAX_CONCURRENCY} (bilevel.tune's limit); "
+                         f"got {value_text(cfg.threads)}")
     unknown = [c for c in cfg.tie_criteria if c not in bilevel.ties.CRITERIA]
     if unknown:
-        raise InputError(f"unknown tie criteria {unknown}; choose from {', '.join(bilevel.ties.CRITERIA)}")
-    if not (math.isfinite(cfg.w_bar_ub) and cfg.w_bar_ub > 0):
+        raise InputError(f"unknown tie criteria {value_text(unknown)[:80]}; "
+                         f"choose from {', '.join(bilevel.ties.CRITERIA)}")
+    if not (math.isfinite(as_number(cfg.w_bar_ub, "w_bar_ub")) and cfg.w_bar_ub > 0):
         raise InputError(f"w_bar upper bound must be positive; got {cfg.w_bar_ub}")
     if cfg.w_bar_ub > MAX_W_BAR_UB:  # bilevel.tune refuses it (big-M range): every unit would fail
         raise InputError(f"w_bar upper bound must be at most {MAX_W_BAR_UB:g} (bilevel.tune's limit); "
@@ -357,14 +360,15 @@ def check_config(cfg: StudyConfig) -> None:
     check_clock(cfg.clock)
     if cfg.label_column is not None:
         if not isinstance(cfg.label_column, str) or not cfg.label_column:
-            raise InputError(f"label_column must be a column name (a non-empty str); got {cfg.label_column!r}")
+            raise InputError("label_column must be a column name (a non-empty str); "
+                             f"got {value_text(cfg.label_column)[:80]}")
         if all(builtin_name(d) for d in cfg.datasets):  # it would be ignored without a word
             raise InputError(f"label_column {cfg.label_column!r} names the label column of CSV data sets, and the data "
                              f"sets {', '.join(cfg.datasets)} are built-in ones, which have their own label columns; "
                              "drop it or give a CSV file")
     if cfg.label is not None:  # one line of text: it heads the Markdown summaries
         if not isinstance(cfg.label, str):
-            raise InputError(f"label must be a string; got {cfg.label!r}")
+            raise InputError(f"label must be a string; got {value_text(cfg.label)[:80]}")
         if not cfg.label.strip() or any(not c.isprintable() for c in cfg.label):
             raise InputError(f"label must be one line of printable text; got {cfg.label!r}")
 

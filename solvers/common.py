@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.export import markdown_cell
-from bilevel.validation import as_number, as_path
+from bilevel.validation import as_number, as_path, value_text
 
 #: Runner modules by solver name.
 RUNNERS = {"highs": "solvers.highs", "scip": "solvers.scip", "cbc": "solvers.cbc", "cplex": "solvers.cplex",
@@ -55,11 +55,12 @@ def check_solver_name(name: str, option: str | None = None) -> str:
     """``name`` in lower case when it names a runner of :data:`RUNNERS` (any case); else InputError, naming the
     command-line ``option`` when given (``--solver 'foo' is not a known solver; ...``: ``solvers.compare`` said
     ``unknown solver 'foo'``, without the option, and only after its manifest was read)."""
-    key = name.lower()
+    key = name.lower() if isinstance(name, str) else None  # an int was an AttributeError from name.lower()
     if key not in RUNNERS:
         if option is not None:
-            raise InputError(f"{option} {name!r} is not a known solver; choose from {', '.join(RUNNERS)}")
-        raise InputError(f"unknown solver {name!r}; known: {', '.join(RUNNERS)}")
+            raise InputError(f"{option} {value_text(name)[:80]} is not a known solver; "
+                             f"choose from {', '.join(RUNNERS)}")
+        raise InputError(f"unknown solver {value_text(name)[:80]}; known: {', '.join(RUNNERS)}")
     return key
 
 

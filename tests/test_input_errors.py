@@ -658,3 +658,38 @@ def test_library_functions_refuse_what_is_not_an_instance_spec(tmp_path):
     assert not any(tmp_path.iterdir())
     rows = library.export_library(tmp_path, specs=[spec], solve=False, log=lambda line: None)
     assert [r["id"] for r in rows] == [spec.id]
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("runs", (5,), "runs must be an integer"), ("seed", (0,), "seed must be an integer"),
+    ("threads", (1,), "threads must be an integer"), ("perturbed_n_val", (4,), "perturbed_n_val must be an integer"),
+    ("epsilons", ("a",), "each of epsilons must be a number"), ("epsilons", (10**400,), "too large for a float"),
+    ("rho_vals", (None,), "each of rho_vals"), ("time_limit", (5,), "time_limit must be a number"),
+    ("w_bar_ub", (1,), "w_bar_ub must be a number"), ("w_bar_ub", 10**400, "w_bar_ub is too large"),
+    ("threads", _HUGE, "threads must be at most"), ("studies", (_HUGE,), "study must be one of"),
+    ("datasets", (_HUGE,), "data sets must be"), ("tie_criteria", (_HUGE,), "unknown tie criteria"),
+    ("flip", _HUGE, "flip must be one of"), ("label", _HUGE, "label must be a string"),
+    ("label_column", _HUGE, "label_column must be a column name"),
+], ids=lambda v: v if isinstance(v, str) else type(v).__name__)
+def test_study_config_refuses_odd_values_by_name(field, value, said):
+    """check_config let a tuple through where one integer goes (``runs=(5,)`` then failed with TypeError "'<' not
+    supported between instances of 'tuple' and 'int'"), and met a string or an int beyond the float range among the
+    epsilons or budgets with math.isfinite's TypeError or OverflowError, a tuple as the time limit or w_bar bound
+    with a TypeError, and an int beyond 4300 digits with repr's ValueError. Oracle: the field named in an
+    InputError of ordinary length."""
+    from experiments.uci_study import StudyConfig
+
+    with pytest.raises(InputError, match=said) as exc:
+        StudyConfig(**{field: value})
+    assert "Exceeds the limit" not in str(exc.value) and len(str(exc.value)) < 300, str(exc.value)[:300]
+
+
+@pytest.mark.parametrize("name", [3, ["highs"], _HUGE], ids=["int", "list", "huge"])
+def test_a_solver_name_that_is_not_text_is_refused(name):
+    """solvers.common.check_solver_name (and so get_runner) called name.lower(): an AttributeError for a number
+    or a list. Oracle: the InputError listing the known solvers."""
+    from solvers.common import check_solver_name, get_runner
+
+    for call in (check_solver_name, get_runner):
+        with pytest.raises(InputError, match="unknown solver .*; known: highs"):
+            call(name)
