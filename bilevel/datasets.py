@@ -164,7 +164,7 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     """
     if not isinstance(name_or_path, (str, os.PathLike)):  # 5 looked for a file "5"; 10**400 was an OSError
         raise InputError("name_or_path must be a data set name or a path (str or Path); "
-                         f"got {value_text(name_or_path)[:80]}")
+                         f"got {value_text(name_or_path, limit=80)}")
     # os.fspath: str() of an os.PathLike other than a Path is its repr ("<P object at 0x...>", "not found")
     key = os.fspath(name_or_path)
     if not isinstance(key, str):

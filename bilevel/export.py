@@ -47,7 +47,7 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     if not isinstance(model, pyo.Block):  # e.g. None: an AttributeError from inside the objective count
         raise InputError(f"model must be a Pyomo model; got {type(model).__name__}")
     if not isinstance(path, (str, os.PathLike)):  # e.g. None: pathlib's TypeError
-        raise InputError(f"path must be a str or Path ending in .lp or .mps; got {value_text(path)[:80]}")
+        raise InputError(f"path must be a str or Path ending in .lp or .mps; got {value_text(path, limit=80)}")
     path = as_path(path, "path")  # "" was "cannot tell the format of '.'"
     suffix = path.suffix.lower()
     if suffix not in _FORMATS:

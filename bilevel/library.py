@@ -180,10 +180,10 @@ def library_specs(sizes=SIZES, datasets=DATASETS, modes=MODES, seed: int = SEED)
     epsilon)`` pairs; a raw TypeError or ValueError before) and for a spec :class:`InstanceSpec` refuses."""
     for name, values in (("sizes", sizes), ("datasets", datasets), ("modes", modes)):
         if isinstance(values, (str, bytes)) or not np.iterable(values):  # "cancer" was read as c, a, n, ...
-            raise InputError(f"{name} must be a sequence; got {value_text(values)[:80]}")
+            raise InputError(f"{name} must be a sequence; got {value_text(values, limit=80)}")
     sizes = [check_count(n, "sizes[...] (|T| = |V|)", 2) for n in sizes]
     if not all(isinstance(m, (tuple, list)) and len(m) == 2 for m in modes):  # a raw unpacking error before
-        raise InputError(f"modes must be (mode, epsilon) pairs; got {value_text(modes)[:80]}")
+        raise InputError(f"modes must be (mode, epsilon) pairs; got {value_text(modes, limit=80)}")
     modes = [(mode, as_number(eps, f"the epsilon of mode {value_text(mode)}")) for mode, eps in modes]
     return [InstanceSpec(data, mode, eps, n, n, seed) for n in sizes for data in datasets for mode, eps in modes]
 
@@ -334,7 +334,7 @@ def short_names(prefix: str, n: int) -> list[str]:
     ``prefix`` is not a str or ``n`` not an integer >= 0 (a negative ``n`` gave no names)."""
     n = check_count(n, "n (number of names)")
     if not isinstance(prefix, str):
-        raise InputError(f"prefix must be a str; got {value_text(prefix)[:80]}")
+        raise InputError(f"prefix must be a str; got {value_text(prefix, limit=80)}")
     if n and len(f"{prefix}{n - 1}") > 8:
         raise InputError(f"{n} names do not fit 8 characters with prefix {prefix!r}")
     return [f"{prefix}{i}" for i in range(n)]
@@ -367,11 +367,12 @@ def write_fixed_mps(mm: MpsModel, path, title: str = "BILEVEL", comments=()) -> 
         raise InputError(f"mm must be an MpsModel (from mps_model(model)); got {type(mm).__name__}")
     if not (isinstance(title, str) and 1 <= len(title) <= 8 and title.isascii() and title.isprintable()
             and " " not in title):
-        raise InputError(f"title must be 1-8 printable ASCII characters without spaces; got {value_text(title)[:80]}")
+        raise InputError("title must be 1-8 printable ASCII characters without spaces; "
+                         f"got {value_text(title, limit=80)}")
     if isinstance(comments, (str, bytes)) or not isinstance(comments, (list, tuple)) or not all(
             isinstance(c, str) and c.isprintable() for c in comments):
         raise InputError("comments must be a list of one-line strings (printable, no line breaks); got "
-                         f"{value_text(comments)[:150]}")
+                         f"{value_text(comments, limit=150)}")
     n_row, n_col = mm.A.shape
     cols, rows = short_names("C", n_col), short_names("R", n_row)
     lines = [f"NAME          {_field(title, 8).rstrip()}"]
@@ -473,7 +474,7 @@ def write_name_map(names: dict, path) -> Path:
     path = as_path(path, "path (the name map)")
     if not _is_name_map(names):  # a KeyError / TypeError from inside the write before
         raise InputError("names must be the name map write_fixed_mps returns: {'obj': (short, name), 'col': "
-                         f"[(short, name), ...], 'row': [(short, name), ...]}}; got {value_text(names)[:80]}")
+                         f"[(short, name), ...], 'row': [(short, name), ...]}}; got {value_text(names, limit=80)}")
 
     def write(temp: Path) -> None:
         with open(temp, "w", newline="", encoding="utf-8") as fh:  # the locale's encoding could not hold a name
@@ -846,7 +847,7 @@ def select_rows(rows, patterns=(), max_size: int | None = None, committed_only: 
     rows = _manifest_rows(rows)
     if isinstance(patterns, (str, bytes)) or not isinstance(patterns, (list, tuple, set, frozenset)) \
             or not all(isinstance(p, str) for p in patterns):
-        raise InputError(f"patterns must be a list of shell patterns (strings); got {value_text(patterns)[:80]}")
+        raise InputError(f"patterns must be a list of shell patterns (strings); got {value_text(patterns, limit=80)}")
     if max_size is not None:
         max_size = check_count(max_size, "max_size")
     committed_only = check_flag(committed_only, "committed_only")

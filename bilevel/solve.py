@@ -709,7 +709,7 @@ def _start_vector(cm: CompiledModel, mip_start, what: str = "mip_start") -> list
                     bad = bad or (var.name, values[j])
     except (TypeError, ValueError):  # raw tracebacks: 'int' object is not iterable, unpacking, float('x')
         raise InputError(f"{what} must be (variable, value) pairs or a mapping of variables to numbers; got "
-                         f"{value_text(mip_start)[:80]}") from None
+                         f"{value_text(mip_start, limit=80)}") from None
     if bad:
         raise InputError(f"{what} gives {bad[0]} the value {bad[1]}, not a finite number")
     if np.isnan(values).any():

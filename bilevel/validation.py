@@ -92,7 +92,7 @@ def as_number(value, name: str, what: str = "a number") -> float:
     except (TypeError, ValueError):
         raise InputError(f"{name} must be {what}, got {value_text(value)}") from None
     except OverflowError:  # an int beyond the float range, e.g. 10**400 (its 401 digits were printed in full)
-        raise InputError(f"{name} is too large for a float: {value_text(value)[:40]}") from None
+        raise InputError(f"{name} is too large for a float: {value_text(value, limit=40)}") from None
 
 
 def _digits(value: int) -> int:
@@ -102,18 +102,20 @@ def _digits(value: int) -> int:
     return n - 1 if abs(value) < 10 ** (n - 1) else n
 
 
-def value_text(value, spec: str | None = None) -> str:
+def value_text(value, spec: str | None = None, limit: int | None = None) -> str:
     """``repr(value)`` (``format(value, spec)`` with ``spec``, e.g. ``","``) for an error message, except for a
     Python int of more than 256 bits (about 77 digits): ``"an integer of N digits"``. ``repr`` of an int beyond 4300
     digits raises ValueError ("Exceeds the limit ... for integer string conversion"), which replaced the message
     meant (``n=10**5000``), and below that printed every digit; a list holding such an int is named by its type.
-    Raises what ``repr(value)`` raises otherwise."""
+    With ``limit``, a text longer than ``limit`` characters is cut to them and ends in ``...``. Raises what
+    ``repr(value)`` raises otherwise."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 256:
         return f"an integer of {_digits(value)} digits"
     try:
-        return repr(value) if spec is None else format(value, spec)
+        text = repr(value) if spec is None else format(value, spec)
     except ValueError:  # an int beyond 4300 digits inside a list, tuple, array of objects
         return f"a {type(value).__name__} holding an integer of more than 4300 digits"
+    return text if limit is None or len(text) <= limit else text[:limit] + "..."
 
 
 def check_flag(value, name: str) -> bool:
@@ -482,7 +484,7 @@ def as_path(path, name: str) -> Path:
     stdout and closes it), and when it is empty (``Path("")`` is the working directory) or holds a NUL character
     (``open`` raised ValueError "embedded null byte")."""
     if not isinstance(path, (str, os.PathLike)):
-        raise InputError(f"{name} must be a path (str or Path); got {value_text(path)[:80]}")
+        raise InputError(f"{name} must be a path (str or Path); got {value_text(path, limit=80)}")
     text = os.fspath(path)
     if not isinstance(text, str):  # an os.PathLike whose __fspath__ gives bytes
         raise InputError(f"{name} must be a path (str or Path); got one of bytes {text!r:.80}")

@@ -290,7 +290,7 @@ def check_config(cfg: StudyConfig) -> None:
     for name in ("datasets", "studies", "val_sizes", "train_sizes", "epsilons", "rho_tests", "rho_vals",
                  "tie_criteria"):
         if not isinstance(getattr(cfg, name), tuple):  # a str would be read as a list of its characters
-            raise InputError(f"{name} must be a list or tuple; got {value_text(getattr(cfg, name))[:80]}")
+            raise InputError(f"{name} must be a list or tuple; got {value_text(getattr(cfg, name), limit=80)}")
     for name in ("runs", "perturbed_runs", "perturbed_n_train", "perturbed_n_val", "seed", "threads",
                  "val_sizes", "train_sizes"):
         values = getattr(cfg, name)
@@ -299,20 +299,21 @@ def check_config(cfg: StudyConfig) -> None:
             if v is None and name == "threads":  # HiGHS's choice
                 continue
             if not isinstance(v, numbers.Integral) or isinstance(v, bool):
-                raise InputError(f"{name} must be {'integers' if listed else 'an integer'}; got {value_text(v)[:80]}")
+                raise InputError(f"{name} must be {'integers' if listed else 'an integer'}; "
+                                 f"got {value_text(v, limit=80)}")
     if cfg.seed < 0:
         raise InputError(f"seed must be >= 0; got {cfg.seed}")
     bad = [s for s in cfg.studies if s not in STUDIES]
     if bad or not cfg.studies:
         raise InputError(f"study must be one of {', '.join(STUDIES)} (or both); "
-                         f"got {value_text(list(cfg.studies))[:80]}")
+                         f"got {value_text(list(cfg.studies), limit=80)}")
     if not cfg.datasets:
         raise InputError("no data set given")
     bad = [d for d in cfg.datasets if not isinstance(d, str) or not d.strip()]
     if bad:  # build_tasks hashes the name: an int gave AttributeError: 'int' object has no attribute 'encode'
-        raise InputError(f"data sets must be built-in names or CSV paths (text); got {value_text(bad)[:80]}")
+        raise InputError(f"data sets must be built-in names or CSV paths (text); got {value_text(bad, limit=80)}")
     if cfg.flip not in FLIP_RULES:
-        raise InputError(f"flip must be one of {', '.join(FLIP_RULES)}; got {value_text(cfg.flip)[:80]}")
+        raise InputError(f"flip must be one of {', '.join(FLIP_RULES)}; got {value_text(cfg.flip, limit=80)}")
     for name, value in (("runs", cfg.runs), ("perturbed_runs", cfg.perturbed_runs)):
         if value < 1:
             raise InputError(f"{name} must be >= 1; got {value}")
@@ -349,7 +350,7 @@ def check_config(cfg: StudyConfig) -> None:
                          f"got {value_text(cfg.threads)}")
     unknown = [c for c in cfg.tie_criteria if c not in bilevel.ties.CRITERIA]
     if unknown:
-        raise InputError(f"unknown tie criteria {value_text(unknown)[:80]}; "
+        raise InputError(f"unknown tie criteria {value_text(unknown, limit=80)}; "
                          f"choose from {', '.join(bilevel.ties.CRITERIA)}")
     if not (math.isfinite(as_number(cfg.w_bar_ub, "w_bar_ub")) and cfg.w_bar_ub > 0):
         raise InputError(f"w_bar upper bound must be positive; got {cfg.w_bar_ub}")
@@ -361,14 +362,14 @@ def check_config(cfg: StudyConfig) -> None:
     if cfg.label_column is not None:
         if not isinstance(cfg.label_column, str) or not cfg.label_column:
             raise InputError("label_column must be a column name (a non-empty str); "
-                             f"got {value_text(cfg.label_column)[:80]}")
+                             f"got {value_text(cfg.label_column, limit=80)}")
         if all(builtin_name(d) for d in cfg.datasets):  # it would be ignored without a word
             raise InputError(f"label_column {cfg.label_column!r} names the label column of CSV data sets, and the data "
                              f"sets {', '.join(cfg.datasets)} are built-in ones, which have their own label columns; "
                              "drop it or give a CSV file")
     if cfg.label is not None:  # one line of text: it heads the Markdown summaries
         if not isinstance(cfg.label, str):
-            raise InputError(f"label must be a string; got {value_text(cfg.label)[:80]}")
+            raise InputError(f"label must be a string; got {value_text(cfg.label, limit=80)}")
         if not cfg.label.strip() or any(not c.isprintable() for c in cfg.label):
             raise InputError(f"label must be one line of printable text; got {cfg.label!r}")
 

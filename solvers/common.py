@@ -58,9 +58,9 @@ def check_solver_name(name: str, option: str | None = None) -> str:
     key = name.lower() if isinstance(name, str) else None  # an int was an AttributeError from name.lower()
     if key not in RUNNERS:
         if option is not None:
-            raise InputError(f"{option} {value_text(name)[:80]} is not a known solver; "
+            raise InputError(f"{option} {value_text(name, limit=80)} is not a known solver; "
                              f"choose from {', '.join(RUNNERS)}")
-        raise InputError(f"unknown solver {value_text(name)[:80]}; known: {', '.join(RUNNERS)}")
+        raise InputError(f"unknown solver {value_text(name, limit=80)}; known: {', '.join(RUNNERS)}")
     return key
 
 

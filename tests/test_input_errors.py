@@ -693,3 +693,15 @@ def test_a_solver_name_that_is_not_text_is_refused(name):
     for call in (check_solver_name, get_runner):
         with pytest.raises(InputError, match="unknown solver .*; known: highs"):
             call(name)
+
+
+def test_value_text_cuts_long_text_at_its_limit():
+    """value_text(value, limit=N) is repr(value) when that has at most N characters, else its first N and '...'.
+    Oracle: repr."""
+    from bilevel.validation import value_text
+
+    for value in ("x" * 100, list(range(50)), "short", 3.5, None):
+        text = repr(value)
+        want = text if len(text) <= 20 else text[:20] + "..."
+        assert value_text(value, limit=20) == want and value_text(value) == text
+    assert value_text(10**5000, limit=5) == "an integer of 5001 digits"
