@@ -1,6 +1,8 @@
 """bilevel.certify: p-values exactly at a threshold, huge calibration sizes, and bad inputs that must raise an
 InputError naming the argument (found by fuzzing; each case failed before the fix)."""
 
+import re
+
 import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
@@ -585,3 +587,27 @@ def test_a_column_of_true_false_is_refused_in_loss_and_aux_csvs(tmp_path, column
             load(path)
     path.write_text("a,b\n" + "".join(f"{int(r.lower() == 'true')},0.5\n" for r in rows))
     np.testing.assert_array_equal(load_losses_csv(path).losses, [[1, 0.5], [0, 0.5], [1, 0.5]])
+
+
+def test_a_loss_just_above_one_is_reported_with_its_digits(tmp_path):
+    """The range was printed with :g, so a loss of 1.0000000000000002 (a rounding error above 1) was refused with
+    "got range [0, 1]", a range inside the one asked for. Oracle: repr of the largest value."""
+    path = tmp_path / "losses.csv"
+    path.write_text(f"a,b\n{1 + 2**-52!r},0\n0,1\n")
+    with pytest.raises(InputError, match=re.escape(f"got range [0.0, {1 + 2**-52!r}]")):
+        load_losses_csv(path)
+    with pytest.raises(InputError, match=re.escape("got range [-1e-300, 1.0]")):
+        ltt(np.array([[-1e-300, 1.0], [0.0, 0.5]]), 0.2, 0.1)
+
+
+@pytest.mark.parametrize("sep", [";", "\t"], ids=["semicolon", "tab"])
+def test_a_loss_file_with_another_separator_is_named_as_such(tmp_path, sep):
+    """A semicolon- or tab-separated file (a spreadsheet's export in many locales) was "non-numeric values in
+    column(s) a;b" without a word on why. Oracle: the message names the separator; the same table with commas
+    loads."""
+    path = tmp_path / "losses.csv"
+    path.write_text(f"a{sep}b\n0.5{sep}0.1\n0{sep}1\n")
+    with pytest.raises(InputError, match="separated by semicolons or tabs; the loss CSV is comma-separated"):
+        load_losses_csv(path)
+    path.write_text("a,b\n0.5,0.1\n0,1\n")
+    np.testing.assert_array_equal(load_losses_csv(path).losses, [[0.5, 0.1], [0, 1]])

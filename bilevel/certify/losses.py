@@ -65,7 +65,9 @@ def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise InputError(f"{name} contain NaN or infinite values")
     if arr.min() < 0.0 or arr.max() > 1.0:
-        raise InputError(f"{name} must lie in [0, 1] (bounded losses); got range [{arr.min():g}, {arr.max():g}]")
+        # repr, not :g: a loss of 1.0000000000000002 (a rounding error above 1) was reported as "range [0, 1]"
+        raise InputError(f"{name} must lie in [0, 1] (bounded losses); got range [{float(arr.min())!r}, "
+                         f"{float(arr.max())!r}]")
     return arr
 
 
@@ -173,7 +175,10 @@ def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
     frame.columns = names
     bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     if bad:
-        raise InputError(f"{path}: non-numeric values in column(s) {', '.join(map(str, bad[:5]))}")
+        hint = ""
+        if len(names) == 1 and any(sep in names[0] for sep in ";\t"):  # one column named "a;b": another separator
+            hint = " (the file seems to be separated by semicolons or tabs; the loss CSV is comma-separated)"
+        raise InputError(f"{path}: non-numeric values in column(s) {', '.join(map(str, bad[:5]))}{hint}")
     # pandas reads a column of True/False as booleans, which are numeric: they were taken as 1/0 without a word,
     # and True may as well mean "correct" (loss 0) as "an error" (loss 1)
     truth = [c for c in frame.columns if pd.api.types.is_bool_dtype(frame[c])]
