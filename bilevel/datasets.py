@@ -19,7 +19,7 @@ import pandas as pd
 
 from .errors import InputError
 from .validation import (as_float_array, as_number, binary_format_of, check_aligned, check_flag, check_seed,
-                         check_utf8_text, compression_of, finite_number, value_text)
+                         check_utf8_text, compression_of, finite_number, header_separator, value_text)
 
 HUGE_FEATURE = 1e150
 """A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this, or is below
@@ -294,12 +294,9 @@ def load_builtin(name: str, label: str | None = None, positive=None) -> Dataset:
 def _separator_hint(header: pd.DataFrame, before: str, after: str = "") -> str:
     """A hint, between ``before`` and ``after``, for a header row ``header`` (1, k) that is one field holding
     semicolons or tabs; "" for any other header."""
-    if header.shape[1] == 1:
-        for sep, name in ((";", "semicolons"), ("\t", "tabs")):
-            if sep in str(header.iloc[0, 0]):
-                return (f"{before}its header is one field with {name} in it: "
-                        f"load_dataset reads comma-separated files{after}")
-    return ""
+    name = header_separator(list(header.iloc[0]))
+    return f"{before}its header is one field with {name} in it: load_dataset reads comma-separated files{after}" \
+        if name else ""
 
 
 def _is_data_row(frame: pd.DataFrame, label_col: str, fields: list[str]) -> bool:

@@ -102,6 +102,17 @@ def _digits(value: int) -> int:
     return n - 1 if abs(value) < 10 ** (n - 1) else n
 
 
+def header_separator(fields) -> str | None:
+    """``"semicolons"`` or ``"tabs"`` when the header row ``fields`` (its field texts, as a comma-separated reader
+    split them) is one field holding that other separator, else None: a file exported with another separator
+    (a spreadsheet's CSV in many locales), for a hint in the message that refuses it. A utility; raises nothing."""
+    if len(fields) == 1:
+        for sep, name in ((";", "semicolons"), ("\t", "tabs")):
+            if sep in str(fields[0]):
+                return name
+    return None
+
+
 def value_text(value, spec: str | None = None, limit: int | None = None) -> str:
     """``repr(value)`` (``format(value, spec)`` with ``spec``, e.g. ``","``) for an error message, except for a
     Python int of more than 256 bits (about 77 digits): ``"an integer of N digits"``. ``repr`` of an int beyond 4300

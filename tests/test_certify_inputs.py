@@ -607,7 +607,8 @@ def test_a_loss_file_with_another_separator_is_named_as_such(tmp_path, sep):
     loads."""
     path = tmp_path / "losses.csv"
     path.write_text(f"a{sep}b\n0.5{sep}0.1\n0{sep}1\n")
-    with pytest.raises(InputError, match="separated by semicolons or tabs; the loss CSV is comma-separated"):
+    name = {";": "semicolons", "\t": "tabs"}[sep]
+    with pytest.raises(InputError, match=f"its header is one field with {name} in it: the loss CSV is comma-separated"):
         load_losses_csv(path)
     path.write_text("a,b\n0.5,0.1\n0,1\n")
     np.testing.assert_array_equal(load_losses_csv(path).losses, [[0.5, 0.1], [0, 1]])

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..validation import as_float_array, as_path, check_count, check_utf8_text, finite_number
+from ..validation import as_float_array, as_path, check_count, check_utf8_text, finite_number, header_separator
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -175,9 +175,8 @@ def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
     frame.columns = names
     bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     if bad:
-        hint = ""
-        if len(names) == 1 and any(sep in names[0] for sep in ";\t"):  # one column named "a;b": another separator
-            hint = " (the file seems to be separated by semicolons or tabs; the loss CSV is comma-separated)"
+        sep = header_separator(names)  # one column named "a;b": another separator
+        hint = f" (its header is one field with {sep} in it: the loss CSV is comma-separated)" if sep else ""
         raise InputError(f"{path}: non-numeric values in column(s) {', '.join(map(str, bad[:5]))}{hint}")
     # pandas reads a column of True/False as booleans, which are numeric: they were taken as 1/0 without a word,
     # and True may as well mean "correct" (loss 0) as "an error" (loss 1)
