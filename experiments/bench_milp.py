@@ -49,7 +49,7 @@ from bilevel.library import default_test_fraction  # noqa: E402
 from bilevel.tune import starting_lambda_bound  # noqa: E402
 from bilevel.solve import MAX_CONCURRENCY, InfeasibleModelError, NoSolutionError, compile_model  # noqa: E402
 from experiments.bench_args import integer_at_least, positive_seconds, refuse_repeats, writable_out  # noqa: E402
-from bilevel.validation import CLOCKS  # noqa: E402
+from bilevel.validation import CLOCKS, value_text  # noqa: E402
 from experiments.textbook import textbook_optimistic, textbook_pessimistic  # noqa: E402
 
 PROVEN_WITHIN = 600.0  # seconds: the "largest size proven optimal" of the report counts solves up to this long
@@ -91,7 +91,7 @@ def check_splits(ap: argparse.ArgumentParser, pairs, seed: int = 0, option: str 
         try:
             split(data, n, seed)
         except bilevel.InputError as exc:
-            ap.error(f"{option + ': ' if option else ''}{data}, |T| = |V| = {n}: {exc}")
+            ap.error(f"{option + ': ' if option else ''}{data}, |T| = |V| = {value_text(n)}: {exc}")
 
 
 def _write_seconds(model) -> float:

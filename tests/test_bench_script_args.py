@@ -103,3 +103,23 @@ def test_an_out_that_cannot_be_a_folder_is_refused_before_any_work(script, argv,
         module.main([*argv, "--out", str(out)])
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and err[-1].endswith(f"error: {expected.value}"), err
+
+
+@pytest.mark.parametrize("option, value, said", [
+    ("--sizes", "9" * 5000, "argument --sizes: an integer of 5000 digits is too long"),
+    ("--sizes", "1" + "0" * 300, None),  # within Python's limit: refused later by the split, not echoed in full
+    ("--time-limit", "x" * 5000, "argument --time-limit: expected a number, got 'xxx"),
+], ids=["beyond-4300-digits", "301-digits", "long-text"])
+def test_the_benchmark_scripts_name_a_long_value_without_echoing_it(option, value, said, capsys, tmp_path,
+                                                                    monkeypatch):
+    """experiments/bench_args read integers and seconds with int()/float() and echoed what they refused in full: a
+    5000-digit --sizes was "expected an integer, got" and every digit. They use the bilevel command's readers now.
+    Oracle: exit 2, and a last line far shorter than the value given."""
+    from experiments import bench_milp
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        bench_milp.main([option, value, "--out", str(tmp_path / "out")])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exc.value.code == 2 and len(last) < 400, last[:400]
+    assert said is None or said in last, last
