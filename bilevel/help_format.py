@@ -26,12 +26,12 @@ def shown(text: str, limit: int = 80) -> str:
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
 
 
-def _too_long_integer(text: str) -> bool:
-    """Whether ``text`` is a plain integer that Python refuses to read for its length (``int`` reads at most
-    ``sys.get_int_max_str_digits()`` digits, 4300 by default)."""
+def _too_many_digits(text: str) -> int:
+    """The number of digits of ``text`` when it is a plain integer that Python refuses to read for its length
+    (``int`` reads at most ``sys.get_int_max_str_digits()`` digits, 4300 by default), else 0."""
     digits = text.strip()
     digits = digits[1:] if digits[:1] in "+-" else digits
-    return digits.isascii() and digits.isdigit() and len(digits) > 4300
+    return len(digits) if digits.isascii() and digits.isdigit() and len(digits) > 4300 else 0
 
 
 def integer(text: str) -> int:
@@ -41,9 +41,10 @@ def integer(text: str) -> int:
     try:
         return plain_number(text, int)
     except ValueError:
-        if _too_long_integer(text):
-            raise argparse.ArgumentTypeError(f"an integer of {len(text.strip().lstrip('+-'))} digits is too long "
-                                             "(at most 4300 digits)") from None
+        n_digits = _too_many_digits(text)
+        if n_digits:
+            raise argparse.ArgumentTypeError(f"an integer of {n_digits} digits is too long (at most 4300 digits)") \
+                from None
         raise argparse.ArgumentTypeError(f"expected an integer, got {shown(text)}") from None
 
 
