@@ -30,6 +30,7 @@ from bilevel.certify import (
     rg_pt,
     split_calibration,
 )
+from bilevel.certify.losses import validate_losses
 from bilevel.certify.procedures import check_delta
 from bilevel.errors import InputError
 
@@ -572,6 +573,18 @@ def test_an_int_beyond_4300_digits_gets_the_input_error_meant(call, name):
     with pytest.raises(InputError, match=name) as exc:
         call()
     assert "Exceeds the limit" not in str(exc.value) and len(str(exc.value)) < 200, str(exc.value)
+
+
+@pytest.mark.parametrize("name", [_BEYOND_STR, None, b"losses"], ids=["huge-int", "None", "bytes"])
+def test_validate_losses_refuses_a_name_that_is_not_a_string(name):
+    """``name`` is printed in every message: ``name=10**5000`` raised str()'s "Exceeds the limit (4300 digits)"
+    ValueError at the first refusal. Oracle: an InputError naming ``name``, for good losses too (a label that
+    could not be printed is refused before it is needed), and the same losses with a string label accepted."""
+    for losses in ([[0.5, 2.0]], [[0.5, 0.1]]):
+        with pytest.raises(InputError, match="name \\(the label of the losses in messages\\) must be a string") as exc:
+            validate_losses(losses, name=name)
+        assert "Exceeds the limit" not in str(exc.value)
+    np.testing.assert_array_equal(validate_losses([[0.5, 0.1]], name="my losses"), [[0.5, 0.1]])
 
 
 @pytest.mark.parametrize("column", ["True\nFalse\nTrue\n", "TRUE\nfalse\nTrue\n"], ids=["True", "mixed-case"])

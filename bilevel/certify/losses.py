@@ -51,8 +51,11 @@ def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
     ------
     InputError
         Not numbers (strings, complex numbers, an int too large for a float), wrong number of dimensions, no row
-        or no candidate, NaN/infinite values, values outside [0, 1], a numpy masked array with masked entries.
+        or no candidate, NaN/infinite values, values outside [0, 1], a numpy masked array with masked entries;
+        a ``name`` (the label the messages give the array) that is not a string.
     """
+    if not isinstance(name, str):  # printed in every message below: str(10**5000) itself raises a ValueError
+        raise InputError(f"name (the label of the losses in messages) must be a string, got {type(name).__name__}")
     arr = as_float_array(losses, name, "a numeric array")  # not complex, strings, masked or an int beyond floats
     if arr.ndim not in (2, 3):
         raise InputError(f"{name} must have shape (n_cal, m) or (n_cal, m, L), got {arr.shape}")
