@@ -45,7 +45,8 @@ def add_lp_svm_duals(m: pyo.ConcreteModel, X_t: np.ndarray, y_t: np.ndarray, M, 
     """Declare the LP-SVM duals ``beta{tag}[i]`` in ``[0, 1/|T|]`` (dual feasibility of ``xi``),
     ``mu_plus{tag}[j]``, ``mu_minus{tag}[j]`` in ``[0, M.mu_j]`` and the stationarity rows
     ``stationarity_w{tag}[j]: -sum_i beta_i y_i x_ij + mu+_j - mu-_j = 0`` and
-    ``stationarity_b{tag}: sum_i beta_i y_i = 0`` of Eq. (20)/(21). Returns the three dual variables.
+    ``stationarity_b{tag}: sum_i beta_i y_i = 0`` of the KKT conditions of the LP-SVM (Eq. (20), the
+    inner problem of Eq. (21)). Returns the three dual variables.
     With ``M.mu_scale`` (p,) (item 12 of :mod:`bilevel.bigm`) the row in ``w_j`` is divided by ``s_j`` and the
     ``mu`` variables are ``mu+-_j / s_j``."""
     n_t, p = X_t.shape

@@ -8,7 +8,7 @@ solve it (and, for the pessimistic model, the training LP that sets the budget) 
 which side of its complementarity pair is zero (at LP round-off, the smaller side). Among the follower's
 optima the start takes one with the least outer objective, the best tie the MILP could choose there. By
 the complementary slackness theorem the point
-satisfies the KKT system of Eq. (21) / Eq. (25) of the pessimistic bilevel tuning paper, so it is
+satisfies the KKT system of the inner LP of Eq. (21) / Eq. (25) of the pessimistic bilevel tuning paper, so it is
 feasible for the MILP whenever its multipliers respect the bounds (``lambda <= lambda_bound``).
 """
 from __future__ import annotations
@@ -114,8 +114,9 @@ def _best_tie(w_bar, outer, constraints, fallback, duals):
 def _active_bounds(w_bar: np.ndarray, duals) -> np.ndarray:
     """``sign(mu_j) w_bar_j`` (p,) where an LP's box dual ``mu`` (p,), ``mu_plus - mu_minus``, is above round-off
     (``_TOL`` times the largest ``|x_ij|`` of the LP's data ``X``), NaN elsewhere; ``duals`` a sequence of
-    ``(mu, X)``, a later one overriding an earlier one. Complementarity (``mu+_j (w_bar_j - w_j) = 0``, Eq. (21) /
-    Eq. (25)) puts every optimum of that LP on these bounds. The tie LP holds ``w_j`` there: with the follower's
+    ``(mu, X)``, a later one overriding an earlier one. Complementarity (``mu+_j (w_bar_j - w_j) = 0``, the KKT
+    system of Eq. (21)'s inner LP / Eq. (25)) puts every optimum of that LP on these bounds. The tie LP holds
+    ``w_j`` there: with the follower's
     optimum relaxed by ``_TIE`` it could leave the bound by up to ``_TIE / |mu_j|`` (1.6e-5 with features of order
     1e-3, a start HiGHS rejected), and moving ``w_j`` back afterwards shifted every margin by as much (a budget
     row violated by 2.9e-6 with ``|mu_j|`` = 1.6e-4)."""

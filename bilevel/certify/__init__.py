@@ -15,6 +15,10 @@ false discovery rate (FDR) controlled at ``delta`` -- and the best of them on an
 * :mod:`.cli` -- the ``certify`` sub-command.
 
 Bradley-Terry scores and the non-negative Lasso live in :mod:`bilevel.ranking`.
+
+"The Pareto-testing paper" in these docstrings is *Risk-Controlling Model Selection via Guided Bayesian
+Optimization* (the papers' README), which restates Pareto Testing (Laufer-Goldshtein et al., 2023) with its
+p-values in App. B and its testing stage in Alg. C.1.
 """
 
 from .dagger import dag_depths, dagger, dagger_details, effective_leaves_and_nodes

@@ -15,7 +15,8 @@ Definitions used here (node = hypothesis, ``parents[i]`` = list of parent indice
   (so ``m_i = 1`` for a leaf).
 * threshold of node ``i`` at depth ``d`` for a trial number of rejections ``r`` (Eq. (15); the RG-PT
   paper prints the reshaping function in the denominator, which would make the threshold *decrease*
-  in ``r``; we use the form of the DAGGER paper and its reference implementation, which reduces to
+  in ``r``, and has no division by ``m_i``; we use the form of the DAGGER paper and its reference
+  implementation, with ``beta_i`` in the numerator and the division by ``m_i``, which reduces to
   Benjamini-Hochberg on a graph without edges)::
 
       delta_i(r) = delta * (v_i / V) * beta_i(m_i + r + R_{1:d-1} - 1) / m_i

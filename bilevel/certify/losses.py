@@ -45,7 +45,7 @@ def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
     """Return ``losses`` as a float array of shape (n, m) or (n, m, L) after validation.
 
     A utility (no equation): the losses in [0, 1] whose column means are the empirical risks ``R_hat`` of
-    Eq. (6) of the RG-PT paper.
+    Eq. (4) of the RG-PT paper (the p-values of its Eq. (6) take them).
 
     Raises
     ------

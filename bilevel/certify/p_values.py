@@ -1,6 +1,6 @@
 """Valid p-values for the null hypothesis "the true risk exceeds the limit alpha".
 
-Setting (RG-PT paper, Sec. 2.2; Pareto-testing paper, App. B): a loss bounded in [0, 1] is averaged
+Setting (RG-PT paper, Secs. 2.1-2.2; Pareto-testing paper, App. B): a loss bounded in [0, 1] is averaged
 over ``n`` calibration points that the candidate never saw, giving the empirical risk ``r_hat``. For
 the null ``H: R > alpha`` each function below returns a super-uniform p-value ``p`` (that is,
 ``P(p <= u) <= u`` for every ``u`` under ``H``), vectorised over ``r_hat``. All of them

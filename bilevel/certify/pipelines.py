@@ -4,7 +4,7 @@ All three take a loss matrix ``losses`` of shape (n_cal, m) with values in [0, 1
 the loss of candidate ``j`` on calibration example ``i``, e.g. its 0-1 error (a third axis of length L
 holds several controlled risks, each with its own limit in ``alpha``) -- and return a
 :class:`CertificationResult`. The null hypothesis of candidate ``j`` is "its true risk exceeds
-``alpha``" (for several risks: some risk exceeds its limit, Eq. (4) of the RG-PT paper); the certified
+``alpha``" (for several risks: some risk exceeds its limit, Eq. (5) of the RG-PT paper); the certified
 candidates are the rejected nulls.
 
 Auxiliary objectives (``aux``): a cost per candidate, shape (m,) (constant, e.g. ``||w_bar||_1``), or a
@@ -376,7 +376,9 @@ def pareto_testing(
     split=None,
     max_failures: int = 1,
 ) -> CertificationResult:
-    """Pareto Testing (Laufer-Goldshtein et al., 2023; Alg. C.1 of the Pareto-testing paper).
+    """Pareto Testing (Laufer-Goldshtein et al., 2023), as Alg. C.1 of the Pareto-testing paper states its
+    testing stage (that paper's Bayesian-optimisation search for candidates is not part of it: the candidates are
+    the columns of ``losses``).
 
     1. Split the calibration rows into ``Z_OPT`` and ``Z_MHT`` (``opt_fraction``, ``seed`` or ``split``).
     2. On ``Z_OPT``: the Pareto front of (estimated risks, auxiliary objectives); order it by increasing
