@@ -330,6 +330,51 @@ def test_a_follower_below_the_box_in_a_feature_without_data_is_not_verified():
                             and any("leaves the box" in m for m in ver.messages)), ver.messages
 
 
+@pytest.mark.parametrize("sign", [1.0, -1.0], ids=["above", "below"])
+def test_a_follower_three_tolerances_outside_the_box_is_not_verified(sign):
+    """The box check at its own tolerance: a follower 3e-5 (3 tol) outside the box in a feature whose values are
+    all 0 (no loss sees w_2 there) must fail, and one at the box's face must pass. The test above steps 0.01
+    outside, exactly 1e3 tol: a mutant allowing the box 1e3 tol passed the suite, up to rounding. Oracle: the
+    box itself (the point is built at w_bar_2 + 3e-5)."""
+    from oracles import lp, tiny_instance
+
+    X_t, y_t, X_v, y_v = tiny_instance(2)
+    X_t, X_v = np.c_[X_t, np.zeros(len(X_t))], np.c_[X_v, np.zeros(len(X_v))]
+    model = bilevel.build_optimistic_model(X_t, y_t, X_v, y_v)
+    w_bar, tol = np.array([0.7, 0.5, 0.3]), 1e-5
+    least = lp(w_bar, (X_t, y_t))
+    best = bilevel.hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, least * (1 + 1e-12))])
+    for outside, expected in ((0.0, True), (3 * tol, False)):
+        _load_optimistic(model, w_bar, np.r_[best.w[:2], sign * (w_bar[2] + outside)], best.b, X_v, y_v)
+        ver = bilevel.verify_model(model, tolerance=tol)
+        assert ver.verified is expected, (outside, ver.messages)
+        assert ver.box_violation == pytest.approx(outside, abs=1e-12)
+
+
+def test_a_reported_objective_three_tolerances_off_the_recomputed_one_is_not_verified():
+    """The model's objective (mean of the validation losses ``g``) must equal the validation hinge recomputed from
+    ``(w, b)``: a ``g`` raised so that the mean moves by 3e-5 (3 tol; still ``g >= hinge``, so every row holds)
+    must fail with the message naming both values, and the loaded optimum must pass. A mutant allowing this check
+    1e3 tol passed the suite. Oracle: tests/oracles.lp's least training loss and the hinge recomputed here."""
+    from oracles import lp, tiny_instance
+
+    X_t, y_t, X_v, y_v = tiny_instance(2)
+    model = bilevel.build_optimistic_model(X_t, y_t, X_v, y_v)
+    w_bar, tol = np.array([0.7, 0.5]), 1e-5
+    least = lp(w_bar, (X_t, y_t))
+    best = bilevel.hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, least * (1 + 1e-12))])
+    recomputed = float(np.mean(bilevel.hinge(X_v, y_v, best.w, best.b)))
+    for excess, expected in ((0.0, True), (3 * tol, False)):
+        _load_optimistic(model, w_bar, best.w, best.b, X_v, y_v)
+        first = next(iter(model.g))
+        model.g[first].set_value(model.g[first].value + excess * len(y_v), skip_validation=True)
+        ver = bilevel.verify_model(model, tolerance=tol)
+        assert ver.objective_recomputed == pytest.approx(recomputed, abs=1e-12)
+        assert ver.objective_reported == pytest.approx(recomputed + excess, abs=1e-12)
+        assert ver.verified is expected, (excess, ver.messages)
+        assert expected or any("differs from the recomputed" in m for m in ver.messages), ver.messages
+
+
 def test_a_replica_a_little_above_the_least_training_loss_is_not_verified():
     """A training-optimal replica (replica="optimal", epsilon > 0) whose loss lies 1e-4 (10 tol) above the least
     training loss at w_bar (oracle: tests/oracles.lp) must fail. The flipped points here are the training points
