@@ -302,15 +302,13 @@ class OptimisticBigM:
 
 def optimistic_big_m(X_train, y_train, X_val, w_bar_ub, least_loss_bound: float | None = None, y_val=None,
                      cutoff: float | None = None, mu_scale=None) -> OptimisticBigM:
-    """Valid big-M constants for the optimistic KKT system (the KKT reformulation of Eq. (21) of the
-    pessimistic bilevel tuning paper); derivation in the module docstring (items 1-4). ``X_train`` (|T|, p),
-    ``X_val`` (|V|, p),
-    ``w_bar_ub`` (p,) the upper bound of ``w_bar``. With ``least_loss_bound = v*(w_bar_lb)`` the constants
-    for ``b``, ``xi`` and the margin slacks are tightened by LPs (item 9). With ``cutoff = U`` and
-    ``y_val`` (|V|,) too, the LPs keep only hyperplanes of mean validation hinge ``<= U`` (item 10) and the
-    training points whose margin this decides are marked ``outside`` / ``inside``. Raises InfeasibleCutoff
-    when no hyperplane reaches ``U``. ``mu_scale`` (p,), :func:`stationarity_scale`: ``M.mu`` bounds the
-    model's ``mu+-_j / s_j`` (item 12); None: 1."""
+    """Valid big-M constants for the optimistic KKT system (the KKT reformulation of Eq. (21) of the pessimistic
+    bilevel tuning paper); derivation in the module docstring (items 1-4). ``X_train`` (|T|, p), ``X_val`` (|V|, p),
+    ``w_bar_ub`` (p,) the upper bound of ``w_bar``. With ``least_loss_bound = v*(w_bar_lb)`` the constants for
+    ``b``, ``xi`` and the margin slacks are tightened by LPs (item 9). With ``cutoff = U`` and ``y_val`` (|V|,) too,
+    the LPs keep only hyperplanes of mean validation hinge ``<= U`` (item 10) and the training points whose margin
+    this decides are marked ``outside`` / ``inside``. Raises InfeasibleCutoff when no hyperplane reaches ``U``.
+    ``mu_scale`` (p,), :func:`stationarity_scale`: ``M.mu`` bounds the model's ``mu+-_j / s_j`` (item 12); None: 1."""
     n_t = len(y_train)
     r_t = feature_reach(X_train, w_bar_ub)
     b = float(r_t.max() + 1.0)

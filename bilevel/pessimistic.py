@@ -38,9 +38,8 @@ bilevel-feasible. ``lambda = lam/kappa`` has no a-priori bound: it gets the boun
 re-solves. All other constants: :func:`bilevel.bigm.pessimistic_big_m`.
 
 By default (``replica="optimal"``) the replica is also required to be a training optimum at ``w_bar``
-through the KKT system of the LP-SVM, the inner problem of Eq. (21)
-(:func:`bilevel.optimistic.add_lp_svm_kkt`, variables
-``beta_hat``, ``mu_plus_hat``, ``mu_minus_hat``), so that the budget is exactly ``(1 + epsilon) v*(w_bar)``;
+through the KKT system of the LP-SVM, the inner problem of Eq. (21) (:func:`bilevel.optimistic.add_lp_svm_kkt`,
+variables ``beta_hat``, ``mu_plus_hat``, ``mu_minus_hat``), so that the budget is exactly ``(1 + epsilon) v*(w_bar)``;
 ``replica="feasible"`` keeps Eq. (24) as printed.
 
 ``V_f`` (the flipped set) comes from the optimistic hyperplane, see :func:`flipped_set`.

@@ -1,15 +1,13 @@
 """Verification of a MILP solution against the bilevel problem it encodes.
 
 Big-M models can return "optimal" answers that are not bilevel-feasible when a constant is too small or a
-dual-feasibility row is missing. So every solution is re-checked *independently of the MILP*: fix the
-returned ``w_bar``, solve the follower's LP on its own (:func:`bilevel.inner.hinge_lp`, scipy/HiGHS
-dual simplex) and check that the returned ``(w, b)`` attains the follower's optimum. Also reported: the
-KKT complementarity and stationarity residuals recomputed from the solution values (the KKT reformulation
-of Eq. (21), and Eq. (25), of the pessimistic bilevel tuning paper), the outer objective recomputed from
-``(w, b)``, the least
-outer objective among follower optima at that ``w_bar``, and for the pessimistic model the replica gap
-(how far the replica's training loss is above the true minimum at ``w_bar``) and whether ``lambda``
-touched its bound.
+dual-feasibility row is missing. So every solution is re-checked *independently of the MILP*: fix the returned
+``w_bar``, solve the follower's LP on its own (:func:`bilevel.inner.hinge_lp`, scipy/HiGHS dual simplex) and check
+that the returned ``(w, b)`` attains the follower's optimum. Also reported: the KKT complementarity and stationarity
+residuals recomputed from the solution values (the KKT reformulation of Eq. (21), and Eq. (25), of the pessimistic
+bilevel tuning paper), the outer objective recomputed from ``(w, b)``, the least outer objective among follower
+optima at that ``w_bar``, and for the pessimistic model the replica gap (how far the replica's training loss is
+above the true minimum at ``w_bar``) and whether ``lambda`` touched its bound.
 """
 from __future__ import annotations
 

@@ -1,15 +1,14 @@
 """A bilevel-feasible MIP start for the tuning MILPs, built from LPs at a fixed box ``w_bar``.
 
-Without a start HiGHS can spend long finding any feasible point of a KKT + big-M model (on pessimistic
-instances of |T| = |V| = 20 it found none in 30 s). At a fixed box (``w_bar_ub`` by default, or the best of
-several candidate boxes) the follower's problem is an LP:
-solve it (and, for the pessimistic model, the training LP that sets the budget) with
-:func:`bilevel.hinge_highs.hinge_lp_highs`, take the primal *and dual* optimal values, and set every binary from
-which side of its complementarity pair is zero (at LP round-off, the smaller side). Among the follower's
-optima the start takes one with the least outer objective, the best tie the MILP could choose there. By
-the complementary slackness theorem the point
-satisfies the KKT system of the inner LP of Eq. (21) / Eq. (25) of the pessimistic bilevel tuning paper, so it is
-feasible for the MILP whenever its multipliers respect the bounds (``lambda <= lambda_bound``).
+Without a start HiGHS can spend long finding any feasible point of a KKT + big-M model (on pessimistic instances of
+|T| = |V| = 20 it found none in 30 s). At a fixed box (``w_bar_ub`` by default, or the best of several candidate
+boxes) the follower's problem is an LP: solve it (and, for the pessimistic model, the training LP that sets the
+budget) with :func:`bilevel.hinge_highs.hinge_lp_highs`, take the primal *and dual* optimal values, and set every
+binary from which side of its complementarity pair is zero (at LP round-off, the smaller side). Among the follower's
+optima the start takes one with the least outer objective, the best tie the MILP could choose there. By the
+complementary slackness theorem the point satisfies the KKT system of the inner LP of Eq. (21) / Eq. (25) of the
+pessimistic bilevel tuning paper, so it is feasible for the MILP whenever its multipliers respect the bounds
+(``lambda <= lambda_bound``).
 """
 from __future__ import annotations
 
@@ -116,10 +115,9 @@ def _active_bounds(w_bar: np.ndarray, duals) -> np.ndarray:
     (``_TOL`` times the largest ``|x_ij|`` of the LP's data ``X``), NaN elsewhere; ``duals`` a sequence of
     ``(mu, X)``, a later one overriding an earlier one. Complementarity (``mu+_j (w_bar_j - w_j) = 0``, the KKT
     system of Eq. (21)'s inner LP / Eq. (25)) puts every optimum of that LP on these bounds. The tie LP holds
-    ``w_j`` there: with the follower's
-    optimum relaxed by ``_TIE`` it could leave the bound by up to ``_TIE / |mu_j|`` (1.6e-5 with features of order
-    1e-3, a start HiGHS rejected), and moving ``w_j`` back afterwards shifted every margin by as much (a budget
-    row violated by 2.9e-6 with ``|mu_j|`` = 1.6e-4)."""
+    ``w_j`` there: with the follower's optimum relaxed by ``_TIE`` it could leave the bound by up to
+    ``_TIE / |mu_j|`` (1.6e-5 with features of order 1e-3, a start HiGHS rejected), and moving ``w_j`` back afterwards
+    shifted every margin by as much (a budget row violated by 2.9e-6 with ``|mu_j|`` = 1.6e-4)."""
     fixed = np.full(len(w_bar), np.nan)
     for mu, X in duals:
         active = np.abs(mu) > _TOL * np.abs(X).max(axis=0, initial=0.0)
