@@ -116,7 +116,7 @@ def test_data_route_end_to_end_against_numpy(capsys, monkeypatch, data, method, 
     real_candidates, real_certify = milp.milp_candidates, cli_mod.certify
     monkeypatch.setattr(milp, "milp_candidates", lambda *a, **k: got.setdefault("cands", real_candidates(*a, **k)))
     monkeypatch.setattr(cli_mod, "certify", lambda losses, *a, **k: got.setdefault("losses", losses) is not None
-                        and real_certify(losses, *a, **k))
+                        and got.setdefault("kwargs", k) is not None and real_certify(losses, *a, **k))
     assert main(["--data", data, "--n-train", "10", "--n-val", "10", "--n-cal", "30", "--epsilons", "0", "0.3",
                  "--w-bar-ubs", "1", "--alpha", "0.3", "--delta", "0.2", "--method", method,
                  "--seed", str(seed)]) == 0
@@ -131,8 +131,10 @@ def test_data_route_end_to_end_against_numpy(capsys, monkeypatch, data, method, 
     cands = got["cands"]
     expected = np.column_stack([(np.where(Z @ c.w - c.b >= 0, 1.0, -1.0) != d.y[s.cal_index]) for c in cands])
     np.testing.assert_array_equal(got["losses"], expected.astype(float))
-    res = certify(expected, 0.3, 0.2, method=method, aux=[float(np.abs(c.w_bar).sum()) for c in cands],
-                  **({} if method == "ltt" else {"seed": seed}))
+    aux = [float(np.abs(c.w_bar).sum()) for c in cands]  # the auxiliary loss: ||w_bar||_1 of each candidate
+    np.testing.assert_allclose(np.ravel(got["kwargs"]["aux"]), aux, rtol=1e-12)
+    assert any(np.count_nonzero(c.w_bar) > 1 for c in cands)  # (so a max or a single entry would differ)
+    res = certify(expected, 0.3, 0.2, method=method, aux=aux, **({} if method == "ltt" else {"seed": seed}))
     line = next(x for x in out.splitlines() if x.startswith("certified:"))
     assert line == "certified: " + (", ".join(cands[j].name for j in res.certified) or "none")
     for c in cands:  # every candidate's MILP status and verification are shown

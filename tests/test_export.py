@@ -479,3 +479,12 @@ def test_an_empty_path_is_named_empty(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="path is an empty path") as exc:
         bilevel.write_model(m, "")
     assert "'.'" not in str(exc.value) and list(tmp_path.iterdir()) == []
+
+
+def test_markdown_cell_escapes_pipes_and_joins_every_kind_of_line_break():
+    """One table cell: ``|`` escaped, and CR LF, a lone CR (an old Mac or a solver's progress line) and LF each
+    become one space (mutation testing: splitting on LF only, which left the CR in a cell, passed the suite)."""
+    from bilevel.export import markdown_cell
+
+    assert markdown_cell("a|b\r\nc\rd\ne") == "a\\|b c d e"
+    assert markdown_cell(0.25) == "0.25" and markdown_cell("plain") == "plain"

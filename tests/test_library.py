@@ -432,7 +432,8 @@ def test_mps_and_lp_files_hold_the_same_model():
 
 
 @pytest.mark.parametrize("value", [0.0, 1.0, -1.0, 0.1, -0.2, 1 / 3, 19.597435651234567, -7.68490652708354e-07,
-                                   1.2345678901234e+200, -9.87654321e-300, 123456789012.5, 5e-324])
+                                   1.2345678901234e+200, -9.87654321e-300, 123456789012.5, 5e-324,
+                                   -999_999_999_999.0, -123_456_789_012.0, 99_999_999_999.0])
 def test_mps_number_fits_12_characters_and_keeps_precision(value):
     text = library.mps_number(value)
     assert len(text) <= 12 and " " not in text
@@ -597,6 +598,33 @@ def test_manifest_sizes_are_those_of_the_written_file(tmp_path):
         assert row["binaries"] == int(integer.sum()), row["id"]
         assert np.all(got["col_lower"][integer] == 0) and np.all(got["col_upper"][integer] == 1), row["id"]
         assert row["nonzeros"] == int(np.count_nonzero(got["A"].toarray())), row["id"]
+
+
+_TINY_LP = "minimize\n obj: {c} x + y{k}\nsubject to\n c1: x + y >= 1\nbounds\n 0 <= x <= 1\n 0 <= y <= 1\nend\n"
+
+
+@pytest.mark.parametrize("cost, constant, expected", [
+    ("1.0000001", "", "cost differs in 1 entries"),  # 1e-7 relative: above the default rtol 1e-9
+    ("1.0000000000001", "", None),  # 1e-13: round-off
+    ("1", " + 5", "objective sense or constant differs"),
+])
+def test_instance_differences_sees_a_cost_and_an_objective_constant(tmp_path, cost, constant, expected):
+    """Two LP files of one model up to one objective cost or constant (mutation testing: the default rtol 1000
+    times looser, or the constant not compared, passed the suite)."""
+    (tmp_path / "a.lp").write_text(_TINY_LP.format(c="1", k=""))
+    (tmp_path / "b.lp").write_text(_TINY_LP.format(c=cost, k=constant))
+    diffs = library.instance_differences(tmp_path / "a.lp", tmp_path / "b.lp")
+    if expected is None:
+        assert diffs == []
+    else:
+        assert len(diffs) == 1 and diffs[0].startswith(expected), diffs
+
+
+def test_the_test_fraction_switches_above_200_rows():
+    """0.5 (the paper's) up to n_train + n_val = 200, so the |T| = |V| = 100 instances keep it, then 0.1."""
+    assert library.default_test_fraction(100, 100) == 0.5 and library.default_test_fraction(100, 101) == 0.1
+    assert library.InstanceSpec("cancer", "optimistic", 0.0, 100, 100).test_fraction == 0.5
+    assert library.InstanceSpec("cancer", "optimistic", 0.0, 101, 100).test_fraction == 0.1
 
 
 def test_instance_differences_detects_a_changed_integrality(tmp_path):

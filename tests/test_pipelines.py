@@ -80,6 +80,7 @@ def test_split_calibration():
     assert not np.array_equal(a[0], c[0])
     assert a[0].size == 30 and a[1].size == 71
     assert np.array_equal(np.sort(np.concatenate(a)), np.arange(101))
+    assert all(np.all(np.diff(part) > 0) for part in a + c)  # each part sorted, as documented
     with pytest.raises(InputError):
         split_calibration(1, 0.5)
     with pytest.raises(InputError):

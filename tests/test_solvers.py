@@ -1815,11 +1815,15 @@ def test_checker_rejects_a_box_excess_and_an_inner_gap_of_ten_tolerances(highs_a
 def test_checker_rejects_a_claim_and_a_w_bar_off_by_ten_tolerances(highs_answer):
     """A claimed objective 1e-4 off the recomputed one, and ``w_bar`` 1e-4 above its box, with the default
     tolerance 1e-5 (mutation testing: both tolerances 100 times looser passed the suite, whose claim was 0.001
-    against about 0.1 and whose w_bar was 1.5 in [0, 1])."""
+    against about 0.1 and whose w_bar was 1.5 in [0, 1]). The claim is also checked 3 tolerances off (rejected)
+    and 0.3 off (no claim reason): the objective is about 0.04, where a relative tolerance of 1e-3 instead of
+    1e-6 had let a claim 1e-4 off be rejected but 3e-5 off pass."""
     sol = _readable(highs_answer)
     true = check_solution.check_solution(MANIFEST, NONTRIVIAL, sol).objective_recomputed
-    rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "objective": true + 1e-4})
-    assert not rep.trusted and any("claimed objective" in r for r in rep.reasons), rep.summary()
+    for off, rejected in ((1e-4, True), (3e-5, True), (3e-6, False)):
+        rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "objective": true + off})
+        assert any("claimed objective" in r for r in rep.reasons) is rejected, (off, rep.summary())
+        assert rep.trusted is not rejected, (off, rep.summary())
     assert sol["w_bar[3]"] == pytest.approx(1.0)
     rep = check_solution.check_solution(MANIFEST, NONTRIVIAL, {**sol, "w_bar[3]": 1.0001})
     assert not rep.trusted and any(r.startswith("w_bar leaves") for r in rep.reasons), rep.summary()
