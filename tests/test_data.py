@@ -636,3 +636,23 @@ def test_check_split_sizes_refuses_exactly_the_sizes_split_dataset_cannot_draw(n
     if n_test:  # the refused totals are those above the non-test rows
         t = n_test.pop()
         assert all(was_refused == (total > n_rows - t) for total, was_refused in refused.items())
+
+
+@pytest.mark.parametrize("name, other", [("cancer", "benign"), ("diabetes", "No")])
+def test_a_built_in_data_set_takes_another_positive_label(name, other):
+    """``positive`` picks the +1 class of a built-in data set too: the other label flips every y (mutation testing:
+    the built-in loader ignoring ``positive`` passed the suite)."""
+    default, flipped = bilevel.load_dataset(name), bilevel.load_dataset(name, positive=other)
+    np.testing.assert_array_equal(flipped.y, -default.y)
+    np.testing.assert_array_equal(flipped.X, default.X)
+
+
+def test_a_draw_of_two_rows_takes_one_of_each_class():
+    """At least one row of each class in a draw of two (the minority's share 0.2 rounds to none): a training set
+    of two rows of one class could not be tuned (mutation testing: the rule applied from three rows only passed
+    the suite). 10 of 100 rows positive, no test rows: the training draw of 2 takes one positive."""
+    y = np.where(np.arange(100) < 10, 1.0, -1.0)
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    for seed in range(5):
+        s = bilevel.split_dataset(X, y, 2, 2, test_fraction=0.0, seed=seed)
+        assert sorted(s.y_train) == [-1.0, 1.0] and sorted(s.y_val) == [-1.0, 1.0]

@@ -1793,3 +1793,32 @@ def test_a_study_folder_that_is_no_path_is_refused_by_name(out, message, tmp_pat
     with pytest.raises(bilevel.InputError, match=rf"out \(the study's folder\)( .*)? {message}"):
         us.run_study(_tiny(runs=1), out, jobs=1, progress=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_perturbed_size_reads_training_then_validation(tmp_path, monkeypatch, capsys):
+    """``--perturbed-size T,V``: T training and V validation points (mutation testing: the two swapped passed the
+    suite, whose sizes were equal or single); the configuration handed to run_study is checked."""
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def capture(cfg, out, **kwargs):
+        seen["cfg"] = cfg
+        raise Stop
+
+    monkeypatch.setattr(us, "run_study", capture)
+    with pytest.raises(Stop):
+        main(["study", "--quick", "--out", str(tmp_path / "x"), "--no-progress", "--study", "perturbed",
+              "--perturbed-size", "7,5"])
+    assert (seen["cfg"].perturbed_n_train, seen["cfg"].perturbed_n_val) == (7, 5)
+
+
+def test_the_study_accuracy_sends_a_point_on_the_hyperplane_to_plus_one():
+    """The study's accuracies use the package's rule (``x^T w - b >= 0`` is +1, ``LinearClassifier.predict``): at
+    ``w = 0``, ``b = 0`` (a zero box) every point is predicted +1 (mutation testing: ``> 0`` passed the suite)."""
+    X = np.random.default_rng(0).normal(size=(6, 3))
+    y = np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0])
+    assert us._acc((np.zeros(3), 0.0), X, y) == pytest.approx(4 / 6)
+    w, b = np.array([1.0, -2.0, 0.5]), 0.3
+    assert us._acc((w, b), X, y) == pytest.approx(np.mean(np.where(X @ w - b >= 0, 1.0, -1.0) == y))

@@ -593,3 +593,17 @@ def test_the_time_of_an_infeasible_lambda_bound_counts_in_total_seconds(monkeypa
     res = bilevel.tune(*args, **kw)
     assert slowed and res.lambda_history[:2] == [0.1, 1.0]
     assert res.total_seconds >= pause
+
+
+def test_a_point_on_the_hyperplane_is_predicted_plus_one():
+    """``predict`` sends ``x^T w - b = 0`` to +1, as documented and as every accuracy of the study and the
+    certification's 0-1 losses assume (mutation testing: ``> 0`` passed this file and the tie tests). Oracle: the
+    sign by hand on points below, on and above ``f(x) = x_0 - 0.5``."""
+    from bilevel.tune import LinearClassifier
+
+    class Plane(LinearClassifier):
+        w, b = np.array([1.0, 0.0]), 0.5
+
+    X = np.array([[0.25, 3.0], [0.5, -1.0], [0.75, 0.0]])
+    np.testing.assert_array_equal(Plane().predict(X), [-1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(Plane().errors(X, np.array([-1.0, -1.0, 1.0])), [0.0, 1.0, 0.0])
