@@ -607,3 +607,19 @@ def test_a_point_on_the_hyperplane_is_predicted_plus_one():
     X = np.array([[0.25, 3.0], [0.5, -1.0], [0.75, 0.0]])
     np.testing.assert_array_equal(Plane().predict(X), [-1.0, 1.0, 1.0])
     np.testing.assert_array_equal(Plane().errors(X, np.array([-1.0, -1.0, 1.0])), [0.0, 1.0, 0.0])
+
+
+def test_a_pessimistic_result_reports_the_replica_and_the_follower_apart():
+    """Pessimistic epsilon = 0.2 (diabetes 10/10 seed 0, where the follower spends the budget): ``w_hat, b_hat``
+    is the replica, a training optimum at ``w_bar`` (its loss ``v*(w_bar)``, oracle :func:`bilevel.hinge_lp`), and
+    ``w, b`` the follower, within ``(1 + epsilon) v*`` (mutation testing: the follower reported as the replica passed
+    the suite)."""
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 10, 10, seed=0)
+    r = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=0.2, flip="all")
+    least = bilevel.hinge_lp(r.w_bar, (s.X_train, s.y_train)).value
+    replica = bilevel.hinge(s.X_train, s.y_train, r.w_hat, r.b_hat).mean()
+    follower = bilevel.hinge(s.X_train, s.y_train, r.w, r.b).mean()
+    assert r.verified and least > 1e-3
+    assert replica == pytest.approx(least, abs=1e-7)
+    assert follower <= 1.2 * least + 1e-7  # the epsilon budget (here spent: 1.2 v*, so apart from the replica)
