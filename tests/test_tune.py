@@ -152,6 +152,9 @@ def test_an_optimistic_result_of_other_bounds_or_data_is_refused():
     small = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 0.02))
     with pytest.raises(InputError, match="other data or other w_bar bounds"):
         bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", optimistic=small)
+    raised = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(0.01, 1.0))  # another lower bound only (mutation testing)
+    with pytest.raises(InputError, match="other data or other w_bar bounds"):
+        bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", optimistic=raised)
     with pytest.raises(InputError, match="other data"):
         bilevel.tune(Xt, yt, Xv[:-1], yv[:-1], mode="pessimistic", optimistic=bilevel.tune(Xt, yt, Xv, yv))
     with pytest.raises(InputError, match="mode='optimistic'"):
