@@ -580,12 +580,17 @@ def _info(cm: CompiledModel, status: str, objective: float, bound: float, gap: f
 
 
 def _load_values(model: pyo.ConcreteModel, cm: CompiledModel, values) -> float:
-    """Load column values into the model's variables (integers rounded); returns the model's objective there."""
-    for var, val in zip(cm.columns, np.asarray(values, dtype=float)):
+    """Load column values into the model's variables (integers rounded); returns the model's objective there (the
+    compiled objective's value where a variable of the objective has no value: one whose coefficients are all 0
+    is no column, and keeps the value it had, None if it had none)."""
+    loaded = np.asarray(values, dtype=float).copy()
+    for k, var in enumerate(cm.columns):
         if var.is_integer():
-            val = round(val)
-        var.set_value(float(val), skip_validation=True)
-    return float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
+            loaded[k] = round(loaded[k])
+        var.set_value(float(loaded[k]), skip_validation=True)
+    value = pyo.value(next(model.component_data_objects(pyo.Objective, active=True)), exception=False)
+    # (an objective term 0 * y with y never set was Pyomo's "No value for uninitialized ScalarVar object y")
+    return float(_objective_of(cm, loaded) if value is None else value)
 
 
 def _relative_gap(objective: float, bound: float) -> float:

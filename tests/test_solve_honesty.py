@@ -98,3 +98,17 @@ def test_maximising_race_at_a_limit_takes_a_run_with_a_solution():
     assert maximised.status == minimised.status == "solution_limit"
     assert maximised.objective == pytest.approx(-minimised.objective, rel=1e-9)
     assert maximised.best_bound >= maximised.objective
+
+
+def test_a_variable_with_only_a_zero_coefficient_leaves_the_solve_intact():
+    """An objective term ``0 * y``, ``y`` in no constraint: ``y`` is no column of the compiled model, so it gets no
+    value, and evaluating the model's objective raised Pyomo's "No value for uninitialized ScalarVar object y" from
+    deep inside Pyomo. The solve returns the optimum (0.5, by hand: x + z >= 0.5 with z binary) and leaves y unset."""
+    m = pyo.ConcreteModel()
+    m.x, m.y = pyo.Var(bounds=(0, 1)), pyo.Var(bounds=(0, 1))
+    m.z = pyo.Var(within=pyo.Binary)
+    m.c = pyo.Constraint(expr=m.x + m.z >= 0.5)
+    m.o = pyo.Objective(expr=m.x + 2 * m.z + 0 * m.y)
+    info = bilevel.solve_model(m)
+    assert info.status == "optimal" and info.objective == pytest.approx(0.5, abs=1e-9)
+    assert m.x.value == pytest.approx(0.5) and m.z.value == 0 and m.y.value is None
