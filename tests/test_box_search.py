@@ -42,6 +42,17 @@ def test_coordinate_search_reaches_a_reachable_minimum():
     np.testing.assert_allclose(found.w_bar, np.full(4, 0.5))
 
 
+def test_the_first_of_equal_values_is_kept_and_each_upper_bound_is_tried():
+    """Two documented rules of search_box (mutation testing: either broken passed the suite): of boxes of equal
+    value the first is kept; the coordinate search sets each ``w_bar_j`` to its upper bound too, so a value reached
+    only there (coordinate 1 at 1.0, out of reach of the steps 0.5-2 from 0.1) is found in one sweep."""
+    found = search_box(lambda box: (1.0, box.tolist()), [np.array([0.5]), np.array([0.7])], [0.0], [1.0], sweeps=0)
+    assert found.w_bar.tolist() == [0.5] and found.payload == [0.5] and found.evaluations == 2
+    found = search_box(lambda box: (0.0 if box[1] >= 1.0 else 1.0, None), [np.array([0.1, 0.1])], [0.0, 0.0],
+                       [1.0, 1.0], sweeps=1)
+    assert found.objective == 0.0 and found.w_bar.tolist() == [0.1, 1.0]
+
+
 def test_floor_deadline_and_missing_points():
     evaluate, seen = _recording(lambda w: 0.0)
     found = search_box(evaluate, [np.ones(3), np.zeros(3)], np.zeros(3), np.ones(3), floor=0.0)

@@ -300,10 +300,11 @@ def test_a_tie_re_solve_stopped_before_a_proof_reports_a_valid_bound():
                                             rel=1e-6)
 
 
-def test_a_root_solved_re_solve_is_checked_in_the_time_left_and_its_seconds_sum_both_runs(monkeypatch):
-    """Each re-solve that ends "optimal" at node 0 (faked: 10 s of HiGHS time) is checked without presolve in
+@pytest.mark.parametrize("root_nodes", [0, 1])
+def test_a_root_solved_re_solve_is_checked_in_the_time_left_and_its_seconds_sum_both_runs(monkeypatch, root_nodes):
+    """Each re-solve that ends "optimal" at node 0 or 1 (faked: 10 s of HiGHS time) is checked without presolve in
     what is left of its 30 s limit, 20 s, and the extreme's ``seconds`` sums both runs (mutation testing: a check
-    given the full limit again, or reporting its own seconds only, passed every test)."""
+    given the full limit again, reporting its own seconds only, or skipped at node count 1, passed every test)."""
     import dataclasses
 
     import bilevel.ties as ties_module
@@ -315,7 +316,8 @@ def test_a_root_solved_re_solve_is_checked_in_the_time_left_and_its_seconds_sum_
         first = kw.get("options", {}).get("presolve") != "off"
         if first:
             # as if HiGHS's run itself ended so (solve_model may have re-checked it without presolve already)
-            info = dataclasses.replace(info, status="optimal", nodes=0, seconds=10.0, options=dict(kw["options"]))
+            info = dataclasses.replace(info, status="optimal", nodes=root_nodes, seconds=10.0,
+                                       options=dict(kw["options"]))
         calls.append((first, kw.get("time_limit"), info.seconds))
         return info
 
