@@ -1820,5 +1820,7 @@ def test_the_study_accuracy_sends_a_point_on_the_hyperplane_to_plus_one():
     X = np.random.default_rng(0).normal(size=(6, 3))
     y = np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0])
     assert us._acc((np.zeros(3), 0.0), X, y) == pytest.approx(4 / 6)
-    w, b = np.array([1.0, -2.0, 0.5]), 0.3
-    assert us._acc((w, b), X, y) == pytest.approx(np.mean(np.where(X @ w - b >= 0, 1.0, -1.0) == y))
+    from bilevel.tune import LinearClassifier
+
+    plane = type("Plane", (LinearClassifier,), {"w": np.array([1.0, -2.0, 0.5]), "b": 0.3})()
+    assert us._acc((plane.w, plane.b), X, y) == pytest.approx(plane.accuracy(X, y))
