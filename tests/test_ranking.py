@@ -187,7 +187,9 @@ def test_nonnegative_lasso_degenerate_design_and_the_fallback_form(monkeypatch):
     """tau = 2 max_j x_j^T y exactly: HiGHS's active-set QP cycled on the residual form (millions of
     iterations, with its default qp_regularization_value); the KKT conditions already hold at beta = 0. And
     when one QP form fails, the other one is used; when both fail, the exact active-set method from beta = 0;
-    when that cannot certify a point either, SolverError (never an unchecked answer)."""
+    when that cannot certify a point either, SolverError (never an unchecked answer). The Gram form's point is
+    checked unpolished too (mutation testing: its cost or the KKT check's gradient without tau passed, the polish
+    mending the one and the other)."""
     import bilevel.ranking as ranking
 
     X = np.array([[float(c) for c in row] for row in DEGENERATE_ROWS])
@@ -202,6 +204,9 @@ def test_nonnegative_lasso_degenerate_design_and_the_fallback_form(monkeypatch):
         raise SolverError("simulated")
     monkeypatch.setattr(ranking, "_residual_qp", broken)
     np.testing.assert_allclose(nonnegative_lasso(X, y, tau), expected, atol=1e-6)
+    with monkeypatch.context() as patch:  # the Gram form's point passes the KKT check by itself, unpolished
+        patch.setattr(ranking, "_active_set_polish", lambda *a: None)
+        np.testing.assert_allclose(nonnegative_lasso(X, y, tau), expected, atol=1e-6)
     monkeypatch.setattr(ranking, "_gram_qp", broken)
     np.testing.assert_allclose(nonnegative_lasso(X, y, tau), expected, atol=1e-6)  # the active-set method from 0
     monkeypatch.setattr(ranking, "_active_set_polish", lambda *a: None)
@@ -1030,3 +1035,43 @@ def gap_of(big):
     from scipy.special import log_expit
 
     return brentq(lambda g: np.log1p(big) + log_expit(-g) - np.log(2.0) - log_expit(g / 2), 0.0, 2000.0, xtol=1e-13)
+
+
+def test_bradley_terry_on_dense_counts_spread_over_many_orders_of_magnitude():
+    """Every pair compared, with counts exp(N(0, 8)) (about 1e-10 .. 1e10) and log-scores spread over 9-50: Newton's
+    steps are capped while they are large, else they overshoot into underflowed comparison probabilities (mutation
+    testing: the cap raised from 50 to 5000 in log-score refused such a fit as unresolvable). Oracle: choix's
+    iterative Luce spectral ranking."""
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        wins = np.exp(rng.normal(0.0, 8.0, (6, 6)))
+        np.fill_diagonal(wins, 0.0)
+        log_s = bradley_terry(wins, return_log=True)
+        params = choix.ilsr_pairwise_dense(wins, alpha=0.0, max_iter=100_000, tol=1e-14)
+        np.testing.assert_allclose(log_s - logsumexp(log_s), params - logsumexp(params), rtol=0, atol=1e-8)
+
+
+def test_log_likelihood_ignores_the_diagonal_of_the_wins():
+    """Eq. (12) sums over pairs i != j: a count on the diagonal (an item against itself) is no comparison and adds
+    nothing (mutation testing: the diagonal kept changed only the log-likelihood, as the fit's gradient cancels it).
+    Oracle: the sum written out."""
+    wins = np.array([[5.0, 3.0, 2.0], [1.0, 7.0, 4.0], [6.0, 2.0, 9.0]])
+    scores = np.array([0.5, 0.3, 0.2])
+    expected = sum(wins[i, j] * np.log(scores[i] / (scores[i] + scores[j]))
+                   for i in range(3) for j in range(3) if i != j)
+    assert bradley_terry_log_likelihood(wins, scores) == pytest.approx(expected, rel=1e-14, abs=0)
+    off = wins * (1 - np.eye(3))
+    assert bradley_terry_log_likelihood(wins, scores) == bradley_terry_log_likelihood(off, scores)
+    np.testing.assert_allclose(bradley_terry(wins), bradley_terry(off), rtol=1e-9)
+
+
+def test_nonnegative_lasso_keeps_tiny_positive_coefficients():
+    """Only solver round-off (below 1e-12 of the coefficient that fits y with its column alone) is cut to zero: a
+    true coefficient of 1e-10 or 5e-11 of that size stays (mutation testing: a cut at 1e-9 passed). Oracle:
+    scipy's nnls (tau = 0)."""
+    beta = nonnegative_lasso(np.eye(2), [1.0, 1e-10], 0.0)
+    np.testing.assert_allclose(beta, nnls(np.eye(2), np.array([1.0, 1e-10]))[0], rtol=1e-6, atol=0)
+    rng = np.random.default_rng(0)
+    X = rng.random((20, 3))
+    y = X @ np.array([1.0, 5e-11, 0.3])
+    np.testing.assert_allclose(nonnegative_lasso(X, y, 0.0), nnls(X, y)[0], rtol=1e-3, atol=0)
