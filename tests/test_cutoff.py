@@ -73,8 +73,11 @@ def test_a_cutoff_no_hyperplane_reaches_is_rejected_by_name():
             bilevel.build_optimistic_model(Xt, yt, Xv, yv, objective_cutoff=bad)
 
 
-@pytest.mark.parametrize("seed,n_t,n_v", [(0, 6, 5), (1, 8, 6), (3, 8, 6)])
+@pytest.mark.parametrize("seed,n_t,n_v", [(0, 6, 5), (1, 8, 6), (3, 8, 6), (0, 4, 8)])
 def test_cutoff_model_matches_brute_force(seed, n_t, n_v):
+    """The model built around a cutoff at the grid's best value keeps the optimum. With more validation than
+    training points (4/8), the cutoff row's mean over the validation points is pinned (mutation testing: 1/|T| in
+    place of 1/|V| passed, every other case having |V| <= |T|, and rejected the cutoff as unreachable here)."""
     Xt, yt, Xv, yv = tiny_instance(seed, n_t, n_v)
     best_grid = min(optimistic_value(wb, Xt, yt, Xv, yv) for wb in grid(2))
     model = bilevel.build_optimistic_model(Xt, yt, Xv, yv, objective_cutoff=best_grid + 1e-6)

@@ -64,6 +64,34 @@ def test_pessimistic_milp_reaches_the_exact_optimum(seed, epsilon, flipped, boun
     assert res.best_bound <= value + 1e-6
 
 
+def test_pessimistic_with_validation_features_larger_than_the_training_ones():
+    """The follower's box multipliers are bounded by the larger of the flipped validation points' and the training
+    points' feature sums (bilevel/bigm.py, mu): validation features 6 times the training ones make the validation
+    sum the larger (mutation testing: that sum divided by 10 passed, and made this MILP infeasible)."""
+    Xt, yt, Xv, yv = tiny_instance(3, 4, 3)
+    Xv = 6.0 * Xv
+    value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(3), 0.3)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.3, flip="all")
+    assert res.optimal and res.verified
+    assert _close(res.objective, value), (res.objective, value)
+
+
+def test_a_far_misclassified_flipped_point_at_a_fixed_box():
+    """A flipped validation point far on the wrong side of every training hyperplane, at a fixed box with epsilon = 0
+    (the follower's set is the one training optimum): its margin slack reaches its largest value, so the slack's
+    big-M must be at least that margin minus 1 (mutation testing: minus 1.1 passed, and made this MILP
+    infeasible). Oracle: the pessimistic value at the box, by LPs."""
+    Xt, yt, Xv, yv = tiny_instance(0, 6, 3)
+    Xv, yv = np.vstack([Xv, [-3.0, -3.0]]), np.r_[yv, 1.0]
+    box = np.full(2, 0.8)
+    value = pessimistic_value(box, Xt, yt, Xv, yv, np.array([3]), 0.0)
+    res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=0.0, flip=[3], w_bar_bounds=(box, box))
+    assert res.optimal and res.verified
+    # 4.9e-6 above the oracle, measured: the oracle pads the follower's budget by TOL = 1e-8 (tests/oracles.py),
+    # and this value falls by about 493 per unit of budget
+    assert res.objective == pytest.approx(value, rel=1e-5, abs=0)
+
+
 def test_a_lambda_bound_that_may_cut_off_the_optimum_is_noted_without_lambda_max():
     """epsilon = 0: no bound lambda_max on the follower's lambda exists, and the valid lambdas of a point form a
     half-line, so a solution below its bound certifies nothing. Training features 1000 times smaller than the
