@@ -173,3 +173,47 @@ def test_a_box_of_another_length_is_an_input_error():
             hinge_lp_highs(w_bar, (X, y))
         with pytest.raises(InputError):
             hinge_lp(w_bar, (X, y))  # the scipy path refuses it too
+
+
+def test_fixed_weights_are_held_at_their_values():
+    """``fixed`` holds w_j at its value (both bounds; mutation testing: only the lower bound set passed, the LP then
+    moving w_j up to its free optimum). Oracle: scipy's linprog with w_j's bounds (value, value)."""
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(5)
+    Xt = rng.standard_normal((30, 4))
+    yt = np.where(Xt[:, 0] + 0.5 * rng.standard_normal(30) > 0, 1.0, -1.0)
+    w_bar, n = np.ones(4), len(yt)
+    free = hinge_lp_highs(w_bar, (Xt, yt))
+    A = np.hstack([-yt[:, None] * Xt, yt[:, None], -np.eye(n)])
+    for j in range(4):
+        fixed = np.full(4, np.nan)
+        fixed[j] = -0.9 * (np.sign(free.w[j]) or 1.0)  # far from the free optimum
+        res = hinge_lp_highs(w_bar, (Xt, yt), fixed=fixed)
+        bounds = [(-1.0, 1.0)] * 4 + [(None, None)] + [(0.0, None)] * n
+        bounds[j] = (fixed[j], fixed[j])
+        ref = linprog(np.r_[np.zeros(5), np.full(n, 1.0 / n)], A_ub=A, b_ub=-np.ones(n), bounds=bounds,
+                      method="highs")
+        assert res.w[j] == fixed[j]
+        assert res.value == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
+        assert res.value > free.value + 1e-3  # the fixing bites
+
+
+@pytest.mark.parametrize("solve", [hinge_lp, hinge_lp_highs])
+def test_relaxed_hinge_lp_takes_the_first_slack_that_works_and_raises_when_none_does(solve):
+    """relaxed_hinge_lp raises the last slack's SolverError when every slack leaves the budget below the least loss
+    (mutation testing: returning None instead passed, and its callers then failed unpacking None); else it
+    returns the first slack whose LP is feasible, with the raised budget."""
+    from bilevel.inner import relaxed_hinge_lp
+
+    rng = np.random.default_rng(8)
+    Xt = rng.standard_normal((12, 2))
+    yt = np.where(Xt[:, 0] + rng.standard_normal(12) > 0, 1.0, -1.0)
+    w_bar = np.ones(2)
+    least = hinge_lp(w_bar, (Xt, yt)).value
+    assert least > 0.05
+    with pytest.raises(SolverError):
+        relaxed_hinge_lp(w_bar, (Xt, yt), [(Xt, yt, least - 0.01)], (1e-9, 1e-6), solve=solve)
+    res, budget = relaxed_hinge_lp(w_bar, (Xt, yt), [(Xt, yt, least - 1e-3)], (1e-9, 1e-4, 2e-3), solve=solve)
+    assert budget == least - 1e-3 + 2e-3
+    assert res.value == pytest.approx(least, rel=1e-7)
