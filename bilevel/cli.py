@@ -15,8 +15,17 @@ from .closed_output import is_closed_output, run_command
 from .errors import InputError, SolverError
 from .validation import removed_if_empty_on_failure
 
-#: Modules that register subcommands, in the order ``bilevel --help`` lists them.
-SUBCOMMANDS = ["bilevel.tune_cli", "bilevel.certify.cli", "bilevel.study_cli", "bilevel.library_cli"]
+#: The subcommands, in the order ``bilevel --help`` lists them: each one's name, the module that registers it
+#: (``add_parser(subparsers)``) and the one-line summary ``bilevel --help`` shows (the help the module registers;
+#: tests/test_cli.py checks that the two agree). ``bilevel COMMAND ...`` imports that command's module only.
+SUBCOMMANDS = {
+    "tune": ("bilevel.tune_cli", "tune w_bar by solving the bilevel MILP(s) on a data set (the main job)"),
+    "certify": ("bilevel.certify.cli", "certify candidate hyperparameters: risk <= alpha with FWER/FDR <= delta"),
+    "study": ("bilevel.study_cli",
+              "reproduce the paper's small-data UCI studies (limited and perturbed data) with tables and plots"),
+    "export-library": ("bilevel.library_cli",
+                       "regenerate the library of exported tuning MILPs (models/) and its manifest"),
+}
 
 
 class _SubcommandParser(argparse.ArgumentParser):
@@ -32,19 +41,24 @@ class _SubcommandParser(argparse.ArgumentParser):
         return namespace, extra
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``bilevel`` argument parser with every subcommand of :data:`SUBCOMMANDS` whose module imports
-    (a subcommand whose optional dependencies are missing is left out)."""
+def build_parser(commands=None) -> argparse.ArgumentParser:
+    """The ``bilevel`` argument parser. The subcommands named in ``commands`` (default: all of
+    :data:`SUBCOMMANDS`) are registered in full by their modules (one whose module is missing is left out); the
+    others by name and summary only, enough for ``bilevel --help`` and for argparse's "invalid choice" message,
+    without importing their modules (Pyomo, pandas and SciPy, about a second). A utility; raises nothing."""
     parser = argparse.ArgumentParser(
         prog="bilevel",
         description="Tune the box bounds w_bar of a linear SVM by solving optimistic and pessimistic bilevel "
         "MILPs with HiGHS, verify the solutions, export the MILPs, and certify the tuned hyperparameters.",
     )
-    parser.add_argument("--version", action="version", version=version_text(),
+    parser.add_argument("--version", action=_VersionAction,
                         help="print the versions of bilevel, HiGHS, Pyomo and Python (for a bug report) and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubcommandParser)
     sub.required = True
-    for name in SUBCOMMANDS:
+    for command, (name, summary) in SUBCOMMANDS.items():
+        if commands is not None and command not in commands:
+            sub.add_parser(command, help=summary)
+            continue
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -53,6 +67,25 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module.add_parser(sub)
     return parser
+
+
+def command_of(argv) -> str | None:
+    """The subcommand that the arguments ``argv`` (without the program name) name: their first item that is not
+    an option (``bilevel``'s own options, ``--help`` and ``--version``, take no value), or None. A utility; raises
+    nothing."""
+    return next((item for item in argv if not item.startswith("-")), None)
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print :func:`version_text` and exit 0, as argparse's ``action="version"`` does, but computing
+    the text only when the option is given (it imports Pyomo and HiGHS)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
 
 
 def version_text() -> str:
@@ -99,7 +132,9 @@ def _one_line_warnings(command: str):
 
 
 def _main(argv) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = command_of(argv)
+    parser = build_parser([command] if command in SUBCOMMANDS else [])
     args = parser.parse_args(argv)
     try:
         # no empty --export/--out folder left by a failed command

@@ -1,0 +1,95 @@
+"""What ``import bilevel`` and the command line load. The public names of ``bilevel`` are imported from their
+submodules on first use, and ``bilevel COMMAND`` imports only that command's module, so that ``bilevel --help``
+and ``import bilevel.certify`` do not load Pyomo (``bilevel --help`` took about a second, now about 0.2 s)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+
+import pytest
+
+import bilevel
+from bilevel.cli import SUBCOMMANDS, build_parser, command_of, main
+
+HEAVY = ("pyomo", "pandas", "highspy")
+
+
+def _loaded_after(code: str) -> list[str]:
+    """The modules of :data:`HEAVY` loaded by a fresh Python process after running ``code``."""
+    script = f"import json, sys\n{code}\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_the_top_level_help_and_errors_load_no_solver_stack():
+    for argv in (["--help"], [], ["bogus"]):
+        code = f"from bilevel.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
+        assert _loaded_after(code) == [], argv
+    # the oracle that the check can fail: the parser with every command registered loads all three
+    assert _loaded_after("from bilevel.cli import build_parser\nbuild_parser()") == list(HEAVY)
+
+
+def test_the_certification_loads_no_pyomo():
+    assert "pyomo" not in _loaded_after("import bilevel.certify")
+    assert "pyomo" not in _loaded_after("import bilevel")
+    assert "pyomo" in _loaded_after("import bilevel\nbilevel.build_optimistic_model")
+
+
+def test_the_top_level_help_is_that_of_the_full_parser(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out == build_parser().format_help()
+
+
+@pytest.mark.parametrize("command", list(SUBCOMMANDS))
+def test_each_command_alone_parses_as_with_every_command(command, capsys):
+    texts = []
+    for parser in (build_parser([command]), build_parser()):
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, "--help"])
+        texts.append(capsys.readouterr().out)
+    assert texts[0] == texts[1] and f"usage: bilevel {command}" in texts[0]
+    if command == "tune":
+        full, alone = build_parser(), build_parser(["tune"])
+        argv = ["tune", "--data", "cancer", "--n-train", "7", "--mode", "optimistic"]
+        assert vars(alone.parse_args(argv)) == vars(full.parse_args(argv))
+
+
+def test_the_command_is_the_first_item_that_is_no_option():
+    assert command_of([]) is None and command_of(["--help"]) is None and command_of(["-h", "--version"]) is None
+    assert command_of(["tune", "--data", "cancer"]) == "tune" and command_of(["--help", "study"]) == "study"
+    assert command_of(["bogus", "tune"]) == "bogus"
+
+
+def test_a_bad_option_of_a_command_is_refused_by_that_command(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["certify", "--bogus"])
+    assert exc.value.code == 2 and "usage: bilevel certify" in capsys.readouterr().err
+
+
+def test_every_public_name_resolves_and_is_listed():
+    assert set(bilevel.__all__) <= set(dir(bilevel))
+    for name in bilevel.__all__:
+        obj = getattr(bilevel, name)
+        assert not isinstance(obj, types.ModuleType), name
+        if callable(obj):
+            assert obj.__module__.startswith("bilevel."), name
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        bilevel.nope  # noqa: B018
+
+
+@pytest.mark.parametrize("first", ["import bilevel.tune", "import bilevel.tune_cli", "from bilevel.tune import tune",
+                                   "import bilevel.certify.milp", ""])
+def test_bilevel_tune_is_the_function_whatever_was_imported_first(first):
+    """The import system binds a submodule as an attribute of its package once it has run, so the module
+    ``bilevel.tune`` would shadow the function ``bilevel.tune`` when imported before the name was looked up."""
+    code = (f"{first}\nimport types, bilevel\nfrom bilevel import tune\n"
+            "import importlib\nmodule = importlib.import_module('bilevel.tune')\n"
+            "print(isinstance(bilevel.tune, types.FunctionType) and tune is bilevel.tune is module.tune)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True"
