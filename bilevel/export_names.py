@@ -66,7 +66,7 @@ class RecordingLabeler:
         owner = self._owners.setdefault((self._rows_apart and component.ctype is pyo.Constraint, label), component)
         if owner is not component:
             if not ours or owner.parent_block() is None:
-                user = owner if ours else component
+                user = component if ours else owner
                 raise InputError(f"{user.name!r} is written as {label!r}, the name Pyomo gives the objective's "
                                  "constant term: rename it")
             raise InputError(f"{owner.name!r} and {component.name!r} are both written as {label!r} (the names "
