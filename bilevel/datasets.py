@@ -12,10 +12,12 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a CSV file is read: the command line's parsers need BUILTIN only
+    import pandas as pd
 
 from .errors import InputError
 from .validation import (as_float_array, as_number, binary_format_of, check_aligned, check_flag, check_seed,
@@ -162,6 +164,8 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     label column that is missing raises LabelColumnError, one with missing values or not two distinct values its
     subclass LabelValuesError (both InputError; :meth:`LabelColumnError.for_option` names a command-line option).
     """
+    import pandas as pd
+
     if not isinstance(name_or_path, (str, os.PathLike)):  # 5 looked for a file "5"; 10**400 was an OSError
         raise InputError("name_or_path must be a data set name or a path (str or Path); "
                          f"got {value_text(name_or_path, limit=80)}")
@@ -281,6 +285,8 @@ def load_builtin(name: str, label: str | None = None, positive=None) -> Dataset:
     one). Through :func:`load_dataset`, a file ``./cancer`` in the working directory made the name ambiguous
     (InputError), so ``bilevel export-library`` and ``solvers.check_solution`` failed there. ``label`` and
     ``positive`` as in :func:`load_dataset`; InputError for a name that is not built in."""
+    import pandas as pd
+
     if name not in BUILTIN:
         raise InputError(f"{name!r} is not a built-in data set ({', '.join(BUILTIN)})")
     fname, label_col, pos = BUILTIN[name]
@@ -304,6 +310,8 @@ def _is_data_row(frame: pd.DataFrame, label_col: str, fields: list[str]) -> bool
     looks like a data row: every feature name is a number, the label column's name is one of its values, and
     the names are not the column numbers 0..k-1 (or 1..k) that ``DataFrame.to_csv`` writes for a frame of k
     unnamed columns. The fields, not ``frame.columns``: pandas renames a repeated "1" to "1.1"."""
+    import pandas as pd
+
     names = fields if len(fields) == frame.shape[1] else [str(c) for c in frame.columns]
     numbers = [finite_number(n) for n in names]
     if numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1))):
@@ -336,6 +344,8 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
                       given: bool | None) -> Dataset:
     """The Dataset of ``frame`` with the label column ``label_col``; ``given`` as in :class:`LabelValuesError`.
     Raises LabelValuesError (labels missing or not two), InputError (``positive``, features)."""
+    import pandas as pd
+
     labels = frame[label_col]
     if labels.isna().any():
         raise LabelValuesError(label_col, source, "has missing values", given)
@@ -369,6 +379,8 @@ def _first_non_number(column: pd.Series) -> str:
     """``"'b' holds '?' in row 3"``: the first value of the non-numeric ``column`` that is no number (rows
     counted from 0, as :func:`_check_finite` counts them), or its first missing value (or, when every value
     converts, such as integers beyond 64 bits, the column's type)."""
+    import pandas as pd
+
     numbers = pd.to_numeric(column, errors="coerce").to_numpy()
     rows = np.nonzero(pd.isna(numbers))[0]
     if len(rows) == 0:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from .datasets import LabelColumnError
 from .errors import InputError
+from .highs_options import MAX_CONCURRENCY
 from .option_checks import check_options, count, each, nonempty_path, number
-from .solve import MAX_CONCURRENCY
 from .validation import CLOCKS, check_epsilon, check_seed, check_writable_folder
 from .help_format import (DefaultsHelpFormatter, comma_items, has_empty_item, integer, integer_list, path_text,
                           plain_number, real, shown)

@@ -7,18 +7,22 @@ import json
 import sys
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .datasets import BUILTIN, LabelColumnError, check_split_sizes, load_dataset, split_dataset
 from .errors import InputError
-from .export import replace_atomically, write_model
 from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real, shown
+from .highs_options import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS
 from .option_checks import check_options, count, fraction, nonempty_path, number
-from .solve import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS, check_highs_option
-from .tune import VERIFICATION_WARNING, TuneResult, finite_or_none, tune, tuning_options
 from .validation import (CLOCKS, MAX_W_BAR_UB, check_epsilon, check_mip_gap, check_scale, check_seed,
                          check_writable_file, check_writable_folder)
+
+# The modules that load Pyomo and HiGHS (bilevel.solve, bilevel.tune, bilevel.export) are imported where they are
+# used: ``bilevel tune --help`` and a refused option need neither (about 0.7 s).
+if TYPE_CHECKING:
+    from .tune import TuneResult
 
 
 def add_parser(sub) -> None:
@@ -122,6 +126,8 @@ def _check_highs_options(args) -> None:
             raise InputError(f"--highs-option {key}={given[key]} and --highs-option {key}={value} set the same "
                              "HiGHS option; give it once")
         given[key] = value
+    if given:  # (bilevel.solve loads Pyomo and HiGHS)
+        from .solve import check_highs_option
     for key, value in given.items():  # solve_model's checks, before the data set is loaded, naming the option
         check_highs_option(key, value, "--highs-option")
     for arg, key in ARGUMENT_OPTIONS.items():  # the flags are the arguments' names: --time-limit, --mip-gap, --threads
@@ -252,6 +258,9 @@ def run(args) -> int:
     _check_mode_options(args)
     _check_highs_options(args)
     json_path = _check_outputs(args)
+    from .export import replace_atomically, write_model  # (after the checks: a refused option needs neither)
+    from .tune import VERIFICATION_WARNING, finite_or_none, tune, tuning_options
+
     try:
         data = load_dataset(args.data, label=args.label)
     except LabelColumnError as exc:  # named the label argument, not the option

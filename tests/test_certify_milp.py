@@ -1,4 +1,5 @@
 """The MILP route of certification: candidates from the tuning MILPs, losses on calibration rows only."""
+import importlib
 import re
 import warnings
 
@@ -405,7 +406,6 @@ def test_only_the_verification_warning_is_silenced(monkeypatch, tmp_path):
     from types import SimpleNamespace
 
     import bilevel.certify.milp as milp
-    import bilevel.tune_cli as tune_cli
     from bilevel.cli import main as bilevel_main
     from bilevel.tune import VERIFICATION_WARNING
     from experiments import uci_study
@@ -429,12 +429,12 @@ def test_only_the_verification_warning_is_silenced(monkeypatch, tmp_path):
         uci_study._solve("optimistic", s.X_train, s.y_train, s.X_val, s.y_val,
                          {"w_bar_ub": 1.0, "time_limit": 5, "threads": 1})
     assert [str(w.message) for w in caught] == ["overflow encountered in exp"]
-    real_tune = tune_cli.tune
+    real_tune = importlib.import_module("bilevel.tune").tune
 
     def warn_then_tune(*a, **kw):
         warnings.warn("overflow encountered in exp", RuntimeWarning)
         return real_tune(*a, **kw)
-    monkeypatch.setattr(tune_cli, "tune", warn_then_tune)
+    monkeypatch.setattr(importlib.import_module("bilevel.tune"), "tune", warn_then_tune)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert bilevel_main(["tune", "--data", "cancer", "--n-train", "5", "--n-val", "5", "--mode", "optimistic",

@@ -1,4 +1,5 @@
 """The command line: the main job end to end on small sizes, help, and one-line errors (exit 2)."""
+import importlib
 import json
 import re
 import subprocess
@@ -125,11 +126,10 @@ def test_an_infinite_time_limit_is_no_limit_and_the_result_is_written(tmp_path, 
 def test_an_output_path_inside_a_file_names_its_option_and_the_path_given(tmp_path, capsys, monkeypatch):
     """--json a.csv/r.json, where a.csv is a file: the message named neither --json nor the path given ("the JSON
     result file 'a.csv' is a file, not a folder"). Oracle: the arguments themselves."""
-    import bilevel.tune_cli as tune_cli
 
     def no_solve(*a, **k):
         raise AssertionError("solved before checking the arguments")
-    monkeypatch.setattr(tune_cli, "tune", no_solve)
+    monkeypatch.setattr(importlib.import_module("bilevel.tune"), "tune", no_solve)
     (tmp_path / "a.csv").write_text("")
     target = str(tmp_path / "a.csv" / "r.json")
     code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--json", target])
@@ -139,11 +139,10 @@ def test_an_output_path_inside_a_file_names_its_option_and_the_path_given(tmp_pa
 
 
 def test_bad_parameters_and_output_paths_are_refused_before_any_solve(tmp_path, capsys, monkeypatch):
-    import bilevel.tune_cli as tune_cli
 
     def no_solve(*a, **k):
         raise AssertionError("solved before checking the arguments")
-    monkeypatch.setattr(tune_cli, "tune", no_solve)
+    monkeypatch.setattr(importlib.import_module("bilevel.tune"), "tune", no_solve)
     (tmp_path / "afile").write_text("")
     for args, match in ((["--epsilon", "-1"], "epsilon"), (["--json", str(tmp_path)], "is a folder"),
                         (["--export", str(tmp_path / "afile")], "is a file"),
@@ -350,11 +349,10 @@ def test_check_solution_help_shows_its_tolerance_default(capsys):
 def test_export_files_are_checked_before_any_solve_and_never_overwritten_by_the_json(tmp_path, capsys, monkeypatch):
     """An export file that is a folder, or a --json path that is (or lies inside) an export file, failed after
     the solves (no JSON written), or had the JSON overwrite the model the report listed as exported."""
-    import bilevel.tune_cli as tune_cli
 
     def no_solve(*a, **k):
         raise AssertionError("solved before checking the arguments")
-    monkeypatch.setattr(tune_cli, "tune", no_solve)
+    monkeypatch.setattr(importlib.import_module("bilevel.tune"), "tune", no_solve)
     (tmp_path / "a" / "optimistic.lp").mkdir(parents=True)
     (tmp_path / "c" / "pessimistic.mps").mkdir(parents=True)
     for args, match in (
@@ -498,7 +496,6 @@ def test_a_failed_command_leaves_no_empty_output_folder_it_created(tmp_path, cap
     command that then failed (a --data file that does not exist, Ctrl-C, a solver error) left them behind, empty
     (``--export a/b/out`` left a/, a/b/ and a/b/out/). A folder that existed before, or that holds anything,
     is kept."""
-    from bilevel import tune_cli
     from bilevel.errors import SolverError
 
     kept = tmp_path / "existing"
@@ -512,7 +509,7 @@ def test_a_failed_command_leaves_no_empty_output_folder_it_created(tmp_path, cap
         def fail(*a, **k):
             (tmp_path / "busy" / "partial.txt").write_text("x")  # a folder with something in it stays
             raise KeyboardInterrupt if failure == "interrupt" else SolverError("HiGHS failed")
-        monkeypatch.setattr(tune_cli, "tune", fail)
+        monkeypatch.setattr(importlib.import_module("bilevel.tune"), "tune", fail)
     code = main(args)
     assert code == {"bad data": 2, "interrupt": 130, "solver error": 1}[failure]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["busy", "existing"]
@@ -521,7 +518,6 @@ def test_a_failed_command_leaves_no_empty_output_folder_it_created(tmp_path, cap
 
 def test_a_failed_command_keeps_an_output_folder_holding_files(tmp_path, capsys, monkeypatch):
     """Only empty folders are removed: one the command created and then wrote into stays, with its files."""
-    from bilevel import tune_cli
 
     out = tmp_path / "out"
 
@@ -529,7 +525,7 @@ def test_a_failed_command_keeps_an_output_folder_holding_files(tmp_path, capsys,
         (out / "note.txt").write_text("partial")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(tune_cli, "tune", tune_then_fail)
+    monkeypatch.setattr(importlib.import_module("bilevel.tune"), "tune", tune_then_fail)
     assert main(["tune", "--data", "cancer", "--n-train", "5", "--n-val", "5", "--export", str(out)]) == 130
     assert (out / "note.txt").read_text() == "partial"
 

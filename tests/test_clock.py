@@ -120,17 +120,16 @@ def test_node_clock_gives_the_same_path_on_a_slower_machine(monkeypatch):
 
 
 def test_cli_and_study_pass_the_clock(tmp_path, monkeypatch, capsys):
-    from bilevel import tune_cli
     from bilevel.cli import main
     from bilevel.study_cli import load_study_module
 
     clocks = []
-    real = tune_cli.tune
+    real = importlib.import_module("bilevel.tune").tune
 
     def spy(*args, **kwargs):
         clocks.append(kwargs.get("clock"))
         return real(*args, **kwargs)
-    monkeypatch.setattr(tune_cli, "tune", spy)
+    monkeypatch.setattr(importlib.import_module("bilevel.tune"), "tune", spy)
     out = tmp_path / "r.json"
     assert main(["tune", "--data", "cancer", "--n-train", "10", "--n-val", "10", "--clock", "nodes",
                  "--json", str(out)]) == 0

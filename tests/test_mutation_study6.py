@@ -3,6 +3,7 @@ bilevel.certify.cli, bilevel.study_cli): each test kills a mutant that passed th
 documented behaviour (the modules' docstrings, the --help texts, the README)."""
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import warnings
@@ -231,12 +232,12 @@ def test_tune_passes_highs_options_to_every_solve(monkeypatch, tmp_path, capsys)
     """--highs-option is a "HiGHS option for every MILP solve" (--help): each tune() call of the command gets the
     options given (not only the JSON record of them)."""
     seen = []
-    real = tune_cli.tune
+    real = importlib.import_module("bilevel.tune").tune
 
     def spy(*args, **kwargs):
         seen.append(kwargs.get("highs_options"))
         return real(*args, **kwargs)
-    monkeypatch.setattr(tune_cli, "tune", spy)
+    monkeypatch.setattr(importlib.import_module("bilevel.tune"), "tune", spy)
     assert main([*_TINY_TUNE[:-2], "--mode", "both", "--highs-option", "mip_pscost_minreliable=6",
                  "--highs-option", "mip_heuristic_run_rens=true", "--json", str(tmp_path / "r.json")]) == 0
     assert seen == [{"mip_pscost_minreliable": 6, "mip_heuristic_run_rens": True}] * 2
