@@ -4,22 +4,26 @@ and ``import bilevel.certify`` do not load Pyomo (``bilevel --help`` took about 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import types
 
 import pytest
+from highs_seed import ENV as SEED_ENV
 
 import bilevel
 from bilevel.cli import SUBCOMMANDS, build_parser, command_of, main
 
 HEAVY = ("pyomo", "pandas", "highspy")
+# (without the variable through which ``pytest --highs-seed`` seeds subprocesses: its hook imports bilevel.solve)
+CLEAN_ENV = {key: value for key, value in os.environ.items() if key != SEED_ENV}
 
 
 def _loaded_after(code: str) -> list[str]:
     """The modules of :data:`HEAVY` loaded by a fresh Python process after running ``code``."""
     script = f"import json, sys\n{code}\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=CLEAN_ENV)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -91,6 +95,6 @@ def test_bilevel_tune_is_the_function_whatever_was_imported_first(first):
     code = (f"{first}\nimport types, bilevel\nfrom bilevel import tune\n"
             "import importlib\nmodule = importlib.import_module('bilevel.tune')\n"
             "print(isinstance(bilevel.tune, types.FunctionType) and tune is bilevel.tune is module.tune)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=CLEAN_ENV)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True"
