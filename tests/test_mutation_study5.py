@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pyomo.environ as pyo
 import pytest
-from test_export import READERS, _highs, _model, _optimum
+from test_export import CHECKED, READERS, _highs, _model, _optimum, _version
 
 import bilevel
 from bilevel import highs_run
@@ -43,13 +43,15 @@ from bilevel.validation import (MAX_EPSILON, _refusal, binary_format_of, check_c
 
 @pytest.mark.parametrize("var", ["Information", "INF", "NaN_x", "Nan"])
 def test_lp_names_starting_like_inf_or_nan_in_any_case_are_refused(var, tmp_path):
-    """HiGHS's LP reader reads a name starting with inf or nan in any case as a number and refuses the file."""
+    """HiGHS's LP reader (1.15) reads a name starting with inf or nan in any case as a number and refuses the file
+    (1.16 reads it: write_model keeps refusing such names, for the readers of the release the package pins)."""
     model = _model(var=var)
     with pytest.raises(InputError, match="inf or nan"):
         bilevel.write_model(model, tmp_path / "m.lp")
     assert list(tmp_path.iterdir()) == []
     model.write(str(tmp_path / "raw.lp"), io_options={"symbolic_solver_labels": True})
-    assert _highs(tmp_path / "raw.lp") is None  # what write_model would have written: HiGHS refuses it
+    if _version("highs").startswith(CHECKED["highs"]):
+        assert _highs(tmp_path / "raw.lp") is None  # what write_model would have written: HiGHS refuses it
 
 
 @pytest.mark.parametrize("kwargs, suffix", [(dict(obj="BOUND"), ".mps"), (dict(con="BOUND"), ".mps"),
