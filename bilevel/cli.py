@@ -16,8 +16,8 @@ from .errors import InputError, SolverError
 from .validation import removed_if_empty_on_failure
 
 #: The subcommands, in the order ``bilevel --help`` lists them: each one's name, the module that registers it
-#: (``add_parser(subparsers)``) and the one-line summary ``bilevel --help`` shows (the help the module registers;
-#: tests/test_lazy_imports.py checks that the two agree). ``bilevel COMMAND ...`` imports that command's module only.
+#: (``add_parser(subparsers)``, which registers this summary as the command's help) and the one-line summary
+#: ``bilevel --help`` shows. ``bilevel COMMAND ...`` imports that command's module only.
 SUBCOMMANDS = {
     "tune": ("bilevel.tune_cli", "tune w_bar by solving the bilevel MILP(s) on a data set (the main job)"),
     "certify": ("bilevel.certify.cli", "certify candidate hyperparameters: risk <= alpha with FWER/FDR <= delta"),

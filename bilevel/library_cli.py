@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from . import library
+from .cli import SUBCOMMANDS
 from .datasets import check_split_sizes, load_builtin
 from .errors import InputError
 from .help_format import DefaultsHelpFormatter, has_empty_item, integer, integer_list, path_text, real, shown
@@ -26,7 +27,7 @@ def add_parser(sub) -> None:
     """Register ``export-library`` on the ``bilevel`` subparsers ``sub``."""
     p = sub.add_parser(
         "export-library",
-        help="regenerate the library of exported tuning MILPs (models/) and its manifest",
+        help=SUBCOMMANDS["export-library"][1],
         description="Write the fixed instance library: cancer and diabetes, optimistic and pessimistic "
         "(epsilon 0 and 0.2, all validation labels flipped), |T| = |V| in "
         f"{', '.join(map(str, library.SIZES))}, split seed {library.SEED}. Each instance becomes <id>.mps (fixed "

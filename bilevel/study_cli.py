@@ -16,6 +16,7 @@ import os
 import sys
 from pathlib import Path
 
+from .cli import SUBCOMMANDS
 from .datasets import LabelColumnError
 from .errors import InputError
 from .highs_options import MAX_CONCURRENCY
@@ -68,7 +69,7 @@ def add_parser(sub) -> None:
     """Register ``study`` on the ``bilevel`` subparsers ``sub``."""
     p = sub.add_parser(
         "study",
-        help="reproduce the paper's small-data UCI studies (limited and perturbed data) with tables and plots",
+        help=SUBCOMMANDS["study"][1],
         description="Run the limited-data study (Section 5.1.1, Table A1: optimistic vs pessimistic, epsilon = 0, "
         "over |V|, |T|, with the spread over tied optimistic optima and LinearSVC / LP-SVM grid baselines) and/or "
         "the perturbed-data study (Section 5.1.2, Tables A2-A3: closed-form max-confidence attack on test and "

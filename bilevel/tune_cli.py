@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .cli import SUBCOMMANDS
 from .datasets import BUILTIN, LabelColumnError, check_split_sizes, load_dataset, split_dataset
 from .errors import InputError
 from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real, shown
@@ -29,7 +30,7 @@ def add_parser(sub) -> None:
     """Register ``tune`` (the main job) on the ``bilevel`` subparsers ``sub``."""
     p = sub.add_parser(
         "tune",
-        help="tune w_bar by solving the bilevel MILP(s) on a data set (the main job)",
+        help=SUBCOMMANDS["tune"][1],
         description="Split a data set (stratified: test = --test-fraction of the rows, then --n-train training "
         "and --n-val validation rows from the rest, standardised on the non-test rows), solve the optimistic "
         "MILP (Eq. 21) and/or the pessimistic MILP (Eq. 25) with HiGHS, verify both solutions by re-solving the "

@@ -25,6 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..cli import SUBCOMMANDS
 from ..datasets import BUILTIN
 from ..errors import InputError
 from ..help_format import has_empty_item, integer, path_text, plain_number, real, shown
@@ -142,7 +143,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     """
     parser = subparsers.add_parser(
         "certify",
-        help="certify candidate hyperparameters: risk <= alpha with FWER/FDR <= delta",
+        help=SUBCOMMANDS["certify"][1],
         description="Certify candidate hyperparameters on calibration data: LTT, Pareto Testing or RG-PT.",
     )
     return _configure(parser)
