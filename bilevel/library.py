@@ -46,26 +46,12 @@ from .datasets import BUILTIN, load_builtin, split_dataset
 from .errors import InputError
 from .export import replace_atomically, write_model
 from .highs_run import check_infeasible_without_presolve, run_interruptibly, silent_highs
+from .library_defaults import DATASETS, MIP_GAP, MODES, SEED, SIZES, SMALL_MAX, TIME_LIMIT
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
 from .solve import compile_model, lp_matrix
 from .validation import as_number, as_path, check_count, check_flag, check_mip_gap, check_positive, value_text
 from .verify import verify_model
-
-#: |T| = |V| of the library, tiny to hard.
-SIZES = (5, 10, 20, 50, 100, 200)
-#: Instances with |T| = |V| up to this size are committed (HiGHS solves them in seconds); larger ones are
-#: regenerated into the ``large/`` subfolder, which is not committed.
-SMALL_MAX = 10
-#: The (mode, epsilon) combinations of the library.
-MODES = (("optimistic", 0.0), ("pessimistic", 0.0), ("pessimistic", 0.2))
-DATASETS = ("cancer", "diabetes")
-SEED = 0
-#: Default HiGHS time limit (seconds) per instance when the manifest is measured.
-TIME_LIMIT = 60.0
-#: Relative MIP gap of the manifest solves (tighter than HiGHS's default 1e-4 so that the manifest
-#: objective is the optimum to about 6 digits).
-MIP_GAP = 1e-6
 
 #: Columns of the manifest CSV, in order.
 MANIFEST_COLUMNS = [

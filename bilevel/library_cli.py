@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import library
+from . import library_defaults as defaults
 from .cli import SUBCOMMANDS
 from .datasets import check_split_sizes, load_builtin
 from .errors import InputError
@@ -30,29 +30,30 @@ def add_parser(sub) -> None:
         help=SUBCOMMANDS["export-library"][1],
         description="Write the fixed instance library: cancer and diabetes, optimistic and pessimistic "
         "(epsilon 0 and 0.2, all validation labels flipped), |T| = |V| in "
-        f"{', '.join(map(str, library.SIZES))}, split seed {library.SEED}. Each instance becomes <id>.mps (fixed "
+        f"{', '.join(map(str, defaults.SIZES))}, split seed {defaults.SEED}. Each instance becomes <id>.mps (fixed "
         "MPS, short names), <id>.lp (readable names) and <id>.names.csv (short -> readable names); instances "
-        f"with |T| = |V| <= {library.SMALL_MAX} go into OUT (committed), larger ones into OUT/large (not "
+        f"with |T| = |V| <= {defaults.SMALL_MAX} go into OUT (committed), larger ones into OUT/large (not "
         "committed). Each is solved with HiGHS and OUT/manifest.csv records sizes, checksums, status, objective, "
         "best bound, gap and time; rows of instances not regenerated are kept.",
         formatter_class=DefaultsHelpFormatter,
     )
     p.add_argument("--out", default="models", type=path_text, help="library folder (manifest.csv goes there)")
     # a str default, which argparse passes through _int_list: --help shows it as typed, not as a Python list
-    p.add_argument("--sizes", type=_int_list, default=",".join(map(str, library.SIZES)),
+    p.add_argument("--sizes", type=_int_list, default=",".join(map(str, defaults.SIZES)),
                    help="comma-separated |T| = |V| sizes to regenerate")
     p.add_argument("--max-size", type=integer, default=None, help="regenerate only sizes up to this")
     p.add_argument("--only-small", action="store_true",
-                   help=f"regenerate only the committed instances (|T| = |V| <= {library.SMALL_MAX})")
-    p.add_argument("--data", default=",".join(library.DATASETS), help="comma-separated built-in data sets")
+                   help=f"regenerate only the committed instances (|T| = |V| <= {defaults.SMALL_MAX})")
+    p.add_argument("--data", default=",".join(defaults.DATASETS), help="comma-separated built-in data sets")
     p.add_argument("--only", action="append", default=[], metavar="PATTERN",
                    help="regenerate only instance ids matching this shell pattern (repeatable)")
     # default None, so that giving one with --no-solve (where it would change nothing) is refused; run() fills in
-    # library.TIME_LIMIT and library.MIP_GAP otherwise
+    # defaults.TIME_LIMIT and defaults.MIP_GAP otherwise
     p.add_argument("--time-limit", type=real, default=None,
-                   help=f"HiGHS seconds per instance (default: {library.TIME_LIMIT:g}; refused with --no-solve)")
+                   help=f"HiGHS seconds per instance (default: {defaults.TIME_LIMIT:g}; refused with --no-solve)")
     p.add_argument("--mip-gap", type=real, default=None,
-                   help=f"relative MIP gap of the HiGHS solves (default: {library.MIP_GAP:g}; refused with --no-solve)")
+                   help=f"relative MIP gap of the HiGHS solves (default: {defaults.MIP_GAP:g}; refused with "
+                        "--no-solve)")
     p.add_argument("--no-solve", action="store_true",
                    help="write the files only; the HiGHS fields of regenerated rows are left empty")
     p.set_defaults(func=run)
@@ -84,9 +85,9 @@ def run(args) -> int:
         raise InputError(f"{' and '.join(given)} {verb} only to the HiGHS solves, and --no-solve writes the files "
                          "without solving them; drop it or leave out --no-solve")
     if args.time_limit is None:
-        args.time_limit = library.TIME_LIMIT
+        args.time_limit = defaults.TIME_LIMIT
     if args.mip_gap is None:
-        args.mip_gap = library.MIP_GAP
+        args.mip_gap = defaults.MIP_GAP
     if not args.time_limit > 0:
         raise InputError(f"--time-limit must be positive seconds; got {args.time_limit}")
     check_mip_gap(args.mip_gap, "--mip-gap")
@@ -94,18 +95,20 @@ def run(args) -> int:
     if args.max_size is not None:
         sizes = [n for n in sizes if n <= args.max_size]
     if args.only_small:
-        sizes = [n for n in sizes if n <= library.SMALL_MAX]
+        sizes = [n for n in sizes if n <= defaults.SMALL_MAX]
     if not sizes:
         raise InputError("no sizes left to regenerate (check --sizes, --max-size, --only-small)")
     datasets = list(dict.fromkeys(d.strip() for d in args.data.split(",") if d.strip()))
     if not datasets:
-        raise InputError(f"--data names no data set; got {args.data!r} (built-in: {', '.join(library.DATASETS)})")
+        raise InputError(f"--data names no data set; got {args.data!r} (built-in: {', '.join(defaults.DATASETS)})")
     if has_empty_item(args.data):  # "cancer,,diabetes": a typo, read without a word
         raise InputError(f"--data has an empty item: {args.data!r}")
-    unknown = [d for d in datasets if d not in library.DATASETS]
+    unknown = [d for d in datasets if d not in defaults.DATASETS]
     if unknown:
         raise InputError(f"--data: unknown data set {', '.join(unknown)}; the library is built from "
-                         f"{', '.join(library.DATASETS)}")
+                         f"{', '.join(defaults.DATASETS)}")
+    from . import library  # Pyomo and HiGHS: loaded only to write the library, not for --help
+
     specs = library.library_specs(sizes=sizes, datasets=datasets)
     if args.only:
         import fnmatch
