@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -170,6 +171,28 @@ def lp_sense_error(path) -> str | None:
     return f"the LP file does not start with an objective sense (minimize, maximize, ...): it starts {first[:40]!r}"
 
 
+def lp_comment_error(path) -> str | None:
+    """For an LP file with text after the ``*\\`` that ends a ``\\* ... *\\`` block comment on its line, or
+    a block comment over more than one line that holds text, a message naming the first such line; else ``None``
+    (and for an MPS file). The solvers read such lines differently: HiGHS 1.15, SCIP 10 and CPLEX 22.2 take a
+    ``\\`` to the end of its line as the whole comment, CBC 2.10 (and :func:`lp_lines`) the block, and Gurobi and
+    Xpress refuse the file; HiGHS and SCIP minimised ``\\* a note *\\ maximize`` (the sense lies in their
+    comment) and reported the optimum of another model. A block that ends on its own line (Pyomo's
+    ``\\* Source Pyomo model ... *\\``) is read alike by all. Raises InputError as :func:`check_instance_path`."""
+    path = check_instance_path(path)
+    if path.suffix.lower() != ".lp":
+        return None
+    with path.open(errors="replace") as fh:
+        raw, lines = itertools.tee(fh)
+        for number, (text, line) in enumerate(zip(lp_lines(lines), raw), start=1):
+            if text != line.split("\\", 1)[0].strip():  # what a reader of line comments alone keeps
+                return (f"line {number} of the LP file is read differently by the solvers: text after the end of a "
+                        "\\* ... *\\ block comment on its line, or a block comment over several lines (HiGHS, SCIP "
+                        "and CPLEX take a \\ to the end of its line as the comment, CBC the block); start each line "
+                        "of a comment with \\")
+    return None
+
+
 def end_marker_error(path) -> str | None:
     """For a file that does not end with its format's closing keyword (``ENDATA`` for MPS, ``end`` for LP,
     any case; blank lines and comments after it are allowed), a message saying it looks cut short; else
@@ -224,9 +247,9 @@ def check_limits(time_limit, mip_gap) -> tuple[float | None, float | None]:
 
 
 def file_error(path) -> str | None:
-    """:func:`lp_sense_error` or else :func:`end_marker_error`: why a solver that would read ``path`` as some
-    other model must not be handed it, or ``None``."""
-    return lp_sense_error(path) or end_marker_error(path)
+    """:func:`lp_comment_error`, :func:`lp_sense_error` or else :func:`end_marker_error`: why a solver that would
+    read ``path`` as some other model must not be handed it, or ``None``."""
+    return lp_comment_error(path) or lp_sense_error(path) or end_marker_error(path)
 
 
 def refusal(solver: str, path: Path, unavailable: str | None) -> RunResult | None:
@@ -306,6 +329,21 @@ def is_maximisation(path) -> bool:
                     return tokens[1].upper().startswith("MAX")
                 expect_sense = True
     return False
+
+
+def sense_error(solver: str, read_maximise: bool, path) -> str | None:
+    """A message when ``solver`` (its name, for the message) read the instance file at ``path`` with another
+    objective sense than the file's (:func:`is_maximisation`; ``read_maximise``: whether the solver's model
+    maximises), else ``None``. HiGHS 1.15-1.16 read a one-line ``OBJSENSE MAXIMIZE`` of an MPS file (not
+    ``OBJSENSE MAX``) as no sense, and CPLEX 22.2 reads no one-line ``OBJSENSE`` entry at all: both minimised ``max x``
+    with ``x <= 4`` to "optimal" 0, not 4. All read ``MAX`` or ``MAXIMIZE`` on the line after ``OBJSENSE``. Raises
+    InputError as :func:`check_instance_path`."""
+    if read_maximise == is_maximisation(path):
+        return None
+    sense = ("maximise", "minimise")
+    return (f"{solver} read the objective as one to {sense[not read_maximise]}, but the file's objective sense is "
+            f"{sense[read_maximise]} (not every solver reads an OBJSENSE entry on the OBJSENSE line: write MAX on "
+            "the line after it)")
 
 
 def finite_or_none(value) -> float | None:

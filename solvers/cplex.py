@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import time
 
-from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted
+from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, sense_error
 
 NAME = "cplex"
 
@@ -78,7 +78,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     file's column names; a file CPLEX cannot read or reads with a warning (a truncated file: see
     :func:`read_warnings`; not the warning about the empty RHS section of an MPS file without rows,
     :func:`benign_read_warnings`), one above the Community Edition's size limits, or a parameter CPLEX refuses gives
-    status ``error`` with CPLEX's message. Raises InputError for a missing file, another suffix or a bad limit
+    status ``error`` with CPLEX's message, and so does a file CPLEX reads with another objective sense than the
+    file's (:func:`solvers.common.sense_error`). Raises InputError for a missing file, another suffix or a bad limit
     (:func:`solvers.common.check_limits`); returns status ``unavailable`` when the ``cplex`` package is not
     installed."""
     path = check_instance_path(path)
@@ -103,6 +104,9 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
                                                                     c.linear_constraints.get_num()):
             return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
                              message="CPLEX read the file with warnings: " + read_warnings(warnings.getvalue()))
+        maximise = c.objective.get_sense() == c.objective.sense.maximize
+        if (problem := sense_error("CPLEX", maximise, path)) is not None:  # a one-line OBJSENSE: see there
+            return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=problem)
         start = c.get_time()
         c.solve()
     except CplexError as exc:  # unreadable file, the Community Edition's size limits (error 1016), a bad parameter

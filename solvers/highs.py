@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, check_limits, file_error, finite_or_none, importable
+from .common import RunResult, check_instance_path, check_limits, file_error, finite_or_none, importable, sense_error
 
 NAME = "highs"
 
@@ -28,9 +28,11 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     A HiGHS "infeasible" is checked by a second run with presolve off in the time left, whose verdict is reported
     (HiGHS 1.15.1's presolve calls some feasible tuning MILPs infeasible; ``bilevel.solve_model`` checks alike).
     Returns a :class:`RunResult` whose solution uses the file's column names. Raises InputError for a
-    missing file, another suffix or a bad limit; a file HiGHS cannot read, or an LP file that does not start with an
-    objective sense (:func:`solvers.common.lp_sense_error`) or any file that does not end with ``ENDATA`` or
-    ``end`` (:func:`solvers.common.end_marker_error`; a file cut short), gives status ``error``."""
+    missing file, another suffix or a bad limit; a file HiGHS cannot read, an LP file with a comment the solvers
+    read differently (:func:`solvers.common.lp_comment_error`) or that does not start with an objective sense
+    (:func:`solvers.common.lp_sense_error`), any file that does not end with ``ENDATA`` or ``end``
+    (:func:`solvers.common.end_marker_error`; a file cut short), or one HiGHS reads with another objective sense
+    than the file's (:func:`solvers.common.sense_error`) gives status ``error``."""
     import highspy
 
     from bilevel.highs_run import check_infeasible_without_presolve, run_interruptibly, silent_highs
@@ -44,6 +46,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     if h.readModel(str(path)) == highspy.HighsStatus.kError:
         return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
                          message="HiGHS cannot read the file")
+    if (problem := sense_error("HiGHS", h.getLp().sense_ == highspy.ObjSense.kMaximize, path)) is not None:
+        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=problem)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     if mip_gap is not None:

@@ -26,7 +26,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     ``time_limit`` seconds (SCIP ``limits/time``, wall clock; ``None`` or ``inf``: none), ``mip_gap`` relative gap
     (``limits/gap``; ``None``: SCIP default 0). Returns a :class:`RunResult` (solution with the file's column
     names). Status ``error`` for a file SCIP cannot read, one from which it reads no variable (an empty file, text
-    that is no model), an LP file that does not start with an objective sense
+    that is no model), an LP file with a comment the solvers read differently
+    (:func:`solvers.common.lp_comment_error`) or that does not start with an objective sense
     (:func:`solvers.common.lp_sense_error`), and a file that does not end with ``ENDATA`` or ``end``
     (:func:`solvers.common.end_marker_error`; cut short). Raises InputError for a missing file, another suffix or a
     bad limit (:func:`solvers.common.check_limits`); returns status ``unavailable`` when PySCIPOpt is not
