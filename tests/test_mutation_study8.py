@@ -22,16 +22,22 @@ _MPS_BODY = ("ROWS\n N obj\n L c1\nCOLUMNS\n    x obj 1 c1 1\nRHS\n    rhs c1 4\
              "ENDATA\n")
 
 
+def _highs_read(tmp_path, objsense: str):
+    """highspy, a silent Highs that has read the MPS file NAME m, ``objsense``, :data:`_MPS_BODY`, and its path."""
+    highspy = pytest.importorskip("highspy")
+    path = tmp_path / "m.mps"
+    path.write_text("NAME m\n" + objsense + _MPS_BODY)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+    return highspy, h, path
+
+
 @pytest.mark.parametrize("sense", ["OBJSENSE max\n", "OBJSENSE\n    max\n", "OBJSENSE MAX\n"])
 def test_is_maximisation_reads_an_objsense_entry_in_lower_case(tmp_path, sense):
     """solvers.common.is_maximisation: an MPS ``OBJSENSE`` section or line "whose entry starts with ``MAX``" is a
     maximisation, also in lower case, as HiGHS (the oracle) reads the file: it maximises it to 4, not 0."""
-    highspy = pytest.importorskip("highspy")
-    path = tmp_path / "m.mps"
-    path.write_text("NAME m\n" + sense + _MPS_BODY)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+    _, h, path = _highs_read(tmp_path, sense)
     h.run()
     assert h.getInfo().objective_function_value == pytest.approx(4.0)  # HiGHS maximised it
     assert common.is_maximisation(path) is True
@@ -294,14 +300,9 @@ def test_highs_reading_another_objective_sense_is_an_error(tmp_path, objsense, r
     """solvers.highs.solve and solvers.common.sense_error: HiGHS reads a one-line ``OBJSENSE MAXIMIZE`` as no sense
     (``read`` False: highspy's own reading is the oracle, checked here) and would minimise ``max x, x <= 4`` to
     "optimal" 0; the runner answers ``error`` then, and solves the file to 4 when HiGHS reads its sense."""
-    highspy = pytest.importorskip("highspy")
     from solvers import highs
 
-    path = tmp_path / "m.mps"
-    path.write_text("NAME m\n" + objsense + _MPS_BODY)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+    highspy, h, path = _highs_read(tmp_path, objsense)
     if (h.getLp().sense_ == highspy.ObjSense.kMaximize) != read:
         pytest.skip(f"HiGHS {h.version()} reads {objsense!r} otherwise than 1.15-1.16")
     result = highs.solve(path)
