@@ -115,6 +115,15 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             p = xpress.problem()
             p.controls.outputlog = 0
             _call(p, "readProb", "read", str(path))
+            a = p.attributes
+            # the columns, their names and the model's kind as read: a solve stopped by its time limit leaves the
+            # presolved model in place, whose columns (89 of a 150-column knapsack) are fewer and named otherwise,
+            # while getSolution() gives the values of all the file's columns
+            cols, is_mip = int(a.cols), int(a.mipents) > 0 or int(a.sets) > 0
+            if cols == 0:  # Xpress reads a file with only ENDATA, or text without columns, as an empty model
+                return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
+                                 message="Xpress read no columns from the file")
+            names = list(_call(p, "getNameList", "getnamelist", 2, 0, cols - 1))  # namespace 2: columns
             p.controls.threads = 1
             if time_limit is not None:
                 p.controls.timelimit = float(time_limit)
@@ -124,11 +133,6 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             p.optimize()
             a = p.attributes
             solve_status, sol_status, stop = int(a.solvestatus), int(a.solstatus), int(a.stopstatus)
-            cols, is_mip = int(a.cols), int(a.mipents) > 0 or int(a.sets) > 0
-            if cols == 0:  # Xpress reads a file with only ENDATA, or text without columns, as an empty model
-                return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
-                                 message="Xpress read no columns from the file")
-            names = list(_call(p, "getNameList", "getnamelist", 2, 0, cols - 1))  # namespace 2: columns
             values = list(map(float, p.getSolution())) if sol_status in (_OPTIMAL, _FEASIBLE) else []
             objective, bound, mip_status = float(a.objval), float(a.bestbound), int(a.mipstatus)
             nodes, solver_seconds = int(a.nodes), float(a.time)
