@@ -74,8 +74,8 @@ def get_runner(name: str):
 def interrupted(solver: str, status) -> KeyboardInterrupt:
     """The ``KeyboardInterrupt`` a runner raises when its solver reports that Ctrl-C stopped the solve. SCIP,
     Gurobi, CPLEX and Xpress catch SIGINT themselves while they solve and return a status ("userinterrupt",
-    INTERRUPTED, 13/113/114, stop type ctrl-c; Xpress 9.9.1 instead ends the process, killed by the signal, see
-    solvers/README.md), so Python never saw the Ctrl-C: the runner reported status
+    INTERRUPTED, 13/113/114, stop type ctrl-c; for Xpress 9.9.1, which would end the process, the runner sets the
+    handler itself, see solvers.xpress._CtrlC), so Python never saw the Ctrl-C: the runner reported status
     ``error`` and ``solvers.compare`` went on with the next solve, wrote its ``--csv`` as if complete and exited 0
     ("everything agrees"). Raised instead, the Ctrl-C ends the command (exit code 130, no table, no CSV)."""
     return KeyboardInterrupt(f"{solver} was interrupted by Ctrl-C (its status {status})")

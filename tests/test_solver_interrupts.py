@@ -66,6 +66,59 @@ def test_a_ctrl_c_that_the_solver_catches_ends_the_run(name, tmp_path):
         timer.cancel()
 
 
+#: Solves a market split with Xpress in a fresh process whose SIGINT action is argv[2] ("interrupt": Python's
+#: KeyboardInterrupt handler, as in a terminal; "ignore": a background job) and sends itself SIGINT 1 s into the solve.
+_XPRESS_SIGINT_SCRIPT = """
+import os, signal, sys, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler if sys.argv[2] == "interrupt" else signal.SIG_IGN)
+before = signal.getsignal(signal.SIGINT)
+from solvers import get_runner
+runner = get_runner("xpress")
+assert runner.available()
+threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+t0 = time.perf_counter()
+try:
+    print("status", runner.solve(sys.argv[1], time_limit=float(sys.argv[3])).status)
+except KeyboardInterrupt as exc:
+    print("interrupted", exc)
+finally:
+    print("seconds", time.perf_counter() - t0)
+    print("action kept", signal.getsignal(signal.SIGINT) == before)
+"""
+
+
+def _xpress_with_sigint(tmp_path: Path, action: str, time_limit: float) -> subprocess.CompletedProcess:
+    if not get_runner("xpress").available():
+        pytest.skip("xpress is not available")
+    path = _market_split(tmp_path / "ms.mps", m=6, n=60)
+    return subprocess.run([sys.executable, "-c", _XPRESS_SIGINT_SCRIPT, str(path), action, str(time_limit)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_xpress_ctrl_c_during_a_solve_ends_the_run(tmp_path):
+    """solvers.xpress.solve: Xpress 9.9.1 sets SIGINT's action to the default during a solve, so a Ctrl-C killed
+    the process (return code -2: no KeyboardInterrupt, no ``finally``). Now the solve stops at once, the runner
+    raises KeyboardInterrupt (which ends ``compare`` with exit code 130), and Python's handler is back afterwards.
+    The market split runs to the 20 s limit without the Ctrl-C, so the stop well before it is the Ctrl-C's."""
+    done = _xpress_with_sigint(tmp_path, "interrupt", 20)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("interrupted xpress was interrupted by Ctrl-C"), done.stdout
+    assert float(lines[1].split()[1]) < 10 and lines[2] == "action kept True", done.stdout
+
+
+def test_xpress_solve_in_a_process_that_ignores_sigint(tmp_path):
+    """solvers.xpress.solve: a process that ignores SIGINT (a job started with ``&`` by a script) was killed by one
+    during an Xpress solve, since Xpress sets the default action; now the signal stays ignored, the solve runs
+    to its time limit (status ``time_limit``, no KeyboardInterrupt) and SIGINT is still ignored after it."""
+    done = _xpress_with_sigint(tmp_path, "ignore", 3)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    lines = done.stdout.splitlines()
+    assert lines[0] == "status time_limit" and float(lines[1].split()[1]) >= 2.5, done.stdout
+    assert lines[2] == "action kept True", done.stdout
+
+
 def test_scip_reporting_a_user_interrupt_raises(monkeypatch, tmp_path):
     """SCIP's status after it caught a Ctrl-C (a fake PySCIPOpt model: SCIP catches the signal only in some
     setups, and the real one then runs to its time limit)."""
