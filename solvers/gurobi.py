@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 import time
 
-from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal
+from .common import (RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal,
+                     sense_error)
 
 NAME = "gurobi"
 
@@ -64,7 +65,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     MIP gap (``MIPGap``; ``None``: Gurobi's default 1e-4). Returns a :class:`RunResult` whose solution uses the
     file's column names; objective and bound are in the file's sense. Status ``error`` for an LP file that
     does not start with an objective sense or a file without its closing ``ENDATA`` / ``end``
-    (:func:`solvers.common.file_error`), a file Gurobi cannot read, a model above the license's size limits,
+    (:func:`solvers.common.file_error`), a file Gurobi cannot read or reads with another objective sense than the
+    file's (:func:`solvers.common.sense_error`), a model above the license's size limits,
     or a Gurobi status other than optimal, time limit, infeasible, unbounded or infeasible-or-unbounded; status
     ``unavailable`` without gurobipy or a usable license. Raises InputError for a missing file, another
     suffix or a bad limit (:func:`solvers.common.check_limits`)."""
@@ -80,6 +82,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     try:
         env = silent_env()
         model = gurobipy.read(str(path), env)
+        if (problem := sense_error("Gurobi", model.ModelSense == GRB.MAXIMIZE, path)) is not None:
+            return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=problem)
         model.setParam("Threads", 1)
         if time_limit is not None:
             model.setParam("TimeLimit", float(time_limit))

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal
+from .common import (RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal,
+                     sense_error)
 
 NAME = "scip"
 
@@ -29,7 +30,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     that is no model), an LP file with a comment the solvers read differently
     (:func:`solvers.common.lp_comment_error`) or that does not start with an objective sense
     (:func:`solvers.common.lp_sense_error`), and a file that does not end with ``ENDATA`` or ``end``
-    (:func:`solvers.common.end_marker_error`; cut short). Raises InputError for a missing file, another suffix or a
+    (:func:`solvers.common.end_marker_error`; cut short), or one SCIP reads with another objective sense than the
+    file's (:func:`solvers.common.sense_error`). Raises InputError for a missing file, another suffix or a
     bad limit (:func:`solvers.common.check_limits`); returns status ``unavailable`` when PySCIPOpt is not
     installed."""
     path = check_instance_path(path)
@@ -49,6 +51,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     if m.getNVars() == 0:  # SCIP reads an empty file, or text without an LP section, as an empty model
         return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
                          message="SCIP read no variable from the file: not an LP or MPS model")
+    if (problem := sense_error("SCIP", m.getObjectiveSense() == "maximize", path)) is not None:
+        return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=problem)
     if time_limit is not None:
         m.setParam("limits/time", float(time_limit))
     if mip_gap is not None:

@@ -19,7 +19,8 @@ import threading
 import time
 import warnings
 
-from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal
+from .common import (RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal,
+                     sense_error)
 
 NAME = "xpress"
 
@@ -28,6 +29,7 @@ NAME = "xpress"
 _COMPLETED, _STOPPED = 3, 1
 _NOTFOUND, _OPTIMAL, _FEASIBLE, _INFEASIBLE, _UNBOUNDED = 0, 1, 2, 3, 4
 _TIMELIMIT, _CTRLC = 1, 2
+_MAXIMISE = -1  # the objsense attribute of a maximisation (1: minimisation)
 _MIP_LP_OPTIMAL = 2  # mipstatus from which on the root LP has been solved (and bestbound means something)
 _SOLVE_NAMES = {0: "unstarted", 1: "stopped", 2: "failed", 3: "completed"}
 _SOL_NAMES = {0: "not found", 1: "optimal", 2: "feasible", 3: "infeasible", 4: "unbounded"}
@@ -145,7 +147,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     objective 0 (Xpress calls some infeasible LPs, and MILPs whose relaxation is unbounded, unbounded);
     ``error`` for an LP file that does not start with an objective sense or a file without its closing
     ``ENDATA`` / ``end`` (:func:`solvers.common.file_error`), a file Xpress cannot read or reads no column
-    from, a model above the license's size, or any other outcome (the message
+    from or reads with another objective sense than the file's (:func:`solvers.common.sense_error`), a model above
+    the license's size, or any other outcome (the message
     names Xpress's statuses); ``unavailable`` without the ``xpress`` package or a license. Raises InputError
     for a missing file, another suffix or a bad limit (:func:`solvers.common.check_limits`)."""
     path = check_instance_path(path)
@@ -169,6 +172,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             if cols == 0:  # Xpress reads a file with only ENDATA, or text without columns, as an empty model
                 return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0,
                                  message="Xpress read no columns from the file")
+            if (problem := sense_error("Xpress", int(a.objsense) == _MAXIMISE, path)) is not None:
+                return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=problem)
             names = list(_call(p, "getNameList", "getnamelist", 2, 0, cols - 1))  # namespace 2: columns
             p.controls.threads = 1
             if time_limit is not None:

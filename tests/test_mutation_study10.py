@@ -283,7 +283,7 @@ def test_xpress_reporting_a_ctrl_c_raises(tmp_path, monkeypatch):
     import xpress
 
     attributes = types.SimpleNamespace(solvestatus=1, solstatus=0, stopstatus=2, cols=2, mipents=2, sets=0, objval=0.0,
-                                       bestbound=0.0, mipstatus=0, nodes=7, time=0.5)
+                                       objsense=1.0, bestbound=0.0, mipstatus=0, nodes=7, time=0.5)
 
     class Stopped:
         def __init__(self, *args, **kw):

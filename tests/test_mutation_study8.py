@@ -325,6 +325,40 @@ def test_sense_error_compares_the_solvers_sense_with_the_files(tmp_path):
     assert "one to maximise, but the file's objective sense is minimise" in common.sense_error("S", True, lp)
 
 
+@pytest.mark.parametrize("maximise", [True, False])
+@pytest.mark.parametrize("suffix", ["mps", "lp"])
+@pytest.mark.parametrize("name", ["scip", "gurobi", "xpress"])
+def test_scip_gurobi_xpress_compare_the_sense_they_read(tmp_path, monkeypatch, name, suffix, maximise):
+    """solvers.scip, solvers.gurobi, solvers.xpress and solvers.common.sense_error: these three read the sense of
+    ``max x, x <= 4`` (an MPS file with ``OBJSENSE`` and ``MAX`` on the next line, an LP file's ``maximize``; optimum
+    4) and of ``min -x`` (no ``OBJSENSE``, ``minimize``; optimum -4) and solve them; their runners compare the sense
+    they read with the file's all the same, so where the two differ (here the file's sense is read otherwise by a
+    replaced ``is_maximisation``) the answer is ``error`` naming the solver, not the "optimal" of another model."""
+    import importlib
+
+    from solvers import common
+
+    importlib.import_module("pyomo.environ")  # first: Pyomo 6.10 fails to import it after gurobipy < 12
+    runner = common.get_runner(name)
+    if not runner.available():
+        pytest.skip(f"{name} is not available here")
+    path = tmp_path / f"m.{suffix}"
+    if suffix == "mps":
+        body = _MPS_BODY if maximise else _MPS_BODY.replace("x obj 1", "x obj -1")
+        path.write_text("NAME m\n" + ("OBJSENSE\n    MAX\n" if maximise else "") + body)
+    else:
+        path.write_text(("maximize\n obj: x" if maximise else "minimize\n obj: - x")
+                        + "\nsubject to\n c1: x <= 4\nbounds\n 0 <= x <= 10\nend\n")
+    result = runner.solve(path, time_limit=60)
+    assert result.status == "optimal" and result.objective == pytest.approx(4.0 if maximise else -4.0), result
+    monkeypatch.setattr(common, "is_maximisation", lambda path: not maximise)
+    result = runner.solve(path, time_limit=60)
+    assert result.status == "error" and result.objective is None, result
+    label, senses = {"scip": "SCIP", "gurobi": "Gurobi", "xpress": "Xpress"}[name], ("minimise", "maximise")
+    assert result.message.startswith(f"{label} read the objective as one to {senses[maximise]}, but the file's "
+                                      f"objective sense is {senses[not maximise]}"), result.message
+
+
 @pytest.mark.parametrize("objsense", ["OBJSENSE MAX\n", "OBJSENSE MAXIMIZE\n", "OBJSENSE\n    MAX\n"])
 def test_cplex_reading_another_objective_sense_is_an_error(tmp_path, objsense):
     """solvers.cplex.solve and solvers.common.sense_error: CPLEX 22.2 reads no one-line ``OBJSENSE`` entry and

@@ -126,6 +126,7 @@ def test_scip_reporting_a_user_interrupt_raises(monkeypatch, tmp_path):
         def hideOutput(self): pass
         def readProblem(self, path): pass
         def getNVars(self): return 1
+        def getObjectiveSense(self): return "minimize"
         def setParam(self, *a): pass
         def optimize(self): pass
         def getStatus(self): return "userinterrupt"
