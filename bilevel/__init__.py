@@ -3,9 +3,7 @@
 The public names below are imported from their submodules on first use (PEP 562), so that ``import
 bilevel.certify`` and ``bilevel --help`` do not load Pyomo (the certification needs no MILP model).
 """
-import importlib
-import sys
-import types
+from . import lazy_exports as _lazy_exports
 
 __version__ = "0.1.0"
 
@@ -25,30 +23,4 @@ _EXPORTS = {
 }
 __all__ = [*_EXPORTS, "__version__"]
 
-
-def __getattr__(name):
-    try:
-        module = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
-
-
-class _Package(types.ModuleType):
-    """The package ``bilevel``, whose name ``tune`` is the function :func:`bilevel.tune.tune`: the import system
-    binds a submodule as an attribute of its package once it has run (``bilevel.tune``, the module, when it is
-    first imported from anywhere), and this keeps the function there instead."""
-
-    def __setattr__(self, name, value):
-        if name == "tune" and isinstance(value, types.ModuleType):
-            value = value.tune
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+_lazy_exports.make_lazy(__name__)

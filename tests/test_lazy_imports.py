@@ -31,7 +31,7 @@ def _loaded_after(code: str) -> list[str]:
 def test_the_top_level_help_and_errors_load_no_solver_stack():
     for argv in (["--help"], [], ["bogus"], ["tune", "--help"], ["study", "--help"], ["certify", "--help"],
                  ["export-library", "--help"], ["export-library", "--data", "bogus"],
-                 ["tune", "--data", "cancer", "--n-train", "1"]):  # (certify loads SciPy; a refused option no data)
+                 ["tune", "--data", "cancer", "--n-train", "1"]):  # (a refused option loads no data)
         code = f"from bilevel.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
         assert _loaded_after(code) == [], argv
     # every command's parser, registered in full, loads none of them either (export-library's took 0.9 s with Pyomo)
@@ -40,6 +40,46 @@ def test_the_top_level_help_and_errors_load_no_solver_stack():
     # writes nothing) has loaded Pyomo and HiGHS
     only = "from bilevel.cli import main\nmain(['export-library', '--only', 'no-such-instance'])"
     assert _loaded_after(only) == ["pyomo", "highspy"]
+
+
+def test_certify_help_and_a_refused_option_load_no_scipy():
+    """``bilevel certify --help`` took about a second, 0.5 s of it SciPy's import through the pipelines that
+    ``import bilevel.certify`` loaded; its public names now load on first use (bilevel.lazy_exports)."""
+    for argv in (["certify", "--help"], ["certify", "--losses", "x.csv", "--alpha", "2"]):
+        code = ("from bilevel.cli import main\ntry:\n    main(" + repr(argv) + ")\nexcept SystemExit:\n    pass\n"
+                "print('SCIPY', 'scipy' in sys.modules)")
+        assert _output_of(code)[-1] == "SCIPY False", argv
+    # the oracle that the check can fail: a pipeline's first use loads it
+    assert _output_of("import bilevel.certify\nbilevel.certify.ltt\nprint('SCIPY', 'scipy' in sys.modules)")[-1] == (
+        "SCIPY True")
+
+
+def test_a_public_name_that_is_also_a_submodule_stays_the_function():
+    """bilevel.lazy_exports.LazyPackage: importing the submodules ``bilevel.tune`` and ``bilevel.certify.dagger``
+    (which the import system binds as attributes of their packages) leaves the functions of those names there, and
+    the lazily loaded names are those of their submodules."""
+    import bilevel.certify
+    import bilevel.certify.dagger  # noqa: F401
+    import bilevel.certify.pipelines  # noqa: F401
+    import bilevel.tune  # noqa: F401
+
+    assert isinstance(bilevel.tune, types.FunctionType) and bilevel.tune.__module__ == "bilevel.tune"
+    assert isinstance(bilevel.certify.dagger, types.FunctionType)
+    assert bilevel.certify.dagger is sys.modules["bilevel.certify.dagger"].dagger
+    for name in bilevel.certify.__all__:
+        value = getattr(bilevel.certify, name)
+        assert value is getattr(sys.modules[f"bilevel.certify.{bilevel.certify._EXPORTS[name]}"], name), name
+    assert set(bilevel.certify.__all__) <= set(dir(bilevel.certify))
+    with pytest.raises(AttributeError, match="has no attribute 'bogus'"):
+        bilevel.certify.bogus
+
+
+def _output_of(code: str) -> list[str]:
+    """The lines a fresh Python process prints after running ``import sys`` and ``code``."""
+    proc = subprocess.run([sys.executable, "-c", "import sys\n" + code], capture_output=True, text=True, timeout=120,
+                          env=CLEAN_ENV)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip().splitlines()
 
 
 def test_the_certification_loads_no_pyomo():

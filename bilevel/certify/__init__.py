@@ -21,27 +21,22 @@ Optimization* (the papers' README), which restates Pareto Testing (Laufer-Goldsh
 p-values in App. B and its testing stage in Alg. C.1.
 """
 
-from .dagger import dag_depths, dagger, dagger_details, effective_leaves_and_nodes
-from .losses import LossTable, load_aux_csv, load_losses_csv, validate_losses
-from .p_values import (
-    bentkus_p_value,
-    binomial_p_value,
-    combined_p_value,
-    hoeffding_bentkus_p_value,
-    hoeffding_kl_p_value,
-    hoeffding_p_value,
-    p_values_from_losses,
-)
-from .pareto import pareto_front, pareto_front_mask
-from .pipelines import CertificationResult, certify, ltt, pareto_testing, rg_pt, split_calibration
-from .procedures import (
-    benjamini_hochberg,
-    benjamini_yekutieli,
-    bonferroni,
-    fixed_sequence,
-    fixed_sequence_thresholds,
-    holm,
-)
+from .. import lazy_exports as _lazy_exports
+
+#: Each public name with the submodule that defines it, imported on first use (:mod:`bilevel.lazy_exports`), so
+#: that ``bilevel certify --help`` loads no SciPy.
+_EXPORTS = {
+    "dag_depths": "dagger", "dagger": "dagger", "dagger_details": "dagger", "effective_leaves_and_nodes": "dagger",
+    "LossTable": "losses", "load_aux_csv": "losses", "load_losses_csv": "losses", "validate_losses": "losses",
+    "bentkus_p_value": "p_values", "binomial_p_value": "p_values", "combined_p_value": "p_values",
+    "hoeffding_bentkus_p_value": "p_values", "hoeffding_kl_p_value": "p_values", "hoeffding_p_value": "p_values",
+    "p_values_from_losses": "p_values",
+    "pareto_front": "pareto", "pareto_front_mask": "pareto",
+    "CertificationResult": "pipelines", "certify": "pipelines", "ltt": "pipelines", "pareto_testing": "pipelines",
+    "rg_pt": "pipelines", "split_calibration": "pipelines",
+    "benjamini_hochberg": "procedures", "benjamini_yekutieli": "procedures", "bonferroni": "procedures",
+    "fixed_sequence": "procedures", "fixed_sequence_thresholds": "procedures", "holm": "procedures",
+}
 
 __all__ = [
     "hoeffding_p_value",
@@ -74,3 +69,5 @@ __all__ = [
     "load_aux_csv",
     "validate_losses",
 ]
+
+_lazy_exports.make_lazy(__name__)

@@ -32,7 +32,6 @@ from ..help_format import has_empty_item, integer, path_text, plain_number, real
 from ..option_checks import check_options, count, each, fraction, nonempty_path, number
 from ..validation import CLOCKS, MAX_W_BAR_UB, check_count, check_epsilon, check_open_unit, check_positive, check_seed
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
-from .pipelines import certify, procedure_name, split_calibration
 
 __all__ = ["add_parser", "build_parser", "run", "main", "candidates_from_data"]
 
@@ -244,6 +243,8 @@ def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
                 raise InputError(f"--procedure {args.procedure} does not control the {control.upper()} (--control "
                                  f"{control}{'' if args.control else ', the default of --method ltt'}); "
                                  f"use --procedure {' or '.join(fits)}, or --control {other}")
+            from .pipelines import procedure_name
+
             kwargs["procedure"] = procedure_name(control, args.procedure)  # refused before any MILP of --data
         return kwargs
     if args.procedure is not None:
@@ -256,6 +257,15 @@ def _method_kwargs(args: argparse.Namespace, control: str) -> dict:
         kwargs.update(n_levels=args.levels, tau=0.1 if args.tau is None else args.tau,
                       reshaping=args.reshaping or "identity")
     return kwargs
+
+
+def certify(*args, **kwargs):
+    """:func:`bilevel.certify.pipelines.certify` (same arguments, result and errors), imported at the first call:
+    the pipelines load SciPy, about half a second, which ``bilevel certify --help`` and a refused option need not
+    wait for."""
+    from .pipelines import certify as certify_candidates
+
+    return certify_candidates(*args, **kwargs)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -294,6 +304,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--p-value binomial needs 0/1 losses, and --losses {args.losses!r} holds others (e.g. "
                              f"{other:g}); use --p-value hb (Hoeffding-Bentkus) for losses in [0, 1]")
         if args.method != "ltt":  # certify's split named opt_fraction (--data checks it before its MILPs)
+            from .pipelines import split_calibration
+
             split_calibration(losses.shape[0], kwargs["opt_fraction"], name="--opt-fraction")
     result = certify(losses, args.alpha, args.delta, method=args.method, aux=aux, **kwargs)
     print(result.summary(names))
