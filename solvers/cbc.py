@@ -40,8 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from .common import (RunResult, check_instance_path, check_limits, end_marker_error, finite_or_none, is_maximisation,
-                     lp_objective_constant)
+from .common import (RunResult, check_instance_path, check_limits, end_marker_error, finite_or_none, interrupted,
+                     is_maximisation, lp_objective_constant)
 
 NAME = "cbc"
 
@@ -220,10 +220,17 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     return parse_output(out, solution_text, str(path), seconds, maximise)
 
 
+#: CBC 2.10's summary after a SIGINT stopped its search ("Result - User ctrl-cuser ctrl-c").
+_CTRL_C = re.compile(r"^Result - User ctrl-c.*$", re.IGNORECASE | re.MULTILINE)
+
+
 def _run(exe: str, path: Path, options: list, timeout: float | None, tmp: Path, shown: Path):
     """One CBC run on ``path`` (the file given to :func:`solve`, or a copy of it in ``tmp``): ``(printed output,
     solution file text, seconds)``, or an ``error`` :class:`RunResult` of ``shown`` (the file given to :func:`solve`;
-    the result named the copy before) when CBC does not stop within ``timeout``."""
+    the result named the copy before) when CBC does not stop within ``timeout``. Raises KeyboardInterrupt
+    (:func:`solvers.common.interrupted`) when a Ctrl-C stopped CBC: CBC runs in the same process group and gets the
+    terminal's SIGINT too; where Python ignores SIGINT (a background job of a script) CBC still stops, and the
+    runner reported status ``error`` ("User ctrl-c") and ``solvers.compare`` went on with the next solve."""
     sol_path = tmp / "cbc.sol"
     sol_path.unlink(missing_ok=True)
     cmd = [exe, "-timeMode", "elapsed", "-import", str(path.resolve()), *options, "-solve", "-solution", str(sol_path)]
@@ -237,6 +244,8 @@ def _run(exe: str, path: Path, options: list, timeout: float | None, tmp: Path, 
         return RunResult(NAME, str(shown), "error", seconds=time.perf_counter() - t0,
                          message=f"CBC did not stop within {timeout:.0f} s")
     seconds = time.perf_counter() - t0
+    if (stopped := _CTRL_C.search(proc.stdout)) is not None:  # a Ctrl-C stopped CBC: end the command, not this solve
+        raise interrupted(NAME, stopped.group(0).strip())
     solution = sol_path.read_text(encoding="utf-8", errors="replace") if sol_path.is_file() else ""
     return proc.stdout + proc.stderr, solution, seconds
 

@@ -147,6 +147,37 @@ def test_scip_ctrl_c_from_outside_ends_the_run(tmp_path):
     assert float(lines[1].split()[1]) < 10, out
 
 
+def test_cbc_stopped_by_a_ctrl_c_ends_the_run(tmp_path):
+    """solvers.cbc.solve: CBC gets the terminal's SIGINT as well (same process group) and stops ("Result - User
+    ctrl-c"); in a process that ignores SIGINT (a background job of a script) Python went on, and the runner
+    reported status ``error`` and ``solvers.compare`` the next solve. Now the runner raises KeyboardInterrupt. The
+    process group here is a new session's, so that the signal reaches both processes and nothing else; the market
+    split runs to the 20 s limit otherwise."""
+    from solvers import cbc
+
+    if not cbc.available():
+        pytest.skip("no CBC binary")
+    path = _market_split(tmp_path / "ms.mps", m=6, n=60)
+    script = ("import signal, sys, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+              "from solvers import get_runner\nprint('start', flush=True)\nt0 = time.perf_counter()\n"
+              "try:\n    print('status', get_runner('cbc').solve(sys.argv[1], time_limit=20).status)\n"
+              "except KeyboardInterrupt as exc:\n    print('interrupted', exc)\n"
+              "print('seconds', time.perf_counter() - t0)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
+    try:
+        assert proc.stdout.readline().strip() == "start"
+        threading.Event().wait(1.5)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, (proc.returncode, err[-2000:])
+    lines = out.splitlines()
+    assert lines[0].startswith("interrupted cbc was interrupted by Ctrl-C (its status Result - User ctrl-c"), out
+    assert float(lines[1].split()[1]) < 10, out
+
+
 def test_scip_reporting_a_user_interrupt_raises(monkeypatch, tmp_path):
     """SCIP's status after it caught a Ctrl-C, with a fake PySCIPOpt model (the test above sends a real one)."""
     class FakeModel:
