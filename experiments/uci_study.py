@@ -1144,11 +1144,13 @@ def _fits(cfg: StudyConfig, record: dict) -> bool:
         return any(replace(cfg, tie_criteria=c).reuses(record) for c in choices)
     if record.get("study") != "perturbed" or "perturbed" in cfg.studies:
         return False
-    grid = {row.get("rho_test") for row in record.get("rows", []) if isinstance(row, dict)}
+    # the rows' own order too: the hash of all settings, which records written before the per-study hash carry,
+    # keeps the order of the study's --rho-test (a unit of "--rho-test 0.6,0" fitted no "--study limited" call)
+    grid = tuple(dict.fromkeys(row.get("rho_test") for row in record.get("rows", []) if isinstance(row, dict)))
     if not grid or not all(isinstance(v, float) for v in grid):
         return False
     try:
-        return replace(cfg, rho_tests=tuple(sorted(grid))).reuses(record)
+        return any(replace(cfg, rho_tests=order).reuses(record) for order in dict.fromkeys((tuple(sorted(grid)), grid)))
     except InputError:
         return False
 
