@@ -20,7 +20,9 @@ _OBJ_PATTERNS = [
     # name "objective value" is no variable and its claim went unchecked)
     re.compile(r"objective\s+value\s*[:=,]\s*(\S+)", re.IGNORECASE),
     re.compile(r"objective\s+value\s+(\S+)", re.IGNORECASE),  # CBC "Optimal - objective value x"
-    re.compile(r"^\s*objective\s*[:=,]?\s*(\S+)\s*$", re.IGNORECASE),  # "objective, x" in a CSV
+    # "objective, x" in a CSV (and "objective: x", "objective = x"); not "objective x", the line of a column named
+    # objective in a "name value" file (a Gurobi .sol: it was taken for a second claim, or the column was dropped)
+    re.compile(r"^\s*objective\s*[:=,]\s*(\S+)\s*$", re.IGNORECASE),
 ]
 #: The first line of a CBC ``-solution`` file: ``<status> - objective value <x>``.
 _CBC_HEADER = re.compile(r"^(?P<status>[a-z].*?)\s+-\s+objective\s+value\s+\S+\s*$", re.IGNORECASE)
@@ -40,7 +42,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     Accepted, detected line by line: CSV ``name,value`` (with or without a header row; a row
     ``objective,<x>`` or ``objective value,<x>`` gives the claimed objective; a file whose header is exactly
     ``name,value``, as :func:`write_solution_csv` writes, is read as CSV, so quoted names keep their commas
-    and quotes); SCIP ``.sol``
+    and quotes; ``objective: x`` and ``objective = x`` lines claim it too, while ``objective x`` is the value of a
+    column named objective, as in a Gurobi ``.sol``); SCIP ``.sol``
     (``objective value: x`` then ``name value (obj:c)``); CBC ``-solution`` output (``Optimal - objective value x`` then
     ``index name value reduced_cost``, infeasible rows marked ``**``); Gurobi ``.sol``
     (``# Objective value = x`` then ``name value``); HiGHS ``writeSolution`` files (only the primal column
