@@ -119,63 +119,67 @@ def test_xpress_solve_in_a_process_that_ignores_sigint(tmp_path):
     assert lines[2] == "action kept True", done.stdout
 
 
-def test_scip_ctrl_c_from_outside_ends_the_run(tmp_path):
-    """solvers.scip.solve: SCIP catches a SIGINT sent during its solve ("pressed CTRL-C 1 times"), stops with
-    status "userinterrupt", and the runner raises KeyboardInterrupt. The signal comes from this process, as from a
-    terminal: SCIP holds the GIL while it solves, so a timer thread inside the solving process (as for the
-    other solvers above) would only send it after the solve. The market split runs to the 20 s limit otherwise."""
-    if not get_runner("scip").available():
-        pytest.skip("pyscipopt is not available")
+#: Solves argv[1] with the runner argv[2] in a process whose SIGINT action is argv[3] ("interrupt": Python's
+#: KeyboardInterrupt handler, as in a terminal; "ignore": a script's background job), after printing "start".
+_OUTSIDE_SIGINT_SCRIPT = """
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler if sys.argv[3] == "interrupt" else signal.SIG_IGN)
+from solvers import get_runner
+runner = get_runner(sys.argv[2])
+print("start", flush=True)
+t0 = time.perf_counter()
+try:
+    print("status", runner.solve(sys.argv[1], time_limit=20).status)
+except KeyboardInterrupt as exc:
+    print("interrupted", exc)
+print("seconds", time.perf_counter() - t0)
+"""
+
+
+def _sigint_from_outside(tmp_path: Path, solver: str, action: str, group: bool) -> list[str]:
+    """Run :data:`_OUTSIDE_SIGINT_SCRIPT` on a market split that takes the solver past its 20 s limit, send SIGINT
+    1.5 s after "start" from this process (as a terminal does; ``group``: to the process group of a new session,
+    so that a solver's own child process gets it too, and nothing else), and return the lines the script printed
+    after "start" (without SCIP's "pressed CTRL-C" line). Asserts the script ended normally."""
     path = _market_split(tmp_path / "ms.mps", m=6, n=60)
-    script = ("import signal, sys, time\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
-              "from solvers import get_runner\nprint('start', flush=True)\nt0 = time.perf_counter()\n"
-              "try:\n    print('status', get_runner('scip').solve(sys.argv[1], time_limit=20).status)\n"
-              "except KeyboardInterrupt as exc:\n    print('interrupted', exc)\n"
-              "print('seconds', time.perf_counter() - t0)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen([sys.executable, "-c", _OUTSIDE_SIGINT_SCRIPT, str(path), solver, action],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=group)
     try:
         assert proc.stdout.readline().strip() == "start"
         threading.Event().wait(1.5)
-        proc.send_signal(signal.SIGINT)
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
     assert proc.returncode == 0, (proc.returncode, err[-2000:])
-    lines = [line for line in out.splitlines() if not line.startswith("pressed CTRL-C")]  # SCIP's own line
-    assert lines[0] == "interrupted scip was interrupted by Ctrl-C (its status userinterrupt)", out
-    assert float(lines[1].split()[1]) < 10, out
+    return [line for line in out.splitlines() if not line.startswith("pressed CTRL-C")]  # SCIP's own line
+
+
+def test_scip_ctrl_c_from_outside_ends_the_run(tmp_path):
+    """solvers.scip.solve: SCIP catches a SIGINT sent during its solve ("pressed CTRL-C 1 times"), stops with
+    status "userinterrupt", and the runner raises KeyboardInterrupt. The signal comes from this process, as from a
+    terminal: SCIP holds the GIL while it solves, so a timer thread inside the solving process (as for the
+    other solvers above) would only send it after the solve."""
+    if not get_runner("scip").available():
+        pytest.skip("pyscipopt is not available")
+    lines = _sigint_from_outside(tmp_path, "scip", "interrupt", group=False)
+    assert lines[0] == "interrupted scip was interrupted by Ctrl-C (its status userinterrupt)", lines
+    assert float(lines[1].split()[1]) < 10, lines
 
 
 def test_cbc_stopped_by_a_ctrl_c_ends_the_run(tmp_path):
     """solvers.cbc.solve: CBC gets the terminal's SIGINT as well (same process group) and stops ("Result - User
     ctrl-c"); in a process that ignores SIGINT (a background job of a script) Python went on, and the runner
-    reported status ``error`` and ``solvers.compare`` the next solve. Now the runner raises KeyboardInterrupt. The
-    process group here is a new session's, so that the signal reaches both processes and nothing else; the market
-    split runs to the 20 s limit otherwise."""
-    from solvers import cbc
-
-    if not cbc.available():
+    reported status ``error`` and ``solvers.compare`` the next solve. Now the runner raises KeyboardInterrupt."""
+    if not get_runner("cbc").available():
         pytest.skip("no CBC binary")
-    path = _market_split(tmp_path / "ms.mps", m=6, n=60)
-    script = ("import signal, sys, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-              "from solvers import get_runner\nprint('start', flush=True)\nt0 = time.perf_counter()\n"
-              "try:\n    print('status', get_runner('cbc').solve(sys.argv[1], time_limit=20).status)\n"
-              "except KeyboardInterrupt as exc:\n    print('interrupted', exc)\n"
-              "print('seconds', time.perf_counter() - t0)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
-    try:
-        assert proc.stdout.readline().strip() == "start"
-        threading.Event().wait(1.5)
-        os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 0, (proc.returncode, err[-2000:])
-    lines = out.splitlines()
-    assert lines[0].startswith("interrupted cbc was interrupted by Ctrl-C (its status Result - User ctrl-c"), out
-    assert float(lines[1].split()[1]) < 10, out
+    lines = _sigint_from_outside(tmp_path, "cbc", "ignore", group=True)
+    assert lines[0].startswith("interrupted cbc was interrupted by Ctrl-C (its status Result - User ctrl-c"), lines
+    assert float(lines[1].split()[1]) < 10, lines
 
 
 def test_scip_reporting_a_user_interrupt_raises(monkeypatch, tmp_path):
