@@ -1,5 +1,6 @@
 """Independent oracles for the MILP tests: hinge-loss LPs written directly for scipy's ``linprog``,
-sharing no code with the package (not even its LP helper), and brute force over a grid of ``w_bar``."""
+sharing no code with the package (not even its LP helper), and brute force over a grid of ``w_bar``; and, for the
+readers of solution files, a file HiGHS writes itself."""
 from __future__ import annotations
 
 import itertools
@@ -87,3 +88,22 @@ def tiny_instance(seed, n_t=6, n_v=5, p=2, overlap=1.0):
     Xt, yt = draw(n_t)
     Xv, yv = draw(n_v)
     return Xt, yt, Xv, yv
+
+
+def highs_solution_file(path, style: int, integer: bool = False):
+    """HiGHS's own solution file at ``path`` (``writeSolution`` style 0: raw, 1: pretty) of min x0 + x1 with
+    1 <= x0 <= 5, 0 <= x1 <= 10 (x1 integer with ``integer``), whose optimum x0 = 1, x1 = 0 (value 1) is plain by
+    hand: for testing the readers of solution files against the solver's own writer. Returns ``path``."""
+    import highspy
+
+    h = highspy.Highs()
+    h.silent()
+    h.addVars(2, [1.0, 0.0], [5.0, 10.0])
+    h.passColName(0, "x0")
+    h.passColName(1, "x1")
+    h.changeColsCost(2, [0, 1], [1.0, 1.0])
+    if integer:
+        h.changeColsIntegrality(1, [1], [highspy.HighsVarType.kInteger])
+    h.run()
+    h.writeSolution(str(path), style)
+    return path

@@ -244,18 +244,9 @@ def test_a_highs_pretty_file_cut_inside_its_column_table_is_refused(tmp_path):
     ending the table taken for ``Rows``, so the file cut after x0 and inside the word ``Rows`` (or followed by a blank
     line) read as {"x0": 1}. Oracle: HiGHS's own pretty file of min x0 + x1, 1 <= x0 <= 5, 0 <= x1 <= 10, x1 integer
     (optimum x0 = 1, x1 = 0 by hand), read whole and cut."""
-    import highspy
+    from oracles import highs_solution_file
 
-    h = highspy.Highs()
-    h.silent()
-    h.addVars(2, [1.0, 0.0], [5.0, 10.0])
-    h.passColName(0, "x0")
-    h.passColName(1, "x1")
-    h.changeColsCost(2, [0, 1], [1.0, 1.0])
-    h.changeColsIntegrality(1, [1], [highspy.HighsVarType.kInteger])
-    h.run()
-    path = tmp_path / "pretty.sol"
-    h.writeSolution(str(path), 1)
+    path = highs_solution_file(tmp_path / "pretty.sol", 1, integer=True)
     assert solution_files.read_solution_file(path) == ({"x0": 1.0, "x1": 0.0}, 1.0)
     lines = path.read_text().splitlines()
     cut = next(k for k, line in enumerate(lines) if line.split()[-1:] == ["x0"]) + 1
