@@ -462,6 +462,20 @@ def check_split_sizes(n_rows: int, sizes: dict, test_fraction: float = 0.5, frac
                          f"holding out {n_test} test rows{held}")
 
 
+def _check_standardised(Z, X, mean, scale) -> None:
+    """Raise InputError when a standardised value of ``Z`` (n, p) overflowed: a row that the scaling was not fitted
+    on (a test or calibration row) far outside the fitting rows' range, e.g. 1e308 beside values about 0.01. It
+    became ``inf`` with a RuntimeWarning only, and ``bilevel tune`` failed after its MILPs with "X_eval contains
+    NaN or inf", of features the file does not hold."""
+    bad = np.argwhere(~np.isfinite(Z))
+    if len(bad):
+        row, j = (int(v) for v in bad[0])
+        raise InputError(f"X's row {row} (counted from 0; a test or calibration row) has {X[row, j]:g} in feature "
+                         f"{j}, which overflows when standardised with the mean {mean[j]:g} and scale {scale[j]:g} of "
+                         f"the rows the scaling is fitted on ({len(bad)} such value{'s' * (len(bad) != 1)}): check "
+                         "the data (a unit or a misplaced decimal point?), or split with standardize=False")
+
+
 def split_dataset(
     X,
     y,
@@ -488,7 +502,8 @@ def split_dataset(
     features, a pandas ``X`` and ``y`` whose row indexes differ (rows are paired by position), sizes that are
     not integers (``n_train``, ``n_val``; ``n_cal`` may be ``None``) or negative, a ``test_fraction`` outside [0, 1),
     a ``seed`` that is not an integer >= 0 (or ``None`` / a ``numpy.random.Generator``), a ``standardize`` that is
-    not a bool, a pool too small, or a training set missing a class.
+    not a bool, a pool too small, a training set missing a class, or a test or calibration row whose standardised
+    value overflows (one far outside the fitting rows' range).
     """
     check_aligned(X, y)
     X = as_float_array(X, "X", "a numeric 2-D array (n, p)")
@@ -549,7 +564,9 @@ def split_dataset(
         const = (U[fit] == U[fit][:1]).all(axis=0) | (scale_u == 0)
         mean_u[const] = U[fit][0, const]
         scale_u[const] = 1.0 / units[const]
-        Z = (U - mean_u) / scale_u
+        with np.errstate(over="ignore"):
+            Z = (U - mean_u) / scale_u
+        _check_standardised(Z, X, mean_u * units, scale_u * units)
         mean, scale = mean_u * units, scale_u * units
     else:
         mean, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
