@@ -160,9 +160,10 @@ def load_dataset(name_or_path: str | Path, label: str | None = None, positive=No
     its first column has no name and holds the row numbers 0..n-1 (the index ``DataFrame.to_csv`` writes) or 1..n (the
     row names R's ``write.csv`` writes), the label
     column is missing (or, for a built-in set, not its own), the file is UTF-16 or UTF-32 text, ``positive`` is not
-    one of the labels, the labels do not take exactly two values, or a feature is not numeric or not finite. A
-    label column that is missing raises LabelColumnError, one with missing values or not two distinct values its
-    subclass LabelValuesError (both InputError; :meth:`LabelColumnError.for_option` names a command-line option).
+    one of the labels (``True`` for the labels 0 and 1, or 1 for ``False`` and ``True``, counts as none), the
+    labels do not take exactly two values, or a feature is not numeric or not finite. A label column that is
+    missing raises LabelColumnError, one with missing values or not two distinct values its subclass
+    LabelValuesError (both InputError; :meth:`LabelColumnError.for_option` names a command-line option).
     """
     import pandas as pd
 
@@ -361,6 +362,11 @@ def _frame_to_dataset(frame: pd.DataFrame, label_col: str, positive, source: str
         twin = [v for v in values if str(v) == str(pos)]  # positive='1' where the labels were read as 0 and 1
         hint = f" (pass positive={twin[0]!r}: the labels were read as {type(twin[0]).__name__})" if twin else ""
         raise InputError(f"positive label {pos!r} is not one of the labels {values} of {source!r}{hint}")
+    match = next(v for v in values if v == pos)
+    if isinstance(pos, (bool, np.bool_)) != isinstance(match, (bool, np.bool_)):
+        # True == 1 in Python: positive=True picked the label 1 of 0/1 labels, and the classes read (0, True)
+        raise InputError(f"positive label {pos!r} is not one of the labels {values} of {source!r} (it equals "
+                         f"{match!r} in Python only; pass positive={match!r})")
     features = frame.drop(columns=[label_col])
     bad = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
     if bad:  # name a value that is not a number: one '?' (UCI's missing value) among 500 numbers is hard to find

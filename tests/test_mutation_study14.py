@@ -191,3 +191,19 @@ def test_a_test_row_whose_standardised_value_overflows_is_refused():
                            r"1e\+308 in feature 0, which overflows"):
             bilevel.split_dataset(X, y, 4, 4, seed=0)
     assert np.isfinite(bilevel.split_dataset(X, y, 4, 4, seed=0, standardize=False).X_test).all()
+
+
+def test_a_bool_positive_label_for_numeric_labels_is_refused(tmp_path):
+    """bilevel.load_dataset: ``positive=True`` for the labels 0 and 1 was taken (``True == 1`` in Python) and the
+    classes read ``(0, True)``, where the package refuses booleans used as numbers elsewhere; now an InputError
+    says to pass 1. ``positive=1`` still picks the label 1 (y = +1 on its rows), and for the labels ``True`` and
+    ``False`` (read as bools) ``positive=True`` is the label itself. Found by mutation study 14."""
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,label\n0.1,0.2,0\n0.3,0.1,1\n0.5,0.4,1\n0.2,0.9,0\n")
+    with pytest.raises(InputError, match=r"positive label True is not one of the labels \[0, 1\].*pass positive=1"):
+        bilevel.load_dataset(path, positive=True)
+    data = bilevel.load_dataset(path, positive=1)
+    assert data.classes == (0, 1) and data.y.tolist() == [-1.0, 1.0, 1.0, -1.0]
+    path.write_text("a,b,label\n0.1,0.2,False\n0.3,0.1,True\n0.5,0.4,True\n0.2,0.9,False\n")
+    data = bilevel.load_dataset(path, positive=True)
+    assert data.classes == (False, True) and data.y.tolist() == [-1.0, 1.0, 1.0, -1.0]
