@@ -572,8 +572,8 @@ def split_dataset(
         scale_u[const] = 1.0 / units[const]
         with np.errstate(over="ignore"):
             Z = (U - mean_u) / scale_u
-        _check_standardised(Z, X, mean_u * units, scale_u * units)
         mean, scale = mean_u * units, scale_u * units
+        _check_standardised(Z, X, mean, scale)
     else:
         mean, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
         Z = X.copy()
