@@ -66,7 +66,10 @@ bilevel optimum. The derivations:
    to 0: it cut off the bilevel optimum and proved a worse point "optimal" (a pessimistic instance with one
    feature of size 1e-7 next to one of size 10: 0.5095, best bound 0.5095, verified, against the optimum 0
    at ``w_bar = 0``; a floor of 1e-6 still did so, 3e-6 no longer). The slip a binary within HiGHS's
-   integrality tolerance allows, ``1e-6 M``, is at most 1e-9 where the floor sets ``M``.
+   integrality tolerance allows, ``1e-6 M``, is at most 1e-9 where the floor sets ``M``. That instance's tiny
+   feature is now also rescaled (item 12), which alone keeps its optimum (measured with the floor set to 0); the
+   floor still guards features item 12 does not flag, e.g. one value of 1e-3 among zeros in 2,000 training rows
+   (``S_j = 5e-7``) beside features of values up to 10.
 
 9. **Bound tightening by LPs.** Every training optimum at any ``w_bar >= w_bar_lb`` has mean training
    hinge ``v*(w_bar) <= v*(w_bar_lb)`` (a larger box only enlarges the LP), and an epsilon-follower at most
