@@ -273,7 +273,8 @@ P_VALUE_METHODS: dict[str, Callable] = {
 
 
 def resolve_p_value_method(method: str | Callable) -> Callable:
-    """Return the p-value function for a name in :data:`P_VALUE_METHODS` (or a callable, unchanged).
+    """Return the p-value function for a name in :data:`P_VALUE_METHODS`, in any case (``"HB"`` is ``"hb"``), or a
+    callable, unchanged.
 
     Raises
     ------
