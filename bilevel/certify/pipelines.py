@@ -119,11 +119,27 @@ class CertificationResult:
     def n_candidates(self) -> int:
         return int(self.risk_opt.shape[0])
 
-    def summary(self, names: Sequence[str] | None = None) -> str:
-        """A short human-readable report; ``names`` maps candidate indices to labels."""
+    def summary(self, names: Sequence[str] | Mapping[int, str] | None = None) -> str:
+        """A short human-readable report; ``names`` maps candidate indices to labels: a sequence of one label per
+        candidate (``n_candidates`` of them), or a mapping from candidate index to label that holds every
+        certified index. Raises InputError for any other ``names`` (e.g. a string, a list of another length, a
+        mapping without a certified index), naming it."""
+        if names is not None:
+            needed = [int(j) for j in self.certified]
+            if isinstance(names, Mapping):
+                missing = [j for j in needed if j not in names]
+                if missing:
+                    raise InputError(f"names has no label for the certified candidate {missing[0]} (a mapping of "
+                                     "names needs one for every certified candidate index)")
+            elif isinstance(names, (str, bytes)) or not isinstance(names, (Sequence, np.ndarray)):
+                raise InputError(f"names must be a sequence of one label per candidate, or a mapping from candidate "
+                                 f"index to label; got {value_text(names)}")
+            elif len(names) != self.n_candidates:
+                raise InputError(f"names has {len(names)} labels for {self.n_candidates} candidates; give one per "
+                                 "candidate")
 
         def label(j: int) -> str:
-            return str(names[j]) if names is not None else str(j)
+            return str(names[int(j)]) if names is not None else str(j)
 
         alpha = ", ".join(f"{a:g}" for a in self.alpha)
         lines = [
