@@ -244,7 +244,7 @@ def test_rgpt_equal_p_values_share_a_depth_level():
     clustering of Sec. 3.2.1 must put them at one depth. The fit returned such scores a few ulps apart, and with
     D < |front| clustering split them: a candidate became the child of its exact tie. Oracle: the levels and
     parents of Alg. 2 recomputed from the exact scores -log p (proportional to the BT scores when n_p = 0)."""
-    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.cluster.hierarchy import linkage
 
     # Z_OPT: candidate 0 has 4 losses in 20 rows (risk 0.2 < alpha = 0.3), candidates 1-3 have 8, 9, 10 (all
     # p = 1); costs fall with the risk, so all four are on the front
@@ -267,10 +267,11 @@ def test_rgpt_equal_p_values_share_a_depth_level():
             continue
         n_checked += 1
         exact = -np.log(res.p_values_opt)
-        labels = fcluster(linkage(exact[:, None], "ward"), t=3, criterion="maxclust")
+        groups = _least_cut(linkage(exact[:, None], "ward"), exact.size, 3)  # SciPy >= 1.15's maxclust
+        label = {j: g for g, members in enumerate(groups) for j in members}
         for i in range(exact.size):
             for j in range(exact.size):
-                assert (labels[i] == labels[j]) == (res.levels[i] == res.levels[j])
+                assert (label[i] == label[j]) == (res.levels[i] == res.levels[j])
     assert n_checked >= 10
 
 
@@ -751,3 +752,51 @@ def test_split_parts_that_are_not_1d_lists_of_rows_are_refused(split, part):
     for fn in (pareto_testing, rg_pt):
         with pytest.raises(InputError, match=rf"split: {part} must be a 1-D list of row indices"):
             fn(losses, ALPHA, DELTA, aux=cost, split=split)
+
+
+def _least_cut(tree, n_leaves, n_clusters):
+    """Partition of the leaves at the least merge height of a monotone linkage ``tree`` that leaves at most
+    ``n_clusters`` clusters, by union-find over the tree's rows (no SciPy cutting)."""
+    if n_clusters >= n_leaves:
+        return sorted([j] for j in range(n_leaves))
+    for h in np.unique(tree[:, 2]):
+        parent = list(range(2 * n_leaves - 1))
+
+        def root(a):
+            while parent[a] != a:
+                a = parent[a]
+            return a
+
+        for row, (a, b, height, _) in enumerate(tree):
+            if height <= h:
+                parent[root(int(a))] = parent[root(int(b))] = n_leaves + row
+        groups = {}
+        for j in range(n_leaves):
+            groups.setdefault(root(j), []).append(j)
+        if len(groups) <= n_clusters:
+            return sorted(groups.values())
+    raise AssertionError("no height leaves few enough clusters")
+
+
+@pytest.mark.parametrize("method", ["single", "complete", "average", "weighted", "ward"])
+def test_depth_levels_cut_the_tree_at_the_least_height_with_at_most_d_clusters(method):
+    """RG-PT's depth levels are the flat clusters of the log-scores' linkage at the least height leaving at most
+    D of them (``fcluster``'s "maxclust" from SciPy 1.15 on). SciPy 1.11-1.14 never chose the least height
+    (scipy/scipy#12651): log-scores [0, -1, -10] in two levels came out as one level there, so the lowest supported
+    SciPy gave other levels, test orders and DAGs than a current one. Oracle: a union-find cut of the tree's rows."""
+    from scipy.cluster.hierarchy import linkage
+
+    from bilevel.certify.pipelines import _at_most_clusters, _depth_levels
+
+    assert _depth_levels(np.array([0.0, -1.0, -10.0]), 2, method).tolist() == [1, 1, 2]
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        k = int(rng.integers(3, 10))
+        x = rng.normal(size=k) * 5
+        if trial % 3 == 0:
+            x = np.round(x)  # tied scores and tied merge heights
+        tree = linkage(x.reshape(-1, 1), method=method)
+        for d in range(1, k + 1):
+            labels = _at_most_clusters(tree, d)
+            got = sorted(np.flatnonzero(labels == u).tolist() for u in np.unique(labels))
+            assert got == _least_cut(tree, k, d), (x, d)

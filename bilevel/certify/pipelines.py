@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
-from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.cluster.hierarchy import fcluster, linkage, maxdists
 
 from ..errors import InputError
 from ..ranking import bradley_terry, check_eta, nonnegative_lasso, rgpt_win_counts
@@ -482,6 +482,30 @@ def _merge_score_ties(log_scores: np.ndarray) -> np.ndarray:
     return out
 
 
+def _at_most_clusters(tree: np.ndarray, n_clusters: int) -> np.ndarray:
+    """Flat clusters (labels, one per leaf) of the linkage ``tree`` at the least cut height that leaves at most
+    ``n_clusters`` of them, heights taken from SciPy's monotone criterion ``maxdists``: what
+    ``fcluster(tree, n_clusters, criterion="maxclust")`` returns from SciPy 1.15 on. Earlier releases never
+    chose the least height (scipy/scipy#12651), so log-scores [0, -1, -10] in two levels came out as one level
+    with SciPy 1.11. The number of clusters falls as the height rises, so a bisection over the heights finds it."""
+    if n_clusters > tree.shape[0]:  # as many clusters as leaves (tree.shape[0] + 1): every leaf its own
+        return np.arange(1, tree.shape[0] + 2, dtype=np.int32)
+    crit = maxdists(tree)
+    heights = np.unique(crit)
+    lo, hi = -1, heights.size - 1  # at the largest height every leaf is in one cluster
+
+    def cut(h):
+        return fcluster(tree, t=h, criterion="monocrit", monocrit=crit)
+
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if cut(heights[mid]).max() > n_clusters:
+            lo = mid
+        else:
+            hi = mid
+    return cut(heights[hi])
+
+
 def _depth_levels(log_scores: np.ndarray, n_levels: int, method: str) -> np.ndarray:
     """Cluster 1-D log-scores into at most ``n_levels`` groups; level 1 = highest scores."""
     k = log_scores.size
@@ -494,8 +518,7 @@ def _depth_levels(log_scores: np.ndarray, n_levels: int, method: str) -> np.ndar
         return levels
     if np.ptp(log_scores) == 0.0:
         return np.ones(k, dtype=np.int64)
-    tree = linkage(log_scores.reshape(-1, 1), method=method)
-    labels = fcluster(tree, t=n_levels, criterion="maxclust")
+    labels = _at_most_clusters(linkage(log_scores.reshape(-1, 1), method=method), n_levels)
     uniq = np.unique(labels)
     means = np.array([log_scores[labels == u].mean() for u in uniq])
     rank = {u: r + 1 for r, u in enumerate(uniq[np.argsort(-means, kind="stable")])}
