@@ -1,6 +1,6 @@
 """Independent oracles for the MILP tests: hinge-loss LPs written directly for scipy's ``linprog``,
 sharing no code with the package (not even its LP helper), and brute force over a grid of ``w_bar``; and, for the
-readers of solution files, a file HiGHS writes itself."""
+readers of solution files, a file HiGHS writes itself; and a Pareto front by pairwise comparison."""
 from __future__ import annotations
 
 import itertools
@@ -107,3 +107,11 @@ def highs_solution_file(path, style: int, integer: bool = False):
     h.run()
     h.writeSolution(str(path), style)
     return path
+
+
+def brute_front(obj: np.ndarray) -> list[int]:
+    """Eq. (2) of the Pareto-testing paper, pair by pair: row j of ``obj`` (m, k) is on the front unless some row i
+    is <= in every objective and < in one. Returns the front's row indices, ascending."""
+    m = len(obj)
+    return [j for j in range(m)
+            if not any(all(obj[i] <= obj[j]) and any(obj[i] < obj[j]) for i in range(m))]

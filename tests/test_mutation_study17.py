@@ -13,6 +13,7 @@ from statsmodels.stats.multitest import multipletests
 
 from bilevel.certify import ltt, pareto_testing, rg_pt
 from bilevel.errors import InputError
+from oracles import brute_front
 
 # 40 calibration rows, 4 candidates with 0-1 losses of error rates 0.05, 0.1, 0.2 and 0.5
 def risk_as_p_value(r_hat, n, alpha):
@@ -122,13 +123,6 @@ def test_rgpt_chooses_the_certified_candidate_with_the_smallest_auxiliary_cost()
     assert res.chosen == 2
 
 
-def _brute_front(obj: np.ndarray) -> list[int]:
-    """Eq. (2) of the Pareto-testing paper pair by pair: j is on the front unless some i is <= in every objective and
-    < in one."""
-    m = len(obj)
-    return [j for j in range(m) if not any(all(obj[i] <= obj[j]) and any(obj[i] < obj[j]) for i in range(m))]
-
-
 @pytest.mark.parametrize("fn", [pareto_testing, rg_pt])
 def test_the_front_with_auxiliary_objectives_uses_every_controlled_risk(fn):
     """The Pareto front is taken over (estimated risks, auxiliary objectives) (pareto_testing's and rg_pt's
@@ -141,7 +135,7 @@ def test_the_front_with_auxiliary_objectives_uses_every_controlled_risk(fn):
     cost = np.array([1.0, 1.0, 2.0])
     split = (np.arange(0, n, 2), np.arange(1, n, 2))
     table = np.column_stack([losses[split[0]].mean(axis=0), cost])
-    assert _brute_front(table) == [0, 1]
+    assert brute_front(table) == [0, 1]
     assert fn(losses, 0.5, 0.1, aux=cost, split=split).front.tolist() == [0, 1]
 
 
