@@ -125,9 +125,8 @@ class CertificationResult:
         certified index. Raises InputError for any other ``names`` (e.g. a string, a list of another length, a
         mapping without a certified index), naming it."""
         if names is not None:
-            needed = [int(j) for j in self.certified]
             if isinstance(names, Mapping):
-                missing = [j for j in needed if j not in names]
+                missing = [int(j) for j in self.certified if int(j) not in names]
                 if missing:
                     raise InputError(f"names has no label for the certified candidate {missing[0]} (a mapping of "
                                      "names needs one for every certified candidate index)")
