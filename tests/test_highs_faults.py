@@ -45,7 +45,7 @@ def test_tie_resolve_gets_the_optimum_not_the_mip_start():
     # the optimistic value at w_bar = 1: the least validation hinge over the training optima there (an LP)
     best = hinge_lp(np.ones(p), (s.X_val, s.y_val), [(s.X_train, s.y_train, v_star + 1e-9)]).value
     assert best <= opt.objective + 1e-6
-    tr = bilevel.ties.optimistic_tie_range(opt, "sum_w_bar", threads=1, time_limit=60)
+    tr = bilevel.optimistic_tie_range(opt, "sum_w_bar", threads=1, time_limit=60)
     assert tr.high.status == "optimal"
     assert tr.high.criterion_value == pytest.approx(p, abs=1e-6)
 
