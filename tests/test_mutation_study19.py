@@ -17,24 +17,11 @@ the box multipliers' complementarity not divided by their big-M (an undocumented
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pyo
 import pytest
 
 import bilevel
+from model_points import load_optimistic, load_pessimistic
 from oracles import lp, optimistic_value, tiny_instance
-
-
-def _load_optimistic(model, w_bar, w, b, X_v, y_v):
-    """Load (w_bar, w, b) into a built optimistic model, the validation losses g at their hinges, every other
-    variable 0."""
-    for var in model.component_data_objects(pyo.Var):
-        var.set_value(0.0, skip_validation=True)
-    for j in range(len(w_bar)):
-        model.w_bar[j].set_value(float(w_bar[j]), skip_validation=True)
-        model.w[j].set_value(float(w[j]), skip_validation=True)
-    model.b.set_value(float(b), skip_validation=True)
-    for k, h in zip(model.g, bilevel.hinge(X_v, y_v, w, b)):
-        model.g[k].set_value(float(h), skip_validation=True)
 
 
 def test_best_objective_at_w_bar_is_the_least_over_the_exact_training_optima():
@@ -48,30 +35,10 @@ def test_best_objective_at_w_bar_is_the_least_over_the_exact_training_optima():
     for w_bar in (np.array([0.6, 0.4]), np.array([0.2, 0.9])):
         least = lp(w_bar, (X_t, y_t))
         point = bilevel.hinge_lp(w_bar, (X_t, y_t))
-        _load_optimistic(model, w_bar, point.w, point.b, X_v, y_v)
+        load_optimistic(model, w_bar, point.w, point.b, X_v, y_v)
         ver = bilevel.verify_model(model, tolerance=1e-2)
         assert ver.train_loss_min == pytest.approx(least, abs=1e-8)
         assert ver.best_objective_at_w_bar == pytest.approx(optimistic_value(w_bar, X_t, y_t, X_v, y_v), abs=1e-6)
-
-
-def _load_pessimistic(model, w_bar, w, b, replica, X_t, y_t, X_f, ybar, X_v, y_v):
-    """Load (w_bar, w, b) and the replica (w_hat, b_hat) into a built pessimistic model: losses at their hinges,
-    kappa = 1, every other variable 0 (as tests/test_verify.py's loader)."""
-    for var in model.component_data_objects(pyo.Var):
-        var.set_value(0.0, skip_validation=True)
-    model.kappa.set_value(1.0, skip_validation=True)
-    for prefix, (ww, bb) in (("", (w, b)), ("_hat", replica)):
-        getattr(model, "b" + prefix).set_value(float(bb), skip_validation=True)
-        for j in range(len(ww)):
-            getattr(model, "w" + prefix)[j].set_value(float(ww[j]), skip_validation=True)
-        for i, h in enumerate(bilevel.hinge(X_t, y_t, ww, bb)):
-            getattr(model, "xi" + prefix)[i].set_value(float(h), skip_validation=True)
-    for j in range(len(w_bar)):
-        model.w_bar[j].set_value(float(w_bar[j]), skip_validation=True)
-    for k, h in zip(model.v, bilevel.hinge(X_f, ybar, w, b)):
-        model.v[k].set_value(float(h), skip_validation=True)
-    for k, h in zip(model.g, bilevel.hinge(X_v, y_v, w, b)):
-        model.g[k].set_value(float(h), skip_validation=True)
 
 
 EPS = 0.2
@@ -109,7 +76,7 @@ def test_an_objective_bought_with_a_replica_within_tolerance_is_not_verified():
     exact = (1 + EPS) * least
     best_exact = lp(w_bar, V, [(*T, exact * (1 + 1e-12)), (*F, lp(w_bar, F, [(*T, exact)]) + 1e-12)])
     assert point.value < best_exact - 2 * tol
-    _load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+    load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
     _raise_replica(model, len(T[1]), 0.9 * tol)
     ver = bilevel.verify_model(model, tolerance=tol)
     assert ver.replica_gap == pytest.approx(0.9 * tol, abs=1e-9)
@@ -130,7 +97,7 @@ def test_an_exact_follower_optimum_with_a_replica_within_tolerance_is_verified()
     phi_exact = lp(w_bar, F, [(*T, exact)])
     point = bilevel.hinge_lp(w_bar, V, [(*T, exact), (*F, phi_exact * (1 + 1e-12) + 1e-12)])
     assert bilevel.hinge(*F, point.w, point.b).mean() == pytest.approx(phi_exact, abs=1e-8)
-    _load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+    load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
     _raise_replica(model, len(T[1]), 0.9 * tol)
     ver = bilevel.verify_model(model, tolerance=tol)
     assert ver.inner_optimum == pytest.approx(phi_exact, abs=1e-7)
@@ -148,7 +115,7 @@ def test_a_replica_far_below_the_least_training_loss_is_reported_with_its_true_b
     exact = (1 + EPS) * least
     point = bilevel.hinge_lp(w_bar, V, [(*T, exact), (*F, lp(w_bar, F, [(*T, exact)]) * (1 + 1e-12) + 1e-12)])
     replica = bilevel.hinge_lp(w_bar, T)
-    _load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+    load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
     for i in model.xi_hat:
         model.xi_hat[i].set_value(0.5 * least, skip_validation=True)
     ver = bilevel.verify_model(model)
@@ -166,7 +133,7 @@ def test_a_replica_whose_xi_hat_lie_below_its_hinges_is_not_verified():
     model, T, V, F, w_bar, least = _steep()
     exact = (1 + EPS) * least
     point = bilevel.hinge_lp(w_bar, V, [(*T, exact), (*F, lp(w_bar, F, [(*T, exact)]) * (1 + 1e-12) + 1e-12)])
-    _load_pessimistic(model, w_bar, point.w, point.b, (np.zeros(2), 0.0), *T, *F, *V)
+    load_pessimistic(model, w_bar, point.w, point.b, (np.zeros(2), 0.0), *T, *F, *V)
     for i in model.xi_hat:
         model.xi_hat[i].set_value(least, skip_validation=True)
     ver = bilevel.verify_model(model)
@@ -185,7 +152,7 @@ def test_lambda_is_lam_over_kappa_and_touches_its_bound_within_a_relative_1e_6()
     replica = bilevel.hinge_lp(w_bar, T)
     bound = model.bilevel_info["lambda_bound"]
     for kappa, at_bound in ((0.25, False), (1.0 / (1.0 + bound) * (1 + 1e-8), True)):
-        _load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+        load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
         model.kappa.set_value(kappa, skip_validation=True)
         model.lam.set_value(1.0 - kappa, skip_validation=True)
         ver = bilevel.verify_model(model)
@@ -214,7 +181,7 @@ def test_a_follower_three_tolerances_above_the_least_training_loss_fails_and_rep
     b = _bisect(lambda b: bilevel.hinge(X_t, y_t, best.w, b).mean() - least, best.b, best.b + 1.0, 3 * tol)
     loss = bilevel.hinge(X_t, y_t, best.w, b).mean()
     assert 2.9 * tol < loss - least < 3.1 * tol
-    _load_optimistic(model, w_bar, best.w, b, X_v, y_v)
+    load_optimistic(model, w_bar, best.w, b, X_v, y_v)
     ver = bilevel.verify_model(model, tolerance=tol)
     assert ver.train_loss == pytest.approx(loss, abs=1e-12) and ver.inner_value == pytest.approx(loss, abs=1e-12)
     assert ver.train_loss_min == pytest.approx(least, abs=1e-8) and ver.inner_optimum == pytest.approx(least, abs=1e-8)
@@ -238,7 +205,7 @@ def test_a_follower_three_tolerances_below_the_least_training_loss_is_not_verifi
     d = _bisect(drop, 0.0, 0.9 * tol, 3 * tol)
     point = bilevel.hinge_lp(w_bar + d, (X_t, y_t))
     assert 2.9 * tol < least - point.value < 3.1 * tol
-    _load_optimistic(model, w_bar, point.w, point.b, X_v, y_v)
+    load_optimistic(model, w_bar, point.w, point.b, X_v, y_v)
     ver = bilevel.verify_model(model, tolerance=tol)
     assert ver.box_violation <= tol and ver.inner_gap < 0
     assert not ver.verified and any("below the least one" in m for m in ver.messages), ver.messages
@@ -433,7 +400,7 @@ def test_the_box_multiplier_of_a_tiny_feature_is_converted_with_its_scale():
     s_1 = np.abs(np.vstack([X_t, X_v])[:, 1]).max()
     w_bar = np.array([0.7, 0.5])
     point = bilevel.hinge_lp(w_bar, (X_t, y_t))
-    _load_optimistic(model, w_bar, point.w, point.b, X_v, y_v)
+    load_optimistic(model, w_bar, point.w, point.b, X_v, y_v)
     model.mu_plus[1].set_value(0.5, skip_validation=True)
     ver = bilevel.verify_model(model)
     assert ver.stationarity_residual == pytest.approx(0.5 * s_1, rel=1e-9)
@@ -483,7 +450,7 @@ def test_a_training_optimal_follower_with_a_worse_tie_is_verified_and_names_the_
     closed form (hinges 0.2 and 0 at the validation points)."""
     X_t, y_t, X_v, y_v = _tiny_tie()
     model = bilevel.build_optimistic_model(X_t, y_t, X_v, y_v)
-    _load_optimistic(model, np.array([0.6]), np.array([0.6]), 0.4, X_v, y_v)
+    load_optimistic(model, np.array([0.6]), np.array([0.6]), 0.4, X_v, y_v)
     ver = bilevel.verify_model(model)
     assert ver.train_loss == pytest.approx(0.4) and ver.train_loss_min == pytest.approx(0.4, abs=1e-8)
     assert ver.objective_recomputed == pytest.approx(0.1) and ver.best_objective_at_w_bar == pytest.approx(0, abs=1e-7)

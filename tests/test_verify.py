@@ -7,28 +7,9 @@ import pyomo.environ as pyo
 
 import bilevel
 from bilevel import library
+from model_points import load_optimistic, load_pessimistic
 
 MANIFEST = Path(__file__).resolve().parents[1] / "models" / "manifest.csv"
-
-
-def _load(model, w_bar, w, b, replica, X_t, y_t, X_f, ybar, X_v, y_v):
-    """Load (w_bar, w, b) and the replica (w_hat, b_hat) into a built pessimistic model: losses at their
-    hinges, kappa = 1, every other variable 0 (the verdict rests on these; the KKT residuals are reported)."""
-    for var in model.component_data_objects(pyo.Var):
-        var.set_value(0.0, skip_validation=True)
-    model.kappa.set_value(1.0, skip_validation=True)
-    for prefix, (ww, bb) in (("", (w, b)), ("_hat", replica)):
-        getattr(model, "b" + prefix).set_value(float(bb), skip_validation=True)
-        for j in range(len(ww)):
-            getattr(model, "w" + prefix)[j].set_value(float(ww[j]), skip_validation=True)
-        for i, h in enumerate(bilevel.hinge(X_t, y_t, ww, bb)):
-            getattr(model, "xi" + prefix)[i].set_value(float(h), skip_validation=True)
-    for j in range(len(w_bar)):
-        model.w_bar[j].set_value(float(w_bar[j]), skip_validation=True)
-    for k, h in zip(model.v, bilevel.hinge(X_f, ybar, w, b)):
-        model.v[k].set_value(float(h), skip_validation=True)
-    for k, h in zip(model.g, bilevel.hinge(X_v, y_v, w, b)):
-        model.g[k].set_value(float(h), skip_validation=True)
 
 
 def _diabetes_pes_at_large_multiplier():
@@ -58,13 +39,13 @@ def test_an_answer_that_buys_its_objective_with_the_tolerances_is_not_verified()
     best = bilevel.hinge_lp(w_bar, V, [(*T, budget * (1 + 1e-12)), (*F, flipped_min * (1 + 1e-12))])
     assert point.value < best.value - 10 * tol
     model = built.model
-    _load(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+    load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
     ver = bilevel.verify_model(model, tolerance=tol)
     assert ver.inner_gap <= tol and ver.budget_violation <= tol and abs(ver.replica_gap) <= tol  # each test passes
     assert not ver.verified and len(ver.messages) == 1 and "least any exact follower optimum" in ver.messages[0], \
         ver.messages
     # The exact follower optimum with the least objective at the same w_bar is verified.
-    _load(model, w_bar, best.w, best.b, (replica.w, replica.b), *T, *F, *V)
+    load_pessimistic(model, w_bar, best.w, best.b, (replica.w, replica.b), *T, *F, *V)
     ver = bilevel.verify_model(model, tolerance=tol)
     assert ver.verified, ver.messages
 
@@ -110,7 +91,7 @@ def test_a_replica_whose_loss_is_below_the_least_training_loss_is_not_verified()
     exact = (1 + eps) * least * (1 + 1e-12)  # the oracle's least objective over the exact follower optima
     best = lp(w_bar, V, [(*T, exact), (*F, lp(w_bar, F, [(*T, exact)]) * (1 + 1e-12) + 1e-12)])
     assert point.value < best - 10 * tol
-    _load(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+    load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
     ver = bilevel.verify_model(model, tolerance=tol)
     assert ver.replica_gap < -10 * tol
     assert not ver.verified
@@ -134,7 +115,7 @@ def test_an_answer_that_lowers_the_replica_loss_within_the_tolerance_is_not_veri
     best = lp(w_bar, V, [(*T, exact), (*F, lp(w_bar, F, [(*T, exact)]) * (1 + 1e-12) + 1e-12)])
     assert point.value < best - 5 * tol
     model = built.model
-    _load(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+    load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
     for i, h in enumerate(bilevel.hinge(*T, replica.w, replica.b)):
         model.xi_hat[i].set_value(float(h) - 0.99 * tol, skip_validation=True)
     ver = bilevel.verify_model(model, tolerance=tol)
@@ -186,7 +167,7 @@ def test_a_missing_or_nan_value_in_a_checked_variable_is_named():
     point = bilevel.hinge_lp(w_bar, V, [(*T, budget), (*F, flipped_min * (1 + 1e-12))])
     for name in ("kappa", "lam", "b_hat", "g", "xi_hat", "w_hat"):
         for bad in (None, float("nan")):
-            _load(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
+            load_pessimistic(model, w_bar, point.w, point.b, (replica.w, replica.b), *T, *F, *V)
             assert bilevel.verify_model(model).verified
             var = getattr(model, name)
             var[next(iter(var))].set_value(bad, skip_validation=True)
@@ -268,19 +249,6 @@ def test_solution_w_bar_refuses_an_unsolved_model_or_another_object():
             solution_w_bar(other)
 
 
-def _load_optimistic(model, w_bar, w, b, X_v, y_v):
-    """Load (w_bar, w, b) into a built optimistic model, the validation losses g at their hinges, every other
-    variable 0 (the verdict rests on these; the KKT residuals are only reported)."""
-    for var in model.component_data_objects(pyo.Var):
-        var.set_value(0.0, skip_validation=True)
-    for j in range(len(w_bar)):
-        model.w_bar[j].set_value(float(w_bar[j]), skip_validation=True)
-        model.w[j].set_value(float(w[j]), skip_validation=True)
-    model.b.set_value(float(b), skip_validation=True)
-    for k, h in zip(model.g, bilevel.hinge(X_v, y_v, w, b)):
-        model.g[k].set_value(float(h), skip_validation=True)
-
-
 def test_a_follower_a_little_above_the_least_training_loss_is_not_verified():
     """The follower's optimality is the heart of the verdict: a (w, b) whose training loss lies 1e-4 (10 tol)
     above the least one at w_bar (oracle: tests/oracles.lp, sharing no code with the package) must fail, by its
@@ -294,7 +262,7 @@ def test_a_follower_a_little_above_the_least_training_loss_is_not_verified():
     least = lp(w_bar, (X_t, y_t))
     # The follower optimum with the least validation hinge, then b moved until the training loss is 1e-4 higher.
     best = bilevel.hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, least * (1 + 1e-12))])
-    _load_optimistic(model, w_bar, best.w, best.b, X_v, y_v)
+    load_optimistic(model, w_bar, best.w, best.b, X_v, y_v)
     assert bilevel.verify_model(model, tolerance=tol).verified
     gap = lambda b: bilevel.hinge(X_t, y_t, best.w, b).mean() - least  # noqa: E731
     lo, hi = best.b, best.b + 1.0
@@ -303,7 +271,7 @@ def test_a_follower_a_little_above_the_least_training_loss_is_not_verified():
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if gap(mid) < 1e-4 else (lo, mid)
     assert 0.9e-4 < gap(hi) < 1.1e-4
-    _load_optimistic(model, w_bar, best.w, hi, X_v, y_v)
+    load_optimistic(model, w_bar, best.w, hi, X_v, y_v)
     ver = bilevel.verify_model(model, tolerance=tol)
     assert ver.inner_gap == pytest.approx(gap(hi), abs=1e-8)
     assert not ver.verified and any("not optimal for the follower" in m for m in ver.messages), ver.messages
@@ -326,7 +294,7 @@ def test_a_follower_below_the_box_in_a_feature_without_data_is_not_verified():
     for w_2, expected in ((-0.3, True), (0.3, True), (0.31, False), (-0.31, False), (0.30003, False),
                           (-0.30003, False)):
         w = np.r_[best.w[:2], w_2]
-        _load_optimistic(model, w_bar, w, best.b, X_v, y_v)
+        load_optimistic(model, w_bar, w, best.b, X_v, y_v)
         ver = bilevel.verify_model(model)
         assert ver.verified is expected, (w_2, ver.messages)
         assert expected or (ver.box_violation == pytest.approx(abs(w_2) - 0.3, abs=1e-12)
@@ -347,7 +315,7 @@ def test_a_reported_objective_three_tolerances_off_the_recomputed_one_is_not_ver
     best = bilevel.hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, least * (1 + 1e-12))])
     recomputed = float(np.mean(bilevel.hinge(X_v, y_v, best.w, best.b)))
     for excess, expected in ((0.0, True), (3 * tol, False)):
-        _load_optimistic(model, w_bar, best.w, best.b, X_v, y_v)
+        load_optimistic(model, w_bar, best.w, best.b, X_v, y_v)
         first = next(iter(model.g))
         model.g[first].set_value(model.g[first].value + excess * len(y_v), skip_validation=True)
         ver = bilevel.verify_model(model, tolerance=tol)
@@ -372,7 +340,7 @@ def test_a_replica_a_little_above_the_least_training_loss_is_not_verified():
     least = lp(w_bar, (X_t, y_t))
     best = bilevel.hinge_lp(w_bar, (X_v, y_v), [(X_t, y_t, least * (1 + 1e-12))])
     for excess, expected in ((0.0, True), (1e-4, False)):
-        _load(model, w_bar, best.w, best.b, (best.w, best.b), X_t, y_t, X_v, -y_v, X_v, y_v)
+        load_pessimistic(model, w_bar, best.w, best.b, (best.w, best.b), X_t, y_t, X_v, -y_v, X_v, y_v)
         model.xi_hat[0].set_value(model.xi_hat[0].value + excess * len(y_t), skip_validation=True)  # still >= hinge
         ver = bilevel.verify_model(model, tolerance=tol)
         assert ver.replica_gap == pytest.approx(excess, abs=1e-8)
@@ -401,7 +369,7 @@ def test_a_follower_a_little_over_its_budget_or_a_replica_a_little_outside_the_b
                                                     (0.0, -0.2 - 1e-4, False, "w_hat leaves the box")):
         point = bilevel.hinge_lp(w_bar, (X_v, -y_v), [(X_t, y_t, budget + excess)])
         w_hat = np.r_[replica.w[:2], replica_w_2]
-        _load(model, w_bar, point.w, point.b, (w_hat, replica.b), X_t, y_t, X_v, -y_v, X_v, y_v)
+        load_pessimistic(model, w_bar, point.w, point.b, (w_hat, replica.b), X_t, y_t, X_v, -y_v, X_v, y_v)
         ver = bilevel.verify_model(model, tolerance=tol)
         assert ver.budget_violation == pytest.approx(excess, abs=1e-8)
         assert ver.verified is expected, (excess, replica_w_2, ver.messages)
