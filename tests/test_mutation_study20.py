@@ -5,12 +5,15 @@ test_option_names.py and, by the code mutated, test_warmstart.py, test_race.py, 
 test_highs_interrupt.py), against the documented behaviour (the docstrings of solve_model, SolveInfo, compile_model,
 check_highs_option, _start_vector and _start_unimproved_at_root) and an independent oracle: scipy.optimize.milp /
 linprog on the same small (MI)LP written out as matrices here, or a closed form worked by hand. Of 97 mutants run,
-58 were killed by the existing tests and 39 survived: 31 are killed here, 7 are equivalent (c02 row kinds, c08 NaN
-bounds Pyomo refuses first, st04, v08, h08, h11, cf1) and 1 remains (rc08: the dual bound of a raced run that claims
-infeasibility counted, which needs a faked run reporting a finite bound with that claim); two more (c03, rc07) were
-judged equivalent by reading."""
+58 were killed by the existing tests and 39 survived: 32 are killed here (rc08, the dual bound of a raced run that
+claims infeasibility counted, by a run faked to make that claim with a finite bound) and 7 are equivalent (c02 row
+kinds, c08 NaN bounds Pyomo refuses first, st04, v08, h08, h11, cf1); two more (c03, rc07) were judged equivalent by
+reading."""
 from __future__ import annotations
 
+import time
+
+import highspy
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -258,6 +261,63 @@ def test_a_raced_maximisation_stopped_at_a_limit_returns_the_largest_incumbent(m
                     bounds=Bounds(0, 1)).fun
     assert optimum == pytest.approx(25.0) and info.status != "optimal"
     assert info.objective == pytest.approx(values @ starts[1]) and info.random_seed == 8
+
+
+class _Claims:
+    """A ``highspy.Highs`` run (``h``) with the methods in ``methods`` replaced; its ``getInfo`` values likewise
+    through :class:`_Info`."""
+
+    def __init__(self, h, **methods):
+        self.h, self._methods = h, methods
+
+    def __getattr__(self, name):
+        return self._methods[name] if name in self._methods else getattr(self.h, name)
+
+
+class _Info:
+    def __init__(self, info, **values):
+        self._info, self._values = info, values
+
+    def __getattr__(self, name):
+        return self._values[name] if name in self._values else getattr(self._info, name)
+
+
+def test_a_raced_run_claiming_infeasibility_proves_no_bound(monkeypatch):
+    """The race's best bound is the tightest over the runs that do not claim the model infeasible (``_race``'s
+    docstring): run 0 stops at ``mip_max_nodes=0`` holding its start (items 0 and 2, objective -22, no dual bound
+    yet), run 1 ends after it claiming infeasibility with a (faked) finite dual bound of 100. The result keeps run
+    0's incumbent with no bound (-inf, gap inf), as a single run stopped there. Kills rc08 (the claiming run's
+    bound counted: best bound -22 and gap 0, a proof that nothing gave). Oracle: scipy's milp for the optimum -25,
+    below -22, so no bound at -22 is valid."""
+    weights, values = np.array([5, 4, 6, 3, 7, 2.0]), np.array([10, 7, 12, 5, 13, 3.0])
+    m = pyo.ConcreteModel()
+    m.z = pyo.Var(range(6), domain=pyo.Binary)
+    m.cap = pyo.Constraint(expr=sum(weights[i] * m.z[i] for i in range(6)) <= 13)
+    m.o = pyo.Objective(expr=-sum(values[i] * m.z[i] for i in range(6)))
+    start = np.array([1, 0, 1, 0, 0, 0.0])
+    configured, runs = S._configured_highs, []
+
+    def claiming(cm, opts, _start, injector=None, run=0, stopper=None):
+        h = configured(cm, opts, start, injector, run, stopper)
+        runs.append(h)
+        if run == 0:
+            return h
+
+        def after_run_0():
+            while runs[0].getModelStatus() == highspy.HighsModelStatus.kNotset:
+                time.sleep(0.01)
+            time.sleep(0.2)  # run 0 has left HiGHS: it ends first
+
+        return _Claims(h, run=after_run_0, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
+                       getInfo=lambda: _Info(h.getInfo(), mip_dual_bound=100.0, primal_solution_status=0))
+
+    monkeypatch.setattr(S, "_configured_highs", claiming)
+    info = S.solve_model(m, race=2, options={"mip_max_nodes": 0})
+    optimum = milp(-values, constraints=LinearConstraint(weights[None, :], ub=13), integrality=np.ones(6),
+                   bounds=Bounds(0, 1)).fun
+    assert optimum == pytest.approx(-25.0) and info.objective == pytest.approx(-values @ start)
+    assert info.objective > optimum + 1
+    assert info.status == "solution_limit" and info.best_bound == -np.inf and info.gap == np.inf
 
 
 # --------------------------------------------------------------------------------------------------
