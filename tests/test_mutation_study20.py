@@ -180,15 +180,22 @@ def test_options_that_are_not_a_mapping_are_refused(options):
         S.solve_model(_tiny(), options=options)
 
 
+def _harness(request) -> dict:
+    """The options ``pytest --highs-seed N`` puts under every solve that sets no seed (tests/highs_seed.py), which
+    ``options`` then records: ``{"random_seed": N}``, or none without that flag."""
+    seed = request.config.getoption("--highs-seed")
+    return {} if seed is None else {"random_seed": seed}
+
+
 @pytest.mark.parametrize("threads", [0, 1])
-def test_the_arguments_are_recorded_in_options_and_threads_zero_is_valid(threads):
+def test_the_arguments_are_recorded_in_options_and_threads_zero_is_valid(threads, request):
     """``options`` are the HiGHS options that repeat the solve: the ``time_limit``, ``mip_gap`` (as ``mip_rel_gap``)
     and ``threads`` the caller gave; ``threads`` 0 is valid (HiGHS's default). Kills v09 (time limit not passed),
     v10 (gap not passed), v11 (threads not passed) and v12 (threads 0 refused). Oracle: the docstrings; the optimum
     against scipy.optimize.milp."""
     m, optimum = _milp(1)
     info = S.solve_model(m, time_limit=1000, mip_gap=1e-3, threads=threads)
-    assert info.options == {"time_limit": 1000.0, "mip_rel_gap": 1e-3, "threads": threads}
+    assert info.options == {"time_limit": 1000.0, "mip_rel_gap": 1e-3, "threads": threads, **_harness(request)}
     assert info.objective == pytest.approx(optimum, abs=1e-6) and info.status == "optimal"
 
 
@@ -216,7 +223,7 @@ def test_a_solve_given_threads_recreates_the_schedulers_of_its_thread():
     assert results == [pytest.approx(optimum, abs=1e-6)] * 3
 
 
-def test_an_lp_is_never_raced(monkeypatch):
+def test_an_lp_is_never_raced(monkeypatch, request):
     """``race`` applies to MILPs only: an LP is one plain run (race's docstring, "LPs are never raced"), whose
     result carries no racer's seed; an LP has no branch-and-bound nodes (``nodes`` 0) and, optimal, its bound is its
     objective. Kills v18 (an LP raced like a MILP) and p01 (an optimal LP reported with one node). Oracle:
@@ -234,7 +241,7 @@ def test_an_lp_is_never_raced(monkeypatch):
     monkeypatch.setattr(S, "_race", no_race)
     info = S.solve_model(m, race=3)
     assert info.status == "optimal" and info.objective == pytest.approx(-linprog(-c, A_ub=A, b_ub=b).fun, rel=1e-9)
-    assert info.random_seed == 0 and "random_seed" not in info.options
+    assert info.random_seed == _harness(request).get("random_seed", 0) and info.options == _harness(request)
     assert info.nodes == 0 and info.gap == 0.0 and info.best_bound == info.objective
 
 
@@ -359,8 +366,9 @@ def test_an_exception_from_a_hook_is_re_raised_after_the_solve(hook):
         raise ZeroDivisionError("from the hook")
 
     kwargs = {"improve": fail, "improve_after": 0.0} if hook == "improve" else {"interrupt_when": fail}
+    start = [(var, 0.0) for var in m.component_data_objects(pyo.Var)]  # an incumbent from the first interrupt check
     with pytest.raises(ZeroDivisionError, match="from the hook"):
-        S.solve_model(m, options={"presolve": "off"}, **kwargs)
+        S.solve_model(m, mip_start=start, options={"presolve": "off"}, **kwargs)
 
 
 def test_improve_after_zero_nodes_calls_improve_with_the_incumbent_and_the_bound():
@@ -397,7 +405,7 @@ def test_a_start_at_the_root_is_checked_up_to_node_one():
 
 
 @pytest.mark.parametrize("empty", [[], {}, np.zeros((0, 2))])
-def test_an_empty_mip_start_is_no_start(empty):
+def test_an_empty_mip_start_is_no_start(empty, request):
     """A MIP start of length 0 is no start (``_given``): the solve is the one without a start, so its optimum at the
     all-zero point (which a start of zeros, 0 clipped to the bounds, would hit at the root) is not re-checked without
     presolve (no ``presolve="off"`` in ``options``). Kills gv1 (an empty start taken as a start of zeros). Oracle:
@@ -410,7 +418,7 @@ def test_an_empty_mip_start_is_no_start(empty):
     plain = S.solve_model(model())
     info = S.solve_model(model(), mip_start=empty)
     assert info.objective == plain.objective == 0.0 and info.status == plain.status == "optimal"
-    assert info.options == plain.options == {}
+    assert info.options == plain.options == _harness(request)
 
 
 def test_a_start_value_none_is_not_given():
