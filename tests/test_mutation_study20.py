@@ -270,25 +270,6 @@ def test_a_raced_maximisation_stopped_at_a_limit_returns_the_largest_incumbent(m
     assert info.objective == pytest.approx(values @ starts[1]) and info.random_seed == 8
 
 
-class _Claims:
-    """A ``highspy.Highs`` run (``h``) with the methods in ``methods`` replaced; its ``getInfo`` values likewise
-    through :class:`_Info`."""
-
-    def __init__(self, h, **methods):
-        self.h, self._methods = h, methods
-
-    def __getattr__(self, name):
-        return self._methods[name] if name in self._methods else getattr(self.h, name)
-
-
-class _Info:
-    def __init__(self, info, **values):
-        self._info, self._values = info, values
-
-    def __getattr__(self, name):
-        return self._values[name] if name in self._values else getattr(self._info, name)
-
-
 def test_a_raced_run_claiming_infeasibility_proves_no_bound(monkeypatch):
     """The race's best bound is the tightest over the runs that do not claim the model infeasible (``_race``'s
     docstring): run 0 stops at ``mip_max_nodes=0`` holding its start (items 0 and 2, objective -22, no dual bound
@@ -315,8 +296,8 @@ def test_a_raced_run_claiming_infeasibility_proves_no_bound(monkeypatch):
                 time.sleep(0.01)
             time.sleep(0.2)  # run 0 has left HiGHS: it ends first
 
-        return _Claims(h, run=after_run_0, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
-                       getInfo=lambda: _Info(h.getInfo(), mip_dual_bound=100.0, primal_solution_status=0))
+        return _Faked(h, run=after_run_0, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
+                      getInfo=lambda: _Faked(h.getInfo(), mip_dual_bound=100.0, primal_solution_status=0))
 
     monkeypatch.setattr(S, "_configured_highs", claiming)
     info = S.solve_model(m, race=2, options={"mip_max_nodes": 0})
@@ -483,7 +464,8 @@ def test_interrupt_when_reaches_a_re_solve(monkeypatch):
 
 
 class _Faked:
-    """A ``highspy.Highs`` run with some methods replaced (``getModelStatus=lambda: ...``); the rest is ``h``'s."""
+    """A ``highspy.Highs`` run (or its ``getInfo()``) with some attributes replaced (``getModelStatus=lambda: ...``,
+    ``mip_dual_bound=100.0``); the rest is ``h``'s."""
 
     def __init__(self, h, **methods):
         self.h, self._methods = h, methods
