@@ -589,9 +589,11 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
     :func:`bilevel.solve_model`, a solve that stops without any feasible solution still reports its
     status and best bound (objective empty, status ``time_limit``). HiGHS's "infeasible" is checked by a second
     run with presolve off in the time left, whose answer is recorded (HiGHS's presolve calls some feasible tuning
-    MILPs infeasible; :func:`bilevel.solve_model` checks it alike); ``highs_seconds`` covers both runs. An
-    incumbent is loaded into the Pyomo variables and checked by :func:`bilevel.verify_model` (``verified``,
-    ``lambda_at_bound``).
+    MILPs infeasible; :func:`bilevel.solve_model` checks it alike); ``highs_seconds`` covers both runs (HiGHS's
+    run time in seconds, rounded to milliseconds). An incumbent is loaded into the Pyomo variables, its binaries
+    rounded to 0 or 1, and checked by :func:`bilevel.verify_model` (``verified``, ``lambda_at_bound``). Fields
+    with no value are empty strings (CSV's empty cell): the objective, gap, ``verified`` and ``lambda_at_bound``
+    without an incumbent, the best bound when HiGHS has none (an infinite bound), ``time_limit`` when None.
 
     Raises InputError for a ``built`` that is not a :class:`BuiltInstance`, a ``time_limit`` that is not a
     number > 0 (or None), or a ``mip_gap`` outside [0, 1) (HiGHS rejected such options with a warning only and
