@@ -496,9 +496,9 @@ def tune(
     ``mode="optimistic"`` solves Eq. (21) of the pessimistic bilevel tuning paper; ``mode="pessimistic"``
     first solves Eq. (21) (or takes ``optimistic``), builds ``V_f`` from its hyperplane by ``flip``
     (:func:`bilevel.flipped_set`), then solves Eq. (25). If the dual ``lambda`` of the epsilon constraint
-    ends at its bound ``lambda_bound`` while the objective is above its floor (the optimistic objective
-    when epsilon = 0, else 0), the bound is multiplied by ``lambda_growth`` and the MILP re-solved from
-    the previous solution as a MIP start, up to ``max_lambda_bound`` (the bounds tried are in
+    ends at its bound ``lambda_bound`` while the objective is above its floor (the optimistic best bound
+    when epsilon = 0 and ``replica="optimal"``, else 0), the bound is multiplied by ``lambda_growth`` and the
+    MILP re-solved from the previous solution as a MIP start, up to ``max_lambda_bound`` (the bounds tried are in
     ``lambda_history``; a solution still at the bound is flagged in the verification messages). A bound at
     or above ``lambda_max`` (epsilon > 0: ``Lambda*`` of item 11 of :mod:`bilevel.bigm`, the largest
     ``lambda`` any follower optimum can have) is never enlarged: it already keeps every bilevel-feasible
