@@ -182,7 +182,10 @@ def test_restarts_keep_the_optimum_with_decreasing_cutoffs(monkeypatch):
     assert 1 <= len(cutoffs) <= tune_module._MAX_RESTARTS
     assert all(a > b for a, b in zip(cutoffs, cutoffs[1:]))
     assert res.model.bilevel_info["objective_cutoff"] == cutoffs[-1]
-    assert res.total_seconds >= res.restarts[-1]["seconds"]
+    # total_seconds counts every solve: the time up to the last restart and the final solve after it (a total
+    # restarted at each solve, which kept the final solve's time only, passed the bare >= restarts[-1]["seconds"]
+    # whenever that solve was the longer: mutation study 21's m34)
+    assert res.total_seconds >= res.restarts[-1]["seconds"] + res.solve_seconds - 1e-9
     # What the CLI exports is the plain Eq. (21) model: no cutoff row, no fixed binaries, same optimum.
     plain_model = res.plain_model()
     assert plain_model.component("objective_cutoff") is None
