@@ -12,7 +12,9 @@ docstrings' own formulas (the start-box list, the cutoff padding, the restart tr
 the floor, the objective floor row dropped from the model, the ceiling kept after a step-down, escalating a bound
 already at lambda_max) and 1 is left (the "equals its lower bound" note compared without the tolerance). Of the 15
 not run against those tests for lack of time, 5 are killed here (the restart cap, trigger and reference, the start
-value) and 5 are speed-only."""
+value), 5 are speed-only and 5 (restart time limit, failed restart dropped or its status, restart time total,
+recorded cutoff) are killed by test_cutoff.py, run after the study (the time total since test_cutoff's
+restarts-with-decreasing-cutoffs test checks total_seconds against the last restart's time plus the final solve)."""
 from __future__ import annotations
 
 import dataclasses
