@@ -11,7 +11,6 @@ import itertools
 import math
 import warnings
 
-import choix
 import numpy as np
 import pytest
 from scipy.optimize import linprog, nnls
@@ -21,6 +20,7 @@ from sklearn.linear_model import Lasso
 from bilevel.errors import InputError, SolverError
 from bilevel.ranking import (_residual_qp, bradley_terry, bradley_terry_log_likelihood, check_eta, nonnegative_lasso,
                              rgpt_win_counts)
+from oracles import choix_log_scores
 
 
 def _centred(log_s):
@@ -28,7 +28,7 @@ def _centred(log_s):
 
 
 def _choix_log_scores(wins):
-    return _centred(choix.ilsr_pairwise_dense(np.asarray(wins, dtype=float), alpha=0.0, max_iter=100_000, tol=1e-14))
+    return _centred(choix_log_scores(wins))
 
 
 # --------------------------------------------------------------------------------------------------
