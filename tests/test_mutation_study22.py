@@ -26,13 +26,22 @@ from bilevel.datasets import load_builtin, split_dataset
 MANIFEST = Path(__file__).resolve().parents[1] / "models" / "manifest.csv"
 
 
+def _mm(A, cost=None, row_lower=(1.0,), row_upper=(np.inf,), integer=None):
+    """An MpsModel ``min cost^T x`` s.t. ``row_lower <= A x <= row_upper``, x in [0, 3] (costs 1 and continuous
+    columns unless given)."""
+    A = sp.csc_matrix(np.asarray(A, dtype=float))
+    n = A.shape[1]
+    return library.MpsModel(A=A, cost=np.ones(n) if cost is None else np.asarray(cost, dtype=float),
+                            col_lower=np.zeros(n), col_upper=np.full(n, 3.0),
+                            row_lower=np.asarray(row_lower, dtype=float), row_upper=np.asarray(row_upper, dtype=float),
+                            integer=np.zeros(n, dtype=bool) if integer is None else np.array(integer, dtype=bool),
+                            col_names=[f"x{j}" for j in range(n)], row_names=[f"r{i}" for i in range(A.shape[0])],
+                            objective_name="obj")
+
+
 def _tiny_mm(lower, upper, integer):
-    """A 1-row MpsModel ``lower <= sum(x) <= upper`` over the given columns (bounds [0, 3])."""
-    n = len(integer)
-    return library.MpsModel(A=sp.csc_matrix(np.ones((1, n))), cost=np.ones(n), col_lower=np.zeros(n),
-                            col_upper=np.full(n, 3.0), row_lower=np.array([lower]), row_upper=np.array([upper]),
-                            integer=np.array(integer, dtype=bool), col_names=[f"x{j}" for j in range(n)],
-                            row_names=["r"], objective_name="obj")
+    """A 1-row MpsModel ``lower <= sum(x) <= upper`` over ``len(integer)`` columns."""
+    return _mm(np.ones((1, len(integer))), row_lower=(lower,), row_upper=(upper,), integer=integer)
 
 
 def test_instance_spec_accepts_only_flip_all():
@@ -246,16 +255,6 @@ def test_an_lp_file_ending_in_upper_case_end_is_complete(tmp_path):
     a, b = library.read_instance_arrays(lp), library.read_instance_arrays(upper)
     assert a["A"].shape == b["A"].shape and np.array_equal(a["cost"], b["cost"])
     assert library.instance_differences(lp, upper) == []
-
-
-def _mm(A, cost=(1.0, 1.0), row_lower=(1.0,), row_upper=(np.inf,)):
-    A = sp.csc_matrix(np.asarray(A, dtype=float))
-    n = A.shape[1]
-    return library.MpsModel(A=A, cost=np.asarray(cost, dtype=float), col_lower=np.zeros(n),
-                            col_upper=np.full(n, 3.0), row_lower=np.asarray(row_lower, dtype=float),
-                            row_upper=np.asarray(row_upper, dtype=float), integer=np.zeros(n, dtype=bool),
-                            col_names=[f"x{j}" for j in range(n)], row_names=[f"r{i}" for i in range(A.shape[0])],
-                            objective_name="obj")
 
 
 def _diffs(tmp_path, first, second, rtol=1e-9):
