@@ -9,6 +9,7 @@ import pytest
 import bilevel
 from bilevel.highs_run import silent_highs
 from bilevel.inner import hinge_lp
+from highs_fakes import Faked
 
 
 def test_installed_highs_has_no_presolve_fault_of_1_14_0():
@@ -189,17 +190,6 @@ def test_a_stale_solution_without_a_start_raises(monkeypatch):
         bilevel.solve_model(_small_model())
 
 
-class _Faked:
-    """A ``highspy.Highs`` whose methods named in ``methods`` are replaced (e.g. ``getRunTime=lambda: 31.0``);
-    every other attribute is the wrapped run's, ``h``."""
-
-    def __init__(self, h, **methods):
-        self.h, self._methods = h, methods
-
-    def __getattr__(self, name):
-        return self._methods[name] if name in self._methods else getattr(self.h, name)
-
-
 def _claim_first_run_stale(monkeypatch, second_run_options=None, first_run_seconds=None, second_run_status=None):
     """Make :func:`bilevel.solve_model` see its first HiGHS run as stale (as 1.16.0's fault would); the re-solve
     gets ``second_run_options`` on top of its own and, given ``second_run_status``, reports that model status;
@@ -214,9 +204,9 @@ def _claim_first_run_stale(monkeypatch, second_run_options=None, first_run_secon
         h = real_configured(cm, opts, *a, **k)
         runs.append(h)
         if len(runs) == 1 and first_run_seconds is not None:
-            return _Faked(h, getRunTime=lambda: first_run_seconds)
+            return Faked(h, getRunTime=lambda: first_run_seconds)
         if len(runs) == 2 and second_run_status is not None:
-            return _Faked(h, getModelStatus=lambda: second_run_status)
+            return Faked(h, getModelStatus=lambda: second_run_status)
         return h
 
     monkeypatch.setattr(S, "_stale_solution", lambda h, cm: getattr(h, "h", h) is runs[0] or real_stale(h, cm))
@@ -268,7 +258,7 @@ def test_feasible_values_checks_bounds_integrality_and_rows():
     def returns(values):  # the run, returning ``values``
         solution = h.getSolution()
         solution.col_value = values
-        return _Faked(h, getSolution=lambda: solution)
+        return Faked(h, getSolution=lambda: solution)
 
     binary = next(j for j, v in enumerate(cm.columns) if v.is_integer())
     beyond = next(j for j in range(len(x)) if np.isfinite(cm.lp.col_upper_[j]))
@@ -487,7 +477,7 @@ def test_a_re_check_without_presolve_gets_the_time_left_and_sums_both_runs(monke
         h = real_configured(cm, opts, *a, **k)
         runs.append(h)
         if len(runs) == 1:
-            return _Faked(h, getRunTime=lambda: 10.0, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible)
+            return Faked(h, getRunTime=lambda: 10.0, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible)
         return h
 
     monkeypatch.setattr(S, "_configured_highs", configured)
@@ -540,7 +530,7 @@ def test_an_optimal_run_without_a_dual_bound_is_solved_again_without_presolve(mo
                 fields = {name: getattr(real, name) for name in ("objective_function_value", "primal_solution_status",
                                                                  "mip_node_count")}
                 return types.SimpleNamespace(**fields, mip_dual_bound=-np.inf, mip_gap=np.inf)
-            return _Faked(h, getInfo=info)
+            return Faked(h, getInfo=info)
         return h
 
     monkeypatch.setattr(S, "_configured_highs", configured)
@@ -586,7 +576,7 @@ def test_a_solution_is_stale_when_its_values_miss_the_reported_objective_by_more
     for shift, stale in ((0.5e-6, False), (-0.5e-6, False), (2e-6, True), (-2e-6, True), (1e-3, True)):
         real_info = h.getInfo()
         reported = types.SimpleNamespace(objective_function_value=real_info.objective_function_value + shift * scale)
-        assert S._stale_solution(_Faked(h, getInfo=lambda: reported), cm) is stale, shift
+        assert S._stale_solution(Faked(h, getInfo=lambda: reported), cm) is stale, shift
 
 
 def _first_run_infeasible(monkeypatch):
@@ -602,7 +592,7 @@ def _first_run_infeasible(monkeypatch):
         h = real_configured(cm, opts, *a, **k)
         runs.append((h, dict(opts)))
         if len(runs) == 1:
-            return _Faked(h, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible)
+            return Faked(h, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible)
         return h
 
     monkeypatch.setattr(S, "_configured_highs", configured)
@@ -660,9 +650,9 @@ def test_a_race_whose_winner_wrongly_claims_infeasibility_returns_another_runs_i
         run = k.get("run", a[2] if len(a) > 2 else 0)
         seeds[run] = opts.get("random_seed")
         if run == 1:  # the faulty run: "infeasible" once the other holds an incumbent
-            return _Faked(h, run=lambda: has_incumbent.wait(60), getRunTime=lambda: 1e6, getInfo=lambda: no_solution,
-                          getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
-                          getSolution=highspy.HighsSolution)
+            return Faked(h, run=lambda: has_incumbent.wait(60), getRunTime=lambda: 1e6, getInfo=lambda: no_solution,
+                         getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
+                         getSolution=highspy.HighsSolution)
 
         def stop_at_incumbent(event):
             if np.isfinite(event.data_out.mip_primal_bound):
@@ -704,11 +694,11 @@ def _race_with_a_false_claim_of_infeasibility(monkeypatch, check_options=None, c
         h = real_configured(cm, opts, start, *a, **k)
         runs.append((h, dict(opts), start))
         if len(runs) > 2:
-            return h if check_status is None else _Faked(h, getModelStatus=lambda: check_status)
+            return h if check_status is None else Faked(h, getModelStatus=lambda: check_status)
         if len(runs) == 2:  # the faulty run: "infeasible" once the other holds an incumbent
-            return _Faked(h, run=lambda: has_incumbent.wait(60), getRunTime=lambda: 0.01, getInfo=lambda: no_solution,
-                          getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
-                          getSolution=highspy.HighsSolution)
+            return Faked(h, run=lambda: has_incumbent.wait(60), getRunTime=lambda: 0.01, getInfo=lambda: no_solution,
+                         getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
+                         getSolution=highspy.HighsSolution)
 
         def stop_at_incumbent(event):
             if np.isfinite(event.data_out.mip_primal_bound):

@@ -21,6 +21,7 @@ from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 import bilevel.solve as S
 from bilevel.errors import InputError
+from highs_fakes import Faked
 
 
 def _milp(seed: int, sense=pyo.minimize, offset: float = 0.0, n_x: int = 3, n_z: int = 3, rows: int = 3):
@@ -296,8 +297,8 @@ def test_a_raced_run_claiming_infeasibility_proves_no_bound(monkeypatch):
                 time.sleep(0.01)
             time.sleep(0.2)  # run 0 has left HiGHS: it ends first
 
-        return _Faked(h, run=after_run_0, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
-                      getInfo=lambda: _Faked(h.getInfo(), mip_dual_bound=100.0, primal_solution_status=0))
+        return Faked(h, run=after_run_0, getModelStatus=lambda: highspy.HighsModelStatus.kInfeasible,
+                     getInfo=lambda: Faked(h.getInfo(), mip_dual_bound=100.0, primal_solution_status=0))
 
     monkeypatch.setattr(S, "_configured_highs", claiming)
     info = S.solve_model(m, race=2, options={"mip_max_nodes": 0})
@@ -463,17 +464,6 @@ def test_interrupt_when_reaches_a_re_solve(monkeypatch):
     assert info.status == "interrupted" and info.best_bound <= optimum + 1e-6 <= info.objective + 2e-6
 
 
-class _Faked:
-    """A ``highspy.Highs`` run (or its ``getInfo()``) with some attributes replaced (``getModelStatus=lambda: ...``,
-    ``mip_dual_bound=100.0``); the rest is ``h``'s."""
-
-    def __init__(self, h, **methods):
-        self.h, self._methods = h, methods
-
-    def __getattr__(self, name):
-        return self._methods[name] if name in self._methods else getattr(self.h, name)
-
-
 def test_a_solve_error_from_a_mip_start_is_solved_again_without_it(monkeypatch):
     """A run given a ``mip_start`` that HiGHS ends in a solve error is solved again without the start (the
     docstring; HiGHS 1.15.1 has done so on a tie re-solve), and that run's optimum comes back. Kills i07 (the re-solve
@@ -488,7 +478,7 @@ def test_a_solve_error_from_a_mip_start_is_solved_again_without_it(monkeypatch):
         h = real(cm, opts, start, *args, **kwargs)
         starts.append(start)
         if len(starts) == 1:
-            return _Faked(h, getModelStatus=lambda: highspy.HighsModelStatus.kSolveError)
+            return Faked(h, getModelStatus=lambda: highspy.HighsModelStatus.kSolveError)
         return h
 
     monkeypatch.setattr(S, "_configured_highs", configured)
