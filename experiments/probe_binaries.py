@@ -35,10 +35,11 @@ from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
 
 def probe(model, cutoff: float, tolerance: float = 1e-9) -> dict:
     """Probe every free binary of the (minimisation) tuning MILP ``model`` against the objective cutoff
-    ``cutoff``. Returns ``root`` (the LP relaxation's bound), ``binaries``, ``columns`` (the compiled model's
-    Pyomo variables by column), ``free`` (column indices), ``fixed`` (``{column: value}`` that every solution of
-    objective <= cutoff has) and ``branch`` (per free column, the smaller of its two branch LP bounds, the
-    bound of the node after branching on it; ``inf`` for an infeasible branch)."""
+    ``cutoff``. Returns ``root`` (the LP relaxation's bound; ``inf`` when it is infeasible), ``binaries``,
+    ``columns`` (the compiled model's Pyomo variables by column), ``free`` (column indices), ``fixed``
+    (``{column: value}`` that every solution of objective <= cutoff has) and ``branch`` (per free column, the
+    smaller of its two branch LP bounds, the bound of the node after branching on it; ``inf`` for an infeasible
+    branch)."""
     cm = compile_model(model)
     lp = cm.lp
     integer = [k for k, kind in enumerate(lp.integrality_) if kind == highspy.HighsVarType.kInteger]
@@ -46,7 +47,8 @@ def probe(model, cutoff: float, tolerance: float = 1e-9) -> dict:
     h = silent_highs()
     h.passModel(lp)
     h.run()
-    root = h.getInfo().objective_function_value
+    # an infeasible LP (a cutoff below its bound) reported its last iterate's objective as the root bound
+    root = h.getInfo().objective_function_value if h.getModelStatus() == highspy.HighsModelStatus.kOptimal else np.inf
     lower, upper = np.array(lp.col_lower_), np.array(lp.col_upper_)
     free = [k for k in integer if lower[k] < upper[k]]
     fixed, branch = {}, {}
