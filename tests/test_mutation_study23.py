@@ -28,7 +28,8 @@ import pytest
 import bilevel
 from bilevel.solve import NoSolutionError
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 from experiments import bench_args, bench_options, bench_tiny_features, bench_tune_options  # noqa: E402
 
 
@@ -72,21 +73,32 @@ def test_refuse_repeats_checks_every_list_option_and_a_single_repeat(capsys):
 # bench_options.py
 # --------------------------------------------------------------------------------------------------
 
-# The option sets as their names (and PERFORMANCE.md's table, and the module docstring for the baseline) say:
-# name -> (MIP start handed over?, HiGHS options on top of HiGHS's defaults).
-DOCUMENTED_SETS = {
-    "HiGHS defaults": (True, {}),  # "relative to HiGHS's defaults with the MIP start"
-    "no MIP start": (False, {}),
-    "presolve off": (True, {"presolve": "off"}),
-    "mip_heuristic_effort 0.3": (True, {"mip_heuristic_effort": 0.3}),
-    "mip_heuristic_effort 0": (True, {"mip_heuristic_effort": 0.0}),
-    "RENS off": (True, {"mip_heuristic_run_rens": False}),
-    "RINS off": (True, {"mip_heuristic_run_rins": False}),
-    "RINS + RENS off": (True, {"mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}),
-    "mip_pscost_minreliable 2": (True, {"mip_pscost_minreliable": 2}),
-    "restart off": (True, {"mip_allow_restart": False}),
-    "mip_detect_symmetry off": (True, {"mip_detect_symmetry": False}),
-}
+# The HiGHS option each word of an option set's name "<part> + <part> off" switches off.
+_OFF = {"presolve": ("presolve", "off"), "RENS": ("mip_heuristic_run_rens", False),
+        "RINS": ("mip_heuristic_run_rins", False), "restart": ("mip_allow_restart", False),
+        "mip_detect_symmetry": ("mip_detect_symmetry", False)}
+
+
+def _documented_sets() -> dict:
+    """name -> (MIP start handed over?, HiGHS options on top of HiGHS's defaults): the option sets of
+    experiments/PERFORMANCE.md's bench_options table, in its order, each read as its name says. "HiGHS defaults"
+    sets nothing (the module docstring: "relative to HiGHS's defaults with the MIP start"), "no MIP start" drops the
+    start, "<a> + <b> off" switches each part off, "<option> <number>" sets that option."""
+    table = (ROOT / "experiments" / "PERFORMANCE.md").read_text().split("| option set |", 1)[1].split("\n\n", 1)[0]
+    sets = {}
+    for line in table.splitlines()[2:]:  # after the rest of the header line and the separator
+        name = line.split("|")[1].strip()
+        if name in ("HiGHS defaults", "no MIP start"):
+            sets[name] = (name == "HiGHS defaults", {})
+        elif name.endswith(" off"):
+            sets[name] = (True, dict(_OFF[part] for part in name.removesuffix(" off").split(" + ")))
+        else:
+            option, value = name.rsplit(" ", 1)
+            sets[name] = (True, {option: float(value)})
+    return sets
+
+
+DOCUMENTED_SETS = _documented_sets()
 
 
 TWO_INSTANCES = [("diabetes", "opt", 5, 0), ("diabetes", "pes0.2", 5, 0)]
