@@ -52,6 +52,36 @@ def lp(w_bar, obj, cons=(), duals=False):
     return res.fun if res.status == 0 else None
 
 
+
+def margin_range(Xt, yt, ub, budget, x, cutoff=None):
+    """Least and largest ``x^T w - b`` over ``{|w| <= ub, mean training hinge <= budget}`` (and, given ``cutoff =
+    (Xv, yv, U)``, mean validation hinge ``<= U``), written directly for scipy's linprog over ``[w, b, h_t, h_v]``;
+    None when that set is empty. The oracle of the bound-tightening LPs of items 9-10 of ``bilevel.bigm``."""
+    p = Xt.shape[1]
+    blocks = [(Xt, yt, budget)] + ([] if cutoff is None else [cutoff])
+    k_all = sum(len(bl[1]) for bl in blocks)
+    cols = p + 1 + k_all
+    A, rhs, off = [], [], p + 1
+    for X, y, cap in blocks:
+        k = len(y)
+        hinge = np.zeros((k, cols))
+        hinge[:, :p], hinge[:, p] = -y[:, None] * X, y
+        hinge[:, off:off + k] = -np.eye(k)
+        mean = np.zeros(cols)
+        mean[off:off + k] = 1.0 / k
+        A += [hinge, mean[None]]
+        rhs += [-np.ones(k), [cap]]
+        off += k
+    A, rhs = np.vstack(A), np.concatenate(rhs)
+    bounds = [(-u, u) for u in ub] + [(None, None)] + [(0, None)] * k_all
+    c = np.r_[x, -1.0, np.zeros(k_all)]
+    lo = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs")
+    if lo.status == 2:
+        return None
+    hi = linprog(-c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs")
+    return lo.fun, -hi.fun
+
+
 TOL = 1e-8
 
 

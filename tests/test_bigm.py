@@ -3,10 +3,10 @@ values that do not depend on what the process computed before (the MILP, and so 
 optima HiGHS returns, must not change with the order of earlier solves)."""
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 import bilevel
 from bilevel import bigm
+from oracles import margin_range
 
 
 @pytest.fixture(scope="module")
@@ -15,25 +15,12 @@ def split():
     return bilevel.split_dataset(data.X, data.y, 15, 10, seed=4)
 
 
-def _linprog_range(X, y, ub, budget, x):
-    """min and max of x^T w - b over {|w| <= ub, mean hinge <= budget}, written directly for linprog."""
-    n, p = X.shape
-    A = np.hstack([-y[:, None] * X, y[:, None], -np.eye(n)])
-    A = np.vstack([A, np.r_[np.zeros(p + 1), np.full(n, 1.0 / n)]])
-    rhs = np.r_[-np.ones(n), budget]
-    bounds = [(-u, u) for u in ub] + [(None, None)] + [(0, None)] * n
-    c = np.r_[x, -1.0, np.zeros(n)]
-    lo = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs").fun
-    hi = -linprog(-c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs").fun
-    return lo, hi
-
-
 def test_margin_ranges_agree_with_linprog_and_are_widened_outwards(split):
     ub, budget = np.ones(split.X_train.shape[1]), 0.6
     rows = np.vstack([split.X_train[:5], split.X_val[:5]])
     lo, hi = bigm.margin_ranges(split.X_train, split.y_train, ub, budget, rows)
     for k, x in enumerate(rows):
-        ref_lo, ref_hi = _linprog_range(split.X_train, split.y_train, ub, budget, x)
+        ref_lo, ref_hi = margin_range(split.X_train, split.y_train, ub, budget, x)
         assert lo[k] <= ref_lo <= lo[k] + 3e-6 * (1 + abs(ref_lo))
         assert hi[k] - 3e-6 * (1 + abs(ref_hi)) <= ref_hi <= hi[k]
 

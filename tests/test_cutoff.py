@@ -13,7 +13,7 @@ from scipy.optimize import linprog
 import bilevel
 from bilevel import bigm
 from bilevel.errors import InputError, SolverError
-from oracles import grid, optimistic_value, pessimistic_value, tiny_instance
+from oracles import grid, margin_range, optimistic_value, pessimistic_value, tiny_instance
 
 tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # a failed verification fails the test
@@ -24,25 +24,6 @@ def _split(data, n, seed):
     return bilevel.split_dataset(d.X, d.y, n, n, seed=seed)
 
 
-def _linprog_range(Xt, yt, Xv, yv, ub, budget, cutoff, x):
-    """min and max of x^T w - b over {|w| <= ub, mean train hinge <= budget, mean val hinge <= cutoff},
-    written directly for linprog over (w, b, h, g)."""
-    n, p = Xt.shape
-    k = len(yv)
-    A = np.vstack([
-        np.hstack([-yt[:, None] * Xt, yt[:, None], -np.eye(n), np.zeros((n, k))]),
-        np.r_[np.zeros(p + 1), np.full(n, 1.0 / n), np.zeros(k)],
-        np.hstack([-yv[:, None] * Xv, yv[:, None], np.zeros((k, n)), -np.eye(k)]),
-        np.r_[np.zeros(p + 1 + n), np.full(k, 1.0 / k)],
-    ])
-    rhs = np.r_[-np.ones(n), budget, -np.ones(k), cutoff]
-    bounds = [(-u, u) for u in ub] + [(None, None)] + [(0, None)] * (n + k)
-    c = np.r_[x, -1.0, np.zeros(n + k)]
-    lo = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs").fun
-    hi = -linprog(-c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs").fun
-    return lo, hi
-
-
 def test_cutoff_ranges_agree_with_linprog_and_are_tighter():
     s = _split("cancer", 15, 4)
     ub, budget, cutoff = np.ones(s.X_train.shape[1]), 0.9, 0.1
@@ -50,7 +31,7 @@ def test_cutoff_ranges_agree_with_linprog_and_are_tighter():
     lo, hi = bigm.margin_ranges(s.X_train, s.y_train, ub, budget, rows, (s.X_val, s.y_val, cutoff))
     plain_lo, plain_hi = bigm.margin_ranges(s.X_train, s.y_train, ub, budget, rows)
     for k, x in enumerate(rows):
-        ref_lo, ref_hi = _linprog_range(s.X_train, s.y_train, s.X_val, s.y_val, ub, budget, cutoff, x)
+        ref_lo, ref_hi = margin_range(s.X_train, s.y_train, ub, budget, x, (s.X_val, s.y_val, cutoff))
         assert lo[k] <= ref_lo <= lo[k] + 3e-6 * (1 + abs(ref_lo))
         assert hi[k] - 3e-6 * (1 + abs(ref_hi)) <= ref_hi <= hi[k]
     assert np.all(lo >= plain_lo - 1e-12) and np.all(hi <= plain_hi + 1e-12)

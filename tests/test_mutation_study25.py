@@ -2,9 +2,9 @@
 closed forms of items 1-8, ``margin_ranges`` with its cache, pad and retry, the tightened constants of items 9-10,
 ``lambda_max`` of item 11, the stationarity scale of item 12): each test kills a mutant that passed the tests of that
 module, against the documented behaviour (the module docstring's numbered items and the functions' docstrings) and an
-independent oracle (the least and largest margins by scipy's linprog written out here, tests/oracles.py's hinge LPs
-for the least losses, the docstring's closed forms written out by hand, a hand-checked 1-feature instance, HiGHS
-stopped by an iteration limit).
+independent oracle (the least and largest margins by scipy's linprog, tests/oracles.margin_range; the hinge LPs
+of tests/oracles.py for the least losses; the docstring's closed forms written out by hand, a hand-checked
+1-feature instance, HiGHS stopped by an iteration limit).
 95 mutants, all run against tests/test_bigm.py, test_mutation_study15.py, test_mutation_study13.py,
 test_mutation_study9.py, test_lambda_max.py, test_cutoff.py and test_milp_bruteforce.py (the restart, interrupt,
 rebuild, race and timing tests and the benchmark-script tests deselected to keep one run near 40 s;
@@ -16,44 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 import bilevel
 from bilevel import bigm
-from oracles import lp as oracle_lp, tiny_instance
-
-
-def _range(Xt, yt, ub, budget, x, cutoff=None):
-    """Least and largest ``x^T w - b`` over ``{|w| <= ub, mean training hinge <= budget}`` (and, given ``cutoff =
-    (Xv, yv, U)``, mean validation hinge ``<= U``), written directly for scipy's linprog over ``[w, b, h_t, h_v]``;
-    None when that set is empty."""
-    n, p = Xt.shape
-    blocks = [(Xt, yt, budget)] + ([] if cutoff is None else [cutoff])
-    k_all = sum(len(bl[1]) for bl in blocks)
-    cols = p + 1 + k_all
-    A, rhs, off = [], [], p + 1
-    for X, y, cap in blocks:
-        k = len(y)
-        hinge = np.zeros((k, cols))
-        hinge[:, :p], hinge[:, p] = -y[:, None] * X, y
-        hinge[:, off:off + k] = -np.eye(k)
-        mean = np.zeros(cols)
-        mean[off:off + k] = 1.0 / k
-        A += [hinge, mean[None]]
-        rhs += [-np.ones(k), [cap]]
-        off += k
-    A, rhs = np.vstack(A), np.concatenate(rhs)
-    bounds = [(-u, u) for u in ub] + [(None, None)] + [(0, None)] * k_all
-    c = np.r_[x, -1.0, np.zeros(k_all)]
-    lo = linprog(c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs")
-    if lo.status == 2:
-        return None
-    hi = linprog(-c, A_ub=A, b_ub=rhs, bounds=bounds, method="highs")
-    return lo.fun, -hi.fun
+from oracles import lp as oracle_lp, margin_range, tiny_instance
 
 
 def _ranges(Xt, yt, ub, budget, rows, cutoff=None):
-    out = np.array([_range(Xt, yt, ub, budget, x, cutoff) for x in rows])
+    out = np.array([margin_range(Xt, yt, ub, budget, x, cutoff) for x in rows])
     return out[:, 0], out[:, 1]
 
 
