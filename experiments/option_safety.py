@@ -61,7 +61,8 @@ def run(cm, options: dict, time_limit: float) -> tuple[str, float, float]:
 def wrong(reference: tuple, outcome: tuple) -> bool:
     """Whether ``outcome`` (status, objective[, dual bound]) contradicts a proven ``reference`` optimum of a
     minimisation: a dual bound above it (whatever the status), or another status than a time limit, or
-    "Optimal" at another value."""
+    "Optimal" at another value. Values within ``1e-4 * max(1, |reference objective|)`` count as equal: a
+    relative tolerance of 1e-4, absolute 1e-4 for optima of magnitude below 1 (an optimum of 0 is common)."""
     if reference[0] != "Optimal":
         return False
     tolerance = 1e-4 * max(1.0, abs(reference[1]))

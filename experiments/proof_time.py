@@ -56,7 +56,8 @@ def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int 
     result and a list of ``(cutoff used, HiGHS seed, decided training points, SolveInfo)``, seed by seed in
     the order of ``cutoffs``. ``report``: called as ``report(result, None)`` once the tune call ends and as
     ``report(result, row)`` as each re-solve ends (each solve takes up to ``time_limit`` seconds: the command
-    printed nothing until all had run). Raises SystemExit when tune does not prove the instance optimal."""
+    printed nothing until all had run; ``time_limit`` is in seconds, 60 by default, and bounds the tune calls
+    too). Raises SystemExit when tune does not prove the instance optimal."""
     s = benchmark_split(data, n, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -102,7 +103,8 @@ def main(argv=None) -> int:
     ap.add_argument("--mode", choices=("optimistic", "pessimistic"), default="pessimistic")
     ap.add_argument("--epsilon", type=real, default=0.2, help="pessimistic only")
     ap.add_argument("--random-seeds", type=highs_seed_count, default=2, help="HiGHS random seeds of the re-solves")
-    ap.add_argument("--time-limit", type=positive_seconds, default=60.0)
+    ap.add_argument("--time-limit", type=positive_seconds, default=60.0,
+                    help="seconds per solve, the tune calls and each re-solve (default: 60)")
     ap.add_argument("--cutoffs", type=_cutoff, nargs="+", default=[None, "optimum"],
                     help="models to re-solve: 'none' (no cutoff), 'optimum', or a mean hinge value "
                          "(default: none optimum)")

@@ -10,7 +10,8 @@ docstrings' own formulas (the start-box list, the cutoff padding, the restart tr
 80 mutants: 65 run against those tests, 28 killed, 37 survived; of these 30 are killed here, 6 are equivalent
 (speed or history only: a looser box-search acceptance, time_limit=inf kept as inf, the start search not stopping at
 the floor, the objective floor row dropped from the model, the ceiling kept after a step-down, escalating a bound
-already at lambda_max) and 1 is left (the "equals its lower bound" note compared without the tolerance). Of the 15
+already at lambda_max) and 1 was left (the "equals its lower bound" note compared without the tolerance, m72), killed
+here since by a faked objective within the tolerance of its floor. Of the 15
 not run against those tests for lack of time, 5 are killed here (the restart cap, trigger and reference, the start
 value), 5 are speed-only and 5 (restart time limit, failed restart dropped or its status, restart time total,
 recorded cutoff) are killed by test_cutoff.py, run after the study (the time total since test_cutoff's
@@ -332,6 +333,33 @@ def test_no_lambda_note_when_the_objective_meets_its_floor():
     res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", flip="all")
     assert res.objective == pytest.approx(optimistic_optimum(Xt, yt, Xv, yv)[0], abs=1e-6)
     assert res.verified and not any("lambda" in m for m in res.verification.messages)
+
+
+def test_an_objective_within_the_tolerance_of_its_floor_meets_it(monkeypatch):
+    """At the lambda bound, an objective within ``tolerance`` of its floor counts as meeting it: the note says no
+    larger bound can improve it, not that one might (tune.py compares ``objective <= floor + tolerance``, the
+    tolerance the verification uses; HiGHS reports optima of 0 as round-off above 0). Cancer 4/4, split seed 0,
+    epsilon = 0.2, flip="all", whose optimum is 0 (oracle: tests/oracles.pessimistic_value, three linprog LPs at
+    the returned w_bar). Two wrappers make the case whatever HiGHS's path: ``solve_model`` adds half the tolerance
+    (5e-6) to the objective HiGHS reports, and ``at_lambda_bound`` says lambda touches its bound (with HiGHS seed 1
+    the solution's lambda is below it). Kills study 21's mutant m72, which compares the note's objective with the
+    floor alone."""
+    real_solve = tune_module.solve_model
+
+    def solve(model, **kw):
+        info = real_solve(model, **kw)
+        return dataclasses.replace(info, objective=info.objective + 5e-6) if info.objective is not None else info
+
+    monkeypatch.setattr(tune_module, "solve_model", solve)
+    monkeypatch.setattr(tune_module, "at_lambda_bound", lambda model: True)
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 4, 4, seed=0)
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", flip="all", epsilon=0.2)
+    want = pessimistic_value(res.w_bar, s.X_train, s.y_train, s.X_val, s.y_val, np.arange(4), 0.2)
+    assert want == pytest.approx(0.0, abs=1e-6) and res.objective == pytest.approx(5e-6, abs=1e-6)
+    assert res.lambda_history == [1e3] and res.lambda_bound == 1e3 and res.lambda_max == np.inf
+    assert any("equals its lower bound" in m for m in res.verification.messages)
+    assert not any("might allow" in m for m in res.verification.messages)
 
 
 def test_a_lambda_step_down_counts_its_solve_and_start_time(monkeypatch):

@@ -11,7 +11,8 @@ seen by a recording stand-in of the function it calls). 94 mutants, all run: 9 k
 these 78 are killed here and 7 are equivalent or pin nothing documented (InputError is a ValueError; the floor of 1
 on the scale of ``wrong``'s tolerance; a size of 1 refused by check_splits instead of argparse; the reference solved
 without presolve; a column fixed both ways when no solution is within the cutoff; proof_time's 60 s default limit; the
-re-solve's objective printed as the tune call's). One mutant showed a fault of probe_binaries.py, fixed with it: an
+re-solve's objective printed as the tune call's). Two of the 7 were documented after the study (``wrong``'s floor and
+the 60 s default) and are killed here too. One mutant showed a fault of probe_binaries.py, fixed with it: an
 infeasible LP relaxation (a ``--cutoff`` below its bound) had its last iterate's objective reported as the root LP
 bound."""
 from __future__ import annotations
@@ -116,6 +117,18 @@ def test_wrong_applies_the_documented_rule():
     assert not option_safety.wrong(("Infeasible", float("inf")), ("Optimal", 0.4))
     assert not option_safety.wrong(("Unknown", 0.5, 0.3), ("Optimal", 0.4, 0.4))
     assert not option_safety.wrong(("Infeasible", float("inf"), float("inf")), ("Optimal", 0.4, 0.4))
+
+
+def test_wrongs_tolerance_is_absolute_1e_4_below_magnitude_1():
+    """``wrong``'s tolerance is ``1e-4 * max(1, |reference|)`` (its docstring): absolute 1e-4 for optima of
+    magnitude below 1, relative above. Oracle: that rule by hand at optima 0, 0.01 and 100. Mutation testing:
+    the floor of 1 dropped (a purely relative tolerance, 0 at an optimum of 0) passed the suite."""
+    assert not option_safety.wrong(("Optimal", 0.0), ("Optimal", 5e-5))
+    assert option_safety.wrong(("Optimal", 0.0), ("Optimal", 2e-4))
+    assert not option_safety.wrong(("Optimal", 0.01, 0.01), ("Optimal", 0.01 + 9e-5, 0.01 + 9e-5))
+    assert option_safety.wrong(("Optimal", 0.01), ("Optimal", 0.01 + 1.1e-4))
+    assert not option_safety.wrong(("Optimal", 100.0), ("Optimal", 100.009))
+    assert option_safety.wrong(("Optimal", 100.0), ("Optimal", 100.011))
 
 
 def test_instances_are_the_documented_set():
@@ -407,6 +420,19 @@ def test_pessimistic_re_solves_are_the_tune_calls_milp_started_at_its_optimum(mo
             n_fixed = sum(1 for z in model.z_beta.values() if z.fixed)
             assert decided == n_fixed <= 6
     assert res.lambda_bound != 1000.0  # (10000 here: the mutant's 1000 differs)
+
+
+def test_proof_times_default_limit_is_60_seconds(monkeypatch):
+    """``proof_times`` and the command's ``--time-limit`` default to 60 s per solve (the docstring and the help).
+    Oracle: the signature's default and the arguments seen by a recording stand-in of ``proof_times``. Mutation
+    testing: another default limit passed the suite."""
+    import inspect
+
+    assert inspect.signature(proof_time.proof_times).parameters["time_limit"].default == 60.0
+    seen = []
+    monkeypatch.setattr(proof_time, "proof_times", lambda *args, **kwargs: seen.append(args))
+    assert proof_time.main(["--data", "cancer", "--n", "10"]) == 0
+    assert len(seen) == 1 and seen[0][5] == 60.0
 
 
 def test_optimistic_re_solves_are_built_around_their_cutoff(monkeypatch):
