@@ -1453,6 +1453,17 @@ def _has_values(d, col: str) -> bool:
     return col in d.columns and bool(d[col].notna().any())
 
 
+def _legend(axes, loc: str) -> None:
+    """One legend, in the top right panel, of what every panel of ``axes`` drew, each label once: a panel's own
+    legend left out what only other panels drew (the paper's Table A1 crosses of a |V| the last panel's |V| is not
+    in, e.g. ``--val-sizes 5,25``)."""
+    handles = {}
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    axes[0][-1].legend(list(handles.values()), list(handles), fontsize=7, loc=loc)
+
+
 def _plot_limited(df, data: str, path: Path) -> None:
     d = df[df["dataset"] == data]
     vs = sorted(d["n_val"].unique())
@@ -1487,7 +1498,7 @@ def _plot_limited(df, data: str, path: Path) -> None:
         ax.set_xticks(ts)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("test accuracy (mean ± std)")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
+    _legend(axes, "lower right")
     fig.tight_layout()
     _write_atomically(path, lambda temp: fig.savefig(temp, dpi=120, format="png"))
 
@@ -1518,7 +1529,7 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
             ax.set_xlabel("ρ test")
             ax.grid(alpha=0.3)
         axes[i][0].set_ylabel("test accuracy")
-    axes[0][-1].legend(fontsize=7, loc="lower left")
+    _legend(axes, "lower left")
     fig.tight_layout()
     _write_atomically(path, lambda temp: fig.savefig(temp, dpi=110, format="png"))
 
