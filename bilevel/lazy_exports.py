@@ -14,7 +14,8 @@ __all__ = ["LazyPackage", "make_lazy"]
 
 
 class LazyPackage(types.ModuleType):
-    """A package module whose names in ``_EXPORTS`` (name -> submodule, relative) are imported on first access.
+    """A package module whose names in ``_EXPORTS`` (name -> submodule, relative) are imported on first access
+    and then bound in the package, so that later accesses neither import nor go through ``__getattr__``.
 
     A public name that is also its submodule's name (``bilevel.tune``, ``bilevel.certify.dagger``) stays the
     function: the import system binds a submodule as an attribute of its package once it has run (the module
