@@ -32,6 +32,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from experiments import uci_study as us  # noqa: E402
+from figure_capture import captured_figures  # noqa: E402
 
 #: Table A1 of the paper, cancer: (|V|, |T|) -> (pessimistic mean, optimistic mean), the cells the plots below meet.
 _PAPER = {(5, 10): (0.898, 0.793), (5, 20): (0.908, 0.889), (10, 10): (0.901, 0.763)}
@@ -43,18 +44,6 @@ _PERTURBED = {"pes_acc_test": ("pessimistic", -0.016), "opt_eval_acc_test": ("op
               "box_acc_test": ("LP-SVM box grid", 0.016)}
 _BASE = {"opt_acc_test": 0.8, "pes_acc_test": 0.7, "svc_acc_test": 0.6, "box_acc_test": 0.5, "opt_eval_acc_test": 0.4}
 _RUN = (0.0, 0.01, 0.05)  # per-run offsets: not symmetric, so the median is not the mean
-
-
-def _capture(monkeypatch) -> list:
-    """The ``(figure, axes)`` of every ``_figure`` call, in order."""
-    made, real = [], us._figure
-
-    def spy(*args):
-        made.append(real(*args))
-        return made[-1]
-
-    monkeypatch.setattr(us, "_figure", spy)
-    return made
 
 
 def _series(ax) -> dict:
@@ -106,7 +95,7 @@ def test_the_limited_plot_draws_each_models_mean_and_std_per_size_at_its_offset(
     cross at +0.45; title "|T| = v"; no xticks; legend in the first panel: all passed the suite. Oracle: numpy
     over the hand-made rows, offsets computed by hand (|V| = 5: |T| = 10, 20, 40, unit 2; |V| = 10: one size, unit
     1), the paper's numbers."""
-    made = _capture(monkeypatch)
+    made = captured_figures(monkeypatch, us)
     rows = _limited_rows()
     us._plot_limited(pd.DataFrame(rows), "cancer", tmp_path / "l.png")
     assert (tmp_path / "l.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -148,7 +137,7 @@ def test_the_legend_names_the_paper_crosses_of_any_panel(monkeypatch, tmp_path):
     the paper's Table A1 crosses appear in the |V| = 5 panel only (Table A1 has no |V| = 25), and the legend,
     built from the last panel's own drawings, left them unnamed (found by this study, fixed with it). Each label
     stands once. Oracle: the Table A1 cells of the grid (|V| = 5 at |T| = 5, 10) and the labels drawn per panel."""
-    made = _capture(monkeypatch)
+    made = captured_figures(monkeypatch, us)
     rows = []
     for v in (5, 25):
         for t in (5, 10):
@@ -189,7 +178,7 @@ def test_the_perturbed_plot_draws_each_models_mean_and_std_per_cell_at_its_offse
     optimistic columns swapped; paper step 1; ddof=0; no fillna; no yerr;
     the legend in the bottom right panel; the y labels along the first row: all passed the suite. Oracle: numpy
     over the hand-made rows, offsets computed by hand (rho_test 0, 0.2, 0.6: unit 2)."""
-    made = _capture(monkeypatch)
+    made = captured_figures(monkeypatch, us)
     rows = _perturbed_rows()
     us._plot_perturbed(pd.DataFrame(rows), "cancer", tmp_path / "p.png")
     (fig, axes), = made
@@ -243,7 +232,7 @@ def test_the_plots_leave_out_errored_runs_and_a_data_sets_plot_goes_when_all_its
     testing: the plot drawn from every row (an errored unit's |T| became a tick without a point), the png left in
     place, and the loop over the data sets of the finished runs only (so the png stayed too): all passed the suite.
     Oracle: hand-written records; the sizes of the finished runs."""
-    made = _capture(monkeypatch)
+    made = captured_figures(monkeypatch, us)
     cfg = us.StudyConfig(datasets=("cancer",), studies=("limited",), runs=2, val_sizes=(5,), train_sizes=(5, 10))
     ok = {f"ok{r}": _record("limited", f"ok{r}", [_limited_row(f"ok{r}", 5, r)], n_val=5, n_train=5, run=r)
           for r in range(2)}

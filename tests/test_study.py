@@ -17,6 +17,7 @@ from bilevel.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from experiments import uci_study as us  # noqa: E402
+from figure_capture import captured_figures  # noqa: E402
 
 ACC_COLS = ["opt_acc_test", "pes_acc_test", "svc_acc_test", "box_acc_test", "tie_acc_min", "tie_acc_max"]
 
@@ -1636,9 +1637,7 @@ def test_a_refusal_for_a_study_not_run_names_no_setting_its_call_cannot_name(tmp
 def test_a_plot_has_no_legend_entry_for_a_model_without_any_value(monkeypatch, tmp_path, study):
     # every pessimistic solve of a data set without a solution ("n/a" in the table): the plot drew no point and its
     # legend still listed "pessimistic" (and the tie bar) as if plotted
-    figs = []
-    real = us._figure
-    monkeypatch.setattr(us, "_figure", lambda *a: figs.append(real(*a)) or figs[-1])
+    figs = captured_figures(monkeypatch, us)
     rows = []
     for run in range(2):
         for rho_test in (0.0, 0.5):
