@@ -12,7 +12,8 @@ least-loss cuts relaxed or summed over |T| - 1 points, the replica's cut at (1 +
 documented rows; the objective cutoff row relaxed; the epsilon budget as an equality; the budget slack's big-M
 halved), 2 equivalent (the shared complementarity rows with the follower's big-Ms, which equal or exceed the training
 LP's and its duals' own bounds; the optimistic ``beta`` bound doubled, redundant with ``beta_i <= M z_i`` of its
-margin complementarity, ``M = 1/|T|``)."""
+margin complementarity, ``M = 1/|T|``). Both equivalents, and two more variants of the first (the shared rows of
+``xi`` and ``mu+`` with the follower's big-Ms), were later run against test_tune.py too: all 60 of its tests pass."""
 from __future__ import annotations
 
 import numpy as np
