@@ -69,7 +69,6 @@ def run_interruptibly(h: highspy.Highs) -> None:
         h.cbMipInterrupt -= check
 
 
-
 def check_infeasible_without_presolve(h: highspy.Highs, time_limit: float | None) -> None:
     """After :func:`run_interruptibly` of ``h`` with ``time_limit`` seconds (``None``: none): when HiGHS says
     "infeasible", run it once more with presolve off in the time left (HiGHS's run time adds up over both runs,

@@ -52,7 +52,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         h.setOptionValue("time_limit", float(time_limit))
     if mip_gap is not None:
         h.setOptionValue("mip_rel_gap", float(mip_gap))
-    run_interruptibly(h)  # a Ctrl-C waited for the solve's end (up to --time-limit, 60 s by default)
+    run_interruptibly(h)  # a Ctrl-C stops HiGHS within a node (without the callback it waited up to --time-limit)
     check_infeasible_without_presolve(h, time_limit)  # (HiGHS 1.15.1's presolve: see there)
     seconds = time.perf_counter() - t0
     st = h.getModelStatus()
