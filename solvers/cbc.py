@@ -40,8 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from .common import (RunResult, check_instance_path, check_limits, end_marker_error, finite_or_none, interrupted,
-                     is_maximisation, lp_objective_constant)
+from .common import (RunResult, check_instance_path, check_limits, check_seed, end_marker_error, finite_or_none,
+                     interrupted, is_maximisation, lp_objective_constant)
 
 NAME = "cbc"
 
@@ -135,9 +135,10 @@ _RESULT = [
 ]
 
 
-def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
+def solve(path, time_limit: float | None = None, mip_gap: float | None = None, seed: int | None = None) -> RunResult:
     """Run CBC on ``path`` (``.mps`` or ``.lp``): ``time_limit`` wall-clock seconds (``-timeMode elapsed
-    -sec``), ``mip_gap`` relative gap (``-ratioGap``; ``None``: CBC default). The objective is CBC's full
+    -sec``), ``mip_gap`` relative gap (``-ratioGap``; ``None``: CBC default), ``seed`` CBC's ``-randomCbcSeed``
+    (``None``: CBC's default; :func:`solvers.common.check_seed`). The objective is CBC's full
     precision "best objective" when printed, else its 8-decimal summary; the solution file lists nonzero
     columns only (8 significant digits); objective and bound are in the file's sense (a maximisation
     model's are negated back from CBC's minimisation sense). Returns a :class:`RunResult`; status ``unavailable``
@@ -148,6 +149,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     Raises InputError for a missing file, another suffix or a bad limit (:func:`solvers.common.check_limits`)."""
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
+    seed = check_seed(seed)
     maximise = is_maximisation(path)
     env = os.environ.get("BILEVEL_CBC")  # read once: a second read could see another value than the search did
     exe = _binary(env)
@@ -166,6 +168,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     limited = time_limit is not None  # check_limits made inf None: CBC refuses "-sec inf"
     with tempfile.TemporaryDirectory() as tmp:
         others = (["-ratioGap", f"{float(mip_gap):g}"] if mip_gap is not None else []) + (["-max"] if maximise else [])
+        others += ["-randomCbcSeed", str(seed)] if seed is not None else []
         options = (["-sec", f"{float(time_limit):g}"] if limited else []) + others
         timeout = 3 * float(time_limit) + 60 if limited else None
         if timeout is not None and timeout > _MAX_WAIT:

@@ -2,7 +2,7 @@
 manifest, and the comparison table (solution files: :mod:`solvers.solution_files`).
 
 A runner is a module of this package with ``NAME``, ``available() -> bool``, ``version() -> str`` and
-``solve(path, time_limit=None, mip_gap=None) -> RunResult``; it only translates between one solver's API
+``solve(path, time_limit=None, mip_gap=None, seed=None) -> RunResult``; it only translates between one solver's API
 and :class:`RunResult`.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.export import markdown_cell
-from bilevel.validation import as_number, as_path, value_text
+from bilevel.validation import as_number, as_path, check_count, value_text
 
 #: Runner modules by solver name.
 RUNNERS = {"highs": "solvers.highs", "scip": "solvers.scip", "cbc": "solvers.cbc", "cplex": "solvers.cplex",
@@ -245,6 +245,22 @@ def check_limits(time_limit, mip_gap) -> tuple[float | None, float | None]:
         if not 0 <= gap < math.inf:
             raise InputError(f"mip_gap must be a finite number >= 0 (None: the solver's default); got {mip_gap!r}")
     return limit, gap
+
+
+#: The largest random seed every runner accepts: HiGHS, SCIP, Gurobi, CPLEX, Xpress and CBC all take a C int.
+MAX_SEED = 2**31 - 1
+
+
+def check_seed(seed) -> int | None:
+    """The ``seed`` every runner's ``solve`` takes, checked before the solver sees it: ``None`` (the solver's own
+    default seed) or an integer in [0, :data:`MAX_SEED`], returned as an int. Each runner hands it to its solver's
+    random-seed parameter (HiGHS ``random_seed``, SCIP ``randomization/randomseedshift``, Gurobi ``Seed``, CPLEX
+    ``randomseed``, Xpress ``randomseed``, CBC ``-randomCbcSeed``), which changes the search's path (branching
+    ties, heuristics) and so its time and nodes, but not the optimum. Raises InputError for a bool, a float, a
+    negative or a larger integer: solvers refuse some of these in their own ways, or read them modulo 2**32."""
+    if seed is None:
+        return None
+    return check_count(seed, "seed", 0, MAX_SEED)
 
 
 def file_error(path) -> str | None:

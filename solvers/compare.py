@@ -30,8 +30,8 @@ from bilevel.option_checks import check_options, count, nonempty_path
 from bilevel.validation import (as_path, check_mip_gap, check_positive, check_writable_file, check_writable_folder,
                                repeated_values)
 
-from .common import (MAX_TIME_LIMIT, RunResult, agreement, check_solver_name, format_table, get_runner, is_maximisation,
-                     run_main)
+from .common import (MAX_SEED, MAX_TIME_LIMIT, RunResult, agreement, check_seed, check_solver_name, format_table,
+                     get_runner, is_maximisation, run_main)
 from .solution_files import write_solution_csv
 
 
@@ -104,6 +104,7 @@ def compare(
     solutions_dir=None,
     check: bool = False,
     log=None,
+    seed: int | None = None,
 ) -> list[dict]:
     """Run every solver on every selected instance file and return one record per (instance, format,
     solver): ``instance``, ``format``, ``solver``, ``status``, ``objective``, ``bound``, ``seconds``
@@ -116,7 +117,8 @@ def compare(
     ``lp_sha256`` status ``error`` (not solved); unavailable solvers ``unavailable``.
     ``solutions_dir``: write each incumbent there as ``<id>.<format>.<solver>.csv`` (a file of that name from an
     earlier run is removed when this run has no incumbent, so that no stale solution stays). ``log`` receives
-    each finished record. Raises InputError, before any solve, for a bad manifest (see :func:`select_instances`),
+    each finished record. ``seed``: every solver's random seed (:func:`solvers.common.check_seed`; ``None``: each
+    solver's default). Raises InputError, before any solve, for a bad manifest (see :func:`select_instances`),
     solver name, format or time limit (:func:`check_time_limit`), or a ``solutions_dir`` that cannot be written."""
     manifest = as_path(manifest, "manifest")
     # an infinite tolerance (meant as "accept any objective") made inf * 0 = nan in the test of closeness: equal
@@ -126,6 +128,7 @@ def compare(
     if not rows:
         raise InputError(f"no instance of {str(manifest)!r} matches the selection")
     time_limit = check_time_limit(time_limit)
+    seed = check_seed(seed)
     if solutions_dir is not None:
         check_writable_folder(solutions_dir, "the solutions folder")
     runners = [get_runner(s) for s in solvers]
@@ -144,7 +147,7 @@ def compare(
                 elif not runner.available():
                     result = RunResult(runner.NAME, str(path), "unavailable")
                 else:
-                    result = runner.solve(path, time_limit=time_limit, mip_gap=mip_gap)
+                    result = runner.solve(path, time_limit=time_limit, mip_gap=mip_gap, seed=seed)
                 rec = {
                     "instance": row["id"], "format": fmt, "solver": runner.NAME, "status": result.status,
                     "objective": result.objective, "bound": result.bound, "seconds": result.seconds,
@@ -261,6 +264,8 @@ def _main(argv=None) -> int:
     p.add_argument("--time-limit", type=real, default=60.0,
                    help=f"seconds per solve: finite, > 0 and at most {MAX_TIME_LIMIT:g} (SCIP's largest)")
     p.add_argument("--mip-gap", type=real, default=1e-6, help="relative MIP gap given to every solver")
+    p.add_argument("--seed", type=integer, default=None,
+                   help="every solver's random seed, an integer in [0, 2**31 - 1] (default: each solver's own)")
     p.add_argument("--only", action="append", default=[], metavar="PATTERN",
                    help="instance id pattern (repeatable) (default: every instance)")
     p.add_argument("--max-size", type=integer, default=None,
@@ -279,7 +284,8 @@ def _main(argv=None) -> int:
         nonempty_path("the library manifest, e.g. models/manifest.csv")(args.manifest, "manifest")
         check_time_limit(args.time_limit, "--time-limit")
         check_mip_gap(args.mip_gap, "--mip-gap")
-        check_options(args, {"max_size": count(0)})  # "max_size must be ..." (select_rows) named the argument
+        # (max_size: "max_size must be ..." (select_rows) named the argument, not the option)
+        check_options(args, {"max_size": count(0), "seed": count(0, MAX_SEED)})
         for name in args.solver:  # "unknown solver 'foo'" (get_runner) named no option, after the manifest was read
             check_solver_name(name, "--solver")
         repeated = repeated_values([name.lower() for name in args.solver])  # (solver names: any case)
@@ -299,7 +305,7 @@ def _main(argv=None) -> int:
             check_writable_file(args.csv, "--csv")
             check_not_an_input(args.csv, args.manifest, "--csv")
         records = compare(args.manifest, args.solver or ["highs"], formats, args.time_limit, args.mip_gap,
-                          args.only, args.max_size, args.rtol, args.atol, args.solutions, args.check,
+                          args.only, args.max_size, args.rtol, args.atol, args.solutions, args.check, seed=args.seed,
                           log=lambda r: print(f"  {r['instance']} {r['format']} {r['solver']}: {r['status']} "
                                               f"{r['agreement']}", file=sys.stderr))
     except InputError as exc:

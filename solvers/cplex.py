@@ -9,7 +9,8 @@ from __future__ import annotations
 import io
 import time
 
-from .common import RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, sense_error
+from .common import (RunResult, check_instance_path, check_limits, check_seed, finite_or_none, importable, interrupted,
+                     sense_error)
 
 NAME = "cplex"
 
@@ -70,12 +71,13 @@ def read_warnings(text: str) -> str:
     return "; ".join(line.strip() for line in text.splitlines() if line.strip())[:200]
 
 
-def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
+def solve(path, time_limit: float | None = None, mip_gap: float | None = None, seed: int | None = None) -> RunResult:
     """Read ``path`` (``.mps`` or ``.lp``) with CPLEX and solve it on one thread.
 
     ``time_limit`` seconds (CPLEX ``timelimit``, wall clock; ``None`` or ``inf``: none), ``mip_gap`` relative gap
-    (``mip.tolerances.mipgap``; ``None``: CPLEX default 1e-4). Returns a :class:`RunResult` whose solution uses the
-    file's column names; a file CPLEX cannot read or reads with a warning (a truncated file: see
+    (``mip.tolerances.mipgap``; ``None``: CPLEX default 1e-4), ``seed`` CPLEX's ``randomseed`` (``None``: its
+    default, which depends on the CPLEX version; :func:`solvers.common.check_seed`). Returns a :class:`RunResult`
+    whose solution uses the file's column names; a file CPLEX cannot read or reads with a warning (a truncated file: see
     :func:`read_warnings`; not the warning about the empty RHS section of an MPS file without rows,
     :func:`benign_read_warnings`), one above the Community Edition's size limits, or a parameter CPLEX refuses gives
     status ``error`` with CPLEX's message, and so does a file CPLEX reads with another objective sense than the
@@ -84,6 +86,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     installed."""
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
+    seed = check_seed(seed)
     if not available():
         return RunResult(NAME, str(path), "unavailable", message="pip install cplex")
     from cplex.exceptions import CplexError
@@ -96,6 +99,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             c.parameters.timelimit.set(float(time_limit))  # at most 1e20: CPLEX refuses above 1e75
         if mip_gap is not None:
             c.parameters.mip.tolerances.mipgap.set(float(mip_gap))
+        if seed is not None:
+            c.parameters.randomseed.set(seed)
         warnings = io.StringIO()
         c.set_warning_stream(warnings)
         c.read(str(path))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import time
 
-from .common import (RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal,
-                     sense_error)
+from .common import (RunResult, check_instance_path, check_limits, check_seed, finite_or_none, importable, interrupted,
+                     refusal, sense_error)
 
 NAME = "gurobi"
 
@@ -58,11 +58,12 @@ def silent_env():
     return env
 
 
-def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
+def solve(path, time_limit: float | None = None, mip_gap: float | None = None, seed: int | None = None) -> RunResult:
     """Read ``path`` (``.mps`` fixed or free, or ``.lp``) with Gurobi and solve it on one thread.
 
     ``time_limit`` seconds (Gurobi ``TimeLimit``, wall clock; ``None`` or ``inf``: none), ``mip_gap`` relative
-    MIP gap (``MIPGap``; ``None``: Gurobi's default 1e-4). Returns a :class:`RunResult` whose solution uses the
+    MIP gap (``MIPGap``; ``None``: Gurobi's default 1e-4), ``seed`` Gurobi's ``Seed`` (``None``: its default 0;
+    :func:`solvers.common.check_seed`). Returns a :class:`RunResult` whose solution uses the
     file's column names; objective and bound are in the file's sense. Status ``error`` for an LP file that
     does not start with an objective sense or a file without its closing ``ENDATA`` / ``end``
     (:func:`solvers.common.file_error`), a file Gurobi cannot read or reads with another objective sense than the
@@ -72,6 +73,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     suffix or a bad limit (:func:`solvers.common.check_limits`)."""
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
+    seed = check_seed(seed)
     if (refused := refusal(NAME, path, _license_problem())) is not None:
         return refused
     import gurobipy
@@ -89,6 +91,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             model.setParam("TimeLimit", float(time_limit))
         if mip_gap is not None:
             model.setParam("MIPGap", float(mip_gap))
+        if seed is not None:
+            model.setParam("Seed", seed)
         model.optimize()
         code = model.Status
         names = {getattr(GRB.Status, key): key for key in dir(GRB.Status) if key.isupper()}

@@ -3,7 +3,13 @@ from __future__ import annotations
 
 import time
 
-from .common import RunResult, check_instance_path, check_limits, file_error, finite_or_none, importable, sense_error
+from collections.abc import Mapping
+
+from bilevel.errors import InputError
+from bilevel.validation import value_text
+
+from .common import (RunResult, check_instance_path, check_limits, check_seed, file_error, finite_or_none, importable,
+                     sense_error)
 
 NAME = "highs"
 
@@ -20,11 +26,16 @@ def version() -> str:
     return silent_highs().version()
 
 
-def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
+def solve(path, time_limit: float | None = None, mip_gap: float | None = None, seed: int | None = None,
+          options=None) -> RunResult:
     """Read ``path`` (``.mps`` fixed or free, or ``.lp``) with HiGHS and solve it.
 
     ``time_limit`` seconds (HiGHS run time; ``None`` or ``inf``: none), ``mip_gap`` relative MIP gap (``None``:
-    HiGHS default 1e-4), both checked by :func:`solvers.common.check_limits`.
+    HiGHS default 1e-4), both checked by :func:`solvers.common.check_limits`; ``seed`` HiGHS's ``random_seed``
+    (``None``: HiGHS's default 0; :func:`solvers.common.check_seed`). ``options``: a mapping of further HiGHS option
+    names to values, set before the three above (e.g. ``bilevel.tune.tuning_options()``, the options the package
+    solves its tuning MILPs with); ``None``: HiGHS's defaults. Raises InputError for an ``options`` that is not a
+    mapping, or an option name or value HiGHS refuses (named).
     A HiGHS "infeasible" is checked by a second run with presolve off in the time left, whose verdict is reported
     (HiGHS 1.15.1's presolve calls some feasible tuning MILPs infeasible; ``bilevel.solve_model`` checks alike).
     Returns a :class:`RunResult` whose solution uses the file's column names. Raises InputError for a
@@ -39,6 +50,9 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
 
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
+    seed = check_seed(seed)
+    if options is not None and not isinstance(options, Mapping):
+        raise InputError(f"options must be a mapping of HiGHS option names to values; got {value_text(options)}")
     if (problem := file_error(path)) is not None:  # HiGHS reads such files as other models
         return RunResult(NAME, str(path), "error", message=problem)
     t0 = time.perf_counter()
@@ -48,6 +62,11 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
                          message="HiGHS cannot read the file")
     if (problem := sense_error("HiGHS", h.getLp().sense_ == highspy.ObjSense.kMaximize, path)) is not None:
         return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=problem)
+    for name, value in (options or {}).items():  # (the seed and limits below take precedence)
+        if not isinstance(name, str) or h.setOptionValue(name, value) == highspy.HighsStatus.kError:
+            raise InputError(f"HiGHS refuses the option {value_text(name)} = {value_text(value)}")
+    if seed is not None:
+        h.setOptionValue("random_seed", seed)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     if mip_gap is not None:

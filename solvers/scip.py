@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import time
 
-from .common import (RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal,
-                     sense_error)
+from .common import (RunResult, check_instance_path, check_limits, check_seed, finite_or_none, importable, interrupted,
+                     refusal, sense_error)
 
 NAME = "scip"
 
@@ -21,11 +21,12 @@ def version() -> str:
     return f"{pyscipopt.Model().version()} (PySCIPOpt {pyscipopt.__version__})"
 
 
-def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
+def solve(path, time_limit: float | None = None, mip_gap: float | None = None, seed: int | None = None) -> RunResult:
     """Read ``path`` (``.mps`` fixed or free, or ``.lp``) with SCIP and solve it.
 
     ``time_limit`` seconds (SCIP ``limits/time``, wall clock; ``None`` or ``inf``: none), ``mip_gap`` relative gap
-    (``limits/gap``; ``None``: SCIP default 0). Returns a :class:`RunResult` (solution with the file's column
+    (``limits/gap``; ``None``: SCIP default 0), ``seed`` SCIP's ``randomization/randomseedshift`` (``None``: its
+    default 0; :func:`solvers.common.check_seed`). Returns a :class:`RunResult` (solution with the file's column
     names). Status ``error`` for a file SCIP cannot read, one from which it reads no variable (an empty file, text
     that is no model), an LP file with a comment the solvers read differently
     (:func:`solvers.common.lp_comment_error`) or that does not start with an objective sense
@@ -36,6 +37,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     installed."""
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
+    seed = check_seed(seed)
     # SCIP reads the files file_error objects to as other models
     if (refused := refusal(NAME, path, None if available() else "pip install pyscipopt")) is not None:
         return refused
@@ -57,6 +59,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
         m.setParam("limits/time", float(time_limit))
     if mip_gap is not None:
         m.setParam("limits/gap", float(mip_gap))
+    if seed is not None:
+        m.setParam("randomization/randomseedshift", seed)
     m.optimize()
     seconds = time.perf_counter() - t0
     raw = m.getStatus()

@@ -19,8 +19,8 @@ import threading
 import time
 import warnings
 
-from .common import (RunResult, check_instance_path, check_limits, finite_or_none, importable, interrupted, refusal,
-                     sense_error)
+from .common import (RunResult, check_instance_path, check_limits, check_seed, finite_or_none, importable, interrupted,
+                     refusal, sense_error)
 
 NAME = "xpress"
 
@@ -133,12 +133,13 @@ class _CtrlC:
             signal.signal(signal.SIGINT, before)
 
 
-def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -> RunResult:
+def solve(path, time_limit: float | None = None, mip_gap: float | None = None, seed: int | None = None) -> RunResult:
     """Read ``path`` (``.mps`` or ``.lp``) with Xpress and solve it on one thread.
 
     ``time_limit``: seconds of wall clock (Xpress ``timelimit``); ``None`` or ``inf``: no limit, 0: stop at
     once (status ``time_limit``). ``mip_gap``: relative MIP gap (``miprelstop``; ``None``: Xpress's default
-    1e-4). ``mipaddcutoff`` is set to 0, as Xpress's default -1e-5 stops with the bound 1e-5 below the
+    1e-4). ``seed``: Xpress's ``randomseed`` (``None``: its default 1; :func:`solvers.common.check_seed`).
+    ``mipaddcutoff`` is set to 0, as Xpress's default -1e-5 stops with the bound 1e-5 below the
     optimum whatever the gap. Returns a :class:`RunResult` whose solution uses the file's column names;
     objective and bound are in the file's sense, the bound only once Xpress has solved the root LP.
 
@@ -153,6 +154,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
     for a missing file, another suffix or a bad limit (:func:`solvers.common.check_limits`)."""
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
+    seed = check_seed(seed)
     if (refused := refusal(NAME, path, _license_problem())) is not None:
         return refused
     import xpress
@@ -181,6 +183,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None) -
             p.controls.mipaddcutoff = 0.0
             if mip_gap is not None:
                 p.controls.miprelstop = float(mip_gap)
+            if seed is not None:
+                p.controls.randomseed = seed
             ctrl_c = _CtrlC(p)
             ctrl_c.optimize()
             a = p.attributes
