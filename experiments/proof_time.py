@@ -30,8 +30,9 @@ from experiments.bench_args import highs_seed_count, integer_at_least, positive_
 from experiments.bench_milp import benchmark_split, check_splits  # noqa: E402
 
 
-def _build(s, mode: str, res, epsilon: float, cutoff):
-    """The MILP of ``res`` (a tune result on split ``s``) rebuilt with ``objective_cutoff=cutoff``."""
+def rebuild_model(s, mode: str, res, epsilon: float, cutoff):
+    """The MILP of ``res`` (a tune result on split ``s``; optimistic: unused, may be ``None``) rebuilt with
+    ``objective_cutoff=cutoff`` (``None``: the plain model)."""
     if mode == "optimistic":
         return bilevel.build_optimistic_model(s.X_train, s.y_train, s.X_val, s.y_val, objective_cutoff=cutoff)
     info = res.model.bilevel_info
@@ -74,7 +75,7 @@ def proof_times(data: str, n: int, seed: int, epsilon: float, random_seeds: int 
     for rs in range(random_seeds):
         for cutoff in cutoffs:
             value = padded_cutoff(res.objective) if cutoff == "optimum" else cutoff
-            m = _build(s, mode, res, epsilon, value)
+            m = rebuild_model(s, mode, res, epsilon, value)
             solved = bilevel.solve_model(m, mip_start=start_by_name(pairs, m), time_limit=time_limit,
                                          options={**HIGHS_OPTIONS, "random_seed": rs})
             out.append((value, rs, decided_points(m), solved))
