@@ -32,7 +32,7 @@ def test_a_bad_seed_is_refused_before_any_solve(name, seed):
 def test_seeds_change_the_search_but_not_the_optimum(name):
     """Seeds 1, 2 and 3 give the manifest's optimum with node counts that are not all equal (a runner that dropped
     the seed would give one count three times), and seed 1 again repeats its search node for node. (CBC 2.10 is
-    left out: its ``-randomCbcSeed`` reaches CBC, but its search on these models was the same for seeds 1-3.)"""
+    left out: its ``-randomCbcSeed`` reaches CBC, but its search on this model was the same for seeds 0-3.)"""
     runner = get_runner(name)
     if not runner.available():
         pytest.skip(f"{name} is not available")
