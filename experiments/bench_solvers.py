@@ -2,10 +2,11 @@
 HiGHS's?
 
 Each instance is a model built as ``bilevel.tune`` builds its models (tightened big-Ms, points decided by a cutoff
-row) and written to ``.mps``; every solver asked for reads that same file and solves it with one thread, no MIP
-start, the time limit and its default relative gap (HiGHS, SCIP: through the runners of ``solvers/``), once per
-random seed of ``--seeds`` (the runners' ``seed``). HiGHS runs with the package's options
-(``bilevel.tune.tuning_options()``); the other solvers with their defaults. An instance is
+row) and written to ``.mps``; every solver asked for reads that same file and solves it with one search thread
+(Gurobi, CPLEX and Xpress: their runners set one thread; HiGHS searches the tree serially unless its option
+``parallel`` is on, SCIP always), no MIP start, the time limit and its default relative gap, through its runner
+in ``solvers/``, once per random seed of ``--seeds`` (the runners' ``seed``). HiGHS runs with the package's
+options (``bilevel.tune.tuning_options()``); the other solvers with their defaults. An instance is
 ``MODE:DATA:N:SPLIT[:AROUND]``: ``MODE`` ``optimistic`` (Eq. (21) of the pessimistic bilevel tuning paper) or
 ``pessimistic`` (Eq. (25), every validation label flipped, ``--epsilon``), ``DATA`` ``cancer`` or ``diabetes``,
 |T| = |V| = ``N``, split seed ``SPLIT`` (the split of ``experiments/bench_milp.benchmark_split``), and what the
@@ -186,8 +187,8 @@ def _objective_text(rows: list[dict]) -> str:
 def markdown(rows: list[dict], time_limit: float) -> str:
     """The report: per instance and solver, status and seconds over the seeds, nodes, objective(s), verified, and
     HiGHS's median time over the solver's when both proved every seed optimal."""
-    lines = [f"Run {date.today().isoformat()} on {_machine()}; one thread, no MIP start, {time_limit:g} s limit per "
-             "solve; seconds of the whole runner call (reading the file included).", "",
+    lines = [f"Run {date.today().isoformat()} on {_machine()}; one search thread, no MIP start, "
+             f"{time_limit:g} s limit per solve; seconds of the whole runner call (reading the file included).", "",
              "| instance | solver | status, seconds | nodes | objective | verified | HiGHS / solver |",
              "|---|---|---|---|---|---|---|"]
     for inst in dict.fromkeys(r["instance"] for r in rows):
