@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import time
-
 from collections.abc import Mapping
 
 from bilevel.errors import InputError
@@ -34,8 +33,9 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None, s
     HiGHS default 1e-4), both checked by :func:`solvers.common.check_limits`; ``seed`` HiGHS's ``random_seed``
     (``None``: HiGHS's default 0; :func:`solvers.common.check_seed`). ``options``: a mapping of further HiGHS option
     names to values, set before the three above (e.g. ``bilevel.tune.tuning_options()``, the options the package
-    solves its tuning MILPs with); ``None``: HiGHS's defaults. Raises InputError for an ``options`` that is not a
-    mapping, or an option name or value HiGHS refuses (named).
+    solves its tuning MILPs with); ``None``: HiGHS's defaults. Raises InputError, before reading the file, for an
+    ``options`` that is not a mapping, or an option that :func:`bilevel.solve.check_highs_option` refuses (named): a
+    NaN value, one of ``bilevel.solve.UNSAFE_OPTIONS`` away from HiGHS's default, or a name or value HiGHS rejects.
     A HiGHS "infeasible" is checked by a second run with presolve off in the time left, whose verdict is reported
     (HiGHS 1.15.1's presolve calls some feasible tuning MILPs infeasible; ``bilevel.solve_model`` checks alike).
     Returns a :class:`RunResult` whose solution uses the file's column names. Raises InputError for a
@@ -47,12 +47,15 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None, s
     import highspy
 
     from bilevel.highs_run import check_infeasible_without_presolve, run_interruptibly, silent_highs
+    from bilevel.solve import check_highs_option
 
     path = check_instance_path(path)
     time_limit, mip_gap = check_limits(time_limit, mip_gap)
     seed = check_seed(seed)
     if options is not None and not isinstance(options, Mapping):
         raise InputError(f"options must be a mapping of HiGHS option names to values; got {value_text(options)}")
+    # each checked as bilevel.solve_model checks its options (NaN, the refused options, what HiGHS rejects)
+    options = {name: check_highs_option(name, value, "options") for name, value in (options or {}).items()}
     if (problem := file_error(path)) is not None:  # HiGHS reads such files as other models
         return RunResult(NAME, str(path), "error", message=problem)
     t0 = time.perf_counter()
@@ -62,9 +65,8 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None, s
                          message="HiGHS cannot read the file")
     if (problem := sense_error("HiGHS", h.getLp().sense_ == highspy.ObjSense.kMaximize, path)) is not None:
         return RunResult(NAME, str(path), "error", seconds=time.perf_counter() - t0, message=problem)
-    for name, value in (options or {}).items():  # (the seed and limits below take precedence)
-        if not isinstance(name, str) or h.setOptionValue(name, value) == highspy.HighsStatus.kError:
-            raise InputError(f"HiGHS refuses the option {value_text(name)} = {value_text(value)}")
+    for name, value in options.items():  # (the seed and limits below take precedence)
+        h.setOptionValue(name, value)
     if seed is not None:
         h.setOptionValue("random_seed", seed)
     if time_limit is not None:

@@ -48,20 +48,22 @@ def test_seeds_change_the_search_but_not_the_optimum(name):
 
 def test_highs_options_are_applied_and_checked():
     """The HiGHS runner's ``options`` reach HiGHS (a node limit of 1 stops a search that needs hundreds, which HiGHS
-    calls no optimum), take the package's tuning options to the same optimum, and a name or value HiGHS refuses, or
-    options that are no mapping, is an InputError naming it."""
+    calls no optimum), take the package's tuning options to the same optimum, and a name or value HiGHS rejects, a
+    value of a type highspy refuses, an option the package refuses (``bilevel.solve.UNSAFE_OPTIONS``) or options
+    that are no mapping is an InputError naming it."""
     path = ROOT / "models" / ROWS[INSTANCE]["mps"]
     limited = highs.solve(path, time_limit=60, seed=1, options={"mip_max_nodes": 1})
     assert limited.status != "optimal" and limited.nodes <= 1, limited
     tuned = highs.solve(path, time_limit=60, mip_gap=1e-6, seed=1, options=tuning_options())
     assert tuned.status == "optimal"
     assert tuned.objective == pytest.approx(float(ROWS[INSTANCE]["highs_objective"]), abs=1e-6)
-    with pytest.raises(InputError, match="HiGHS refuses the option 'no_such_option'"):
-        highs.solve(path, options={"no_such_option": 1})
-    with pytest.raises(InputError, match="HiGHS refuses the option 'random_seed' = 'x'"):
-        highs.solve(path, options={"random_seed": "x"})
-    with pytest.raises(InputError, match="options must be a mapping"):
-        highs.solve(path, options=[("random_seed", 1)])
+    for options, words in (({"no_such_option": 1}, "no_such_option=1: HiGHS rejects it"),
+                           ({"random_seed": "x"}, "random_seed='x': HiGHS rejects it"),
+                           ({"random_seed": [1]}, r"random_seed=\[1\]: HiGHS rejects it"),
+                           ({"objective_bound": 0.1}, "objective_bound=0.1 is refused"),
+                           ([("random_seed", 1)], "options must be a mapping")):
+        with pytest.raises(InputError, match=words):
+            highs.solve(path, options=options)
 
 
 def test_compare_hands_the_seed_to_every_runner(monkeypatch, capsys):
