@@ -17,7 +17,7 @@ from .errors import InputError
 from .help_format import DefaultsHelpFormatter, integer, path_text, plain_number, real, shown
 from .highs_options import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS
 from .option_checks import check_options, count, fraction, nonempty_path, number
-from .validation import (CLOCKS, MAX_W_BAR_UB, check_epsilon, check_mip_gap, check_scale, check_seed,
+from .validation import (CLOCKS, MAX_W_BAR_UB, SOLVERS, check_epsilon, check_mip_gap, check_scale, check_seed,
                          check_writable_file, check_writable_folder)
 
 # The modules that load Pyomo and HiGHS (bilevel.solve, bilevel.tune, bilevel.export) are imported where they are
@@ -80,6 +80,10 @@ def add_parser(sub) -> None:
                    "mip_pscost_minreliable=4); repeatable, "
                    "e.g. --highs-option mip_heuristic_run_rens=true; options known to give wrong answers on these "
                    f"MILPs (bilevel.solve.UNSAFE_OPTIONS: {', '.join(UNSAFE_OPTIONS)}) are refused")
+    p.add_argument("--solver", choices=SOLVERS, default="highs",
+                   help="MILP solver: HiGHS (default), or Gurobi or CPLEX through Pyomo's direct interfaces (needs "
+                   "gurobipy or cplex and a license; the pip packages' licenses are size-limited; the box search "
+                   "then runs before the solve; --race, --highs-option and --clock nodes are HiGHS only)")
     p.add_argument("--json", default=None, type=path_text,
                    help="JSON result file (default: EXPORT/result.json with --export, "
                    "else bilevel_result.json)")
@@ -247,6 +251,18 @@ def _report(name: str, r: TuneResult, split) -> list[str]:
     return lines
 
 
+def _check_solver(args) -> None:
+    """Refuse (InputError) the HiGHS-only flags with ``--solver gurobi|cplex``, naming them: tune refused them
+    only after the data set was loaded, by their argument names."""
+    if args.solver == "highs":
+        return
+    given = [flag for flag, is_set in (("--race", args.race != 1), ("--highs-option", bool(args.highs_option)),
+                                       ("--clock nodes", args.clock != "seconds")) if is_set]
+    if given:
+        raise InputError(f"{', '.join(given)}: HiGHS only; --solver {args.solver} runs without "
+                         f"{'it' if len(given) == 1 else 'them'}")
+
+
 def run(args) -> int:
     """Split the data set, solve the optimistic MILP (Eq. (21) of the pessimistic bilevel tuning paper) and,
     with ``--mode pessimistic|both``, the pessimistic one (Eq. (25)), print and write the verified results
@@ -258,6 +274,7 @@ def run(args) -> int:
         raise InputError(f"infeasible bounds: --w-bar-lb {args.w_bar_lb:g} > --w-bar-ub {args.w_bar_ub:g}")
     _check_mode_options(args)
     _check_highs_options(args)
+    _check_solver(args)
     json_path = _check_outputs(args)
     from .export import replace_atomically, write_model  # (after the checks: a refused option needs neither)
     from .tune import VERIFICATION_WARNING, finite_or_none, tune, tuning_options
@@ -273,7 +290,8 @@ def run(args) -> int:
     # the big-M limit of the standardised features (tune's message named w_bar_ub, after the data line was printed)
     check_scale([split.X_train, split.X_val], args.w_bar_ub, "--w-bar-ub", rescale=False)
     kw = dict(w_bar_bounds=(args.w_bar_lb, args.w_bar_ub), time_limit=args.time_limit, mip_gap=args.mip_gap,
-              threads=args.threads, race=args.race, highs_options=dict(args.highs_option) or None, clock=args.clock)
+              threads=args.threads, race=args.race, highs_options=dict(args.highs_option) or None, clock=args.clock,
+              solver=args.solver)
     print(f"data        : {args.data}: {len(data.y)} rows, {data.X.shape[1]} features; split seed {args.seed}: "
           f"|T| = {len(split.y_train)}, |V| = {len(split.y_val)}, test = {len(split.y_test)}; "
           f"labels {data.classes[0]!r} -> -1, {data.classes[1]!r} -> +1")
@@ -299,7 +317,9 @@ def run(args) -> int:
         **({} if args.mode == "optimistic" else {name: getattr(args, name) for name in PESSIMISTIC_DEFAULTS}),
         "time_limit": args.time_limit, "mip_gap": args.mip_gap, "threads": args.threads, "race": args.race,
         # the package defaults with --highs-option on top (and presolve off for tiny features, as tune sets it)
-        "highs_options": tuning_options(dict(args.highs_option), [split.X_train, split.X_val]),
+        "solver": args.solver,
+        "highs_options": tuning_options(dict(args.highs_option), [split.X_train, split.X_val])
+        if args.solver == "highs" else None,
         "results": {
             name: {**r.to_dict(), "accuracy": {
                 "train": r.accuracy(split.X_train, split.y_train), "val": r.accuracy(split.X_val, split.y_val),

@@ -280,6 +280,9 @@ def check_w_bar_bounds(bounds, p: int) -> tuple[np.ndarray, np.ndarray]:
 #: What the hooks of :func:`bilevel.solve_model` and :func:`bilevel.tune` count (their ``clock``): HiGHS run
 #: time, or branch-and-bound nodes.
 CLOCKS = ("seconds", "nodes")
+#: The MILP solvers :func:`bilevel.tune` takes: HiGHS (:func:`bilevel.solve_model`), Gurobi and CPLEX
+#: (:mod:`bilevel.other_solvers`).
+SOLVERS = ("highs", "gurobi", "cplex")
 
 
 def is_choice(value, choices) -> bool:

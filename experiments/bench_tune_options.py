@@ -22,6 +22,9 @@ MILP again itself. The table's header names the ``highspy`` release of either si
 ``--clock nodes`` gives the alternative ``bilevel.tune(clock="nodes")`` (box search and cutoff restarts after
 a node count, not a time).
 
+``--solver gurobi|cplex`` solves the alternative with that solver instead (``bilevel.tune(solver=...)``, one thread,
+the seed parameter ``SEED_PARAMETERS`` names set to the HiGHS seed's number), the package side with HiGHS as always.
+
 The default instances are those of ``bench_small_gc`` (``experiments/bench_milp.py --sizes 10 20``) that the
 package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size instead; ``--data`` and
 ``--modes`` keep a subset of either.
@@ -30,6 +33,8 @@ package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size in
         --out experiments/results/bench_tune_nodecuts
     python experiments/bench_tune_options.py --python /tmp/v116/bin/python --sizes 100 --data cancer \\
         --modes opt --random-seeds 3 --time-limit 120 --out experiments/results/bench_tune_highs116_100
+    python experiments/bench_tune_options.py --solver gurobi --sizes 100 --data cancer --modes opt \\
+        --random-seeds 3 --time-limit 120 --out experiments/results/bench_tune_gurobi_100
 """
 from __future__ import annotations
 
@@ -67,16 +72,24 @@ INSTANCES = [
 ]
 
 
-def _solve(s, mode: str, optimistic, time_limit: float, options: dict, clock: str = "seconds"):
+#: The seed parameter of each solver ``--solver`` takes (``bilevel.tune(solver_options=...)``).
+SEED_PARAMETERS = {"gurobi": "Seed", "cplex": "randomseed"}
+
+
+def _solve(s, mode: str, optimistic, time_limit: float, options: dict, clock: str = "seconds", solver: str = "highs"):
+    if solver == "highs":
+        kw = dict(time_limit=time_limit, highs_options=options, clock=clock)
+    else:  # one thread, as HiGHS's tree search is serial; the HiGHS seed's number as the solver's seed
+        kw = dict(time_limit=time_limit, solver=solver, threads=1,
+                  solver_options={SEED_PARAMETERS[solver]: options["random_seed"]})
     if mode == "opt":
-        return bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit, highs_options=options,
-                            clock=clock)
+        return bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, **kw)
     return bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=float(mode[3:]),
-                        flip="all", optimistic=optimistic, time_limit=time_limit, highs_options=options, clock=clock)
+                        flip="all", optimistic=optimistic, **kw)
 
 
 def _solve_fields(data: str, mode: str, n: int, seed: int, random_seed: int, time_limit: float, options: dict,
-                  optimistic=None, clock: str = "seconds", split=None) -> dict:
+                  optimistic=None, clock: str = "seconds", split=None, solver: str = "highs") -> dict:
     """One timed ``tune`` call on ``split`` (``None``: the split of ``(data, n, seed)`` is made here; the
     optimistic solve behind a pessimistic one likewise when not given)."""
     s = benchmark_split(data, n, seed) if split is None else split
@@ -85,7 +98,7 @@ def _solve_fields(data: str, mode: str, n: int, seed: int, random_seed: int, tim
         if mode != "opt" and optimistic is None:
             optimistic = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit)
         forget_cached_lps()
-        res = _solve(s, mode, optimistic, time_limit, {**options, "random_seed": random_seed}, clock)
+        res = _solve(s, mode, optimistic, time_limit, {**options, "random_seed": random_seed}, clock, solver)
     return {"status": res.status, "seconds": res.total_seconds, "objective": res.objective,
             "verified": res.verified, "nodes": res.nodes, "restarts": len(res.restarts)}
 
@@ -102,6 +115,11 @@ def _highspy_release(python: str | None) -> str:
         return importlib.metadata.version("highspy")
     code = "import importlib.metadata as m; print(m.version('highspy'))"
     return subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _solver_version(solver: str) -> str:
+    """``"<solver> <version>"`` of the installed ``gurobipy`` or ``cplex`` package."""
+    return f"{solver} {importlib.metadata.version({'gurobi': 'gurobipy', 'cplex': 'cplex'}[solver])}"
 
 
 def _solve_in(python: str, spec: dict) -> dict:
@@ -125,6 +143,8 @@ def main(argv=None) -> int:
     ap.add_argument("--clock", choices=CLOCKS, default="seconds",
                     help="the alternative's bilevel.tune(clock=...): what its box search and cutoff restarts wait "
                          "for (the package side keeps seconds)")
+    ap.add_argument("--solver", choices=tuple(SEED_PARAMETERS), default=None,
+                    help="the alternative solves with this solver (bilevel.tune(solver=...)) on one thread")
     ap.add_argument("--sizes", type=integer_at_least(2), nargs="*", default=None,
                     help="run every instance of these sizes (both data sets, all modes, seeds 0-2) instead")
     ap.add_argument("--data", nargs="+", choices=("cancer", "diabetes"), default=None,
@@ -135,8 +155,11 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=positive_seconds, default=30.0, help="seconds per MILP solve")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    if not args.options and args.python is None and args.clock == "seconds":
-        ap.error("give --options, --python or --clock nodes: the alternative must differ from the package's setting")
+    if not args.options and args.python is None and args.clock == "seconds" and args.solver is None:
+        ap.error("give --options, --python, --clock nodes or --solver: the alternative must differ from the package's "
+                 "setting")
+    if args.solver is not None and (args.options or args.python is not None or args.clock != "seconds"):
+        ap.error("--solver runs the alternative with another solver: --options, --python and --clock are HiGHS's")
     alternative = dict(args.options)
     releases = {"package": _highspy_release(None), "alternative": _highspy_release(args.python)}
     instances = INSTANCES if not args.sizes else [
@@ -158,9 +181,10 @@ def main(argv=None) -> int:
                                                                  time_limit=args.time_limit)
         for rs in range(args.random_seeds):
             row = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs)
-            for label, extra, clock in (("package", {}, "seconds"), ("alternative", alternative, args.clock)):
+            for label, extra, clock, solver in (("package", {}, "seconds", "highs"),
+                                                ("alternative", alternative, args.clock, args.solver or "highs")):
                 spec = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs, time_limit=args.time_limit,
-                            options=extra, clock=clock)
+                            options=extra, clock=clock, solver=solver)
                 if label == "alternative" and args.python is not None:
                     fields = _solve_in(args.python, spec)
                 else:
@@ -184,7 +208,11 @@ def main(argv=None) -> int:
         other += f", `clock={args.clock!r}`"
     if args.python is not None:
         other += f", run by `{args.python}`"
-    lines = [f"`bilevel.tune` with {other} (highspy {releases['alternative']}) against `HIGHS_OPTIONS` = "
+    if args.solver is not None:
+        seed_name = SEED_PARAMETERS[args.solver]
+        other = f"`solver={args.solver!r}` ({_solver_version(args.solver)}, one thread, `{seed_name}` = the HiGHS seed)"
+    release = "" if args.solver is not None else f" (highspy {releases['alternative']})"
+    lines = [f"`bilevel.tune` with {other}{release} against `HIGHS_OPTIONS` = "
              f"{HIGHS_OPTIONS} (highspy {releases['package']}), run {date.today()}, time limit "
              f"{args.time_limit:g} s, HiGHS seeds 0-{args.random_seeds - 1}, the two settings in turn: total "
              "seconds of each solve.", "",

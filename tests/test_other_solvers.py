@@ -1,0 +1,235 @@
+"""``tune(..., solver="gurobi" | "cplex")`` and :func:`bilevel.other_solvers.solve_other`: the same optima as
+HiGHS (an independent solver on the same models), verified; honest statuses under limits; clear errors."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+
+import bilevel
+from bilevel import other_solvers
+from bilevel.cli import main
+from bilevel.errors import InputError, SolverError
+from bilevel.other_solvers import solve_other, unavailable_reason
+from bilevel.solve import InfeasibleModelError, _proven
+from bilevel.verify import verify_model
+from bilevel.warmstart import kkt_start
+from experiments.bench_milp import benchmark_split
+
+OTHER = [pytest.param(name, marks=pytest.mark.skipif(unavailable_reason(name) is not None,
+                                                      reason=f"{name} cannot run here"))
+         for name in ("gurobi", "cplex")]
+
+
+def _tune(split, solver, **kw):
+    return bilevel.tune(split.X_train, split.y_train, split.X_val, split.y_val, solver=solver, **kw)
+
+
+@pytest.mark.parametrize("solver", OTHER)
+@pytest.mark.parametrize("data, n, seed", [("cancer", 12, 0), ("diabetes", 10, 1), ("diabetes", 12, 2)])
+def test_same_optima_as_highs_in_both_modes(solver, data, n, seed):
+    split = benchmark_split(data, n, seed)
+    highs_opt = _tune(split, "highs")
+    other_opt = _tune(split, solver)
+    assert other_opt.solver == solver and highs_opt.solver == "highs"
+    assert other_opt.optimal and other_opt.verified
+    assert other_opt.objective == pytest.approx(highs_opt.objective, abs=1e-6)
+    assert other_opt.to_dict()["solver"] == solver
+    for kw in (dict(epsilon=0.2, flip="all"), dict(epsilon=0.0, flip="margin")):
+        highs_pes = _tune(split, "highs", mode="pessimistic", optimistic=highs_opt, **kw)
+        other_pes = _tune(split, solver, mode="pessimistic", optimistic=other_opt, **kw)
+        assert other_pes.optimal and other_pes.verified, other_pes.verification.messages
+        # the flipped sets come from the two optimistic hyperplanes, which may be different tied optima
+        if np.array_equal(highs_pes.flipped, other_pes.flipped):
+            assert other_pes.objective == pytest.approx(highs_pes.objective, abs=1e-6)
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_the_box_search_runs_first_and_the_model_is_rebuilt_around_its_value(solver):
+    # cancer 50/50 split 1: the box search beats the MIP start at w_bar_ub (0.306), so the model solved is the one
+    # rebuilt around the search's value, and the answer is still the optimum HiGHS proves
+    split = benchmark_split("cancer", 50, 1)
+    plain = bilevel.build_optimistic_model(split.X_train, split.y_train, split.X_val, split.y_val)
+    start_value = float(np.mean([value for var, value in kkt_start(plain) if var.parent_component() is plain.g]))
+    res = _tune(split, solver)
+    cutoff = res.model.bilevel_info["objective_cutoff"]
+    assert cutoff is not None and res.objective <= cutoff < start_value - 1e-3
+    assert res.optimal and res.verified
+    assert res.objective == pytest.approx(_tune(split, "highs").objective, abs=1e-6)
+    off = _tune(split, solver, cutoff_restarts=False)  # the search still runs, the model stays plain
+    assert off.model.bilevel_info["objective_cutoff"] is None
+    assert off.objective == pytest.approx(res.objective, abs=1e-6)
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_a_time_limit_stops_the_solve_with_an_unproven_incumbent(solver):
+    split = benchmark_split("cancer", 50, 1)
+    model = bilevel.build_optimistic_model(split.X_train, split.y_train, split.X_val, split.y_val)
+    start = kkt_start(model)
+    info = solve_other(model, solver, time_limit=0.01, mip_start=start)
+    assert info.status == "time_limit"
+    # the start (0.306; without it Gurobi stopped at 0.96) was handed in: the incumbent is at least as good
+    assert info.objective <= np.mean([value for var, value in start if var.parent_component() is model.g]) + 1e-9
+    assert info.objective >= info.best_bound - 1e-9 and not _proven(info.objective, info.best_bound)
+    assert verify_model(model).verified  # the incumbent loaded is bilevel feasible (at worst the start)
+    assert info.options[other_solvers._ARGUMENT_OPTIONS[solver]["time_limit"]] == 0.01
+    full = solve_other(model, solver, mip_start=start)
+    assert full.status == "optimal" and full.objective <= info.objective + 1e-9
+    assert _proven(full.objective, full.best_bound) and full.nodes > 0
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_a_large_mip_gap_is_not_reported_optimal(solver):
+    split = benchmark_split("cancer", 50, 1)
+    model = bilevel.build_optimistic_model(split.X_train, split.y_train, split.X_val, split.y_val)
+    info = solve_other(model, solver, mip_gap=0.5, mip_start=kkt_start(model))
+    assert info.status == ("optimal" if _proven(info.objective, info.best_bound) else "gap_limit")
+    assert info.gap <= 0.5 + 1e-9
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_an_infeasible_model_is_reported(solver):
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.Binary)
+    m.y = pyo.Var(bounds=(0, 1))
+    m.c = pyo.Constraint(expr=m.x + m.y >= 3)
+    m.o = pyo.Objective(expr=m.x + m.y)
+    with pytest.raises(InfeasibleModelError, match=solver):
+        solve_other(m, solver)
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_infeasible_or_unbounded_is_told_apart(solver):
+    # free integer and continuous variables: Gurobi's presolve answers "infeasible or unbounded" here, and the
+    # solve is repeated without dual reductions to tell which
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.Integers)
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x + m.y >= 3)
+    m.d = pyo.Constraint(expr=m.x + m.y <= 2)
+    m.o = pyo.Objective(expr=m.x - m.y)
+    with pytest.raises(InfeasibleModelError, match="infeasible"):
+        solve_other(m, solver)
+    m.d.deactivate()
+    with pytest.raises(SolverError, match="unbounded"):
+        solve_other(m, solver)
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_a_refused_parameter_is_an_input_error_and_leaves_the_values(solver):
+    split = benchmark_split("cancer", 8, 0)
+    model = bilevel.build_optimistic_model(split.X_train, split.y_train, split.X_val, split.y_val)
+    start = kkt_start(model)
+    for var, value in start:
+        var.set_value(value, skip_validation=True)
+    before = {var.name: var.value for var in model.component_data_objects(pyo.Var)}
+    with pytest.raises(InputError, match="no_such_parameter"):
+        solve_other(model, solver, options={"no_such_parameter": 1}, mip_start=start)
+    assert {var.name: var.value for var in model.component_data_objects(pyo.Var)} == before
+    with pytest.raises(InputError, match="no_such_parameter"):
+        _tune(split, solver, solver_options={"no_such_parameter": 1})
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_a_seed_parameter_reaches_the_solver(solver):
+    split = benchmark_split("cancer", 50, 1)
+    model = bilevel.build_optimistic_model(split.X_train, split.y_train, split.X_val, split.y_val)
+    seed = {"gurobi": "Seed", "cplex": "randomseed"}[solver]
+    nodes, objectives = set(), []
+    for s in (1, 2, 3):
+        info = solve_other(model, solver, threads=1, options={seed: s})
+        assert info.options[seed] == s and info.optimal
+        nodes.add(info.nodes)
+        objectives.append(info.objective)
+    assert len(nodes) > 1  # the search changed with the seed ...
+    assert max(objectives) - min(objectives) < 1e-6  # ... the optimum did not
+
+
+def test_cplex_above_the_community_size_limits_is_a_solver_error():
+    if unavailable_reason("cplex") is not None:
+        pytest.skip("cplex cannot run here")
+    m = pyo.ConcreteModel()
+    m.I = pyo.RangeSet(1200)
+    m.x = pyo.Var(m.I, domain=pyo.Binary)
+    m.c = pyo.Constraint(m.I, rule=lambda m, i: m.x[i] + m.x[i % 1200 + 1] >= 1)
+    m.o = pyo.Objective(expr=sum(m.x[i] for i in m.I))
+    try:
+        info = solve_other(m, "cplex")
+    except SolverError as exc:
+        assert "size limits" in str(exc)
+    else:  # a full CPLEX license: the model solves (every other x is 1)
+        assert info.optimal and info.objective == pytest.approx(600)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(solver="scip"), "solver must be one of"),
+    (dict(solver=None), "solver must be one of"),
+    (dict(solver_options={"Seed": 1}), "solver_options are for solver="),
+    (dict(solver="gurobi", race=2), "race: HiGHS only"),
+    (dict(solver="cplex", highs_options={"random_seed": 1}), "highs_options: HiGHS only"),
+    (dict(solver="gurobi", clock="nodes"), "clock='nodes': HiGHS only"),
+    (dict(solver="gurobi", solver_options={"TimeLimit": 5}), "with the argument time_limit"),
+    (dict(solver="cplex", solver_options={"mip_tolerances_mipgap": 0.1}), "with the argument mip_gap"),
+    (dict(solver="gurobi", solver_options={"Seed": float("nan")}), "Seed must be a number or a string"),
+    (dict(solver="gurobi", solver_options={"Seed": True}), "Seed must be a number or a string"),
+    (dict(solver="gurobi", solver_options=[("Seed", 1)]), "must be a mapping"),
+    (dict(solver="gurobi", solver_options={1: 1}), "names must be strings"),
+    (dict(solver="cplex", mip_gap=1.5), "mip_gap"),
+    (dict(solver="cplex", threads=-1), "threads"),
+])
+def test_bad_solver_settings_are_refused(kw, message):
+    split = benchmark_split("cancer", 6, 0)
+    with pytest.raises(InputError, match=message):
+        _tune(split, **{"solver": "highs", **kw})
+
+
+def test_a_solver_that_cannot_run_is_named(monkeypatch):
+    split = benchmark_split("cancer", 6, 0)
+
+    class Missing:
+        def available(self, exception_flag=False):
+            return False
+    monkeypatch.setattr(other_solvers.pyo, "SolverFactory", lambda name: Missing())
+    assert "pip install gurobipy" in unavailable_reason("gurobi")
+    with pytest.raises(InputError, match="solver 'gurobi' cannot run: .*pip install gurobipy"):
+        _tune(split, "gurobi")
+    with pytest.raises(InputError, match="pip install cplex"):
+        solve_other(bilevel.build_optimistic_model(split.X_train, split.y_train, split.X_val, split.y_val), "cplex")
+    assert unavailable_reason("highs") is None
+
+
+def test_solve_other_refuses_highs_and_hooks():
+    split = benchmark_split("cancer", 6, 0)
+    model = bilevel.build_optimistic_model(split.X_train, split.y_train, split.X_val, split.y_val)
+    with pytest.raises(InputError, match="bilevel.solve_model"):
+        solve_other(model, "highs")
+    with pytest.raises(InputError, match="interrupt_when is a HiGHS hook"):
+        solve_other(model, "gurobi", interrupt_when=lambda objective, elapsed: False)
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_cli_solver_flag(solver, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        code = main(["tune", "--data", "diabetes", "--n-train", "10", "--n-val", "10", "--mode", "both",
+                     "--epsilon", "0.2", "--solver", solver, "--json", str(out)])
+    assert code == 0
+    result = json.loads(out.read_text())
+    assert result["solver"] == solver and result["highs_options"] is None
+    assert {r["solver"] for r in result["results"].values()} == {solver}
+    assert main(["tune", "--data", "diabetes", "--n-train", "10", "--n-val", "10", "--mode", "optimistic",
+                 "--json", str(tmp_path / "h.json")]) == 0
+    highs = json.loads((tmp_path / "h.json").read_text())["results"]["optimistic"]
+    assert result["results"]["optimistic"]["objective"] == pytest.approx(highs["objective"], abs=1e-6)
+
+
+@pytest.mark.parametrize("flags, named", [(["--race", "2"], "--race"),
+                                          (["--highs-option", "random_seed=1"], "--highs-option"),
+                                          (["--clock", "nodes"], "--clock nodes")])
+def test_cli_refuses_highs_only_flags_with_another_solver(flags, named, capsys):
+    assert main(["tune", "--data", "cancer", "--solver", "gurobi", *flags]) == 2
+    assert f"{named}: HiGHS only; --solver gurobi" in capsys.readouterr().err
