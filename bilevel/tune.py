@@ -376,9 +376,10 @@ def _solve_searched_first(model, start, make_search, solve_kw: dict, enabled: bo
     ``make_search(model)`` runs once before the solve (from the start's objective, down to ``floor``; its time
     counts in the solve's and comes off ``time_limit``), and with ``enabled`` the model is rebuilt around the value
     it reaches (``rebuild``, as a cutoff restart rebuilds it) unless the model was built around it or it meets the
-    floor; then one solve from the best point. Measured on optimistic cancer 100/100: Gurobi proved the model
-    built around the box search's value in 1.0-11.8 s and the plain one in 6.6-20.2 s (experiments/PERFORMANCE.md,
-    *Another solver on the same MILPs*). Returns ``(model, info, seconds, [])`` as :func:`_solve_with_cutoffs`."""
+    floor; then one solve from the best point. Measured on optimistic cancer 100/100 splits 1 and 2: Gurobi proved
+    the models built around the box search's value in 7.42-11.8 s and 1.83-2.99 s, the plain ones in 15.7-20.2 s
+    and 6.57-7.03 s (experiments/PERFORMANCE.md, *Another solver on the same MILPs*). Returns
+    ``(model, info, seconds, [])`` as :func:`_solve_with_cutoffs`."""
     t0 = time.perf_counter()
     time_limit = solve_kw.get("time_limit")
     search = make_search(model)
@@ -639,8 +640,8 @@ def tune(
         reaches (with ``cutoff_restarts``), and there are no restarts while the solver runs; ``race``,
         ``highs_options`` and ``clock="nodes"`` are refused. ``threads`` and ``mip_gap`` go to the solver, whose
         default uses every core. Measured on optimistic cancer 100/100, splits 0-2 of
-        ``experiments/bench_milp.benchmark_split``, one thread: 1.7-9.3 s (Gurobi) and 1.1-7.2 s (CPLEX) for
-        the whole call (README, *Other solvers*).
+        ``experiments/bench_milp.benchmark_split``, seeds 0-2, one thread: ``total_seconds`` 1.55-9.48 s (Gurobi)
+        and 1.21-10.6 s (CPLEX) against 10.5-44.5 s with HiGHS (README, *Other solvers for `tune`*).
     solver_options : Gurobi or CPLEX parameters by name for every MILP solve (:func:`bilevel.other_solvers.
         check_solver_options`), e.g. ``{"Seed": 1}`` (Gurobi) or ``{"randomseed": 1}`` (CPLEX); only with such a
         ``solver``.
