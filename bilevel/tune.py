@@ -371,33 +371,41 @@ def _solve(model, solver: str = "highs", **kw) -> SolveInfo:
     return solve_model(model, **kw) if solver == "highs" else solve_other(model, solver, **kw)
 
 
-def _solve_searched_first(model, start, make_search, solve_kw: dict, enabled: bool, rebuild, floor: float):
-    """:func:`_solve_with_cutoffs` for a solver without HiGHS's callbacks (Gurobi, CPLEX): the box search of
-    ``make_search(model)`` runs once before the solve (from the start's objective, down to ``floor``; its time
-    counts in the solve's and comes off ``time_limit``), and with ``enabled`` the model is rebuilt around the value
-    it reaches (``rebuild``, as a cutoff restart rebuilds it) unless the model was built around it or it meets the
-    floor; then one solve from the best point. Measured on optimistic cancer 100/100 splits 1 and 2: Gurobi proved
-    the models built around the box search's value in 7.42-11.8 s and 1.83-2.99 s, the plain ones in 15.7-20.2 s
-    and 6.57-7.03 s (experiments/PERFORMANCE.md, *Another solver on the same MILPs*). Returns
-    ``(model, info, seconds, [])`` as :func:`_solve_with_cutoffs`."""
-    t0 = time.perf_counter()
-    time_limit = solve_kw.get("time_limit")
+def _search_first(model, start, make_search, enabled: bool, rebuild, floor: float, deadline):
+    """Run the box search of ``make_search(model)`` once, before a solve: from the objective of ``start`` (``(VarData,
+    value)`` pairs, or ``None``) down to ``floor`` (the objective's lower bound), stopping at the
+    ``time.perf_counter()`` value ``deadline`` (``None``: no deadline); with ``enabled``, rebuild the model around
+    the value it reaches (``rebuild``, as a cutoff restart rebuilds it) unless the model was built around it already
+    or it meets the floor. Returns ``(model, start, ran)``: the model to solve, the best point as its MIP start, and
+    whether the search ran (not without ``warm_start``, nor from a start that meets the floor)."""
     search = make_search(model)
-    if "improve" in search:
-        better = search["improve"](_start_value(model, start), floor,
-                                   None if time_limit is None else t0 + time_limit)
-        if better is not None:
-            start = better
-            value = _start_value(model, better)
-            cutoff = model.bilevel_info.get("objective_cutoff")
-            if enabled and value > floor + 1e-6 and (cutoff is None or padded_cutoff(value) < cutoff):
-                rebuilt = _rebuilt_around(rebuild, value, better)
-                if rebuilt is not None:
-                    model, start = rebuilt
-    spent = time.perf_counter() - t0
-    kw = dict(solve_kw, time_limit=None if time_limit is None else max(time_limit - spent, 0.01))
-    info = _solve(model, mip_start=start, **kw)
-    return model, info, spent + info.seconds, []
+    value = _start_value(model, start)
+    if "improve" not in search or value <= floor + 1e-6:
+        return model, start, False
+    better = search["improve"](value, floor, deadline)
+    if better is not None:
+        start, value = better, _start_value(model, better)
+        cutoff = model.bilevel_info.get("objective_cutoff")
+        if enabled and value > floor + 1e-6 and (cutoff is None or padded_cutoff(value) < cutoff):
+            rebuilt = _rebuilt_around(rebuild, value, better)
+            if rebuilt is not None:
+                model, start = rebuilt
+    return model, start, True
+
+
+#: ``|T| + |V|`` from which :func:`tune` runs the box search before HiGHS's first solve of an optimistic MILP (and
+#: builds the model around its value) instead of inside HiGHS's run. Measured (experiments/PERFORMANCE.md, *The box
+#: search before HiGHS, again*): at sizes 10-20 1.31 times the time in geometric mean on the optimistic instances
+#: of experiments/bench_tune_options.py (1.57 on the pessimistic ones); at 50/50 0.42 on the six optimistic
+#: instances, while pessimistic ones that HiGHS proves in 0.05 s took 0.6 s; at 100/100 0.62 on cancer.
+_SEARCH_FIRST_POINTS = 100
+
+
+def _searches_first(model) -> bool:
+    """Whether HiGHS's first solve of ``model`` gets the box search before it: an optimistic model of at least
+    :data:`_SEARCH_FIRST_POINTS` training and validation points."""
+    info = model.bilevel_info
+    return info["mode"] == "optimistic" and len(info["y_train"]) + len(info["y_val"]) >= _SEARCH_FIRST_POINTS
 
 
 def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool, rebuild, floor: float = 0.0):
@@ -413,13 +421,29 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
     ``make_search(model)`` gives the box-search keyword arguments of :func:`bilevel.solve_model` for a
     model (run until the search has run once). Returns ``(model, info, seconds, restarts)``: the final
     model, its :class:`SolveInfo`, HiGHS time plus rebuild time summed, and one dict per restart
-    (``seconds``: that sum at the restart; ``cutoff``). With ``solve_kw["solver"]`` other than HiGHS:
-    :func:`_solve_searched_first` (``floor``: the objective's lower bound, where the box search stops)."""
-    if solve_kw.get("solver", "highs") != "highs":
-        return _solve_searched_first(model, start, make_search, solve_kw, enabled, rebuild, floor)
-    reference = _start_value(model, start)
+    (``seconds``: that sum at the restart; ``cutoff``).
+
+    On an optimistic model of at least :data:`_SEARCH_FIRST_POINTS` training and validation points, and always with
+    ``solve_kw["solver"]`` other than HiGHS (Gurobi and CPLEX have no counterpart of HiGHS's callbacks), the box
+    search runs before the first solve instead (:func:`_search_first`, ``floor`` the objective's lower bound; its time
+    counts in the total and comes off ``time_limit``); another solver then solves once, without restarts.
+    Measured on optimistic cancer 100/100: Gurobi proved the models of splits 1 and 2 built around the box search's
+    value in 7.42-11.8 s and 1.83-2.99 s, the plain ones in 15.7-20.2 s and 6.57-7.03 s
+    (experiments/PERFORMANCE.md, *Another solver on the same MILPs*)."""
     time_limit = solve_kw.get("time_limit")
     total, restarts, searched = 0.0, [], []
+    other = solve_kw.get("solver", "highs") != "highs"
+    if other or _searches_first(model):
+        t0 = time.perf_counter()
+        model, start, ran = _search_first(model, start, make_search, enabled, rebuild, floor,
+                                          None if time_limit is None else t0 + time_limit)
+        total = time.perf_counter() - t0
+        searched += [1] if ran else []
+        if other:
+            kw = dict(solve_kw, time_limit=None if time_limit is None else max(time_limit - total, 0.01))
+            info = _solve(model, mip_start=start, **kw)
+            return model, info, total + info.seconds, []
+    reference = _start_value(model, start)
 
     def searching(m) -> dict:  # the box search for m, until it has run once
         search = {} if searched else make_search(m)
@@ -429,7 +453,8 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
     previous = None  # (model, SolveInfo) of the interrupted run whose incumbent the current model starts from
     while True:
         trigger = _restart_trigger(reference, solve_kw["clock"]) if enabled and len(restarts) < _MAX_RESTARTS else None
-        kw = dict(solve_kw, time_limit=None if time_limit is None else time_limit - total)
+        # (at least 0.01 s: a search before the solve stops at the time limit, and may leave nothing of it)
+        kw = dict(solve_kw, time_limit=None if time_limit is None else max(time_limit - total, 0.01))
         t0 = time.perf_counter()
         try:
             info = _solve(model, mip_start=start, interrupt_when=trigger, **search, **kw)
@@ -605,7 +630,10 @@ def tune(
         running after 1 s (and after three times the search's estimated cost; see ``clock``) also gets the
         box search of :mod:`bilevel.box_search` (local search over ``w_bar`` with the same LPs, run once
         inside HiGHS's run, its time counted in the solve time); its best point replaces HiGHS's incumbent
-        when better.
+        when better. On an optimistic MILP of at least 100 training and validation points (``|T| + |V|``,
+        ``_SEARCH_FIRST_POINTS``) the search runs before HiGHS's first solve instead, unless the start meets the
+        objective's floor, and (with ``cutoff_restarts``) the model is built around the value it reaches
+        (experiments/PERFORMANCE.md, *The box search before HiGHS, again*).
     highs_options : HiGHS options by name for every MILP solve, over the package's defaults
         ``HIGHS_OPTIONS`` (HiGHS's defaults except the RENS heuristic off, cuts separated at the root
         only and pseudo-costs reliable after 4 observations, not 8), e.g. ``{"mip_heuristic_run_rens": True,
@@ -624,7 +652,8 @@ def tune(
         model). Never changes the optimal value; the returned ``model`` is the last one solved (or, when HiGHS
         found no solution on a rebuilt model within the time left, the one before it, whose incumbent it holds).
         Measured with ``experiments/bench_milp.py`` (README).
-    clock : when the box search and the cutoff restarts above start: ``"seconds"`` (default; after 1 s, 2 s
+    clock : when the box search (inside HiGHS's run; the search before the solve of a large optimistic MILP waits
+        for nothing) and the cutoff restarts above start: ``"seconds"`` (default; after 1 s, 2 s
         of HiGHS time) or ``"nodes"`` (after 2,000 and 4,000 branch-and-bound nodes, and no measured time
         in the search's delay). With ``"nodes"`` a run without a time limit and with ``race=1`` follows the
         same path on every machine and under any load, so it returns the same solution (the same tied

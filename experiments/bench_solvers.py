@@ -16,8 +16,9 @@ model is built around:
   with, its last cutoff row included; pessimistic, after an optimistic call alike that gives the flipped set;
 - ``box`` (optimistic default): built around the value the box search (``bilevel.box_search.search_box`` from
   ``w_bar_ub`` and the hinge-minimiser boxes, without a floor or deadline) reaches, padded as ``tune`` pads a
-  cutoff: the model an optimistic ``tune`` call restarts into when its box search beats HiGHS's incumbent (as on
-  cancer 100/100 split 1; ``tune``'s search may stop earlier, at HiGHS's dual bound or a deadline);
+  cutoff: the model an optimistic ``tune`` call builds first at ``|T| + |V| >= 100`` (before 2026-12-07 it restarted
+  into it when its box search beat HiGHS's incumbent, as on cancer 100/100 split 1; ``tune``'s search may stop
+  earlier, at a deadline);
 - ``none``: the plain model, without a cutoff row; or a number: built around that mean validation hinge loss.
 
 Every incumbent is loaded into the Pyomo model by its column names and checked with ``bilevel.verify_model`` (the

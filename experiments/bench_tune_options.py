@@ -184,7 +184,7 @@ def main(argv=None) -> int:
             for label, extra, clock, solver in (("package", {}, "seconds", "highs"),
                                                 ("alternative", alternative, args.clock, args.solver or "highs")):
                 spec = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs, time_limit=args.time_limit,
-                            options=extra, clock=clock, solver=solver)
+                            options=extra, clock=clock, **({} if solver == "highs" else {"solver": solver}))
                 if label == "alternative" and args.python is not None:
                     fields = _solve_in(args.python, spec)
                 else:
