@@ -62,9 +62,9 @@ class TuneResult(LinearClassifier):
     (``"optimal"`` only when proven within HiGHS's default tolerances, ``"gap_limit"`` when stopped at a
     larger ``mip_gap``, ``"time_limit"``, ...); ``best_bound``, ``gap``; ``solve_seconds`` (HiGHS time of the
     final solve only), ``total_seconds`` (all solves: cutoff restarts, their rebuilds and lambda-bound
-    retries; the solve time to quote), ``build_seconds`` (the first model's build), ``build_lp_seconds`` (of
-    ``build_seconds``, the build's LPs: least training loss and bound tightening, items 9-10 of
-    :mod:`bilevel.bigm`; the rest is Pyomo),
+    retries, and a box search run before the first solve with its rebuild; the solve time to quote),
+    ``build_seconds`` (the first model's build), ``build_lp_seconds`` (of ``build_seconds``, the build's LPs:
+    least training loss and bound tightening, items 9-10 of :mod:`bilevel.bigm`; the rest is Pyomo),
     ``start_seconds`` (the LPs of the MIP starts, :func:`bilevel.warmstart.kkt_start`);
     ``nodes`` (branch-and-bound nodes of the final solve, like ``solve_seconds``: a cutoff restart or a lambda
     retry starts counting anew); ``random_seed`` (HiGHS's ``random_seed`` of the run whose solution the final
