@@ -440,8 +440,7 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
         total = time.perf_counter() - t0
         searched += [1] if ran else []
         if other:
-            kw = dict(solve_kw, time_limit=None if time_limit is None else max(time_limit - total, 0.01))
-            info = _solve(model, mip_start=start, **kw)
+            info = _solve(model, mip_start=start, **dict(solve_kw, time_limit=_time_left(time_limit, total)))
             return model, info, total + info.seconds, []
     reference = _start_value(model, start)
 
@@ -453,8 +452,7 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
     previous = None  # (model, SolveInfo) of the interrupted run whose incumbent the current model starts from
     while True:
         trigger = _restart_trigger(reference, solve_kw["clock"]) if enabled and len(restarts) < _MAX_RESTARTS else None
-        # (at least 0.01 s: a search before the solve stops at the time limit, and may leave nothing of it)
-        kw = dict(solve_kw, time_limit=None if time_limit is None else max(time_limit - total, 0.01))
+        kw = dict(solve_kw, time_limit=_time_left(time_limit, total))
         t0 = time.perf_counter()
         try:
             info = _solve(model, mip_start=start, interrupt_when=trigger, **search, **kw)
@@ -486,6 +484,15 @@ def _solve_with_cutoffs(model, start, make_search, solve_kw: dict, enabled: bool
             continue
         (model, start), reference, search = rebuilt, info.objective, new_search
         restarts.append({"seconds": total, "cutoff": model.bilevel_info["objective_cutoff"]})
+
+
+def _time_left(time_limit: float | None, spent: float) -> float | None:
+    """What is left of ``time_limit`` (seconds; ``None``: none) after ``spent`` seconds, for the next solve: at least
+    0.01 s once something was spent (a box search before the solve stops at the limit and may leave nothing, and a
+    solve needs a positive limit); a limit with nothing spent yet is passed on as it is."""
+    if time_limit is None:
+        return None
+    return max(time_limit - spent, 0.01) if spent > 0 else time_limit
 
 
 def _restart_trigger(reference: float, clock: str = "seconds"):
