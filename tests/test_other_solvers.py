@@ -28,6 +28,14 @@ def _tune(split, solver, **kw):
     return bilevel.tune(split.X_train, split.y_train, split.X_val, split.y_val, solver=solver, **kw)
 
 
+def _same_optimum(a, b):
+    """Two proven solutions of one MILP: objectives within the solvers' default gaps (relative 1e-4 or absolute
+    1e-6: HiGHS with random_seed 1 proved 0.479202 where Gurobi and CPLEX proved 0.479171), and each objective at
+    or above the other solver's dual bound, which holds for every feasible point."""
+    assert a.objective == pytest.approx(b.objective, rel=1e-4, abs=1e-6)
+    assert a.objective >= b.best_bound - 1e-6 and b.objective >= a.best_bound - 1e-6
+
+
 @pytest.mark.parametrize("solver", OTHER)
 @pytest.mark.parametrize("data, n, seed", [("cancer", 12, 0), ("diabetes", 10, 1), ("diabetes", 12, 2)])
 def test_same_optima_as_highs_in_both_modes(solver, data, n, seed):
@@ -36,15 +44,15 @@ def test_same_optima_as_highs_in_both_modes(solver, data, n, seed):
     other_opt = _tune(split, solver)
     assert other_opt.solver == solver and highs_opt.solver == "highs"
     assert other_opt.optimal and other_opt.verified
-    assert other_opt.objective == pytest.approx(highs_opt.objective, abs=1e-6)
+    _same_optimum(other_opt, highs_opt)
     assert other_opt.to_dict()["solver"] == solver
     for kw in (dict(epsilon=0.2, flip="all"), dict(epsilon=0.0, flip="margin")):
         highs_pes = _tune(split, "highs", mode="pessimistic", optimistic=highs_opt, **kw)
         other_pes = _tune(split, solver, mode="pessimistic", optimistic=other_opt, **kw)
         assert other_pes.optimal and other_pes.verified, other_pes.verification.messages
         # the flipped sets come from the two optimistic hyperplanes, which may be different tied optima
-        if np.array_equal(highs_pes.flipped, other_pes.flipped):
-            assert other_pes.objective == pytest.approx(highs_pes.objective, abs=1e-6)
+        if np.array_equal(highs_pes.flipped, other_pes.flipped) and highs_pes.lambda_bound == other_pes.lambda_bound:
+            _same_optimum(other_pes, highs_pes)
 
 
 @pytest.mark.parametrize("solver", OTHER)
@@ -58,10 +66,10 @@ def test_the_box_search_runs_first_and_the_model_is_rebuilt_around_its_value(sol
     cutoff = res.model.bilevel_info["objective_cutoff"]
     assert cutoff is not None and res.objective <= cutoff < start_value - 1e-3
     assert res.optimal and res.verified
-    assert res.objective == pytest.approx(_tune(split, "highs").objective, abs=1e-6)
+    _same_optimum(res, _tune(split, "highs"))
     off = _tune(split, solver, cutoff_restarts=False)  # the search still runs, the model stays plain
     assert off.model.bilevel_info["objective_cutoff"] is None
-    assert off.objective == pytest.approx(res.objective, abs=1e-6)
+    _same_optimum(off, res)
 
 
 @pytest.mark.parametrize("solver", OTHER)
@@ -224,7 +232,7 @@ def test_cli_solver_flag(solver, tmp_path, capsys):
     assert main(["tune", "--data", "diabetes", "--n-train", "10", "--n-val", "10", "--mode", "optimistic",
                  "--json", str(tmp_path / "h.json")]) == 0
     highs = json.loads((tmp_path / "h.json").read_text())["results"]["optimistic"]
-    assert result["results"]["optimistic"]["objective"] == pytest.approx(highs["objective"], abs=1e-6)
+    assert result["results"]["optimistic"]["objective"] == pytest.approx(highs["objective"], rel=1e-4, abs=1e-6)
 
 
 @pytest.mark.parametrize("flags, named", [(["--race", "2"], "--race"),
