@@ -11,6 +11,7 @@ while it runs, races) have no counterpart here: :func:`bilevel.tune` runs the bo
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import time
@@ -18,6 +19,7 @@ import warnings
 from collections.abc import Mapping
 
 import pyomo.environ as pyo
+from pyomo.version import version as pyomo_version
 from pyomo.opt import TerminationCondition
 
 from .errors import InputError, SolverError
@@ -55,9 +57,27 @@ def unavailable_reason(solver: str) -> str | None:
     with _quiet():
         opt = pyo.SolverFactory(_PYOMO_NAME[solver])
         ok = opt.available(exception_flag=False)
-    if ok:
-        return None
-    return f"Pyomo's {_PYOMO_NAME[solver]} interface is unavailable (pip install {_PACKAGE[solver]}, and a license)"
+    if not ok:
+        return f"Pyomo's {_PYOMO_NAME[solver]} interface is unavailable (pip install {_PACKAGE[solver]}, and a license)"
+    return _probe_failure(solver)
+
+
+@functools.lru_cache(maxsize=None)
+def _probe_failure(solver: str) -> str | None:
+    """Why Pyomo's interface fails to solve a one-row model with ``solver`` (e.g. Pyomo 6.7's ``gurobi_direct``
+    passes ``sense=`` to gurobipy 13's ``addConstr``, which no longer takes it), or ``None``; once per process."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.Binary)
+    m.c = pyo.Constraint(expr=m.x >= 0)
+    m.o = pyo.Objective(expr=m.x)
+    try:
+        with _quiet():
+            pyo.SolverFactory(_PYOMO_NAME[solver]).solve(m, load_solutions=False, tee=False)
+    except Exception as exc:  # noqa: BLE001 - whatever the interface raises
+        text = " ".join(str(exc).split())[:200]
+        return (f"Pyomo {pyomo_version}'s {_PYOMO_NAME[solver]} fails on a one-row model ({text}); a newer "
+                "Pyomo may work with this solver release")
+    return None
 
 
 def check_solver_options(solver: str, options) -> dict:

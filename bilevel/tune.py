@@ -355,14 +355,15 @@ def _other_solver_kw(solver: str, solver_options, run_kw: dict, highs_options, c
     if refused:
         raise InputError(f"{', '.join(refused)}: HiGHS only; solver={solver!r} runs without them (its own "
                          "parameters go in solver_options)")
-    if (reason := unavailable_reason(solver)) is not None:
-        raise InputError(f"solver {solver!r} cannot run: {reason}")
     kw = {key: value for key, value in run_kw.items() if key != "race"}
     if kw["mip_gap"] is not None:
         check_mip_gap(kw["mip_gap"])
     if kw["threads"] is not None:
         check_count(kw["threads"], "threads")
-    return dict(kw, solver=solver, options=check_solver_options(solver, solver_options))
+    options = check_solver_options(solver, solver_options)  # bad settings are named first, installed or not
+    if (reason := unavailable_reason(solver)) is not None:
+        raise InputError(f"solver {solver!r} cannot run: {reason}")
+    return dict(kw, solver=solver, options=options)
 
 
 def _solve(model, solver: str = "highs", **kw) -> SolveInfo:
