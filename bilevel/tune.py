@@ -16,9 +16,9 @@ from .other_solvers import check_solver, check_solver_options, solve_other, unav
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, check_flip, flipped_set, pessimistic_info,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
-from .validation import (TINY_FEATURE_WARNING, check_clock, check_count, check_epsilon, check_features, check_flag,
-                         check_mip_gap, check_positive, check_scale, check_w_bar_bounds, check_xy, is_choice,
-                         tiny_features, value_text, warn_tiny_features)
+from .validation import (SOLVER_NAMES, TINY_FEATURE_WARNING, check_clock, check_count, check_epsilon, check_features,
+                         check_flag, check_mip_gap, check_positive, check_scale, check_w_bar_bounds, check_xy,
+                         is_choice, tiny_features, value_text, warn_tiny_features)
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
@@ -342,9 +342,6 @@ def _initial_model(rebuild, start, floor: float, enabled: bool):
         except InputError:
             pass
     return rebuild(None)
-
-
-_SOLVER_NAMES = {"highs": "HiGHS", "gurobi": "Gurobi", "cplex": "CPLEX"}
 
 
 def _other_solver_kw(solver: str, solver_options, run_kw: dict, highs_options, clock: str) -> dict:
@@ -730,7 +727,7 @@ def tune(
         check_flip(flip, X_val, len(y_v))  # before the optimistic solve (bad indices were refused after it)
     lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
     check_scale([X_t, X_v], ub)
-    tiny = warn_tiny_features([X_t, X_v])
+    tiny = warn_tiny_features([X_t, X_v], check_solver(solver))
     eps = check_epsilon(epsilon)
     tolerance = check_positive(tolerance, "tolerance")
     if time_limit is not None:
@@ -783,9 +780,9 @@ def tune(
         except InfeasibleModelError:
             # Every w_bar in its bounds has an inner optimum, and the big-Ms keep one (bilevel.bigm): the MILP
             # is feasible, so the report is HiGHS's error (e.g. HiGHS issue #3307), not a property of the data.
-            raise SolverError(f"{_SOLVER_NAMES[solver]} reports the optimistic MILP infeasible, but it has a "
+            raise SolverError(f"{SOLVER_NAMES[solver]} reports the optimistic MILP infeasible, but it has a "
                               "bilevel-feasible point at every w_bar in its bounds (the inner LP's optimum): a "
-                              f"{_SOLVER_NAMES[solver]} failure" + ("; retry with the HiGHS option presolve=off"
+                              f"{SOLVER_NAMES[solver]} failure" + ("; retry with the HiGHS option presolve=off"
                                                                    if solver == "highs" else "")) from None
         return _result("optimistic", model, info, build, total, tolerance, notes=tiny_notes,
                        start_seconds=start_seconds, restarts=restarts, build_lp_seconds=build_lp, solver=solver)

@@ -283,6 +283,7 @@ CLOCKS = ("seconds", "nodes")
 #: The MILP solvers :func:`bilevel.tune` takes: HiGHS (:func:`bilevel.solve_model`), Gurobi and CPLEX
 #: (:mod:`bilevel.other_solvers`).
 SOLVERS = ("highs", "gurobi", "cplex")
+SOLVER_NAMES = {"highs": "HiGHS", "gurobi": "Gurobi", "cplex": "CPLEX"}  # each of SOLVERS as its vendor spells it
 
 
 def is_choice(value, choices) -> bool:
@@ -436,7 +437,7 @@ TINY_FEATURE_WARNING = r"feature\(s\) \[[0-9, ]*\] have values of at most"
 :func:`warn_tiny_features` issues."""
 
 
-def warn_tiny_features(X_list) -> list[int]:
+def warn_tiny_features(X_list, solver: str = "highs") -> list[int]:
     """Warn (UserWarning) of the features whose largest ``|x_ij|`` over the arrays (n_k, p) in ``X_list`` is
     positive but below ``TINY_FEATURE`` (1e-4) times ``max(1, the largest |x_ij| of any feature)``; return their
     indices. The coefficients of such a feature in the MILPs' stationarity rows are then of the size of HiGHS's
@@ -444,16 +445,19 @@ def warn_tiny_features(X_list) -> list[int]:
     enumeration found, with one feature of size 1e-7..1e-6 next to one of size 1..1e3, about 1 answer in 1000
     proven "optimal" and verified but worse than the bilevel optimum (HiGHS's presolve, or its feasibility
     tolerance on the box multipliers), and a few in 1000 left unverified (flagged); :func:`bilevel.tune` then
-    solves with presolve off (:func:`bilevel.tune.tuning_options`). Standardised features
-    (:func:`bilevel.split_dataset`'s default) are never affected. Raises nothing."""
+    solves with presolve off (:func:`bilevel.tune.tuning_options`). ``solver`` (``"highs"``, ``"gurobi"`` or
+    ``"cplex"``, the solver :func:`bilevel.tune` runs) names the solver in the message, which speaks of HiGHS's
+    presolve only for HiGHS: Gurobi and CPLEX run with their own presolve (not fuzzed on such data). Standardised
+    features (:func:`bilevel.split_dataset`'s default) are never affected. Raises nothing."""
     tiny, col_max, limit = _tiny_features(X_list)
     if tiny:
         warnings.warn(
             f"feature(s) {tiny} have values of at most {col_max[tiny].max():.1e}, below {limit:.1e} "
-            f"({TINY_FEATURE:g} times max(1, the largest feature value {col_max.max():.1e})): HiGHS's absolute "
-            "tolerances can then cut off the bilevel optimum or leave the answer unverified; standardize the "
-            "features (bilevel.split_dataset does by default) or drop these; bilevel.tune solves with HiGHS's "
-            "presolve off then, unless highs_options sets presolve", UserWarning, stacklevel=3)
+            f"({TINY_FEATURE:g} times max(1, the largest feature value {col_max.max():.1e})): "
+            f"{SOLVER_NAMES.get(solver, 'the solver')}'s absolute tolerances can then cut off the bilevel optimum "
+            "or leave the answer unverified; standardize the features (bilevel.split_dataset does by default) or "
+            "drop these" + ("; bilevel.tune solves with HiGHS's presolve off then, unless highs_options sets presolve"
+                            if solver == "highs" else ""), UserWarning, stacklevel=3)
     return tiny
 
 

@@ -241,3 +241,26 @@ def test_cli_solver_flag(solver, tmp_path, capsys):
 def test_cli_refuses_highs_only_flags_with_another_solver(flags, named, capsys):
     assert main(["tune", "--data", "cancer", "--solver", "gurobi", *flags]) == 2
     assert f"{named}: HiGHS only; --solver gurobi" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_the_tiny_feature_warning_names_the_solver_and_promises_no_presolve_change(solver):
+    """A feature of size 1e-6 next to one of 1e3 (the fuzz instance of test_kkt_enumeration, where HiGHS's presolve
+    proved 1.089 "optimal" against the optimum 1.0): tune warns, naming the solver that runs, and does not say that
+    it turns HiGHS's presolve off, which it does only for HiGHS; the answer is the optimum HiGHS proves with presolve
+    off (the KKT enumeration's value there)."""
+    Xt = np.array([[-647.1553073079773, -8.059507881768076e-07], [1023.4259411215874, 6.535044104724449e-07],
+                   [1918.6938516041346, -1.7086864892926478e-06], [1034.0157110508783, -6.19169985974195e-08]])
+    yt = np.array([-1.0, -1.0, 1.0, 1.0])
+    Xv = np.array([[-574.0741282932896, 1.5361069305317784e-06], [-344.77207705400974, -1.2961952282601431e-06]])
+    yv = np.array([1.0, -1.0])
+    with pytest.warns(UserWarning, match=r"feature\(s\) \[1\] have values") as caught:
+        res = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 0.01), solver=solver)
+    text = " ".join(str(w.message) for w in caught)
+    name = {"gurobi": "Gurobi", "cplex": "CPLEX"}[solver]
+    assert f"{name}'s absolute tolerances" in text and "presolve" not in text
+    assert not any("presolve" in m for m in res.verification.messages)
+    with pytest.warns(UserWarning, match="HiGHS's presolve off"):
+        highs = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 0.01))
+    assert res.optimal and res.verified
+    _same_optimum(res, highs)
