@@ -62,6 +62,11 @@ def unavailable_reason(solver: str) -> str | None:
     return _probe_failure(solver)
 
 
+#: What a solver's probe failure adds, measured with gurobipy 13.0.0: Pyomo 6.7.2 to 6.8.0 pass ``sense=`` to its
+#: ``addConstr``; 6.8.1 (which calls ``addLConstr``), 6.8.2, 6.9.0 and 6.10.1 solve the tuning MILPs.
+_NEWER_PYOMO = {"gurobi": " (with gurobipy 13, Pyomo 6.8.1 and newer do: pip install 'pyomo>=6.8.1')"}
+
+
 @functools.lru_cache(maxsize=None)
 def _probe_failure(solver: str) -> str | None:
     """Why Pyomo's interface fails to solve a one-row model with ``solver`` (e.g. Pyomo 6.7's ``gurobi_direct``
@@ -76,7 +81,7 @@ def _probe_failure(solver: str) -> str | None:
     except Exception as exc:  # noqa: BLE001 - whatever the interface raises
         text = " ".join(str(exc).split())[:200]
         return (f"Pyomo {pyomo_version}'s {_PYOMO_NAME[solver]} fails on a one-row model ({text}); a newer "
-                "Pyomo may work with this solver release")
+                "Pyomo may work with this solver release" + _NEWER_PYOMO.get(solver, ""))
     return None
 
 

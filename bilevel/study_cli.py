@@ -21,7 +21,7 @@ from .datasets import LabelColumnError
 from .errors import InputError
 from .highs_options import MAX_CONCURRENCY
 from .option_checks import check_options, count, each, nonempty_path, number
-from .validation import CLOCKS, check_epsilon, check_seed, check_writable_folder
+from .validation import CLOCKS, SOLVERS, check_epsilon, check_seed, check_writable_folder
 from .help_format import (DefaultsHelpFormatter, comma_items, has_empty_item, integer, integer_list, path_text,
                           plain_number, real, shown)
 
@@ -122,7 +122,12 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=integer, default=0,
                    help="seed of all random splits (the whole study is reproducible)")
     p.add_argument("--time-limit", type=real, default=None, help="seconds per MILP solve (default 60; quick 20)")
-    p.add_argument("--threads", type=integer, default=1, help="HiGHS threads per solve")
+    p.add_argument("--threads", type=integer, default=1, help="solver threads per solve")
+    p.add_argument("--solver", choices=SOLVERS, default="highs",
+                   help="MILP solver of the optimistic and pessimistic solves: HiGHS, or Gurobi or CPLEX through "
+                   "Pyomo's direct interfaces (needs gurobipy or cplex and a license; the box search then runs before "
+                   "each solve; --clock nodes is HiGHS only; the tie re-solves stay on HiGHS). Part of the settings "
+                   "checked on resume")
     p.add_argument("--clock", choices=CLOCKS, default="seconds",
                    help="when each solve's box search and cutoff restarts start (bilevel.tune's clock): after "
                    "seconds, or after node counts (the same solutions on every machine, for the solves that end "
@@ -239,7 +244,8 @@ def _config(args, mod):
                              f"data sets only ({', '.join(names)}), which have their own label columns; "
                              "drop it or give a CSV file")
         over["label_column"] = args.label_column
-    over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock, label=args.label)
+    over.update(flip=args.flip, seed=args.seed, threads=args.threads, clock=args.clock, label=args.label,
+                solver=args.solver)
     _check_unit_count(mod, over, args.quick)
     try:
         return mod.StudyConfig.quick(**over) if args.quick else mod.StudyConfig(**over)

@@ -41,6 +41,8 @@ are triggered by elapsed time, though: the box search (after at least 1 s of a r
 tied optima on a faster or busier machine: the optimal value is the same, the returned ``w_bar`` and test
 accuracy can differ. A solve that hits ``time_limit`` keeps its incumbent and records its status; its
 results depend on machine speed too. Every row records the package versions and the HiGHS version.
+With ``solver`` Gurobi or CPLEX (``bilevel study --solver``) those solvers run the optimistic and pessimistic
+MILPs, the box search runs once before each solve, and the rows add ``solver`` and the solver package's version.
 """
 from __future__ import annotations
 
@@ -71,6 +73,7 @@ from bilevel.errors import InputError, SolverError
 from bilevel.export import markdown_cell, replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
 from bilevel.tune import VERIFICATION_WARNING
+from bilevel.other_solvers import check_solver, unavailable_reason
 from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, as_number, as_path, check_clock, check_positive,
                                 check_writable_folder, repeated_values, value_text)
 
@@ -136,7 +139,7 @@ class StudyConfig:
     """What to run. Sizes are numbers of rows; ``rho_*`` are l2 budgets in standardised feature units, in [0,
     :data:`experiments.attack.MAX_RHO`] (100);
     ``epsilons`` relative training-loss suboptimality; ``time_limit`` seconds per MILP solve (``None``: no
-    limit); ``threads`` HiGHS threads per solve; ``flip``: ``"appendix"`` (:func:`appendix_flip`),
+    limit); ``threads`` solver threads per solve; ``flip``: ``"appendix"`` (:func:`appendix_flip`),
     ``"margin"`` or ``"all"``; ``tie_criteria``: secondary criteria of
     :func:`bilevel.ties.optimistic_tie_range`; ``w_bar_ub``: upper bound of every ``w_bar_j`` (lower 0);
     ``clock``: :func:`bilevel.tune`'s ``clock`` (``"nodes"``: the same solutions on every machine for the
@@ -145,7 +148,10 @@ class StudyConfig:
     ``label_column``: the name of the label column of every CSV data set (``None``: each file's last column; a
     built-in data set has its own label column, so at least one data set must be a file): part of the result
     settings of the CSV data sets' units, so a resume with another label column is refused (one naming a file's
-    last column is that file's default, :meth:`for_dataset`)."""
+    last column is that file's default, :meth:`for_dataset`); ``solver``: :func:`bilevel.tune`'s ``solver`` for the
+    optimistic and pessimistic MILPs (``"highs"``, ``"gurobi"`` or ``"cplex"``; the tie re-solves and the Eq. (A1)
+    LPs stay on HiGHS; a solver other than HiGHS takes ``clock="seconds"`` only and must run here,
+    :func:`check_config`), part of the result settings unless it is HiGHS."""
 
     datasets: tuple = ("cancer", "diabetes")
     studies: tuple = STUDIES
@@ -168,6 +174,7 @@ class StudyConfig:
     clock: str = "seconds"
     label: str | None = None
     label_column: str | None = None
+    solver: str = "highs"
 
     @classmethod
     def quick(cls, **overrides) -> "StudyConfig":
@@ -206,6 +213,8 @@ class StudyConfig:
             keys += ("clock",)
         if self.label_column is not None:  # likewise (a CSV's last column as its label: the units run before it)
             keys += ("label_column",)
+        if self.solver != "highs":  # likewise (HiGHS: the units run before solver existed)
+            keys += ("solver",)
         unused = _UNUSED_SETTINGS.get(study, ())
         settings = {k: getattr(self, k) for k in keys if k not in unused}
         # One setting, one hash: json wrote 20 and 20.0 as "20" and "20.0", so a study run with time_limit=20
@@ -359,6 +368,11 @@ def check_config(cfg: StudyConfig) -> None:
                          f"got {cfg.w_bar_ub}")
     check_positive(cfg.tie_tolerance, "tie_tolerance", allow_zero=True)  # optimistic_tie_range's check
     check_clock(cfg.clock)
+    if check_solver(cfg.solver) != "highs":  # every unit would fail: tune refuses the node clock, or cannot run it
+        if cfg.clock != "seconds":
+            raise InputError(f"clock {cfg.clock!r} is HiGHS only; solver {cfg.solver!r} runs with clock='seconds'")
+        if (reason := unavailable_reason(cfg.solver)) is not None:
+            raise InputError(f"solver {cfg.solver!r} cannot run: {reason}")
     if cfg.label_column is not None:
         if not isinstance(cfg.label_column, str) or not cfg.label_column:
             raise InputError("label_column must be a column name (a non-empty str); "
@@ -520,8 +534,9 @@ def build_tasks(cfg: StudyConfig) -> list[dict]:
 
 # ------------------------------------------------------------------------------------- one work unit
 
-def versions() -> dict:
-    """Versions of Python, the numerical stack, Pyomo, highspy and the HiGHS library, scikit-learn, bilevel."""
+def versions(solver: str = "highs") -> dict:
+    """Versions of Python, the numerical stack, Pyomo, highspy and the HiGHS library, scikit-learn, bilevel, and
+    for ``solver`` Gurobi or CPLEX its Python package (``v_gurobipy`` or ``v_cplex``)."""
     import pandas
     import pyomo
     import scipy
@@ -535,7 +550,11 @@ def versions() -> dict:
         "v_scipy": scipy.__version__, "v_pandas": pandas.__version__, "v_pyomo": pyomo.__version__,
         "v_highspy": _dist_version("highspy"), "v_highs": f"{h.version()} ({h.githash()})",
         "v_sklearn": sklearn.__version__, "v_bilevel_git": _GIT_AT_IMPORT,
+        **({f"v_{_SOLVER_PACKAGES[solver]}": _dist_version(_SOLVER_PACKAGES[solver])} if solver != "highs" else {}),
     }
+
+
+_SOLVER_PACKAGES = {"gurobi": "gurobipy", "cplex": "cplex"}  # the pip package of each other solver
 
 
 def _git_version() -> str:
@@ -598,14 +617,15 @@ def _tune_fields(prefix: str, r, split, X_val=None) -> dict:
 
 
 def _solve(kind: str, X_t, y_t, X_v, y_v, cfg: dict, **kw):
-    """bilevel.tune, returning the result or a status string when HiGHS gives no solution."""
+    """bilevel.tune with the study's solver, returning the result or a status string when the solver gives no
+    solution."""
     try:
         with warnings.catch_warnings():
             # failed verifications are recorded in the row; other RuntimeWarnings still show
             warnings.filterwarnings("ignore", VERIFICATION_WARNING, RuntimeWarning)
             return bilevel.tune(X_t, y_t, X_v, y_v, kind, w_bar_bounds=(0.0, cfg["w_bar_ub"]),
                                 time_limit=cfg["time_limit"], threads=cfg["threads"],
-                                clock=cfg.get("clock", "seconds"), **kw)
+                                clock=cfg.get("clock", "seconds"), solver=cfg.get("solver", "highs"), **kw)
     except bilevel.NoSolutionError:
         return "no_solution"
     except SolverError as exc:
@@ -797,7 +817,8 @@ def run_unit(task: dict) -> dict:
     except Exception:  # noqa: BLE001 - a study must survive one bad unit; the traceback is recorded
         error = traceback.format_exc(limit=8)
     seconds = time.perf_counter() - t0
-    ver = versions()
+    solver = cfg.get("solver", "highs")
+    ver = versions(solver) | ({"solver": solver} if solver != "highs" else {})
     head = {"study": task["study"], "run_id": task["run_id"], **coords}
     label_column = label_column_of(task["dataset"], _source(task), cfg.get("label_column")) if rows else None
     out_rows = [_jsonable({**head, **r, "unit_seconds": seconds, "seed": cfg["seed"],
@@ -1113,7 +1134,7 @@ def _run_study(cfg: StudyConfig, out: Path, jobs, scheduler, progress: bool | No
     seconds = time.perf_counter() - t0
     n_err = sum(rec.get("error") is not None for rec in records.values())
     n_failed_steps = sum(rec.get("error") is None and _record_failed_steps(rec) for rec in records.values())
-    meta = {"label": cfg.label, "config": cfg.to_dict(), "config_hash": h, "versions": versions(),
+    meta = {"label": cfg.label, "config": cfg.to_dict(), "config_hash": h, "versions": versions(cfg.solver),
             "n_units": len(tasks),
             "n_computed_last_call": len(computed), "n_errors": n_err, "n_failed_steps": n_failed_steps,
             "last_call_seconds": seconds,
@@ -1218,7 +1239,7 @@ def _settings_diff(out: Path, record: dict, cfg: StudyConfig) -> str:
     time limit, flip rule, tie criteria, w_bar bound or rho_test grid" when only ``--threads`` or ``--clock``
     had changed)."""
     generic = ("seed, time limit, threads, clock, flip rule, tie criteria or tolerance, w_bar bound, rho_test "
-               "grid or CSV label column differ")
+               "grid, CSV label column or solver differ")
     try:
         conf = json.loads((out / "study.json").read_text())["config"]
         names = {f.name for f in fields(StudyConfig)}
@@ -1231,7 +1252,7 @@ def _settings_diff(out: Path, record: dict, cfg: StudyConfig) -> str:
     old, cfg = old.for_dataset(dataset), cfg.for_dataset(dataset)
     study = record.get("study") if old.result_hash(record.get("study")) == record.get("config_hash") else None
     a, b = old.result_settings(study), cfg.result_settings(study)
-    for k in ("clock", "label_column"):  # (in the settings only when not their defaults)
+    for k in ("clock", "label_column", "solver"):  # (in the settings only when not their defaults)
         a.setdefault(k, getattr(old, k))
         b.setdefault(k, getattr(cfg, k))
     if dataset is not None and not builtin_name(dataset):  # the default as the column it is ("None" said nothing)

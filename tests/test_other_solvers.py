@@ -209,6 +209,26 @@ def test_a_solver_that_cannot_run_is_named(monkeypatch):
     assert unavailable_reason("highs") is None
 
 
+def test_an_interface_that_fails_on_the_probe_model_is_named(monkeypatch):
+    """Pyomo 6.7.2-6.8.0's gurobi_direct passed sense= to gurobipy 13's addConstr: available, but every solve raised.
+    The one-row probe turns that into an unavailable solver whose reason names the Pyomo release and the error,
+    and for Gurobi the releases that work."""
+    class Broken:
+        def available(self, exception_flag=False):
+            return True
+
+        def solve(self, model, **kw):
+            raise TypeError("addConstr() got an unexpected keyword argument 'sense'")
+    monkeypatch.setattr(other_solvers.pyo, "SolverFactory", lambda name: Broken())
+    other_solvers._probe_failure.cache_clear()
+    try:
+        gurobi, cplex = unavailable_reason("gurobi"), unavailable_reason("cplex")
+    finally:
+        other_solvers._probe_failure.cache_clear()  # the real interfaces are probed again by later tests
+    assert f"Pyomo {other_solvers.pyomo_version}'s gurobi_direct fails" in gurobi and "'sense'" in gurobi
+    assert "pyomo>=6.8.1" in gurobi and "pyomo>=6.8.1" not in cplex and "cplex_direct fails" in cplex
+
+
 def test_solve_other_refuses_highs_and_hooks():
     split = benchmark_split("cancer", 6, 0)
     model = bilevel.build_optimistic_model(split.X_train, split.y_train, split.X_val, split.y_val)
