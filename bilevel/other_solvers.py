@@ -27,7 +27,8 @@ from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, _proven, _r
 from .validation import SOLVERS, check_count, check_mip_gap, check_positive, is_choice, value_text
 
 _PYOMO_NAME = {"gurobi": "gurobi_direct", "cplex": "cplex_direct"}
-_PACKAGE = {"gurobi": "gurobipy", "cplex": "cplex"}
+#: The Python package of each solver other than HiGHS (pip install it, plus a license).
+PACKAGES = {"gurobi": "gurobipy", "cplex": "cplex"}
 #: The solvers' own parameter for the arguments of :func:`solve_other` (Pyomo's option names: CPLEX's with ``_``
 #: for the dots of its parameter path).
 _ARGUMENT_OPTIONS = {"gurobi": {"time_limit": "TimeLimit", "mip_gap": "MIPGap", "threads": "Threads"},
@@ -48,6 +49,19 @@ def check_solver(solver) -> str:
     return solver
 
 
+def check_solver_runs(solver, clock: str = "seconds") -> str:
+    """Return ``solver`` after checking that a study or candidate grid can run every MILP with it: one of
+    :data:`SOLVERS` (:func:`check_solver`), with ``clock`` ``"seconds"`` unless it is HiGHS (the node clock counts
+    HiGHS's nodes), and able to run here (:func:`unavailable_reason`). Raises InputError naming the problem, before
+    any MILP is built."""
+    if check_solver(solver) != "highs":
+        if clock != "seconds":
+            raise InputError(f"clock {clock!r} is HiGHS only; solver {solver!r} runs with clock='seconds'")
+        if (reason := unavailable_reason(solver)) is not None:
+            raise InputError(f"solver {solver!r} cannot run: {reason}")
+    return solver
+
+
 def unavailable_reason(solver: str) -> str | None:
     """Why ``solver`` (``"gurobi"`` or ``"cplex"``) cannot run here (its package missing, no license), or
     ``None`` when Pyomo's direct interface reports it available (about 2 ms after the first call). HiGHS is always
@@ -58,7 +72,7 @@ def unavailable_reason(solver: str) -> str | None:
         opt = pyo.SolverFactory(_PYOMO_NAME[solver])
         ok = opt.available(exception_flag=False)
     if not ok:
-        return f"Pyomo's {_PYOMO_NAME[solver]} interface is unavailable (pip install {_PACKAGE[solver]}, and a license)"
+        return f"Pyomo's {_PYOMO_NAME[solver]} interface is unavailable (pip install {PACKAGES[solver]}, and a license)"
     return _probe_failure(solver)
 
 

@@ -22,6 +22,10 @@ MILP again itself. The table's header names the ``highspy`` release of either si
 ``--clock nodes`` gives the alternative ``bilevel.tune(clock="nodes")`` (box search and cutoff restarts after
 a node count, not a time).
 
+``--search-first-points N`` gives the alternative the rule that runs the box search before HiGHS's first solve on
+optimistic MILPs of at least N training and validation points (``bilevel.tune``'s ``_SEARCH_FIRST_POINTS``, 100):
+``0`` searches first on every optimistic MILP, a huge N never (the search then runs inside HiGHS's run only).
+
 ``--solver gurobi|cplex`` solves the alternative with that solver instead (``bilevel.tune(solver=...)``, one thread,
 the seed parameter ``SEED_PARAMETERS`` names set to the HiGHS seed's number), the package side with HiGHS as always.
 
@@ -33,12 +37,15 @@ package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size in
         --out experiments/results/bench_tune_nodecuts
     python experiments/bench_tune_options.py --python /tmp/v116/bin/python --sizes 100 --data cancer \\
         --modes opt --random-seeds 3 --time-limit 120 --out experiments/results/bench_tune_highs116_100
+    python experiments/bench_tune_options.py --search-first-points 1000000 --sizes 100 --data cancer \\
+        --modes opt --random-seeds 2 --time-limit 120 --out experiments/results/bench_tune_search_first_100
     python experiments/bench_tune_options.py --solver gurobi --sizes 100 --data cancer --modes opt \\
         --random-seeds 3 --time-limit 120 --out experiments/results/bench_tune_gurobi_100
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import importlib.metadata
 import json
@@ -89,18 +96,35 @@ def _solve(s, mode: str, optimistic, time_limit: float, options: dict, clock: st
 
 
 def _solve_fields(data: str, mode: str, n: int, seed: int, random_seed: int, time_limit: float, options: dict,
-                  optimistic=None, clock: str = "seconds", split=None, solver: str = "highs") -> dict:
+                  optimistic=None, clock: str = "seconds", split=None, solver: str = "highs",
+                  search_first_points: int | None = None) -> dict:
     """One timed ``tune`` call on ``split`` (``None``: the split of ``(data, n, seed)`` is made here; the
-    optimistic solve behind a pessimistic one likewise when not given)."""
+    optimistic solve behind a pessimistic one likewise when not given), with ``bilevel.tune``'s
+    ``_SEARCH_FIRST_POINTS`` set to ``search_first_points`` during the call (``None``: the package's)."""
     s = benchmark_split(data, n, seed) if split is None else split
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if mode != "opt" and optimistic is None:
             optimistic = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, time_limit=time_limit)
         forget_cached_lps()
-        res = _solve(s, mode, optimistic, time_limit, {**options, "random_seed": random_seed}, clock, solver)
+        with _search_first_points(search_first_points):
+            res = _solve(s, mode, optimistic, time_limit, {**options, "random_seed": random_seed}, clock, solver)
     return {"status": res.status, "seconds": res.total_seconds, "objective": res.objective,
             "verified": res.verified, "nodes": res.nodes, "restarts": len(res.restarts)}
+
+
+@contextlib.contextmanager
+def _search_first_points(points: int | None):
+    """``bilevel.tune``'s rule of the box search before HiGHS's first solve at ``points`` (``None``: unchanged)
+    inside the block, restored after it."""
+    tune_module = importlib.import_module("bilevel.tune")  # (the module: ``bilevel.tune`` is the function)
+    before = tune_module._SEARCH_FIRST_POINTS
+    if points is not None:
+        tune_module._SEARCH_FIRST_POINTS = points
+    try:
+        yield
+    finally:
+        tune_module._SEARCH_FIRST_POINTS = before
 
 
 def forget_cached_lps() -> None:
@@ -145,6 +169,9 @@ def main(argv=None) -> int:
                          "for (the package side keeps seconds)")
     ap.add_argument("--solver", choices=tuple(SEED_PARAMETERS), default=None,
                     help="the alternative solves with this solver (bilevel.tune(solver=...)) on one thread")
+    ap.add_argument("--search-first-points", type=integer_at_least(0), default=None, metavar="N",
+                    help="the alternative runs the box search before HiGHS's first solve on optimistic MILPs of at "
+                         "least N training and validation points (the package: 100; 0: always; 1000000: never)")
     ap.add_argument("--sizes", type=integer_at_least(2), nargs="*", default=None,
                     help="run every instance of these sizes (both data sets, all modes, seeds 0-2) instead")
     ap.add_argument("--data", nargs="+", choices=("cancer", "diabetes"), default=None,
@@ -155,11 +182,14 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=positive_seconds, default=30.0, help="seconds per MILP solve")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    if not args.options and args.python is None and args.clock == "seconds" and args.solver is None:
-        ap.error("give --options, --python, --clock nodes or --solver: the alternative must differ from the package's "
-                 "setting")
-    if args.solver is not None and (args.options or args.python is not None or args.clock != "seconds"):
-        ap.error("--solver runs the alternative with another solver: --options, --python and --clock are HiGHS's")
+    if (not args.options and args.python is None and args.clock == "seconds" and args.solver is None
+            and args.search_first_points is None):
+        ap.error("give --options, --python, --clock nodes, --search-first-points or --solver: the alternative must "
+                 "differ from the package's setting")
+    if args.solver is not None and (args.options or args.python is not None or args.clock != "seconds"
+                                    or args.search_first_points is not None):
+        ap.error("--solver runs the alternative with another solver: --options, --python, --clock and "
+                 "--search-first-points are HiGHS's")
     alternative = dict(args.options)
     releases = {"package": _highspy_release(None), "alternative": _highspy_release(args.python)}
     instances = INSTANCES if not args.sizes else [
@@ -181,10 +211,12 @@ def main(argv=None) -> int:
                                                                  time_limit=args.time_limit)
         for rs in range(args.random_seeds):
             row = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs)
-            for label, extra, clock, solver in (("package", {}, "seconds", "highs"),
-                                                ("alternative", alternative, args.clock, args.solver or "highs")):
+            for label, extra, clock, solver, points in (
+                    ("package", {}, "seconds", "highs", None),
+                    ("alternative", alternative, args.clock, args.solver or "highs", args.search_first_points)):
                 spec = dict(data=data, mode=mode, n=n, seed=seed, random_seed=rs, time_limit=args.time_limit,
-                            options=extra, clock=clock, **({} if solver == "highs" else {"solver": solver}))
+                            options=extra, clock=clock, **({} if solver == "highs" else {"solver": solver}),
+                            **({} if points is None else {"search_first_points": points}))
                 if label == "alternative" and args.python is not None:
                     fields = _solve_in(args.python, spec)
                 else:
@@ -206,6 +238,8 @@ def main(argv=None) -> int:
     other = f"{alternative} over `HIGHS_OPTIONS`" if alternative else "the same options"
     if args.clock != "seconds":
         other += f", `clock={args.clock!r}`"
+    if args.search_first_points is not None:
+        other += f", the box search before HiGHS's first solve from {args.search_first_points} points"
     if args.python is not None:
         other += f", run by `{args.python}`"
     if args.solver is not None:

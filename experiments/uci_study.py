@@ -73,7 +73,7 @@ from bilevel.errors import InputError, SolverError
 from bilevel.export import markdown_cell, replace_atomically
 from bilevel.solve import MAX_CONCURRENCY
 from bilevel.tune import VERIFICATION_WARNING
-from bilevel.other_solvers import check_solver, unavailable_reason
+from bilevel import other_solvers
 from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, as_number, as_path, check_clock, check_positive,
                                 check_writable_folder, repeated_values, value_text)
 
@@ -368,11 +368,7 @@ def check_config(cfg: StudyConfig) -> None:
                          f"got {cfg.w_bar_ub}")
     check_positive(cfg.tie_tolerance, "tie_tolerance", allow_zero=True)  # optimistic_tie_range's check
     check_clock(cfg.clock)
-    if check_solver(cfg.solver) != "highs":  # every unit would fail: tune refuses the node clock, or cannot run it
-        if cfg.clock != "seconds":
-            raise InputError(f"clock {cfg.clock!r} is HiGHS only; solver {cfg.solver!r} runs with clock='seconds'")
-        if (reason := unavailable_reason(cfg.solver)) is not None:
-            raise InputError(f"solver {cfg.solver!r} cannot run: {reason}")
+    other_solvers.check_solver_runs(cfg.solver, cfg.clock)  # else every unit would fail
     if cfg.label_column is not None:
         if not isinstance(cfg.label_column, str) or not cfg.label_column:
             raise InputError("label_column must be a column name (a non-empty str); "
@@ -550,11 +546,8 @@ def versions(solver: str = "highs") -> dict:
         "v_scipy": scipy.__version__, "v_pandas": pandas.__version__, "v_pyomo": pyomo.__version__,
         "v_highspy": _dist_version("highspy"), "v_highs": f"{h.version()} ({h.githash()})",
         "v_sklearn": sklearn.__version__, "v_bilevel_git": _GIT_AT_IMPORT,
-        **({f"v_{_SOLVER_PACKAGES[solver]}": _dist_version(_SOLVER_PACKAGES[solver])} if solver != "highs" else {}),
+        **({f"v_{package}": _dist_version(package)} if (package := other_solvers.PACKAGES.get(solver)) else {}),
     }
-
-
-_SOLVER_PACKAGES = {"gurobi": "gurobipy", "cplex": "cplex"}  # the pip package of each other solver
 
 
 def _git_version() -> str:

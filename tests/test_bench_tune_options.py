@@ -29,6 +29,29 @@ def test_one_instance_two_settings(tmp_path, monkeypatch):
     assert "'mip_heuristic_run_rens': True" in text and f"all **{ratio:.2f}**" in text
 
 
+def test_search_first_points_reaches_the_alternative_only(tmp_path, monkeypatch):
+    """--search-first-points 0: the alternative's optimistic solve runs the box search before HiGHS's first solve
+    (on 12 points, below the package's 100, where the package side does not), and the rule is restored after."""
+    import importlib
+
+    tune_module = importlib.import_module("bilevel.tune")
+    calls = []
+    real = tune_module._search_first
+
+    def spy(*args, **kwargs):
+        calls.append(tune_module._SEARCH_FIRST_POINTS)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(tune_module, "_search_first", spy)
+    monkeypatch.setattr(bench_tune_options, "INSTANCES", [("cancer", "opt", 6, 1)])
+    out = tmp_path / "out"
+    assert bench_tune_options.main(["--search-first-points", "0", "--random-seeds", "1", "--out", str(out)]) == 0
+    assert calls == [0] and tune_module._SEARCH_FIRST_POINTS == 100
+    r = next(csv.DictReader(open(out / "tune_options.csv")))
+    assert r["package_status"] == r["alternative_status"] == "optimal"
+    assert abs(float(r["package_objective"]) - float(r["alternative_objective"])) < 1e-6
+    assert "box search before HiGHS's first solve from 0 points" in (out / "tune_options.md").read_text()
+
+
 def test_filters_keep_only_the_chosen_instances(tmp_path, monkeypatch):
     monkeypatch.setattr(bench_tune_options, "INSTANCES", [("cancer", "pes0", 6, 0), ("diabetes", "opt", 6, 1)])
     out = tmp_path / "out"
@@ -104,6 +127,8 @@ def test_each_side_solves_its_own_bound_tightening_lps(tmp_path, monkeypatch):
     (["--sizes", "-5"], "--sizes: must be an integer >= 2"),
     (["--sizes", "10", "10"], "--sizes lists 10 more than once"),
     (["--sizes", "5", "300"], "|T| = |V| = 300: n_train + n_val"),  # before the size-5 instances, not after
+    (["--search-first-points", "-1"], "--search-first-points: must be an integer >= 0"),
+    (["--solver", "cplex", "--search-first-points", "0"], "--search-first-points are HiGHS's"),
 ])
 def test_bad_arguments_end_the_run_before_any_solve(tmp_path, capsys, args, message):
     with pytest.raises(SystemExit) as exc:

@@ -284,3 +284,46 @@ def test_the_tiny_feature_warning_names_the_solver_and_promises_no_presolve_chan
         highs = bilevel.tune(Xt, yt, Xv, yv, w_bar_bounds=(0.0, 0.01))
     assert res.optimal and res.verified
     _same_optimum(res, highs)
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_certify_candidates_from_another_solver_match_highs(solver, capsys):
+    """milp_candidates(solver=...) and `bilevel certify --data --solver`: every candidate proven optimal and
+    verified; the optimistic candidates reach HiGHS's optimal validation hinge loss, recomputed from their (w, b)
+    (the bilevel objective: the inner optimum's validation loss); the CLI runs the grid with that solver."""
+    from bilevel.certify.cli import main as certify_main
+    from bilevel.certify.milp import milp_candidates
+
+    d = bilevel.load_dataset("diabetes")
+    s = bilevel.split_dataset(d.X, d.y, 10, 10, n_cal=60, seed=1)
+    grid = dict(epsilons=(0.0, 0.2), w_bar_ubs=(0.5, 1.0))
+    other = milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, solver=solver, **grid)
+    highs = milp_candidates(s.X_train, s.y_train, s.X_val, s.y_val, **grid)
+    assert [c.name for c in other] == [c.name for c in highs]
+    for a, b in zip(other, highs):
+        assert a.status == "optimal" and a.verified, a.name
+        if a.mode == "optimistic":
+            loss_a, loss_b = (np.mean(np.maximum(0.0, 1 - s.y_val * (s.X_val @ c.w - c.b))) for c in (a, b))
+            assert loss_a == pytest.approx(loss_b, rel=1e-4, abs=1e-6), a.name
+    code = certify_main(["--data", "diabetes", "--n-train", "10", "--n-val", "10", "--n-cal", "60", "--seed", "1",
+                         "--epsilons", "0", "--w-bar-ubs", "1", "--solver", solver, "--alpha", "0.4"])
+    assert code == 0 and "opt_ub1" in capsys.readouterr().out
+
+
+def test_certify_refuses_solver_settings_no_milp_could_run(monkeypatch, capsys):
+    from bilevel.certify.cli import main as certify_main
+    from bilevel.certify.milp import milp_candidates
+
+    split = benchmark_split("cancer", 6, 0)
+    monkeypatch.setattr(other_solvers, "unavailable_reason", lambda solver: "no license (a test)")
+    with pytest.raises(InputError, match="solver 'gurobi' cannot run: no license"):
+        milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, solver="gurobi")
+    assert certify_main(["--data", "cancer", "--n-cal", "40", "--solver", "cplex"]) == 2
+    assert "solver 'cplex' cannot run: no license" in capsys.readouterr().err
+    monkeypatch.setattr(other_solvers, "unavailable_reason", lambda solver: None)
+    with pytest.raises(InputError, match="clock 'nodes' is HiGHS only; solver 'cplex'"):
+        milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, solver="cplex", clock="nodes")
+    with pytest.raises(InputError, match="solver must be one of"):
+        milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, solver="scip")
+    assert certify_main(["--losses", "x.csv", "--solver", "gurobi"]) == 2
+    assert "--solver applies to the --data route" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import pytest
 
 from bilevel.cli import main
 from bilevel.errors import InputError
+from bilevel import other_solvers
 from bilevel.other_solvers import unavailable_reason
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +73,7 @@ def test_a_study_with_another_solver_reaches_the_highs_optima(solver, tmp_path):
 def test_highs_keeps_the_settings_hash_of_studies_run_before_the_option(monkeypatch):
     """A study run before ``solver`` existed (HiGHS) keeps its units: solver="highs" adds nothing to the result
     settings, another solver does (so its units are not reused by a HiGHS study, nor the other way)."""
-    monkeypatch.setattr(us, "unavailable_reason", lambda solver: None)  # the hash alone, wherever it runs
+    monkeypatch.setattr(other_solvers, "unavailable_reason", lambda solver: None)  # the hash alone, wherever it runs
     plain = _grid()
     assert _grid(solver="highs").result_hash("limited") == plain.result_hash("limited")
     assert "solver" not in plain.result_settings()
@@ -86,17 +87,17 @@ def test_highs_keeps_the_settings_hash_of_studies_run_before_the_option(monkeypa
 def test_settings_every_unit_would_fail_with_are_refused(monkeypatch):
     with pytest.raises(InputError, match="solver must be one of 'highs', 'gurobi', 'cplex'; got 'scip'"):
         _grid(solver="scip")
-    monkeypatch.setattr(us, "unavailable_reason", lambda solver: None)
+    monkeypatch.setattr(other_solvers, "unavailable_reason", lambda solver: None)
     with pytest.raises(InputError, match="clock 'nodes' is HiGHS only; solver 'cplex'"):
         _grid(solver="cplex", clock="nodes")
-    monkeypatch.setattr(us, "unavailable_reason", lambda solver: "no license (a test)")
+    monkeypatch.setattr(other_solvers, "unavailable_reason", lambda solver: "no license (a test)")
     with pytest.raises(InputError, match="solver 'gurobi' cannot run: no license"):
         _grid(solver="gurobi")
     _grid(clock="nodes")  # HiGHS takes the node clock
 
 
 def test_cli_solver_flag(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(us, "unavailable_reason", lambda solver: "not installed (a test)")
+    monkeypatch.setattr(other_solvers, "unavailable_reason", lambda solver: "not installed (a test)")
     code = main(["study", "--quick", "--solver", "gurobi", "--out", str(tmp_path / "s"), "--no-progress"])
     err = capsys.readouterr().err
     assert code != 0 and "solver 'gurobi' cannot run: not installed" in err

@@ -30,7 +30,8 @@ from ..datasets import BUILTIN
 from ..errors import InputError
 from ..help_format import has_empty_item, integer, path_text, plain_number, real, shown
 from ..option_checks import check_options, count, each, fraction, nonempty_path, number
-from ..validation import CLOCKS, MAX_W_BAR_UB, check_count, check_epsilon, check_open_unit, check_positive, check_seed
+from ..validation import (CLOCKS, MAX_W_BAR_UB, SOLVERS, check_count, check_epsilon, check_open_unit, check_positive,
+                          check_seed)
 from .losses import load_aux_csv, load_losses_csv, validate_aux, validate_losses
 
 __all__ = ["add_parser", "build_parser", "run", "main", "candidates_from_data"]
@@ -100,6 +101,9 @@ def _configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                       help="when each MILP's box search and cutoff restarts start (bilevel.tune's clock): after HiGHS "
                       "time ('seconds', the default) or after branch-and-bound nodes ('nodes': the same candidates on "
                       "any machine and under any load, without --time-limit)")
+    milp.add_argument("--solver", choices=SOLVERS, default=None,
+                      help="MILP solver: HiGHS (the default), or Gurobi or CPLEX through Pyomo's direct interfaces "
+                      "(needs gurobipy or cplex and a license; --clock nodes is HiGHS only)")
 
     test = parser.add_argument_group("testing")
     test.add_argument("--method", choices=["ltt", "pt", "rgpt"], default="ltt",
@@ -200,7 +204,8 @@ _METHOD_OPTIONS = {"opt_fraction": ("--opt-fraction", ("pt", "rgpt")), "max_fail
                    "tau": ("--tau", ("rgpt",)), "reshaping": ("--reshaping", ("rgpt",))}
 _DATA_OPTIONS = {"label": "--label", "n_train": "--n-train", "n_val": "--n-val", "n_cal": "--n-cal",
                  "test_fraction": "--test-fraction", "epsilons": "--epsilons", "w_bar_ubs": "--w-bar-ubs",
-                 "time_limit": "--time-limit", "clock": "--clock"}
+                 "time_limit": "--time-limit", "clock": "--clock",
+                 "solver": "--solver"}
 
 
 def _refuse_unused_options(args: argparse.Namespace) -> None:

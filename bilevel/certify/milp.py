@@ -12,6 +12,7 @@ import numpy as np
 
 from ..datasets import LabelColumnError, check_split_sizes, load_dataset, split_dataset
 from ..errors import InputError
+from ..other_solvers import check_solver_runs
 from ..pessimistic import check_flip
 from ..tune import VERIFICATION_WARNING, LinearClassifier, tune
 from ..validation import as_number, check_clock, check_epsilon, check_scale, check_xy
@@ -57,7 +58,7 @@ def _grid(values, name: str) -> list:
 
 
 def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4), w_bar_ubs=(0.25, 0.5, 1.0),
-                    flip="margin", time_limit=None, clock="seconds") -> list[Candidate]:
+                    flip="margin", time_limit=None, clock="seconds", solver="highs") -> list[Candidate]:
     """Solve the optimistic MILP (Eq. (21)) for each ``w_bar_ub`` and the pessimistic MILP (Eq. (25)) for
     each ``(epsilon, w_bar_ub)`` of the pessimistic bilevel tuning paper, with ``w_bar`` in
     ``[0, w_bar_ub]^p``. Returns ``len(w_bar_ubs) * (1 + len(epsilons))`` candidates.
@@ -68,17 +69,20 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
 
     ``time_limit`` (seconds per MILP) and ``clock`` are passed to each :func:`bilevel.tune`; with
     ``clock="nodes"`` and no ``time_limit`` the candidates are the same on any machine and under any load (with the
-    default ``"seconds"``, a MILP that runs longer than about 1 s can end at another tied optimum).
+    default ``"seconds"``, a MILP that runs longer than about 1 s can end at another tied optimum). ``solver``
+    (``"highs"``, ``"gurobi"`` or ``"cplex"``) solves every MILP, as :func:`bilevel.tune`'s ``solver``.
 
     Shapes as in :func:`bilevel.tune`. Raises InputError for a grid that is not a collection of numbers (a single
     number, a str, a mapping), an empty grid, a value given twice, an ``epsilon``
-    that is not finite or < 0 (or above 1e6), a bad ``clock``, a ``w_bar_ub`` that is not finite or <= 0 or that
-    the MILPs' big-M constants cannot take (:func:`bilevel.validation.check_scale`), a bad ``flip``
-    (:func:`bilevel.pessimistic.check_flip`), all before any MILP is solved;
+    that is not finite or < 0 (or above 1e6), a bad ``clock``, a ``solver`` that is unknown, cannot run here or is
+    given with ``clock="nodes"`` (:func:`bilevel.other_solvers.check_solver_runs`), a ``w_bar_ub`` that is not
+    finite or <= 0 or that the MILPs' big-M constants cannot take (:func:`bilevel.validation.check_scale`), a bad
+    ``flip`` (:func:`bilevel.pessimistic.check_flip`), all before any MILP is solved;
     SolverError when a MILP fails."""
     X_t, _ = check_xy(X_train, y_train, "train")
     X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
     check_clock(clock)
+    check_solver_runs(solver, clock)
     check_flip(flip, X_val, len(y_v))  # a bad flip was refused by the first pessimistic tune, after its MILP
     # the whole grid is checked here: tune() checked each value only when its MILP came, after the MILPs of the
     # values before it had been solved (minutes on a real grid), and named -0.0 "-0"
@@ -100,12 +104,13 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
         warnings.filterwarnings("ignore", VERIFICATION_WARNING, RuntimeWarning)
         for ub in ubs:
             opt = tune(X_train, y_train, X_val, y_val, "optimistic", w_bar_bounds=(0.0, ub), time_limit=time_limit,
-                       clock=clock)
+                       clock=clock, solver=solver)
             out.append(Candidate(f"opt_ub{_number(ub)}", "optimistic", 0.0, ub, opt.w_bar, opt.w, opt.b, opt.status,
                                  opt.verified, tuple(opt.verification.messages)))
             for eps in epsilons:
                 pes = tune(X_train, y_train, X_val, y_val, "pessimistic", epsilon=eps, w_bar_bounds=(0.0, ub),
-                           flip=flip, optimistic=opt, time_limit=time_limit, clock=clock)
+                           flip=flip, optimistic=opt, time_limit=time_limit, clock=clock,
+                           solver=solver)
                 out.append(Candidate(f"pes_e{_number(eps)}_ub{_number(ub)}", "pessimistic", eps, ub,
                                      pes.w_bar, pes.w, pes.b, pes.status, pes.verified,
                                      tuple(pes.verification.messages)))
@@ -121,6 +126,7 @@ def certify_from_data(args):
     ``args._milp_status`` for the report. Only calibration rows enter the certificate. Raises InputError,
     before any MILP, for fewer than 10 calibration rows or (``--method pt``/``rgpt``) an ``--opt-fraction`` that
     leaves a part of their optimisation/testing split empty."""
+    check_solver_runs(args.solver or "highs", args.clock or "seconds")  # a missing solver named before the data loads
     try:
         data = load_dataset(args.data, label=args.label)
     except LabelColumnError as exc:  # named the label argument, not the option
@@ -145,7 +151,8 @@ def certify_from_data(args):
         check_scale([split.X_train, split.X_val], ub, "--w-bar-ubs", rescale=False)
     grid = {k: v for k, v in (("epsilons", args.epsilons), ("w_bar_ubs", args.w_bar_ubs)) if v is not None}
     cands = milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, time_limit=args.time_limit,
-                            clock=args.clock or "seconds", **grid)  # not given: milp_candidates' default grid
+                            clock=args.clock or "seconds", solver=args.solver or "highs",
+                            **grid)  # not given: milp_candidates' default grid
     losses = np.column_stack([c.errors(split.X_cal, split.y_cal) for c in cands])
     aux = np.array([float(np.sum(c.w_bar)) for c in cands])
     # no test rows (--test-fraction 0): no test error (the mean of none was NaN, with numpy's RuntimeWarning)
