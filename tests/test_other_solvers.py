@@ -327,3 +327,28 @@ def test_certify_refuses_solver_settings_no_milp_could_run(monkeypatch, capsys):
         milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, solver="scip")
     assert certify_main(["--losses", "x.csv", "--solver", "gurobi"]) == 2
     assert "--solver applies to the --data route" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("solver", OTHER)
+def test_a_ctrl_c_during_the_solve_raises_keyboard_interrupt_at_once(solver):
+    """Gurobi and CPLEX catch a Ctrl-C themselves and end the solve with a user-abort status, which Pyomo calls an
+    error: solve_other raises KeyboardInterrupt then. Oracle: the market-split MILP of test_highs_interrupt runs into
+    a 3 s limit without the signal (checked here), and with a SIGINT 0.5 s in, the call ends well before its 30 s
+    limit."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from test_highs_interrupt import _market_split_model
+
+    assert solve_other(_market_split_model(), solver, time_limit=3, threads=1).status == "time_limit"
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt, match=f"{solver} caught a Ctrl-C"):
+            solve_other(_market_split_model(), solver, time_limit=30, threads=1)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 10
