@@ -92,7 +92,11 @@ def test_a_solve_gets_the_studys_w_bar_bound_threads_and_clock(monkeypatch):
     monkeypatch.setattr(us.bilevel, "tune", fake_tune)
     cfg = dict(w_bar_ub=0.5, time_limit=7.0, threads=2, clock="nodes")
     assert us._solve("optimistic", None, None, None, None, cfg) == "result"
-    assert seen == dict(kind="optimistic", w_bar_bounds=(0.0, 0.5), time_limit=7.0, threads=2, clock="nodes")
+    # (a configuration without ``solver``, one written before it existed, solves with HiGHS)
+    assert seen == dict(kind="optimistic", w_bar_bounds=(0.0, 0.5), time_limit=7.0, threads=2, clock="nodes",
+                        solver="highs")
+    assert us._solve("optimistic", None, None, None, None, dict(cfg, clock="seconds", solver="cplex")) == "result"
+    assert seen["solver"] == "cplex" and seen["clock"] == "seconds"
 
 
 @pytest.mark.parametrize("field, values", [("rho_vals", (0.0, 0.3, 0.3)), ("epsilons", (0.2, 0.0, 0.2)),

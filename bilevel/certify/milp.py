@@ -126,7 +126,9 @@ def certify_from_data(args):
     ``args._milp_status`` for the report. Only calibration rows enter the certificate. Raises InputError,
     before any MILP, for fewer than 10 calibration rows or (``--method pt``/``rgpt``) an ``--opt-fraction`` that
     leaves a part of their optimisation/testing split empty."""
-    check_solver_runs(args.solver or "highs", args.clock or "seconds")  # a missing solver named before the data loads
+    # (getattr: a namespace built by a caller of an earlier release has no solver)
+    solver = getattr(args, "solver", None) or "highs"
+    check_solver_runs(solver, getattr(args, "clock", None) or "seconds")  # named before the data loads
     try:
         data = load_dataset(args.data, label=args.label)
     except LabelColumnError as exc:  # named the label argument, not the option
@@ -151,7 +153,7 @@ def certify_from_data(args):
         check_scale([split.X_train, split.X_val], ub, "--w-bar-ubs", rescale=False)
     grid = {k: v for k, v in (("epsilons", args.epsilons), ("w_bar_ubs", args.w_bar_ubs)) if v is not None}
     cands = milp_candidates(split.X_train, split.y_train, split.X_val, split.y_val, time_limit=args.time_limit,
-                            clock=args.clock or "seconds", solver=args.solver or "highs",
+                            clock=args.clock or "seconds", solver=solver,
                             **grid)  # not given: milp_candidates' default grid
     losses = np.column_stack([c.errors(split.X_cal, split.y_cal) for c in cands])
     aux = np.array([float(np.sum(c.w_bar)) for c in cands])
