@@ -12,7 +12,7 @@ import pyomo.environ as pyo
 from .box_search import candidate_boxes, expected_evaluations, search_box
 from .errors import InputError, SolverError
 from .optimistic import build_optimistic_model
-from .other_solvers import check_solver, check_solver_options, solve_other, unavailable_reason
+from .other_solvers import check_solver, check_solver_options, check_solver_runs, solve_other
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, check_flip, flipped_set, pessimistic_info,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
@@ -358,8 +358,7 @@ def _other_solver_kw(solver: str, solver_options, run_kw: dict, highs_options, c
     if kw["threads"] is not None:
         check_count(kw["threads"], "threads")
     options = check_solver_options(solver, solver_options)  # bad settings are named first, installed or not
-    if (reason := unavailable_reason(solver)) is not None:
-        raise InputError(f"solver {solver!r} cannot run: {reason}")
+    check_solver_runs(solver)  # (clock="nodes" was refused above, with the other HiGHS-only settings)
     return dict(kw, solver=solver, options=options)
 
 

@@ -60,6 +60,7 @@ from scipy.stats import gmean
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bilevel  # noqa: E402
 from bilevel import bigm, hinge_highs  # noqa: E402
+from bilevel.other_solvers import PACKAGES  # noqa: E402
 from bilevel.tune import HIGHS_OPTIONS  # noqa: E402
 from bilevel.tune_cli import _highs_option  # noqa: E402
 from bilevel.validation import CLOCKS  # noqa: E402
@@ -143,7 +144,7 @@ def _highspy_release(python: str | None) -> str:
 
 def _solver_version(solver: str) -> str:
     """``"<solver> <version>"`` of the installed ``gurobipy`` or ``cplex`` package."""
-    return f"{solver} {importlib.metadata.version({'gurobi': 'gurobipy', 'cplex': 'cplex'}[solver])}"
+    return f"{solver} {importlib.metadata.version(PACKAGES[solver])}"
 
 
 def _solve_in(python: str, spec: dict) -> dict:
