@@ -37,8 +37,8 @@ package proves in 0.1-25 s; ``--sizes 50`` runs all 18 instances of that size in
         --out experiments/results/bench_tune_nodecuts
     python experiments/bench_tune_options.py --python /tmp/v116/bin/python --sizes 100 --data cancer \\
         --modes opt --random-seeds 3 --time-limit 120 --out experiments/results/bench_tune_highs116_100
-    python experiments/bench_tune_options.py --search-first-points 1000000 --sizes 100 --data cancer \\
-        --modes opt --random-seeds 2 --time-limit 120 --out experiments/results/bench_tune_search_first_100
+    python experiments/bench_tune_options.py --search-first-points 1000000 --sizes 50 100 --data cancer \\
+        --modes opt --random-seeds 2 --time-limit 120 --out experiments/results/bench_tune_search_first
     python experiments/bench_tune_options.py --solver gurobi --sizes 100 --data cancer --modes opt \\
         --random-seeds 3 --time-limit 120 --out experiments/results/bench_tune_gurobi_100
 """
