@@ -124,10 +124,10 @@ def add_parser(sub) -> None:
     p.add_argument("--time-limit", type=real, default=None, help="seconds per MILP solve (default 60; quick 20)")
     p.add_argument("--threads", type=integer, default=1, help="solver threads per solve")
     p.add_argument("--solver", choices=SOLVERS, default="highs",
-                   help="MILP solver of the optimistic and pessimistic solves: HiGHS, or Gurobi or CPLEX through "
-                   "Pyomo's direct interfaces (needs gurobipy or cplex and a license; the box search then runs before "
-                   "each solve; --clock nodes is HiGHS only; the tie re-solves stay on HiGHS). Part of the settings "
-                   "checked on resume")
+                   help="MILP solver of the optimistic and pessimistic solves and the tie re-solves: HiGHS, or Gurobi "
+                   "or CPLEX through Pyomo's direct interfaces (needs gurobipy or cplex and a license; the box search "
+                   "then runs before each solve; --clock nodes is HiGHS only; the Eq. (A1) LPs stay on HiGHS). Part "
+                   "of the settings checked on resume")
     p.add_argument("--clock", choices=CLOCKS, default="seconds",
                    help="when each solve's box search and cutoff restarts start (bilevel.tune's clock): after "
                    "seconds, or after node counts (the same solutions on every machine, for the solves that end "

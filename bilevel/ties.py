@@ -21,7 +21,8 @@ where the secondary criterion ``c`` never looks at test data:
 
 ``sum_w_bar`` moves the hyperparameters, but a box bound that is not active at ``(w, b)`` can grow without
 changing the model, so its two extremes often predict alike; ``val_margin`` moves ``(w, b)`` itself. Both are
-solved with :func:`bilevel.solve_model` (HiGHS), starting from the returned optimum (a MIP start), and each
+solved with :func:`bilevel.solve_model` (HiGHS; or Gurobi / CPLEX through :func:`bilevel.other_solvers.solve_other`,
+by default the solver of the result), starting from the returned optimum (a MIP start), and each
 extreme is re-verified independently (:func:`bilevel.verify_model`: ``(w, b)`` must be a training optimum at
 its ``w_bar``, within the verification tolerance).
 """
@@ -39,6 +40,7 @@ from pyomo.core.expr.visitor import identify_variables
 from .errors import InputError
 from .inner import hinge
 from .optimistic import build_optimistic_model
+from .other_solvers import check_solver, check_solver_options, check_solver_runs, solve_other
 from .solve import InfeasibleModelError, check_highs_option, solve_model
 from .tune import LinearClassifier, tuning_options
 from .validation import check_positive, value_text
@@ -54,10 +56,10 @@ class TieSolution(LinearClassifier):
     """One extreme of the optimal set. ``sense`` is ``"min"`` or ``"max"``; ``criterion_value`` the value of
     the secondary criterion; ``w_bar`` (p,), ``w`` (p,), ``b`` the model (``f(x) = x^T w - b``);
     ``objective`` its mean validation hinge loss (the outer objective, within ``tolerance`` of the optimum);
-    ``status`` HiGHS's status of this solve (``"optimal"``, ``"time_limit"``, ...); ``best_bound`` HiGHS's
+    ``status`` the solver's status of this solve (``"optimal"``, ``"time_limit"``, ...); ``best_bound`` its
     bound on the criterion (``<= criterion_value`` for ``"min"``, ``>=`` for ``"max"``; criterion units, +-inf
-    when none); ``gap`` HiGHS's relative gap ``|criterion_value - best_bound| / |criterion_value|``;
-    ``nodes`` the branch-and-bound node count; ``seconds`` HiGHS time (all from :class:`bilevel.SolveInfo`);
+    when none); ``gap`` its relative gap ``|criterion_value - best_bound| / |criterion_value|``;
+    ``nodes`` the branch-and-bound node count; ``seconds`` solver time (all from :class:`bilevel.SolveInfo`);
     ``verification`` the independent check of the solution."""
 
     sense: str
@@ -163,6 +165,8 @@ def optimistic_tie_range(
     mip_gap: float | None = None,
     verify_tolerance: float = 1e-5,
     highs_options: dict | None = None,
+    solver: str | None = None,
+    solver_options: dict | None = None,
 ) -> TieRange:
     """The two extremes, under a secondary criterion, of the optimal set of a solved optimistic MILP.
 
@@ -195,7 +199,13 @@ def optimistic_tie_range(
         :func:`bilevel.tune` solves the optimistic MILP with (cuts at the root only, less strong
         branching, and RENS off: the re-solves start from an optimum, and RENS mostly re-finds it: the 1280
         re-solves of the Table A1 grid took 4.7 min summed instead of 8.5, see the README's *Run time measured
-        here*).
+        here*). HiGHS only.
+    solver : ``"highs"``, ``"gurobi"`` or ``"cplex"``: the MILP solver of both re-solves; ``None`` (default): the
+        solver of ``result`` (:attr:`bilevel.TuneResult.solver`; HiGHS for a result without one). Gurobi and
+        CPLEX solve the same models through :func:`bilevel.other_solvers.solve_other` (wall-clock ``time_limit``,
+        their own presolve: the HiGHS root check below is HiGHS's alone).
+    solver_options : Gurobi or CPLEX parameters by name (:func:`bilevel.other_solvers.check_solver_options`),
+        only with such a ``solver``.
 
     Returns
     -------
@@ -210,10 +220,12 @@ def optimistic_tie_range(
     set), the criterion is unknown or not
     linear (or uses a variable of another model, e.g. ``result.model``'s own), ``tolerance`` is not a number
     >= 0 or ``verify_tolerance`` not one > 0, or for a bad ``time_limit``, ``threads``, ``mip_gap`` or
-    ``highs_options`` (as :func:`bilevel.solve_model`: a rejected or unsafe option);
-    SolverError (incl. NoSolutionError) when HiGHS fails; InfeasibleModelError (a SolverError) naming
-    ``tolerance`` when HiGHS finds no point within it of ``result.objective`` (the result's own solution off its
-    rows by more than HiGHS's tolerances: a larger ``tolerance`` includes it).
+    ``highs_options`` (as :func:`bilevel.solve_model`: a rejected or unsafe option), an unknown ``solver``,
+    ``highs_options`` with Gurobi or CPLEX or ``solver_options`` with HiGHS, a parameter the solver refuses, or a
+    solver that cannot run here (not installed, no license);
+    SolverError (incl. NoSolutionError) when the solver fails; InfeasibleModelError (a SolverError) naming
+    ``tolerance`` when the solver finds no point within it of ``result.objective`` (the result's own solution off
+    its rows by more than the solver's tolerances: a larger ``tolerance`` includes it).
     """
     if getattr(result, "mode", None) != "optimistic" or getattr(result, "model", None) is None:
         raise InputError("optimistic_tie_range needs the TuneResult of an optimistic solve (mode='optimistic')")
@@ -228,6 +240,14 @@ def optimistic_tie_range(
         raise InputError(f"optimistic_tie_range needs a proven optimum; the optimistic result's status is "
                          f"{getattr(result, 'status', None)!r}, so the points within tolerance of its objective "
                          "need not be optima: solve it to optimality first (a longer time_limit, the default mip_gap)")
+    solver = check_solver(getattr(result, "solver", "highs") if solver is None else solver)
+    if solver == "highs" and solver_options is not None:
+        raise InputError("solver_options are for solver='gurobi' or 'cplex'; give HiGHS options as highs_options")
+    if solver != "highs":
+        if highs_options is not None:
+            raise InputError(f"highs_options: HiGHS only; solver={solver!r} takes its parameters in solver_options")
+        solver_options = check_solver_options(solver, solver_options)  # named first, installed or not
+        check_solver_runs(solver)
     name = criterion if isinstance(criterion, str) else getattr(criterion, "__name__", "custom")
     reference = float(result.objective)
     model = _around_optimum(result.model, reference + tolerance) if isinstance(criterion, str) else None
@@ -238,22 +258,29 @@ def optimistic_tie_range(
     model.validation_hinge.deactivate()
     expr = _criterion_expr(model, criterion)
     model.tie_criterion = pyo.Objective(expr=expr, sense=pyo.minimize)
-    options = tuning_options(highs_options, [model.bilevel_info["X_train"], model.bilevel_info["X_val"]])
+    if solver == "highs":
+        options = tuning_options(highs_options, [model.bilevel_info["X_train"], model.bilevel_info["X_val"]])
     out = {}
     for sense in ("min", "max"):
         model.tie_criterion.sense = pyo.minimize if sense == "min" else pyo.maximize
         try:
-            info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
-                               options=options)
+            if solver == "highs":
+                info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
+                                   options=options)
+            else:
+                info = solve_other(model, solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                                   mip_start=start, options=solver_options)
         except InfeasibleModelError:
             # the tie row left no point: the result's own solution is off its rows by more than HiGHS's tolerance
             # (features 1e-3 beside 270: its objective 3.5e-6 below the KKT enumeration's optimum, its cs_beta_q
             # row off by 1.2e-5) and the bare "HiGHS reports the model infeasible" named no way out
+            label = {"highs": "HiGHS", "gurobi": "Gurobi", "cplex": "CPLEX"}[solver]
             raise InfeasibleModelError(
-                f"HiGHS finds no point of the optimistic MILP within tolerance={tolerance:g} of the result's objective "
-                f"{reference:.10g}: the result's solution is not feasible to HiGHS's tolerances (e.g. features far "
-                "smaller than others); retry with a larger tolerance") from None
-        if info.status == "optimal" and info.nodes <= 1 and info.options.get("presolve", "choose") != "off":
+                f"{label} finds no point of the optimistic MILP within tolerance={tolerance:g} of the result's "
+                f"objective {reference:.10g}: the result's solution is not feasible to {label}'s tolerances (e.g. "
+                "features far smaller than others); retry with a larger tolerance") from None
+        if (solver == "highs" and info.status == "optimal" and info.nodes <= 1
+                and info.options.get("presolve", "choose") != "off"):
             # HiGHS 1.15.1's presolve has ended a tie re-solve "optimal" at the root with a wrong bound: the min of
             # sum_w_bar 0.3636 on a 5/4 model built around its optimum, where the KKT enumeration gives 0.3071
             # (presolve off finds it). A root-solved re-solve (node count 0, or 1: HiGHS counts the root once it

@@ -42,7 +42,8 @@ tied optima on a faster or busier machine: the optimal value is the same, the re
 accuracy can differ. A solve that hits ``time_limit`` keeps its incumbent and records its status; its
 results depend on machine speed too. Every row records the package versions and the HiGHS version.
 With ``solver`` Gurobi or CPLEX (``bilevel study --solver``) those solvers run the optimistic and pessimistic
-MILPs, the box search runs once before each solve, and the rows add ``solver`` and the solver package's version.
+MILPs and the tie re-solves, the box search runs once before each solve, and the rows add ``solver`` and the solver
+package's version; the Eq. (A1) LPs stay on HiGHS.
 """
 from __future__ import annotations
 
@@ -149,7 +150,7 @@ class StudyConfig:
     built-in data set has its own label column, so at least one data set must be a file): part of the result
     settings of the CSV data sets' units, so a resume with another label column is refused (one naming a file's
     last column is that file's default, :meth:`for_dataset`); ``solver``: :func:`bilevel.tune`'s ``solver`` for the
-    optimistic and pessimistic MILPs (``"highs"``, ``"gurobi"`` or ``"cplex"``; the tie re-solves and the Eq. (A1)
+    optimistic and pessimistic MILPs and the tie re-solves (``"highs"``, ``"gurobi"`` or ``"cplex"``; the Eq. (A1)
     LPs stay on HiGHS; a solver other than HiGHS takes ``clock="seconds"`` only and must run here,
     :func:`check_config`), part of the result settings unless it is HiGHS."""
 
@@ -704,7 +705,8 @@ def _limited_unit(task: dict, cfg: dict) -> list[dict]:
                 continue
             try:
                 tr = bilevel.ties.optimistic_tie_range(opt, crit, tolerance=cfg["tie_tolerance"],
-                                                       time_limit=cfg["time_limit"], threads=cfg["threads"])
+                                                       time_limit=cfg["time_limit"], threads=cfg["threads"],
+                                                       solver=cfg.get("solver", "highs"))
             except SolverError as exc:
                 row[f"tie_{crit}_error"] = str(exc)
                 continue

@@ -1,7 +1,7 @@
 """`bilevel study --solver gurobi|cplex` (experiments/uci_study.py, bilevel/study_cli.py): the study's optimistic
-and pessimistic MILPs solved by another solver reach the optima the HiGHS study proves (an independent solver on
-the same models), verified; the solver is part of the settings checked on resume and is recorded in the rows;
-settings that every unit would fail with are refused before any unit runs."""
+and pessimistic MILPs and tie re-solves solved by another solver reach the optima the HiGHS study proves (an
+independent solver on the same models), verified; the solver is part of the settings checked on resume and is
+recorded in the rows; settings that every unit would fail with are refused before any unit runs."""
 import json
 import sys
 from pathlib import Path
@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import bilevel.ties
 from bilevel.cli import main
 from bilevel.errors import InputError
 from bilevel import other_solvers
@@ -45,9 +46,15 @@ def _close(a, b) -> bool:
 
 
 @pytest.mark.parametrize("solver", OTHER)
-def test_a_study_with_another_solver_reaches_the_highs_optima(solver, tmp_path):
+def test_a_study_with_another_solver_reaches_the_highs_optima(solver, tmp_path, monkeypatch):
+    tie_solves = []
+    real = bilevel.ties.solve_other
+    monkeypatch.setattr(bilevel.ties, "solve_other",
+                        lambda model, name, **kw: tie_solves.append(name) or real(model, name, **kw))
     highs = us.run_study(_grid(), tmp_path / "highs", jobs=1, progress=False)
+    assert tie_solves == []
     other = us.run_study(_grid(solver=solver), tmp_path / solver, jobs=1, progress=False)
+    assert tie_solves == [solver] * 4  # two limited units, one criterion, min and max
     assert highs.n_errors == other.n_errors == 0 and other.n_computed == highs.n_computed == 3
     h, o = _rows(tmp_path / "highs"), _rows(tmp_path / solver)
     assert list(h.index) == list(o.index)
@@ -59,6 +66,15 @@ def test_a_study_with_another_solver_reaches_the_highs_optima(solver, tmp_path):
         # the flipped set comes from the optimistic hyperplane, which may be another tied optimum
         if o.at[run_id, "opt_w_bar"] == h.at[run_id, "opt_w_bar"]:
             assert _close(o.at[run_id, "pes_objective"], h.at[run_id, "pes_objective"]), run_id
+    # the tie re-solves ran on the other solver too: the extremes of the optimal set are the same values
+    limited = h["study"].eq("limited")
+    assert limited.sum() == 2
+    for ext in ("lo", "hi"):
+        col = f"tie_sum_w_bar_{ext}"
+        assert o.loc[limited, f"{col}_status"].eq("optimal").all() and o.loc[limited, f"{col}_verified"].all()
+        for run_id in h.index[limited]:
+            assert _close(o.at[run_id, f"{col}_value"], h.at[run_id, f"{col}_value"]), (run_id, ext)
+            assert o.at[run_id, f"{col}_nodes"] >= 0
     assert o["solver"].eq(solver).all() and o[f"v_{PACKAGE[solver]}"].notna().all()
     assert "solver" not in h.columns  # a HiGHS study's rows are those of the studies run before the option
     meta = json.loads((tmp_path / solver / "study.json").read_text())
