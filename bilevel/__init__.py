@@ -18,7 +18,7 @@ _EXPORTS = {
     "InfeasibleModelError": "solve", "NoSolutionError": "solve", "SolveInfo": "solve", "solve_model": "solve",
     "TieRange": "ties", "optimistic_tie_range": "ties",
     "HIGHS_OPTIONS": "tune", "TuneResult": "tune", "tune": "tune",
-    "Verification": "verify", "verify_model": "verify",
+    "Verification": "verify", "verify_model": "verify", "verify_tightest_box": "verify",
     "kkt_start": "warmstart",
 }
 __all__ = [*_EXPORTS, "__version__"]

@@ -19,7 +19,7 @@ from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
 from .validation import (SOLVER_NAMES, TINY_FEATURE_WARNING, check_clock, check_count, check_epsilon, check_features,
                          check_flag, check_mip_gap, check_positive, check_scale, check_w_bar_bounds, check_xy,
                          is_choice, tiny_features, value_text, warn_tiny_features)
-from .verify import Verification, solution_w_bar, verify_model
+from .verify import Verification, solution_w_bar, verify_tightest_box
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
 _LAMBDA_START = 1e3  # first bound on Eq. (25)'s lambda when epsilon > 0 (see tune)
@@ -184,7 +184,7 @@ def _values(var) -> np.ndarray:
 
 def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, tolerance, notes=(), verification=None,
             **extra) -> TuneResult:
-    ver = verification if verification is not None else verify_model(model, tolerance=tolerance)
+    ver = verification if verification is not None else verify_tightest_box(model, tolerance=tolerance)
     ver.messages.extend(notes)
     if not ver.verified:
         warnings.warn(f"{mode} solution failed verification: {'; '.join(ver.messages)}", RuntimeWarning, stacklevel=3)
@@ -693,8 +693,10 @@ def tune(
 
     Returns
     -------
-    :class:`TuneResult`; every solution is verified (:func:`bilevel.verify.verify_model`), and a failed
-    verification also issues a ``RuntimeWarning``.
+    :class:`TuneResult`; every solution is verified (:func:`bilevel.verify.verify_model`); one that fails is
+    verified again at the tightest box around its ``(w, b)`` (and replica), which it keeps when that verifies, with
+    the same objective (:func:`bilevel.verify.verify_tightest_box`); a failed verification also issues a
+    ``RuntimeWarning``.
 
     Raises
     ------
@@ -857,7 +859,7 @@ def tune(
     # too) down to _LAMBDA_LOWEST.
     lowest = _LAMBDA_START if degenerate else _LAMBDA_LOWEST
     if bound / lambda_growth >= lowest * (1 - 1e-12):
-        ver = verify_model(model, tolerance=tolerance)
+        ver = verify_tightest_box(model, tolerance=tolerance)
         while not ver.verified and at_lambda_bound(model) and bound / lambda_growth >= lowest * (1 - 1e-12):
             failed, bound = bound, bound / lambda_growth
             history.append(bound)
@@ -881,7 +883,7 @@ def tune(
                 break
             info = solved
             total += info.seconds
-            ver = verify_model(model, tolerance=tolerance)
+            ver = verify_tightest_box(model, tolerance=tolerance)
             ceiling = bound
             notes.append(f"the solve with lambda bound {failed:g} failed verification (ill-conditioned); "
                          f"re-solved with bound {bound:g}")
@@ -903,7 +905,7 @@ def tune(
         set_lambda_bound(model, bound)
         info = _solve(model, mip_start=start, **solve_kw)
         total += info.seconds
-        ver = verify_model(model, tolerance=tolerance)
+        ver = verify_tightest_box(model, tolerance=tolerance)
         if not ver.verified:
             # A large bound makes kappa = 1/(1 + lambda) tiny and the KKT system ill-conditioned: keep the
             # solution of the previous bound rather than an answer that fails verification.

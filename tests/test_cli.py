@@ -403,15 +403,15 @@ def test_a_failed_verification_exits_1_with_one_line_on_stderr(tmp_path, capsys,
     on stderr (only 'verified : NO' among the stdout lines)."""
     import importlib
 
-    tune_module = importlib.import_module("bilevel.tune")
-    real = tune_module.verify_model
+    verify_module = importlib.import_module("bilevel.verify")
+    real = verify_module.verify_model
 
     def failing(model, **kw):
         ver = real(model, **kw)
         ver.verified = False
         ver.messages.append("simulated failure")
         return ver
-    monkeypatch.setattr(tune_module, "verify_model", failing)
+    monkeypatch.setattr(verify_module, "verify_model", failing)
     code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "6", "--mode", "optimistic",
                  "--json", str(tmp_path / "r.json")])
     out, err = capsys.readouterr()

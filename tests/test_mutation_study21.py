@@ -31,6 +31,7 @@ from kkt_enumeration import optimistic_optimum
 from oracles import lp, optimistic_value, pessimistic_value, tiny_instance
 
 tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
+verify_module = importlib.import_module("bilevel.verify")  # tune verifies through its verify_model
 
 
 def _tiny(seed=0):
@@ -368,7 +369,7 @@ def test_a_lambda_step_down_counts_its_solve_and_start_time(monkeypatch):
     solve counts in ``total_seconds`` and its MIP start's LPs in ``start_seconds`` (TuneResult's docstring). The
     durations are marked, not measured: the wrappers add 100 s to the HiGHS time and 50 s to the start time of
     the runs at bound 1e3. Kills the mutants that leave either out."""
-    real_verify, real_solve, real_start = tune_module.verify_model, tune_module.solve_model, tune_module._timed_start
+    real_verify, real_solve, real_start = verify_module.verify_model, tune_module.solve_model, tune_module._timed_start
 
     def at_1e3(model):
         return model.bilevel_info.get("lambda_bound") == 1e3
@@ -386,7 +387,7 @@ def test_a_lambda_step_down_counts_its_solve_and_start_time(monkeypatch):
         start, seconds = real_start(model, warm_start, **kw)
         return start, seconds + (50.0 if at_1e3(model) else 0.0)
 
-    monkeypatch.setattr(tune_module, "verify_model", flaky)
+    monkeypatch.setattr(verify_module, "verify_model", flaky)
     monkeypatch.setattr(tune_module, "solve_model", solve)
     monkeypatch.setattr(tune_module, "_timed_start", timed_start)
     d = bilevel.load_dataset("cancer")
@@ -433,7 +434,7 @@ def test_with_positive_epsilon_the_floor_is_zero_and_the_pessimistic_value_may_b
 
 def _failing_verification(bounds):
     """``tune``'s ``verify_model``, made to fail for every model whose lambda bound is in ``bounds``."""
-    real = tune_module.verify_model
+    real = verify_module.verify_model
 
     def flaky(model, **kw):
         ver = real(model, **kw)
@@ -449,7 +450,7 @@ def test_a_failed_solution_below_its_bound_is_returned_flagged_at_that_bound(mon
     bound*: "a first solution that fails verification with lambda at its bound steps the bound down"). Tiny seed 0,
     epsilon 0.3: lambda_max is about 47, so at the first bound 1e3 lambda is below it; the verification is made to
     fail there. Kills the mutant that steps down whether or not lambda is at its bound."""
-    monkeypatch.setattr(tune_module, "verify_model", _failing_verification({1e3}))
+    monkeypatch.setattr(verify_module, "verify_model", _failing_verification({1e3}))
     Xt, yt, Xv, yv = _tiny(0)
     opt = bilevel.tune(Xt, yt, Xv, yv)
     with pytest.warns(RuntimeWarning, match=tune_module.VERIFICATION_WARNING):
@@ -463,7 +464,7 @@ def test_the_degenerate_budget_steps_down_no_further_than_1e3(monkeypatch):
     bound down by lambda_growth "down to 1e3" (tune's docstring, *Starting bound*), not to 1 as with epsilon > 0.
     Cancer 8/8, split seed 2 (lambda at its bound), verification made to fail at every bound: the bounds tried are
     1e4 and 1e3 only, and the answer is flagged. Kills the mutant that steps a degenerate budget down to 1."""
-    monkeypatch.setattr(tune_module, "verify_model", _failing_verification({1e4, 1e3, 1e2, 1e1, 1.0}))
+    monkeypatch.setattr(verify_module, "verify_model", _failing_verification({1e4, 1e3, 1e2, 1e1, 1.0}))
     d = bilevel.load_dataset("cancer")
     s = bilevel.split_dataset(d.X, d.y, 8, 8, seed=2)
     with pytest.warns(RuntimeWarning, match=tune_module.VERIFICATION_WARNING):
@@ -477,7 +478,7 @@ def test_an_escalation_that_fails_verification_reports_the_bound_of_the_solution
     bounds tried are in ``lambda_history``). Instance of test_lambda_max (lambda_max about 2.9e4: the solution
     below the first bound 1e3 is re-solved at 1e4), verification made to fail at 1e4. Kills the mutant that keeps
     the solution but reports the larger bound."""
-    monkeypatch.setattr(tune_module, "verify_model", _failing_verification({1e4}))
+    monkeypatch.setattr(verify_module, "verify_model", _failing_verification({1e4}))
     Xt = np.array([[1.0, 2e-3], [-1.0, -3e-3], [0.5, -2e-3], [-0.3, 1e-3]])
     yt = np.array([1.0, -1.0, -1.0, 1.0])
     Xv, yv = np.array([[0.8, 20.0], [-0.6, -15.0]]), np.array([1.0, -1.0])

@@ -13,6 +13,7 @@ from bilevel.errors import InputError
 from oracles import tiny_instance
 
 tune_module = importlib.import_module("bilevel.tune")  # the module (bilevel.tune is the function)
+verify_module = importlib.import_module("bilevel.verify")  # tune verifies through its verify_model
 
 
 @pytest.fixture(scope="module")
@@ -293,7 +294,7 @@ def test_a_milp_infeasible_at_the_largest_lambda_bound_names_the_bound():
 def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer, monkeypatch):
     """A solution at the large starting bound that fails verification (ill-conditioning) is not returned:
     the bound is divided by lambda_growth and the model re-solved."""
-    real = tune_module.verify_model
+    real = verify_module.verify_model
     seen = []
 
     def flaky(model, **kw):
@@ -303,7 +304,7 @@ def test_epsilon_zero_steps_the_lambda_bound_down_when_verification_fails(cancer
             ver.verified = False
         return ver
 
-    monkeypatch.setattr(tune_module, "verify_model", flaky)
+    monkeypatch.setattr(verify_module, "verify_model", flaky)
     s = bilevel.split_dataset(cancer.X, cancer.y, 8, 8, seed=2)
     res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", flip="all")
     assert res.lambda_history[:2] == [1e4, 1e3]
@@ -372,7 +373,7 @@ def test_a_failed_solution_below_its_lambda_bound_does_not_step_the_bound_down()
 def _verification_failing_at_lambda_bound(bound):
     """``tune``'s ``verify_model``, made to fail every model built with ``lambda_bound == bound`` (to simulate a
     verification that fails at the first bound)."""
-    real_verify = tune_module.verify_model
+    real_verify = verify_module.verify_model
 
     def flaky_verify(model, **kw):
         ver = real_verify(model, **kw)
@@ -411,7 +412,7 @@ def test_the_lambda_step_down_drops_a_cutoff_that_leaves_no_solution(cancer, mon
     # 2 s was shorter than the direct solve alone, 2.7 s, on a machine running three test suites at once)
     pause = 2.0 + 3.0 * direct.total_seconds
     real_at_bound = tune_module.at_lambda_bound
-    monkeypatch.setattr(tune_module, "verify_model", flaky_verify)
+    monkeypatch.setattr(verify_module, "verify_model", flaky_verify)
     monkeypatch.setattr(tune_module, "solve_model", solve)
     # the simulated failure is one at the bound (only such a solution steps the bound down)
     monkeypatch.setattr(tune_module, "at_lambda_bound",
@@ -518,7 +519,7 @@ def test_a_lambda_step_down_that_finds_nothing_reports_the_bound_its_solution_wa
     args = (s.X_train, s.y_train, s.X_val, s.y_val)
     opt = bilevel.tune(*args)
     real_at_bound = tune_module.at_lambda_bound
-    monkeypatch.setattr(tune_module, "verify_model", flaky_verify)
+    monkeypatch.setattr(verify_module, "verify_model", flaky_verify)
     monkeypatch.setattr(tune_module, "solve_model", solve)
     monkeypatch.setattr(tune_module, "at_lambda_bound",
                         lambda m: m.bilevel_info["lambda_bound"] == 1e3 or real_at_bound(m))
