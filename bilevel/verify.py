@@ -7,7 +7,8 @@ that the returned ``(w, b)`` attains the follower's optimum. Also reported: the 
 residuals recomputed from the solution values (the KKT reformulation of Eq. (21), and Eq. (25), of the pessimistic
 bilevel tuning paper), the outer objective recomputed from ``(w, b)``, the least outer objective among follower
 optima at that ``w_bar``, and for the pessimistic model the replica gap (how far the replica's training loss is
-above the true minimum at ``w_bar``) and whether ``lambda`` touched its bound.
+above the true minimum at ``w_bar``) and whether ``lambda`` touched its bound. :func:`verify_tightest_box` checks a
+failed answer once more at the tightest box around its follower, which :func:`bilevel.tune` keeps when it verifies.
 """
 from __future__ import annotations
 
