@@ -43,7 +43,7 @@ from .optimistic import build_optimistic_model
 from .other_solvers import check_solver, check_solver_options, check_solver_runs, solve_other
 from .solve import InfeasibleModelError, check_highs_option, solve_model
 from .tune import LinearClassifier, tuning_options
-from .validation import check_positive, value_text
+from .validation import SOLVER_NAMES, check_positive, value_text
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import loaded_start, start_by_name
 
@@ -274,7 +274,7 @@ def optimistic_tie_range(
             # the tie row left no point: the result's own solution is off its rows by more than HiGHS's tolerance
             # (features 1e-3 beside 270: its objective 3.5e-6 below the KKT enumeration's optimum, its cs_beta_q
             # row off by 1.2e-5) and the bare "HiGHS reports the model infeasible" named no way out
-            label = {"highs": "HiGHS", "gurobi": "Gurobi", "cplex": "CPLEX"}[solver]
+            label = SOLVER_NAMES[solver]
             raise InfeasibleModelError(
                 f"{label} finds no point of the optimistic MILP within tolerance={tolerance:g} of the result's "
                 f"objective {reference:.10g}: the result's solution is not feasible to {label}'s tolerances (e.g. "
