@@ -40,9 +40,9 @@ from pyomo.core.expr.visitor import identify_variables
 from .errors import InputError
 from .inner import hinge
 from .optimistic import build_optimistic_model
-from .other_solvers import check_solver, check_solver_options, check_solver_runs, solve_other
+from .other_solvers import check_solver, solve_other
 from .solve import InfeasibleModelError, check_highs_option, solve_model
-from .tune import LinearClassifier, tuning_options
+from .tune import LinearClassifier, _other_solver_kw, refuse_solver_options, tuning_options
 from .validation import SOLVER_NAMES, check_positive, value_text
 from .verify import Verification, solution_w_bar, verify_model
 from .warmstart import loaded_start, start_by_name
@@ -241,13 +241,12 @@ def optimistic_tie_range(
                          f"{getattr(result, 'status', None)!r}, so the points within tolerance of its objective "
                          "need not be optima: solve it to optimality first (a longer time_limit, the default mip_gap)")
     solver = check_solver(getattr(result, "solver", "highs") if solver is None else solver)
-    if solver == "highs" and solver_options is not None:
-        raise InputError("solver_options are for solver='gurobi' or 'cplex'; give HiGHS options as highs_options")
-    if solver != "highs":
-        if highs_options is not None:
-            raise InputError(f"highs_options: HiGHS only; solver={solver!r} takes its parameters in solver_options")
-        solver_options = check_solver_options(solver, solver_options)  # named first, installed or not
-        check_solver_runs(solver)
+    if solver == "highs":
+        refuse_solver_options(solver_options)
+    else:  # tune's checks of the other solver's settings, and its solve arguments
+        other_kw = _other_solver_kw(solver, solver_options, dict(time_limit=time_limit, mip_gap=mip_gap,
+                                                                 threads=threads, race=1), highs_options, "seconds")
+        del other_kw["solver"]  # (passed by position below)
     name = criterion if isinstance(criterion, str) else getattr(criterion, "__name__", "custom")
     reference = float(result.objective)
     model = _around_optimum(result.model, reference + tolerance) if isinstance(criterion, str) else None
@@ -268,8 +267,7 @@ def optimistic_tie_range(
                 info = solve_model(model, time_limit=time_limit, mip_gap=mip_gap, threads=threads, mip_start=start,
                                    options=options)
             else:
-                info = solve_other(model, solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
-                                   mip_start=start, options=solver_options)
+                info = solve_other(model, solver, mip_start=start, **other_kw)
         except InfeasibleModelError:
             # the tie row left no point: the result's own solution is off its rows by more than HiGHS's tolerance
             # (features 1e-3 beside 270: its objective 3.5e-6 below the KKT enumeration's optimum, its cs_beta_q

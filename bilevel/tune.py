@@ -344,6 +344,13 @@ def _initial_model(rebuild, start, floor: float, enabled: bool):
     return rebuild(None)
 
 
+def refuse_solver_options(solver_options) -> None:
+    """Raise InputError unless ``solver_options`` is ``None``: with HiGHS, Gurobi or CPLEX parameters would be
+    ignored (a utility of :func:`tune` and :func:`bilevel.optimistic_tie_range`; HiGHS takes ``highs_options``)."""
+    if solver_options is not None:
+        raise InputError("solver_options are for solver='gurobi' or 'cplex'; give HiGHS options as highs_options")
+
+
 def _other_solver_kw(solver: str, solver_options, run_kw: dict, highs_options, clock: str) -> dict:
     """The solve arguments of :func:`tune` with ``solver`` Gurobi or CPLEX, after refusing the HiGHS-only settings
     (``race``, ``highs_options``, ``clock="nodes"``) and a solver that cannot run here (InputError)."""
@@ -753,8 +760,7 @@ def tune(
                              "mode='optimistic' solves Eq. (21) alone")
     run_kw = dict(time_limit=time_limit, mip_gap=mip_gap, threads=threads, race=race)
     if check_solver(solver) == "highs":
-        if solver_options is not None:
-            raise InputError("solver_options are for solver='gurobi' or 'cplex'; give HiGHS options as highs_options")
+        refuse_solver_options(solver_options)
         options = tuning_options(highs_options, [X_t, X_v])
         tiny_notes = [f"HiGHS presolve off: feature(s) {tiny} are tiny next to the others (the UserWarning)"
                       ] if tiny and "presolve" not in (highs_options or {}) else []  # the rule tuning_options applies
