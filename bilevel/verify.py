@@ -326,7 +326,8 @@ def verify_tightest_box(model: pyo.ConcreteModel, tolerance: float = 1e-5) -> Ve
 
     Returns the :class:`Verification` of the solution now in ``model``: ``model``'s ``w_bar`` is set to the
     tightest box when that verifies (its messages then say so, with the follower's LP gap at the MILP's box), and
-    left unchanged otherwise (the first verification is returned). Raises InputError as :func:`verify_model`.
+    left unchanged otherwise (the first verification is returned). ``tolerance``: as :func:`verify_model`'s,
+    absolute, in mean-hinge units; ``w_bar`` in the units of ``w``. Raises InputError as :func:`verify_model`.
     """
     ver = verify_model(model, tolerance=tolerance)
     if ver.verified:
