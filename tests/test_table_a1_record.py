@@ -1,0 +1,145 @@
+"""The README's Table A1 and the numbers its *How this differs from the paper* bullets quote are those of the
+stored run in experiments/results/table_a1, and experiments/table_a1_stats.py computes them correctly (checked by
+hand on a small frame)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.table_a1_stats import cell_table, dataset_stats, load_runs, main
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORD = ROOT / "experiments" / "results" / "table_a1"
+
+
+def _table_rows(text: str, header_start: str) -> dict:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    rows = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[tuple(cells[:3])] = cells[3:]
+    return rows
+
+
+def test_readme_table_is_the_stored_summary():
+    readme = _table_rows((ROOT / "README.md").read_text(), "| data | \\|V\\| | \\|T\\| | ours: pessimistic")
+    summary = _table_rows((RECORD / "limited_summary.md").read_text(), "| data | \\|V\\| | \\|T\\| | runs |")
+    assert len(readme) == len(summary) == 32
+    for key, cells in summary.items():
+        # summary: runs, pes, opt, ties, LinearSVC, box grid, paper pes, paper opt, ...; README drops runs and box
+        assert readme[key] == [cells[1], cells[2], cells[3], cells[4], cells[6], cells[7]], key
+
+
+def test_stored_runs_give_the_stored_summary():
+    runs = load_runs(RECORD / "limited_runs.csv.gz")
+    assert len(runs) == 320 and (runs["opt_status"] == "optimal").all() and (runs["pes_status"] == "optimal").all()
+    assert runs["opt_verified"].all() and runs["pes_verified"].all()
+    summary = _table_rows((RECORD / "limited_summary.md").read_text(), "| data | \\|V\\| | \\|T\\| | runs |")
+    for row in cell_table(runs).itertuples():
+        cells = summary[(row.dataset, str(row.n_val), str(row.n_train))]
+        assert cells[1] == f"{row.pes:.3f} ± {row.pes_std:.3f}" and cells[2] == f"{row.opt:.3f} ± {row.opt_std:.3f}"
+        assert cells[3] == f"{row.tie_min:.3f} – {row.tie_max:.3f}"
+
+
+def test_readme_bullets_quote_the_stored_runs():
+    runs = load_runs(RECORD / "limited_runs.csv.gz")
+    cells = cell_table(runs)
+    cancer = dataset_stats(runs[runs["dataset"] == "cancer"], cells[cells["dataset"] == "cancer"])
+    diabetes = dataset_stats(runs[runs["dataset"] == "diabetes"], cells[cells["dataset"] == "diabetes"])
+    text = " ".join((ROOT / "README.md").read_text().split())  # line breaks as spaces
+    lo, hi = cancer["opt_minus_pes_cells_min_max"]
+    assert cancer["opt_above_pes_cells"] == cancer["cells"] == 16
+    assert f"in every cell, by {lo:.3f}-{hi:.3f}" in text
+    assert f"averages {cancer['pes_minus_opt_mean']:.3f}" in text
+    higher, equal, lower = cancer["pes_higher_equal_lower"]
+    assert f"higher in {higher} runs, equal in {equal}, lower in {lower}" in text
+    assert diabetes["max_abs_cell_gap_over_smaller_std"] < 1 / 3  # "within a third of a standard deviation"
+    counts = " / ".join(map(str, diabetes["pes_higher_equal_lower"]))
+    assert f"+{diabetes['pes_minus_opt_mean']:.4f} on average; {counts}" in text
+    assert not cancer["cells_pes_beyond_our_std_from_paper"] and not diabetes["cells_pes_beyond_our_std_from_paper"]
+    farthest = max(cancer["max_pes_distance_from_paper"], diabetes["max_pes_distance_from_paper"])
+    assert f"at most {farthest:.3f} apart" in text
+    assert f"0 in {100 * cancer['share_opt_loss_zero']:.0f} % of the runs" in text
+    assert f"spans {cancer['tie_spread_mean']:.3f} on average per run ({cancer['tie_spread_mean_T5']:.3f} at" in text
+    assert "are {:.3f} and {:.3f})".format(*cancer["tie_extremes_V5_T5"]) in text
+    assert f"difference of {cancer['mean_abs_pes_minus_opt']:.3f}" in text
+    assert "we found ({:.3f}-{:.3f} on cancer)".format(*cancer["tie_min_cell_range"]) in text
+    assert f"rarely 0 ({100 * diabetes['share_opt_loss_zero']:.0f} % of runs)" in text
+    assert f"mean spread {diabetes['tie_spread_mean']:.3f}" in text
+    assert "grid ({:.3f}-{:.3f}) beats both".format(*cancer["box_range"]) in text
+    assert f"in {cancer['box_beats_both_cells']} of 16 cells, by up to {cancer['box_edge_max']:.3f}" in text
+    assert f"(it trails by {cancer['box_trails_by_max']:.3f} in the other)" in text
+    beats, ties, trails = cancer["better_bilevel_beats_tie_trails_svc"]
+    assert "({:.3f}-{:.3f}) in {} of 16 cells".format(*cancer["svc_range"], trails) in text
+    edge = cancer["better_bilevel_over_svc_max"]
+    assert ties == 1 and f"beats it in {beats}, by up to {edge:.3f}, and ties it in one" in text
+    beats, ties, trails = diabetes["better_bilevel_beats_tie_trails_svc"]
+    assert f"beats `LinearSVC` in {beats} of 16 cells, by up to {diabetes['better_bilevel_over_svc_max']:.3f}" in text
+    assert ties == 1 and f"trails it by at most {diabetes['better_bilevel_under_svc_max']:.3f} in the other {trails}" \
+        in text
+
+
+def _frame(rows):
+    columns = ["dataset", "n_val", "n_train", "opt_objective", "opt_acc_test", "pes_acc_test", "tie_acc_min",
+               "tie_acc_max", "svc_acc_test", "box_acc_test"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_dataset_stats_by_hand():
+    # two cells of two runs each; every number below is worked out by hand from these rows
+    runs = _frame([
+        ("cancer", 5, 5, 0.0, 0.90, 0.80, 0.70, 0.95, 0.88, 0.91),
+        ("cancer", 5, 5, 0.2, 0.80, 0.80, 0.80, 0.90, 0.86, 0.87),
+        ("cancer", 5, 10, 0.0, 0.70, 0.75, 0.60, 0.80, 0.72, 0.74),
+        ("cancer", 5, 10, 0.0, 0.70, 0.75, 0.65, 0.70, 0.78, 0.70),
+    ])
+    cells = cell_table(runs)
+    np.testing.assert_allclose(cells["pes"], [0.80, 0.75])
+    np.testing.assert_allclose(cells["opt"], [0.85, 0.70])
+    np.testing.assert_allclose(cells["pes_std"], [0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(cells["opt_std"], [np.sqrt(0.005), 0.0], atol=1e-12)
+    stats = dataset_stats(runs, cells)
+    assert stats["pes_minus_opt_mean"] == pytest.approx((-0.10 + 0.0 + 0.05 + 0.05) / 4)
+    assert stats["pes_higher_equal_lower"] == (2, 1, 1)
+    assert stats["opt_minus_pes_cells_min_max"] == pytest.approx((-0.05, 0.05))
+    assert stats["opt_above_pes_cells"] == 1
+    assert stats["share_opt_loss_zero"] == pytest.approx(0.75)
+    assert stats["tie_spread_mean"] == pytest.approx((0.25 + 0.10 + 0.20 + 0.05) / 4)
+    assert stats["tie_spread_mean_T5"] == pytest.approx(0.175)
+    assert stats["tie_extremes_V5_T5"] == pytest.approx((0.75, 0.925))
+    assert stats["tie_min_cell_range"] == pytest.approx((0.625, 0.75))
+    assert stats["mean_abs_pes_minus_opt"] == pytest.approx(0.05)
+    # paper's Table A1, cancer |V| = 5: pessimistic 0.861 (|T| = 5) and 0.898 (|T| = 10)
+    assert stats["max_pes_distance_from_paper"] == pytest.approx(max(abs(0.80 - 0.861), abs(0.75 - 0.898)))
+    assert stats["cells_pes_beyond_our_std_from_paper"] == ["5/5", "5/10"]
+    # box grid 0.89 and 0.72 against max(bilevel) 0.85 and 0.75; LinearSVC 0.87 and 0.75 against the same
+    assert stats["box_beats_both_cells"] == 1
+    assert stats["box_edge_max"] == pytest.approx(0.04) and stats["box_trails_by_max"] == pytest.approx(0.03)
+    assert stats["better_bilevel_beats_tie_trails_svc"] == (0, 1, 1)
+    assert stats["better_bilevel_under_svc_max"] == pytest.approx(0.02)
+
+
+def test_bad_files_are_refused(tmp_path, capsys):
+    not_csv = tmp_path / "runs.csv"
+    not_csv.write_bytes(b"\xff\xfe\x00 binary \x00")
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="missing columns"):
+        load_runs(other)
+    with pytest.raises(ValueError, match="runs.csv"):
+        load_runs(not_csv)
+    with pytest.raises(SystemExit) as exc:
+        main([str(other)])
+    assert exc.value.code == 2 and "not a limited_runs.csv" in capsys.readouterr().err
+
+
+def test_main_prints_both_data_sets(capsys):
+    assert main([str(RECORD / "limited_runs.csv.gz")]) == 0
+    out = capsys.readouterr().out
+    assert "cancer:" in out and "diabetes:" in out and "pes_higher_equal_lower" in out
