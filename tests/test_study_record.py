@@ -1,6 +1,6 @@
 """The README's Table A1 and the numbers its *How this differs from the paper* bullets quote are those of the
-stored run in experiments/results/table_a1, and experiments/table_a1_stats.py computes them correctly (checked by
-hand on a small frame)."""
+stored runs in experiments/results/table_a1 and experiments/results/perturbed, and experiments/table_a1_stats.py
+computes them correctly (checked by hand on a small frame)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,9 +13,10 @@ from experiments.table_a1_stats import cell_table, dataset_stats, load_runs, mai
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "experiments" / "results" / "table_a1"
+PERTURBED = ROOT / "experiments" / "results" / "perturbed"
 
 
-def _table_rows(text: str, header_start: str) -> dict:
+def _table_rows(text: str, header_start: str, key_cells: int = 3) -> dict:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
     rows = {}
@@ -23,7 +24,7 @@ def _table_rows(text: str, header_start: str) -> dict:
         if not line.startswith("|"):
             break
         cells = [c.strip() for c in line.strip("|").split("|")]
-        rows[tuple(cells[:3])] = cells[3:]
+        rows[tuple(cells[:key_cells])] = cells[key_cells:]
     return rows
 
 
@@ -143,3 +144,32 @@ def test_main_prints_both_data_sets(capsys):
     assert main([str(RECORD / "limited_runs.csv.gz")]) == 0
     out = capsys.readouterr().out
     assert "cancer:" in out and "diabetes:" in out and "pes_higher_equal_lower" in out
+
+
+def _perturbed_cells(data: str, rho_val: str) -> dict:
+    """``rho_test -> (pessimistic, optimistic returned, LinearSVC, LP-SVM box grid, paper pessimistic)`` means of
+    the stored perturbed summary at ``epsilon = 0.2``."""
+    rows = _table_rows((PERTURBED / "perturbed_summary.md").read_text(), "| data | ρ val | ε | ρ test |", 4)
+    # cells: runs, pessimistic, optimistic (returned), worst case (B.1), LinearSVC, box grid, paper pessimistic, ...
+    return {rho_test: [float(cells[i].split(" ± ")[0]) if cells[i] else None for i in (1, 2, 4, 5, 6)]
+            for (name, rv, eps, rho_test), cells in rows.items() if (name, rv, eps) == (data, rho_val, "0.2")}
+
+
+def test_readme_perturbed_bullet_quotes_the_stored_run():
+    text = " ".join((ROOT / "README.md").read_text().split())
+    bullet = text.split("**Perturbed data (Tables A2-A3", 1)[1].split("- **Code version.**", 1)[0]
+    cancer = _perturbed_cells("cancer", "0.0")
+    assert sorted(cancer) == ["0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6"]
+    (pes0, opt0, *_), (pes6, opt6, *_) = cancer["0.0"], cancer["0.6"]
+    assert f"({pes0 - pes6:.3f} against {opt0 - opt6:.3f} from `rho_test = 0` to 0.6)" in bullet
+    assert pes0 < opt0 and pes6 > opt6
+    assert f"({pes0:.3f} vs {opt0:.3f} at `rho_test = 0`)" in bullet and f"({pes6:.3f} vs {opt6:.3f} at 0.6)" in bullet
+    pes = [c[0] for c in cancer.values()]
+    paper = [c[4] for c in cancer.values()]
+    assert all(ours < theirs for ours, theirs in zip(pes, paper))  # "lower than the paper's in every cell"
+    assert f"(pessimistic {min(pes):.3f}-{max(pes):.3f} vs {min(paper):.3f}-{max(paper):.3f};" in bullet
+    assert all(c[2] == max(c[:4]) for c in cancer.values())  # "LinearSVC is best throughout"
+    diabetes = _perturbed_cells("diabetes", "0.0")
+    assert all(c[0] == max(c[:4]) for rho, c in diabetes.items() if rho != "0.0")  # best for rho_test >= 0.1
+    attacked = _perturbed_cells("diabetes", "0.3")["0.0"]
+    assert attacked[0] < attacked[1] and f"({attacked[0]:.3f} vs {attacked[1]:.3f} at `rho_test = 0`)" in bullet
