@@ -127,6 +127,22 @@ def _stationarity(rows: _Rows, p, blocks, mu_p, mu_m):
     rows.equal(terms, 0.0)
 
 
+def _least_violation(A_ub, b_ub, A_eq, b_eq, bounds) -> float:
+    """Least total violation of the rows ``A_ub x <= b_ub``, ``A_eq x = b_eq`` over ``x`` within ``bounds``: the
+    phase-1 LP, always feasible and bounded. HiGHS's simplex ends some LPs with mixed-scale rows (a feature scaled
+    by 1e-5) in "model status unknown"; a clearly positive least violation shows such an LP infeasible."""
+    m_ub, m_eq = A_ub.shape[0], A_eq.shape[0]
+    slacks = m_ub + 2 * m_eq
+    A_ub1 = np.hstack([A_ub, -np.eye(m_ub), np.zeros((m_ub, 2 * m_eq))])
+    A_eq1 = np.hstack([A_eq, np.zeros((m_eq, m_ub)), np.eye(m_eq), -np.eye(m_eq)])
+    c = np.concatenate([np.zeros(A_ub.shape[1]), np.ones(slacks)])
+    res = linprog(c, A_ub=A_ub1, b_ub=b_ub, A_eq=A_eq1, b_eq=b_eq, bounds=list(bounds) + [(0.0, None)] * slacks,
+                  method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"oracle phase-1 LP ended with status {res.status}: {res.message}")
+    return float(res.fun)
+
+
 def _search(c, v: _Vars, rows: _Rows, states: list, tol: float = 1e-9):
     """Least ``c^T x`` over the base rows plus one alternative of every disjunction in ``states``.
     Returns ``(value, x)``, ``(inf, None)`` when no combination is feasible."""
@@ -146,6 +162,9 @@ def _search(c, v: _Vars, rows: _Rows, states: list, tol: float = 1e-9):
             return None
         if res.status == 3 and len(fixed) < n_complete:  # the free states relaxed away left a ray: cuts nothing
             return "unbounded"
+        if res.status == 4 and _least_violation(A_ub, b_ub, np.vstack([A_eq0, A_eq]),
+                                                np.concatenate([b_eq0, b_eq]), bounds) > 1e-6:
+            return None  # HiGHS gave up ("model status unknown") on an LP whose rows cannot all hold
         if res.status != 0:
             raise RuntimeError(f"oracle LP ended with status {res.status}: {res.message}")
         return res

@@ -478,3 +478,74 @@ def test_a_follower_optimal_at_the_exact_budget_is_verified_despite_a_feasibilit
     value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, res.flipped, 0.0, (0.1, 0.1))
     assert res.optimal and res.verified, res.verification.messages
     assert _close(res.objective, value), (res.objective, value)
+
+
+def _mixed_scale_instance():
+    """Seed 27 of a fuzz over tiny Gaussian instances (p = 2, feature 1 of training and validation scaled by
+    10^U(-6, -2); the box [0, 1]): the HiGHS simplex of scipy 1.17.1 ended one LP of the oracle's search on it in
+    "model status unknown" (status 4) with epsilon = 0 and two with epsilon = 0.2, which stopped the oracle."""
+    rng = np.random.default_rng(27)
+    nt, nv = rng.integers(3, 6), rng.integers(2, 5)
+    Xt, Xv = rng.normal(size=(nt, 2)), rng.normal(size=(nv, 2))
+    yt = np.where(rng.random(nt) < 0.5, -1.0, 1.0)
+    yt[0], yt[1] = 1.0, -1.0
+    yv = np.where(rng.random(nv) < 0.5, -1.0, 1.0)
+    scale = 10 ** rng.uniform(-6, -2)
+    Xt[:, 1] *= scale
+    Xv[:, 1] *= scale
+    return Xt, yt, Xv, yv
+
+
+def test_least_violation_closed_form():
+    from kkt_enumeration import _least_violation
+
+    # x, y in [0, 1]: -x <= -2 is violated by 1 at best, x + y = 3 by 1 at best: 2 in all
+    A_ub, b_ub = np.array([[-1.0, 0.0]]), np.array([-2.0])
+    A_eq, b_eq = np.array([[1.0, 1.0]]), np.array([3.0])
+    assert _least_violation(A_ub, b_ub, A_eq, b_eq, [(0.0, 1.0)] * 2) == pytest.approx(2.0)
+    assert _least_violation(A_ub, b_ub, np.zeros((0, 2)), np.zeros(0), [(0.0, 1.0)] * 2) == pytest.approx(1.0)
+    assert _least_violation(A_ub, b_ub, A_eq, b_eq, [(0.0, 3.0)] * 2) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_an_lp_ended_in_status_unknown_counts_as_infeasible_only_when_its_rows_cannot_hold(monkeypatch):
+    """Every infeasible LP of the search reported as status 4 instead (as HiGHS's simplex did on mixed-scale
+    rows): the oracle's value is unchanged, since the phase-1 LP shows those LPs infeasible; a feasible LP reported
+    as status 4 still stops the oracle."""
+    import kkt_enumeration
+
+    Xt, yt, Xv, yv = tiny_instance(0, 4, 3)
+    exact, _, _ = optimistic_optimum(Xt, yt, Xv, yv)
+    real = kkt_enumeration.linprog
+    turned = [0]
+
+    def status_unknown_for_infeasible(*args, **kwargs):
+        res = real(*args, **kwargs)
+        if res.status == 2:
+            turned[0] += 1
+            res.status = 4
+        return res
+
+    monkeypatch.setattr(kkt_enumeration, "linprog", status_unknown_for_infeasible)
+    value, _, _ = optimistic_optimum(Xt, yt, Xv, yv)
+    assert turned[0] > 0 and value == pytest.approx(exact, abs=1e-9)
+
+    def status_unknown_for_the_first_feasible(*args, **kwargs):
+        res = real(*args, **kwargs)
+        if res.status == 0 and len(turned) == 1:  # the search's first LP (the phase-1 LP comes after it)
+            turned.append(1)
+            res.status = 4
+        return res
+
+    monkeypatch.setattr(kkt_enumeration, "linprog", status_unknown_for_the_first_feasible)
+    with pytest.raises(RuntimeError, match="status 4"):
+        optimistic_optimum(Xt, yt, Xv, yv)
+
+
+@pytest.mark.filterwarnings("ignore:feature\\(s\\) \\[1\\] have values:UserWarning")
+def test_pessimistic_milp_on_a_mixed_scale_instance_reaches_the_oracle():
+    Xt, yt, Xv, yv = _mixed_scale_instance()
+    for epsilon in (0.0, 0.2):
+        value, _, _ = pessimistic_optimum(Xt, yt, Xv, yv, np.arange(len(yv)), epsilon)
+        res = bilevel.tune(Xt, yt, Xv, yv, mode="pessimistic", epsilon=epsilon, flip="all")
+        assert res.optimal and res.verified
+        assert _close(res.objective, value), (epsilon, res.objective, value)
