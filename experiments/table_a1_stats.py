@@ -33,9 +33,8 @@ REQUIRED = ("dataset", "n_val", "n_train", "opt_objective", "opt_acc_test", "pes
 
 
 def load_runs(path) -> pd.DataFrame:
-    """The rows of a ``limited_runs.csv``; the data set column holds the built-in name (``cancer``,
-    ``diabetes``). Utility of this script. Raises ValueError for a file that is not such a CSV (unreadable, or
-    without the columns used here)."""
+    """The rows of a ``limited_runs.csv`` (or ``.csv.gz``). Utility of this script. Raises ValueError for a file
+    that is not such a CSV (unreadable, or without the columns used here)."""
     try:
         runs = pd.read_csv(path)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -43,8 +42,6 @@ def load_runs(path) -> pd.DataFrame:
     missing = [c for c in REQUIRED if c not in runs.columns]
     if missing:
         raise ValueError(f"{path}: not a limited_runs.csv of bilevel study; missing columns {missing}")
-    runs = runs.copy()
-    runs["dataset"] = runs["dataset"].map(lambda name: Path(str(name)).stem.split("_")[0])
     return runs
 
 
