@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from experiments.uci_study import PAPER_TABLE_A1  # noqa: E402
+from experiments.uci_study import PAPER_TABLE_A1, builtin_name  # noqa: E402
 
 REQUIRED = ("dataset", "n_val", "n_train", "opt_objective", "opt_acc_test", "pes_acc_test", "tie_acc_min",
             "tie_acc_max", "svc_acc_test", "box_acc_test")
@@ -64,8 +64,8 @@ def dataset_stats(runs: pd.DataFrame, cells: pd.DataFrame) -> dict:
     diff = runs["pes_acc_test"] - runs["opt_acc_test"]
     cell_gap = cells["opt"] - cells["pes"]
     smaller_std = cells[["pes_std", "opt_std"]].min(axis=1)
-    paper = [PAPER_TABLE_A1.get((d, int(v), int(t))) for d, v, t in zip(cells["dataset"], cells["n_val"],
-                                                                          cells["n_train"])]
+    paper = [PAPER_TABLE_A1.get((builtin_name(d), int(v), int(t)))  # as the study's summary looks them up
+             for d, v, t in zip(cells["dataset"], cells["n_val"], cells["n_train"])]
     paper_gap = [abs(p - ref[0]) if ref else float("nan") for p, ref in zip(cells["pes"], paper)]
     beyond_std = [f"{v}/{t}" for v, t, gap, std in zip(cells["n_val"], cells["n_train"], paper_gap,
                                                        cells["pes_std"]) if gap > std]
