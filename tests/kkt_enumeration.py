@@ -155,15 +155,14 @@ def _search(c, v: _Vars, rows: _Rows, states: list, tol: float = 1e-9):
 
     def solve(fixed):
         A_eq, b_eq = _matrix(fixed, v.n)
-        res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=np.vstack([A_eq0, A_eq]), b_eq=np.concatenate([b_eq0, b_eq]),
-                      bounds=bounds, method="highs")
+        A_eq, b_eq = np.vstack([A_eq0, A_eq]), np.concatenate([b_eq0, b_eq])
+        res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
         counts[0] += 1
         if res.status == 2:
             return None
         if res.status == 3 and len(fixed) < n_complete:  # the free states relaxed away left a ray: cuts nothing
             return "unbounded"
-        if res.status == 4 and _least_violation(A_ub, b_ub, np.vstack([A_eq0, A_eq]),
-                                                np.concatenate([b_eq0, b_eq]), bounds) > 1e-6:
+        if res.status == 4 and _least_violation(A_ub, b_ub, A_eq, b_eq, bounds) > 1e-6:
             return None  # HiGHS gave up ("model status unknown") on an LP whose rows cannot all hold
         if res.status != 0:
             raise RuntimeError(f"oracle LP ended with status {res.status}: {res.message}")
