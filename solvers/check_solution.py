@@ -27,10 +27,12 @@ re-verified with the package's inner LP (:func:`bilevel.hinge_lp`), independentl
   below the proven optimum.
 
 The answer is **trusted** when all of these hold within ``tolerance`` (mean-hinge units), **rejected**
-otherwise, with the reasons. Also reported, without deciding the verdict unless ``strict``: the MILP
-feasibility of the full vector against the instance's ``.mps`` (rows, bounds, integrality), and
-:func:`bilevel.verify_model` on the rebuilt model with the values loaded (KKT residuals). Notes compare
-the recomputed objective with the manifest's HiGHS optimum and bound.
+otherwise, with the reasons. A rejected answer whose tightest box ``min(w_bar, max(w_bar_lb, |w|, |w_hat|))``
+passes them all with the same objective gets a note naming that box (:func:`bilevel.verify_tightest_box`).
+Also reported, without deciding the verdict unless ``strict``: the MILP feasibility of the full vector against
+the instance's ``.mps`` (rows, bounds, integrality), and :func:`bilevel.verify_model` on the rebuilt model with
+the values loaded (KKT residuals). Notes compare the recomputed objective with the manifest's HiGHS optimum and
+bound.
 """
 from __future__ import annotations
 
@@ -236,10 +238,49 @@ def check_solution(
     w = np.array([get(f"w[{j}]") for j in range(p)])
     b = float(get("b"))
     rep.w_bar, rep.w, rep.b = w_bar, w, b
-    s = built.split
-    X_t, y_t, X_v, y_v = s.X_train, s.y_train, s.X_val, s.y_val
     tol = tolerance
 
+    _bilevel_checks(rep, spec, built, w_bar, w, b, tol)
+    _tightest_box_note(rep, spec, built, readable_values, tol)
+    if (rep.objective_claimed is not None
+            and abs(rep.objective_claimed - rep.objective_recomputed) > max(tol, 1e-6 * abs(rep.objective_claimed))):
+        rep.reasons.append(f"the claimed objective {rep.objective_claimed:.8g} differs from the objective "
+                           f"{rep.objective_recomputed:.8g} recomputed from (w, b)")
+    m_obj, m_bound, m_status = row.get("highs_objective"), row.get("highs_best_bound"), row.get("highs_status")
+    if m_status == "optimal" and m_obj is not None:
+        diff = rep.objective_recomputed - m_obj
+        rep.notes.append("objective equals the manifest's HiGHS optimum" if abs(diff) <= max(tol, 1e-4 * abs(m_obj))
+                         else f"objective {'above' if diff > 0 else 'BELOW'} the manifest's HiGHS optimum "
+                              f"{m_obj:.6g} by {abs(diff):.3g}")
+    if not rep.reasons and m_bound is not None and rep.objective_recomputed < m_bound - max(tol, 1e-4 * abs(m_bound)):
+        rep.notes.append(f"a bilevel-feasible point below HiGHS's proven bound {m_bound:.6g}: the MILP or its "
+                         "solve is wrong, not this answer")
+
+    # The full MILP vector: feasibility against the instance file, and bilevel.verify_model.
+    _milp_checks(rep, row, manifest, short_map, readable_values, feasibility_tolerance)
+    for name, var in var_data.items():
+        value = readable_values.get(name, 0.0)
+        var.set_value(float(round(value)) if var.is_integer() else float(value), skip_validation=True)
+    ver = verify_model(model, tolerance=tolerance)
+    rep.verify_model_ok, rep.verify_model_messages = ver.verified, list(ver.messages)
+    if strict:
+        if rep.milp_violation is not None and rep.milp_violation > feasibility_tolerance:
+            rep.reasons.append(f"the vector violates the instance's rows/bounds/integrality by "
+                               f"{rep.milp_violation:.3g}")
+        if not ver.verified:
+            rep.reasons.append("bilevel.verify_model rejects the full vector: " + "; ".join(ver.messages))
+    elif rep.milp_violation is not None and rep.milp_violation > feasibility_tolerance:
+        rep.notes.append(f"the full vector violates the instance's rows/bounds/integrality by {rep.milp_violation:.3g} "
+                         "(only (w_bar, w, b) decide the verdict; --strict to require MILP feasibility)")
+    rep.trusted = not rep.reasons
+    return rep
+
+
+def _bilevel_checks(rep: CheckReport, spec, built, w_bar, w, b, tol) -> None:
+    """The bilevel checks of :func:`check_solution` of ``(w_bar, w, b)`` on the rebuilt instance ``built``: they
+    fill ``rep``'s losses, ``inner_gap``, ``objective_recomputed`` and append to its ``reasons`` and ``notes``."""
+    s = built.split
+    X_t, y_t, X_v, y_v = s.X_train, s.y_train, s.X_val, s.y_val
     # Leader and follower boxes.
     lo = w_bar - spec.w_bar_lb
     hi = spec.w_bar_ub - w_bar
@@ -287,10 +328,6 @@ def check_solution(
 
     # The outer objective.
     rep.objective_recomputed = float(hinge(X_v, y_v, w, b).mean())
-    if (rep.objective_claimed is not None
-            and abs(rep.objective_claimed - rep.objective_recomputed) > max(tol, 1e-6 * abs(rep.objective_claimed))):
-        rep.reasons.append(f"the claimed objective {rep.objective_claimed:.8g} differs from the objective "
-                           f"{rep.objective_recomputed:.8g} recomputed from (w, b)")
     if best is not None and rep.objective_recomputed < best - tol:
         # Within the tolerances above, (w, b) may use a little more training loss (pessimistic: budget) than an
         # exact follower optimum; the follower's least loss falls steeply with it (by the budget's multiplier,
@@ -302,34 +339,34 @@ def check_solution(
     elif best is not None and rep.objective_recomputed > best + tol:
         rep.notes.append(f"at this w_bar another follower optimum has outer objective {best:.6g} < "
                          f"{rep.objective_recomputed:.6g} (the answer did not pick the best tie)")
-    m_obj, m_bound, m_status = row.get("highs_objective"), row.get("highs_best_bound"), row.get("highs_status")
-    if m_status == "optimal" and m_obj is not None:
-        diff = rep.objective_recomputed - m_obj
-        rep.notes.append("objective equals the manifest's HiGHS optimum" if abs(diff) <= max(tol, 1e-4 * abs(m_obj))
-                         else f"objective {'above' if diff > 0 else 'BELOW'} the manifest's HiGHS optimum "
-                              f"{m_obj:.6g} by {abs(diff):.3g}")
-    if not rep.reasons and m_bound is not None and rep.objective_recomputed < m_bound - max(tol, 1e-4 * abs(m_bound)):
-        rep.notes.append(f"a bilevel-feasible point below HiGHS's proven bound {m_bound:.6g}: the MILP or its "
-                         "solve is wrong, not this answer")
 
-    # The full MILP vector: feasibility against the instance file, and bilevel.verify_model.
-    _milp_checks(rep, row, manifest, short_map, readable_values, feasibility_tolerance)
-    for name, var in var_data.items():
-        value = readable_values.get(name, 0.0)
-        var.set_value(float(round(value)) if var.is_integer() else float(value), skip_validation=True)
-    ver = verify_model(model, tolerance=tolerance)
-    rep.verify_model_ok, rep.verify_model_messages = ver.verified, list(ver.messages)
-    if strict:
-        if rep.milp_violation is not None and rep.milp_violation > feasibility_tolerance:
-            rep.reasons.append(f"the vector violates the instance's rows/bounds/integrality by "
-                               f"{rep.milp_violation:.3g}")
-        if not ver.verified:
-            rep.reasons.append("bilevel.verify_model rejects the full vector: " + "; ".join(ver.messages))
-    elif rep.milp_violation is not None and rep.milp_violation > feasibility_tolerance:
-        rep.notes.append(f"the full vector violates the instance's rows/bounds/integrality by {rep.milp_violation:.3g} "
-                         "(only (w_bar, w, b) decide the verdict; --strict to require MILP feasibility)")
-    rep.trusted = not rep.reasons
-    return rep
+
+def _tightest_box_note(rep: CheckReport, spec, built, values: dict, tol) -> None:
+    """A note on an answer that the bilevel checks reject when its tightest box passes them all.
+
+    The tightest box is ``w_bar'_j = min(w_bar_j, max(w_bar_lb, |w_j|, |w_hat_j|))`` (p,), ``w_hat`` the
+    pessimistic replica when the solution gives one (:func:`bilevel.verify_tightest_box`, which :func:`bilevel.tune`
+    applies to its own answers: the follower ``(w, b)`` and the replica lie in it, so the least training loss is the
+    same there, and a box bound left loose lets the follower's LP at ``w_bar`` move further). When ``w_bar'``
+    differs from ``w_bar`` and the checks of :func:`_bilevel_checks` all pass at it, ``rep.notes`` gets a note
+    naming ``w_bar'``. The verdict stays the answer's own: the file's ``w_bar`` is what it claims. Called before any
+    other reason is added (the claimed objective, the MILP vector), which the note does not speak for."""
+    if not rep.reasons or rep.w_bar is None:
+        return
+    p = len(rep.w_bar)
+    w_hat = np.array([values.get(f"w_hat[{j}]", 0.0) for j in range(p)])
+    tight = np.minimum(rep.w_bar, np.maximum(spec.w_bar_lb, np.maximum(np.abs(rep.w), np.abs(w_hat))))
+    if np.array_equal(tight, rep.w_bar):
+        return
+    trial = CheckReport(instance=rep.instance, trusted=False)
+    _bilevel_checks(trial, spec, built, tight, rep.w, rep.b, tol)
+    if trial.reasons or abs(trial.objective_recomputed - rep.objective_recomputed) > tol:
+        return
+    moved = int(np.sum(tight < rep.w_bar))
+    box = ", ".join(f"{x:.6g}" for x in tight)
+    rep.notes.append(f"at the tightest box around (w, b) and the replica, w_bar' = [{box}] ({moved} of {p} bounds "
+                     "lowered), every bilevel check passes with the same objective: the solver left a box bound "
+                     "loose that the follower can use (bilevel.verify_tightest_box does this for tune's answers)")
 
 
 def _check_listed_file(path: Path, checksum: str | None, instance_id: str, what: str) -> None:
