@@ -158,7 +158,7 @@ def build_optimistic_model(X_train, y_train, X_val, y_val, w_bar_bounds=(0.0, 1.
     """
     X_t, y_t = check_xy(X_train, y_train, "train")
     p = X_t.shape[1]
-    X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
+    X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False, columns_of=(X_train, "X_train"))
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
     check_scale([X_t, X_v], ub)
     # Copies: bilevel_info keeps the data of the model (MIP starts, verification, tune's check of an optimistic

@@ -329,7 +329,7 @@ def pessimistic_info(X_train, y_train, X_val, y_val, flipped, epsilon: float = 0
     (:func:`bilevel.warmstart.queued_start`) before the model is built. Raises InputError as the builder."""
     X_t, y_t = check_xy(X_train, y_train, "train")
     p = X_t.shape[1]
-    X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False)
+    X_v, y_v = check_xy(X_val, y_val, "val", p=p, both_classes=False, columns_of=(X_train, "X_train"))
     lb, ub = check_w_bar_bounds(w_bar_bounds, p)
     check_scale([X_t, X_v], ub)
     eps = check_epsilon(epsilon)

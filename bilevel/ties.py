@@ -309,4 +309,5 @@ def optimistic_tie_range(
             status=info.status, seconds=info.seconds, verification=verify_model(model, tolerance=verify_tolerance),
             best_bound=info.best_bound, gap=info.gap, nodes=info.nodes,
         )
+        out[sense].feature_names = getattr(result, "feature_names", None)  # the result's training columns
     return TieRange(name, float(tolerance), reference, out["min"], out["max"])

@@ -16,9 +16,9 @@ from .other_solvers import check_solver, check_solver_options, check_solver_runs
 from .pessimistic import (at_lambda_bound, build_pessimistic_model, check_flip, flipped_set, pessimistic_info,
                           set_lambda_bound)
 from .solve import InfeasibleModelError, NoSolutionError, SolveInfo, solve_model
-from .validation import (SOLVER_NAMES, TINY_FEATURE_WARNING, check_clock, check_count, check_epsilon, check_features,
-                         check_flag, check_mip_gap, check_positive, check_scale, check_w_bar_bounds, check_xy,
-                         is_choice, tiny_features, value_text, warn_tiny_features)
+from .validation import (SOLVER_NAMES, TINY_FEATURE_WARNING, check_clock, check_columns, check_count, check_epsilon,
+                         check_features, check_flag, check_mip_gap, check_positive, check_scale, check_w_bar_bounds,
+                         check_xy, feature_names, is_choice, tiny_features, value_text, warn_tiny_features)
 from .verify import Verification, solution_w_bar, verify_tightest_box
 from .warmstart import best_start, kkt_start, loaded_start, queued_start, start_by_name, start_pairs
 
@@ -32,10 +32,17 @@ _LAMBDA_LOWEST = 1.0  # the smallest bound tune steps down to when a solution fa
 
 class LinearClassifier:
     """Prediction with a linear SVM ``f(x) = x^T w - b`` (attributes ``w`` (p,) and ``b``), as in Eq. (20)
-    of the pessimistic bilevel tuning paper. Shared by every result that carries a hyperplane."""
+    of the pessimistic bilevel tuning paper. Shared by every result that carries a hyperplane.
+
+    ``feature_names``: the column labels of the training DataFrame the hyperplane was tuned on (a tuple; None for
+    arrays); a DataFrame given to the methods below must then have those columns in that order."""
+
+    feature_names = None
 
     def decision_function(self, X) -> np.ndarray:
-        """``X @ w - b`` (n,) for X (n, p). Raises InputError unless X is a finite (n, p) array, n >= 1."""
+        """``X @ w - b`` (n,) for X (n, p). Raises InputError unless X is a finite (n, p) array, n >= 1, or for a
+        DataFrame whose columns are not ``feature_names`` in order (when the result has them)."""
+        check_columns(self.feature_names, X, "X_train", "X")
         return check_features(X, "eval", p=len(self.w)) @ self.w - self.b
 
     def predict(self, X) -> np.ndarray:
@@ -44,7 +51,9 @@ class LinearClassifier:
 
     def errors(self, X, y) -> np.ndarray:
         """Per-row 0-1 loss (n,) on X (n, p), y (n,) in {-1, +1}. Raises InputError for other shapes,
-        NaN/inf or labels other than -1 and +1 (e.g. 0/1 labels, which would count every -1 as wrong)."""
+        NaN/inf or labels other than -1 and +1 (e.g. 0/1 labels, which would count every -1 as wrong), and for a
+        DataFrame whose columns are not ``feature_names`` in order."""
+        check_columns(self.feature_names, X, "X_train", "X")
         X, y = check_xy(X, y, "eval", p=len(self.w), both_classes=False)
         return (self.predict(X) != y).astype(float)
 
@@ -77,7 +86,8 @@ class TuneResult(LinearClassifier):
     ``lambda_max`` (the bound ``Lambda*`` of item 11 of :mod:`bilevel.bigm` on ``lambda`` at every follower
     optimum, ``inf`` when none is known: epsilon = 0 or a separable training set; ``lambda_bound >=
     lambda_max`` proves the bound on ``lambda`` cut off no bilevel-feasible point), and ``optimistic`` (the
-    optimistic result that defined ``V_f``). Both modes: ``restarts``, one dict
+    optimistic result that defined ``V_f``). Both modes: ``feature_names`` (the column labels of a DataFrame
+    ``X_train``, a tuple; None for arrays: :class:`LinearClassifier`), ``restarts``, one dict
     (``seconds`` of HiGHS and rebuild time so far, ``cutoff``) per cutoff restart of the first MILP solve
     (``tune``'s ``cutoff_restarts``; a restart whose rebuilt model yielded no solution is not listed: the
     interrupted run's incumbent is returned); after a restart ``model`` carries the cutoff row of the last
@@ -730,7 +740,8 @@ def tune(
         raise InputError(f"mode must be 'optimistic' or 'pessimistic'; got {value_text(mode)}")
     check_clock(clock)
     X_t, y_t = check_xy(X_train, y_train, "train")
-    X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
+    X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False, columns_of=(X_train, "X_train"))
+    names = feature_names(X_train)  # the results' feature_names: data to predict on is checked against them
     if mode == "pessimistic":
         check_flip(flip, X_val, len(y_v))  # before the optimistic solve (bad indices were refused after it)
     lb, ub = check_w_bar_bounds(w_bar_bounds, X_t.shape[1])
@@ -791,8 +802,10 @@ def tune(
                               "bilevel-feasible point at every w_bar in its bounds (the inner LP's optimum): a "
                               f"{SOLVER_NAMES[solver]} failure" + ("; retry with the HiGHS option presolve=off"
                                                                    if solver == "highs" else "")) from None
-        return _result("optimistic", model, info, build, total, tolerance, notes=tiny_notes,
-                       start_seconds=start_seconds, restarts=restarts, build_lp_seconds=build_lp, solver=solver)
+        result = _result("optimistic", model, info, build, total, tolerance, notes=tiny_notes,
+                         start_seconds=start_seconds, restarts=restarts, build_lp_seconds=build_lp, solver=solver)
+        result.feature_names = names
+        return result
 
     if optimistic is None:
         with warnings.catch_warnings():
@@ -801,6 +814,7 @@ def tune(
             optimistic = tune(X_t, y_t, X_v, y_v, "optimistic", w_bar_bounds=w_bar_bounds, tolerance=tolerance,
                               warm_start=warm_start, highs_options=highs_options, cutoff_restarts=cutoff_restarts,
                               clock=clock, solver=solver, solver_options=solver_options, **run_kw)
+        optimistic.feature_names = names
     else:
         _check_optimistic(optimistic, X_t, y_t, X_v, y_v, lb, ub)
     flipped, rule = flipped_set(X_v, y_v, optimistic.w, optimistic.b, flip)
@@ -948,7 +962,7 @@ def tune(
             notes.append(f"lambda bound {bound:g}: no bound on lambda at the follower optima is known (lambda_max = "
                          f"inf: {why}), so followers with a larger lambda were not considered and a larger bound "
                          "might allow a better objective")
-    return _result(
+    result = _result(
         "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps,
         replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
@@ -957,3 +971,5 @@ def tune(
         lambda_max=lambda_max, optimistic=optimistic, start_seconds=start_seconds, restarts=restarts,
         build_lp_seconds=build_lp, solver=solver,
     )
+    result.feature_names = names
+    return result

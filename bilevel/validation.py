@@ -17,11 +17,15 @@ from .errors import InputError
 
 
 def check_xy(X, y, name: str, p: int | None = None, both_classes: bool = True,
-             p_from: str = "the training set") -> tuple[np.ndarray, np.ndarray]:
+             p_from: str = "the training set", columns_of=None) -> tuple[np.ndarray, np.ndarray]:
     """Return ``X`` (n, p) and ``y`` (n,) as float64 after checking ``X`` (:func:`check_features`), ``y``'s
-    shape and labels in {-1, +1} (both present when ``both_classes``), and that pandas ``X`` and ``y`` share
-    their row index (:func:`check_aligned`). Raises InputError otherwise."""
+    shape and labels in {-1, +1} (both present when ``both_classes``), that pandas ``X`` and ``y`` share
+    their row index (:func:`check_aligned`), and, given ``columns_of = (X_ref, ref_name)``, that a DataFrame ``X``
+    has the columns of a DataFrame ``X_ref`` in the same order (:func:`check_columns`). Raises InputError
+    otherwise."""
     check_aligned(X, y, f"X_{name}", f"y_{name}")
+    if columns_of is not None:
+        check_columns(columns_of[0], X, columns_of[1], f"X_{name}")
     X = check_features(X, name, p, p_from)
     if is_boolean(y):  # all-True labels were read as all +1 (a mixed mask was refused for its 0s)
         raise InputError(f"y_{name} must contain the labels -1 and +1, not booleans")
@@ -52,6 +56,38 @@ def check_aligned(X, y, x_name: str = "X", y_name: str = "y") -> None:
         raise InputError(f"{x_name} and {y_name} are pandas objects with different row indexes: rows are paired by "
                          f"position, not by index label; align them first (e.g. {y_name}.loc[{x_name}.index]) or "
                          "pass arrays (.to_numpy())")
+
+
+def feature_names(X) -> tuple | None:
+    """The column labels of a pandas DataFrame ``X`` as a tuple, None for anything else (arrays, lists). Utility of
+    :func:`check_columns`; raises nothing."""
+    if _is_pandas_container(X) and hasattr(X, "columns"):
+        return tuple(X.columns)
+    return None
+
+
+def check_columns(X_ref, X, ref_name: str, name: str) -> None:
+    """Raise InputError when ``X`` is a pandas DataFrame whose column labels differ from ``X_ref``'s, which are a
+    DataFrame's columns or a tuple of labels (:func:`feature_names`), in the same number: the package pairs the
+    features of two matrices by position, so the validation set's columns in another order, or other columns, were
+    used as the training set's without a word (pandas itself would align them by name). Raises nothing otherwise:
+    arrays or lists on either side, or other numbers of columns (the shape check names those). Input check
+    (utility), no equation."""
+    ref = X_ref if isinstance(X_ref, tuple) else feature_names(X_ref)
+    cols = feature_names(X)
+    if ref is None or cols is None or len(ref) != len(cols) or list(ref) == list(cols):
+        return
+    if set(ref) == set(cols):
+        what = "the same columns in another order"
+        fix = f"select them in {ref_name}'s order first ({name}[list({ref_name}.columns)])"
+    else:
+        only = [c for c in cols if c not in set(ref)]
+        shown = ", ".join(map(repr, only[:5])) + (", ..." if len(only) > 5 else "")
+        what = f"columns that {ref_name} does not have ({shown})"
+        fix = (f"give it {ref_name}'s column names, or pass arrays (.to_numpy()) if its columns are the same features "
+               "in the same order")
+    raise InputError(f"{name} is a DataFrame with {what}: features are paired by position, not by column name; "
+                     f"{fix}")
 
 
 def check_features(X, name: str, p: int | None = None, p_from: str = "the training set") -> np.ndarray:

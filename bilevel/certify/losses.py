@@ -74,21 +74,25 @@ def validate_losses(losses, *, name: str = "losses") -> np.ndarray:
     return arr
 
 
-def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
+def validate_aux(aux, n_cal: int, m: int, losses=None) -> list[np.ndarray]:
     """Normalise an auxiliary objective specification to a list of arrays.
 
     ``aux`` may be ``None``, a cost vector of shape (m,), a per-example matrix of shape (n_cal, m) (as
     an array or as nested lists), or a list/tuple of such numpy arrays (several auxiliary objectives, the
     first one being the selection criterion; a list counts as several objectives only when every element
     is a numpy array; an empty list or tuple means no auxiliary objective, as ``None`` does). Returns a
-    (possibly empty) list of float arrays, each (m,) or (n_cal, m).
+    (possibly empty) list of float arrays, each (m,) or (n_cal, m). An objective given as a pandas Series or
+    DataFrame is read by position; ``losses``, the loss table as the caller gave it, makes that safe: when it is a
+    DataFrame, a Series' index and a DataFrame's columns must be its column labels in order (or pandas' default
+    labels 0..m-1, i.e. none), and a DataFrame's row index its row index.
 
     Raises
     ------
     InputError
-        A shape other than (m,) or (n_cal, m), NaN or infinite values, complex numbers, strings, and a list of
+        A shape other than (m,) or (n_cal, m), NaN or infinite values, complex numbers, strings, a list of
         exactly ``n_cal`` arrays of shape (m,) (``n_cal`` > 1): the rows of a per-example matrix or ``n_cal``
-        cost vectors, which cannot be told apart.
+        cost vectors, which cannot be told apart; a pandas objective whose labels are not those of a DataFrame
+        ``losses`` (read by position, it paired each candidate with another's cost: the chosen candidate changed).
     """
     if aux is None or (isinstance(aux, (list, tuple)) and len(aux) == 0):  # a list of no objectives
         return []
@@ -103,6 +107,7 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
     items = list(aux) if several else [aux]
     out = []
     for k, item in enumerate(items):
+        _check_aux_labels(item, k, losses)
         arr = as_float_array(item, f"auxiliary objective {k}", f"numeric, of shape ({m},) or ({n_cal}, {m})")
         if arr.shape not in ((m,), (n_cal, m)):
             raise InputError(
@@ -113,6 +118,36 @@ def validate_aux(aux, n_cal: int, m: int) -> list[np.ndarray]:
             raise InputError(f"auxiliary objective {k} contains NaN or infinite values")
         out.append(arr)
     return out
+
+
+def _check_aux_labels(item, k: int, losses) -> None:
+    """InputError when the pandas auxiliary objective ``item`` (number ``k``) carries candidate labels (a Series'
+    index, a DataFrame's columns) other than the columns of the DataFrame ``losses`` in order, or, as a DataFrame,
+    another row index than ``losses``'. Pandas' default labels (a RangeIndex 0..m-1) count as none. Nothing is
+    checked unless both are pandas objects."""
+    if not (hasattr(losses, "columns") and type(losses).__module__.startswith("pandas")):
+        return
+    if not type(item).__module__.startswith("pandas"):
+        return
+    names = list(losses.columns)
+    labels = item.columns if hasattr(item, "columns") else getattr(item, "index", None)
+    if labels is None or len(labels) != len(names) or list(labels) == names:
+        pass  # other lengths: the shape check names them
+    elif not (type(labels).__name__ == "RangeIndex" and list(labels) == list(range(len(names)))):
+        if set(labels) == set(names):
+            what = "the losses' candidates in another order"
+        else:
+            others = [repr(c) for c in labels if c not in set(names)]
+            what = f"labels that are not the losses' candidates ({', '.join(others[:5])})"
+        where, fix = ("columns hold", "aux.loc[:, list(losses.columns)]") if hasattr(item, "columns") else (
+            "index holds", "aux.loc[list(losses.columns)]")
+        raise InputError(f"auxiliary objective {k} is a pandas object whose {where} {what}: it is read by position, "
+                         f"one value per loss column; label it with the losses' columns, in their order ({fix}), "
+                         "or pass an array")
+    if hasattr(item, "columns") and len(item.index) == len(losses.index) and not item.index.equals(losses.index):
+        raise InputError(f"auxiliary objective {k} is a DataFrame whose row index differs from the losses': rows are "
+                         "paired by position, not by index label; align it first (aux.loc[losses.index]) or pass "
+                         "arrays (.to_numpy())")
 
 
 _ENCODING = "utf-8-sig"  # UTF-8, with or without the byte-order mark that spreadsheet programs write

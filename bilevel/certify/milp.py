@@ -80,7 +80,7 @@ def milp_candidates(X_train, y_train, X_val, y_val, epsilons=(0.0, 0.1, 0.2, 0.4
     ``flip`` (:func:`bilevel.pessimistic.check_flip`), all before any MILP is solved;
     SolverError when a MILP fails."""
     X_t, _ = check_xy(X_train, y_train, "train")
-    X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False)
+    X_v, y_v = check_xy(X_val, y_val, "val", p=X_t.shape[1], both_classes=False, columns_of=(X_train, "X_train"))
     check_clock(clock)
     check_solver_runs(solver, clock)
     check_flip(flip, X_val, len(y_v))  # a bad flip was refused by the first pessimistic tune, after its MILP

@@ -321,7 +321,7 @@ def ltt(
     arr, a = _prepare(losses, alpha)
     d = check_delta(delta)
     n_cal, m, _ = arr.shape
-    aux_items = validate_aux(aux, n_cal, m)
+    aux_items = validate_aux(aux, n_cal, m, losses)
     proc = procedure_name(control, procedure)
     pv = p_values_from_losses(arr, a, p_value)
     rejected = _procedures_for(control)[proc](pv, d)
@@ -421,7 +421,7 @@ def pareto_testing(
     if not is_choice(control, ("fdr", "fwer")):
         raise InputError(f"control must be 'fdr' or 'fwer', got {value_text(control)}")
     n_cal, m, _ = arr.shape
-    aux_items = validate_aux(aux, n_cal, m)
+    aux_items = validate_aux(aux, n_cal, m, losses)
     opt_idx, test_idx = _resolve_split(n_cal, opt_fraction, seed, split)
     opt, test = arr[opt_idx], arr[test_idx]  # from here on: graph/order from `opt`, p-values from `test`
 
@@ -599,7 +599,7 @@ def rg_pt(
     arr, a = _prepare(losses, alpha)
     d = check_delta(delta)
     n_cal, m, n_risks = arr.shape
-    aux_items = validate_aux(aux, n_cal, m)
+    aux_items = validate_aux(aux, n_cal, m, losses)
     if not is_choice(orphans, ("best", "root")):
         raise InputError(f"orphans must be 'best' or 'root', got {value_text(orphans)}")
     # an integer as max_failures is (2.0 was taken as 2, "2" refused); an int beyond the float range stays one
