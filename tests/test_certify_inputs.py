@@ -625,3 +625,21 @@ def test_a_loss_file_with_another_separator_is_named_as_such(tmp_path, sep):
         load_losses_csv(path)
     path.write_text("a,b\n0.5,0.1\n0,1\n")
     np.testing.assert_array_equal(load_losses_csv(path).losses, [[0.5, 0.1], [0, 1]])
+
+
+@pytest.mark.parametrize("control,procedure", [("fdr", "BH"), ("fdr", "By"), ("fwer", "HOLM"), ("fwer", "Bonferroni")])
+def test_ltt_procedure_names_in_any_case_give_the_lower_case_answer(control, procedure):
+    """p_value="HB" was taken and procedure="BH" refused, as "not controlling the FDR"."""
+    upper = ltt(LOSSES, 0.3, 0.1, control=control, procedure=procedure)
+    lower = ltt(LOSSES, 0.3, 0.1, control=control, procedure=procedure.lower())
+    assert list(upper.certified) == list(lower.certified) and upper.chosen == lower.chosen
+
+
+@pytest.mark.parametrize("control,procedure,match", [
+    ("fdr", "holm", r"procedure 'holm' controls the FWER, not the FDR; for the FDR choose one of \['bh', 'by'\]"),
+    ("fwer", "BH", r"procedure 'BH' controls the FDR, not the FWER"),
+    ("fdr", "bogus", r"unknown procedure 'bogus'; for the FDR choose one of"),
+])
+def test_ltt_procedure_messages_tell_an_unknown_name_from_the_other_error_rate(control, procedure, match):
+    with pytest.raises(InputError, match=match):
+        ltt(LOSSES, 0.3, 0.1, control=control, procedure=procedure)

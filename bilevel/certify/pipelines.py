@@ -352,15 +352,20 @@ def ltt(
 def procedure_name(control: str, procedure: str | None) -> str:
     """The multiple-testing procedure :func:`ltt` applies under ``control`` (``"fdr"`` or ``"fwer"``):
     ``procedure`` itself (``"bh"``/``"by"`` for the FDR, ``"holm"``/``"bonferroni"`` for the FWER), or
-    ``"bh"``/``"holm"`` when it is None. A utility (no equation). Raises InputError for another control, a
-    ``procedure`` that is not a name, or one that does not control ``control``."""
+    ``"bh"``/``"holm"`` when it is None; names in any case (``"BH"``), as the p-value names. A utility (no
+    equation). Raises InputError for another control, a ``procedure`` that is not a name, an unknown name, or one
+    that does not control ``control``."""
     procs = _procedures_for(control)
     proc = ("bh" if control == "fdr" else "holm") if procedure is None else procedure  # "" is no name
     if not isinstance(proc, str):
         raise InputError(f"procedure must be a name, one of {sorted(procs)}; got {value_text(proc)}")
-    if proc not in procs:
-        raise InputError(f"procedure {proc!r} does not control the {control.upper()}; choose one of {sorted(procs)}")
-    return proc
+    if proc.lower() in procs:
+        return proc.lower()
+    other = "fwer" if control == "fdr" else "fdr"
+    if proc.lower() in _procedures_for(other):
+        raise InputError(f"procedure {proc!r} controls the {other.upper()}, not the {control.upper()}; for the "
+                         f"{control.upper()} choose one of {sorted(procs)}")
+    raise InputError(f"unknown procedure {proc!r}; for the {control.upper()} choose one of {sorted(procs)}")
 
 
 def _procedures_for(control: str) -> dict[str, Callable]:
