@@ -42,8 +42,9 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     drop such a variable when no row holds it, or write a fixed one as a constant, so an infeasible model
     would be written as a feasible one; for names beyond ASCII (``.mps``) when the locale's encoding, in which
     Pyomo writes, is not UTF-8 (an ASCII locale stopped Pyomo with a UnicodeEncodeError); and for a ``model`` that
-    is not a Pyomo model or a ``path`` that is not a str or Path, is empty or holds a NUL. A utility (no equation
-    of the papers)."""
+    is not a Pyomo model or a ``path`` that is not a str or Path, is empty or holds a NUL; and for a model with
+    terms beyond quadratic (``sin(x)``, ``exp(x)``), which neither format holds (Pyomo's own error before). A
+    utility (no equation of the papers)."""
     if not isinstance(model, pyo.Block):  # e.g. None: an AttributeError from inside the objective count
         raise InputError(f"model must be a Pyomo model; got {type(model).__name__}")
     if not isinstance(path, (str, os.PathLike)):  # e.g. None: pathlib's TypeError
@@ -75,9 +76,12 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
             unencodable = True
         except InputError as exc:  # two components with one label
             raise InputError(f"cannot write {str(path)!r}: {exc}") from None
-        except RuntimeError as exc:  # a clash the labeler does not see: a column named like a row of the file
-            if "duplicate symbol" not in str(exc).lower():
+        except (ValueError, RuntimeError) as exc:
+            if "nonlinear terms" in str(exc):  # sin(x), exp(x): Pyomo's InvalidExpressionError (.lp) or RuntimeError
+                raise InputError(f"cannot write {str(path)!r}: the model is not linear (or quadratic): {exc}") from None
+            if not isinstance(exc, RuntimeError) or "duplicate symbol" not in str(exc).lower():
                 raise
+            # a clash the labeler does not see: a column named like a row of the file
             names = ", ".join(map(repr, row_like(labeler.labels))) or "the component"
             raise InputError(f"cannot write {str(path)!r}: two components are written under one name, a "
                              "variable named like Pyomo's rows (c_u_NAME_, c_l_, c_e_, r_l_, r_u_): "

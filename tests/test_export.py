@@ -488,3 +488,20 @@ def test_markdown_cell_escapes_pipes_and_joins_every_kind_of_line_break():
 
     assert markdown_cell("a|b\r\nc\rd\ne") == "a\\|b c d e"
     assert markdown_cell(0.25) == "0.25" and markdown_cell("plain") == "plain"
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+@pytest.mark.parametrize("where", ["objective", "constraint"])
+def test_a_model_beyond_quadratic_is_an_input_error_and_leaves_no_file(tmp_path, suffix, where):
+    """sin(x) raised Pyomo's InvalidExpressionError (.lp) or a bare RuntimeError (.mps) from inside its writer."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    if where == "objective":
+        m.o = pyo.Objective(expr=pyo.sin(m.x))
+    else:
+        m.o = pyo.Objective(expr=m.x)
+        m.c = pyo.Constraint(expr=pyo.exp(m.x) <= 2)
+    path = tmp_path / f"model{suffix}"
+    with pytest.raises(InputError, match=r"the model is not linear \(or quadratic\)"):
+        bilevel.write_model(m, path)
+    assert not path.exists() and list(tmp_path.iterdir()) == []
