@@ -264,6 +264,18 @@ def test_a_csv_field_beyond_the_csv_module_limit(tmp_path):
         load_losses_csv(path)
 
 
+@pytest.mark.parametrize("text,row,fields", [("a,b\n0\n1,0\n", 1, 1), ("a,b\n0,1\n1,0,1\n", 2, 3),
+                                              ("a,b\n0\n1\n0,1,1\n", 1, 1)])
+def test_a_data_row_of_another_width_is_named_by_its_own_number(tmp_path, text, row, fields):
+    """pandas took the first data row's width as the table's: "a,b / 0 / 1,0" gave "Expected 1 fields in line 3, saw
+    2", naming the good row."""
+    path = tmp_path / "losses.csv"
+    path.write_text(text)
+    n = len(text.splitlines()[0].split(","))
+    with pytest.raises(InputError, match=rf"data row {row} has {fields} field\(s\) but the header names {n} columns"):
+        load_losses_csv(path)
+
+
 def test_complex_losses_are_refused():
     # float conversion dropped the imaginary parts with a warning only, and certified the real parts
     losses = np.zeros((60, 3)) + 0.9j
@@ -292,7 +304,8 @@ def test_a_row_with_too_many_fields_is_a_one_line_error(tmp_path, capsys):
     path.write_text("a,b\n0,1\n1,0,1\n")
     assert cli.main(["--losses", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("bilevel certify: error: cannot parse") and err.count("\n") == 1, repr(err)
+    assert err.startswith("bilevel certify: error: ") and "data row 2 has 3 field(s)" in err, repr(err)
+    assert err.count("\n") == 1, repr(err)
 
 
 def test_complex_aux_is_refused():

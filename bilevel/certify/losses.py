@@ -194,6 +194,21 @@ def _read_header(path: Path) -> list[str]:
     return names
 
 
+def _first_ragged_row(path: Path, n_columns: int) -> tuple[int, int] | None:
+    """The first data row (numbered from 1 after the header) of the CSV at ``path`` whose number of fields is not
+    ``n_columns``, with that number; None when every row has ``n_columns`` fields or the file cannot be read so."""
+    try:
+        with path.open(newline="", encoding=_ENCODING) as fh:
+            rows = csv.reader(fh, skipinitialspace=True)
+            next(rows, None)  # the header
+            for k, row in enumerate(rows, start=1):
+                if row and len(row) != n_columns:  # (blank lines: pandas skips them too)
+                    return k, len(row)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return None
+
+
 def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
     import pandas as pd
 
@@ -205,6 +220,10 @@ def _read_numeric(path: Path, names: list[str]) -> np.ndarray:
     except pd.errors.EmptyDataError:
         raise InputError(f"{path} has a header but no data row") from None
     except (pd.errors.ParserError, ValueError) as exc:  # pandas's message ends with a newline: one line kept
+        ragged = _first_ragged_row(path, len(names))
+        if ragged is not None:  # pandas counted from the first data row's width: "Expected 1 fields in line 3"
+            raise InputError(f"{path}: data row {ragged[0]} has {ragged[1]} field(s) but the header names "
+                             f"{len(names)} columns") from None
         raise InputError(f"cannot parse {path} as CSV: {' '.join(str(exc).split())}") from None
     if frame.shape[0] == 0:
         raise InputError(f"{path} has a header but no data row")
