@@ -38,7 +38,8 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     ``NAME``, ``OBJSENSE``, ``BOUND``, an objective ``RHS``; in both, a written name over 100 characters
     and a variable ``ONE_VAR_CONSTANT``. The message says when the other format takes the names. Also
     for two components written under one name (``x['a b']`` and ``x['a_b']`` are both ``x(a_b)``), and
-    for a variable whose bounds cross (``5 <= z <= 4``) or that is fixed outside its bounds: Pyomo's writers
+    for a variable whose bounds cross (``5 <= z <= 4``), that is fixed outside its bounds or, integer, fixed at a
+    fraction (:func:`bound_conflicts`): Pyomo's writers
     drop such a variable when no row holds it, or write a fixed one as a constant, so an infeasible model
     would be written as a feasible one; for names beyond ASCII (``.mps``) when the locale's encoding, in which
     Pyomo writes, is not UTF-8 (an ASCII locale stopped Pyomo with a UnicodeEncodeError); and for a ``model`` that
@@ -93,23 +94,34 @@ def write_model(model: pyo.ConcreteModel, path) -> Path:
     return path
 
 
-def _check_bounds(model: pyo.ConcreteModel, path: Path) -> None:
-    """InputError naming the variables of ``model`` whose bounds cross or whose fixed value lies outside them
-    (by more than 1e-9 relative): Pyomo writes neither into the file (a variable in no row is left out with its
-    bounds, a fixed one becomes a constant), so the file would be feasible where the model is not."""
+def bound_conflicts(model: pyo.Block) -> list[str]:
+    """One description per active variable of ``model`` (a Pyomo model) that its bounds alone make infeasible: bounds
+    that cross (``5 <= z <= 4``), a fixed value outside them or, for an integer variable, a fixed value that is not
+    an integer (each by more than 1e-9 relative). Pyomo's writers and its compiler see none of them: a fixed variable
+    becomes a constant, and one in no row is left out with its bounds, so a file or a solve would be feasible where
+    the model is not. A utility (no equation); raises nothing."""
     bad = []
     for var in model.component_data_objects(pyo.Var, active=True, descend_into=True):
         lb, ub = var.lb, var.ub
-        if lb is not None and ub is not None and lb > ub:
+        if lb is not None and ub is not None and lb > ub + 1e-9 * (1 + abs(ub)):  # (round-off of a tightened bound)
             bad.append(f"{var.name!r} has bounds {lb:g} > {ub:g}")
         elif var.fixed and var.value is not None:
             value = float(var.value)
             if (lb is not None and value < lb - 1e-9 * (1 + abs(lb))) or (
                     ub is not None and value > ub + 1e-9 * (1 + abs(ub))):
                 bad.append(f"{var.name!r} is fixed at {value:g}, outside its bounds [{lb}, {ub}]")
+            elif var.is_integer() and abs(value - round(value)) > 1e-9 * (1 + abs(value)):
+                bad.append(f"{var.name!r} is integer and fixed at {value:g}")
+    return bad
+
+
+def _check_bounds(model: pyo.ConcreteModel, path: Path) -> None:
+    """InputError naming the variables of ``model`` that its bounds make infeasible (:func:`bound_conflicts`):
+    Pyomo writes none of them into the file, so the file would be feasible where the model is not."""
+    bad = bound_conflicts(model)
     if bad:
         raise InputError(f"cannot write {str(path)!r}: the model is infeasible by its variable bounds alone, and "
-                         f"the file would not be ({_first_five(bad)})")
+                         f"the file would not be ({first_five(bad)})")
 
 
 def _check_names(labels: dict, suffix: str, path: Path) -> None:
@@ -117,7 +129,7 @@ def _check_names(labels: dict, suffix: str, path: Path) -> None:
     problems = name_problems(labels, suffix)
     if not problems:
         return
-    shown = _first_five([_describe(*problem) for problem in problems])
+    shown = first_five([_describe(*problem) for problem in problems])
     other = ".mps" if suffix == ".lp" else ".lp"
     switch = f" or write {other}, where these names are read right" if not name_problems(labels, other) else ""
     raise InputError(f"cannot write {str(path)!r}: {len(problems)} name(s) that {suffix} readers refuse or "
@@ -136,14 +148,15 @@ def _check_encoding(labels: dict, path: Path, unencodable: bool = False) -> None
     wide = [f"{_short(component.name)}" + ("" if label == component.name else f" (written {_short(label)})")
             for component, label in labels.values() if not label.isascii()]
     if wide or unencodable:
-        names = f"the name(s) {_first_five(wide)} have characters beyond ASCII" if wide else "the model's names"
+        names = f"the name(s) {first_five(wide)} have characters beyond ASCII" if wide else "the model's names"
         raise InputError(f"cannot write {str(path)!r}: {names} and the locale's encoding is {encoding}, not UTF-8 "
                          "(Pyomo writes in it; solvers and the name map read UTF-8): run Python in UTF-8 mode "
                          "(PYTHONUTF8=1, or a UTF-8 locale such as LC_ALL=C.UTF-8) or rename these components")
 
 
-def _first_five(items: list[str]) -> str:
-    """The first five of ``items`` joined by "; ", with "; and N more" when there are more."""
+def first_five(items: list[str]) -> str:
+    """The first five of ``items`` joined by "; ", with "; and N more" when there are more. A utility (no equation);
+    raises nothing."""
     return "; ".join(items[:5]) + (f"; and {len(items) - 5} more" if len(items) > 5 else "")
 
 

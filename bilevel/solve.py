@@ -20,6 +20,7 @@ from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
 from scipy.sparse import csc_matrix, csr_matrix
 
 from .errors import InputError, SolverError
+from .export import bound_conflicts, first_five
 from .highs_options import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS
 from .highs_run import ctrl_c_pending, sigint_as_flag, silent_highs
 from .pause_gc import gc_paused
@@ -37,6 +38,9 @@ _STATUS = {
     highspy.HighsModelStatus.kInfeasible: "infeasible",
     highspy.HighsModelStatus.kUnbounded: "unbounded",
     highspy.HighsModelStatus.kUnboundedOrInfeasible: "unbounded_or_infeasible",
+    # no column: every variable fixed or in no row or objective term, each row's constant checked by the compiler
+    # (InfeasibleModelError) and the bounds by bound_conflicts; the objective's constant is its optimum
+    highspy.HighsModelStatus.kModelEmpty: "optimal",
 }
 
 
@@ -106,13 +110,18 @@ def compile_model(model: pyo.ConcreteModel) -> CompiledModel:
     Raises InputError when ``model`` is not a Pyomo model (an AttributeError from inside before, e.g. from
     :func:`bilevel.library.mps_model`), is not linear or has no / several active objectives;
     InfeasibleModelError when a row holds no free variable and its constant breaks it (e.g. ``0 * x >= 1``, or
-    ``y >= 1`` with ``y`` fixed at 0: Pyomo's compiler refuses it before HiGHS sees the model)."""
+    ``y >= 1`` with ``y`` fixed at 0: Pyomo's compiler refuses it before HiGHS sees the model), or when the
+    variable bounds alone are infeasible (:func:`bilevel.export.bound_conflicts`: bounds that cross, a value fixed
+    outside them or an integer fixed at a fraction, which the compiler would drop or take as a constant)."""
     t0 = time.perf_counter()
     if not isinstance(model, pyo.Block):
         raise InputError(f"expected a Pyomo model; got {type(model).__name__}")
     objectives = list(model.component_data_objects(pyo.Objective, active=True))
     if len(objectives) != 1:
         raise InputError(f"the model must have exactly one active objective; it has {len(objectives)}")
+    conflicts = bound_conflicts(model)
+    if conflicts:  # the compiler makes a fixed variable a constant and leaves out one in no row: solved "optimal"
+        raise InfeasibleModelError(f"the model is infeasible by its variable bounds alone ({first_five(conflicts)})")
     try:
         repn = LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None)
     except (ValueError, TypeError) as exc:  # nonlinear expressions and the like
@@ -477,6 +486,8 @@ def solve_model(
     values = solution.col_value if solution.value_valid and has_solution else None
     if kept is not None and (values is None or _better(cm, _objective_of(cm, kept), _objective_of(cm, values))):
         values = kept  # the re-solve found nothing better than the first run's values, which are feasible
+    if values is None and status_enum == highspy.HighsModelStatus.kModelEmpty and not cm.columns:
+        values = np.zeros(0)  # "HiGHS stopped (Empty) before finding a feasible solution" for min 5.0 s.t. x in [0, 1]
     if values is None:
         raise NoSolutionError(f"HiGHS stopped ({status}) before finding a feasible solution")
     objective = _load_values(model, cm, values)

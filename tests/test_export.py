@@ -236,7 +236,7 @@ def test_the_package_models_are_written_as_pyomo_writes_them(tmp_path, suffix, m
 
 
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
-@pytest.mark.parametrize("case", ["crossed", "fixed_outside"])
+@pytest.mark.parametrize("case", ["crossed", "fixed_outside", "integer_at_a_fraction"])
 def test_a_model_infeasible_by_its_bounds_is_not_written_as_a_feasible_one(tmp_path, suffix, case):
     """Bug: Pyomo leaves a variable that no row holds out of the file with its bounds, and writes a fixed
     variable as a constant, so a variable with bounds 5 <= z <= 4, or fixed at 3 with bounds [0, 1], made an
@@ -246,11 +246,16 @@ def test_a_model_infeasible_by_its_bounds_is_not_written_as_a_feasible_one(tmp_p
     if case == "crossed":
         model.z = pyo.Var(bounds=(5, 4))
         message = r"'z' has bounds 5 > 4"
-    else:
+    elif case == "fixed_outside":
         model.f = pyo.Var(bounds=(0, 1))
         model.f.fix(3)
         model.c3 = pyo.Constraint(expr=model.v + model.f >= 0)
         message = r"'f' is fixed at 3, outside its bounds \[0, 1\]"
+    else:  # a binary fixed at 0.5 was written as the constant 0.5
+        model.f = pyo.Var(within=pyo.Binary)
+        model.f.fix(0.5)
+        model.c3 = pyo.Constraint(expr=model.v + model.f >= 0)
+        message = r"'f' is integer and fixed at 0.5"
     path = tmp_path / f"m{suffix}"
     with pytest.raises(InputError, match=message):
         bilevel.write_model(model, path)

@@ -112,3 +112,47 @@ def test_a_variable_with_only_a_zero_coefficient_leaves_the_solve_intact():
     info = bilevel.solve_model(m)
     assert info.status == "optimal" and info.objective == pytest.approx(0.5, abs=1e-9)
     assert m.x.value == pytest.approx(0.5) and m.z.value == 0 and m.y.value is None
+
+
+def _one_var_model(**var_kw):
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(**var_kw)
+    m.y = pyo.Var(bounds=(0, 1))
+    return m
+
+
+@pytest.mark.parametrize("case,match", [
+    ("fixed outside", r"'x' is fixed at 2, outside its bounds \[0, 1\]"),
+    ("crossing", r"'x' has bounds 2 > 1"),
+    ("integer at a fraction", r"'x' is integer and fixed at 0.5"),
+])
+def test_a_model_infeasible_by_its_bounds_alone_is_not_solved_optimal(case, match):
+    """Pyomo's compiler makes a fixed variable a constant and leaves out a variable in no row: each of these
+    infeasible models was solved "optimal" (objective 2 for x fixed at 2 in [0, 1])."""
+    if case == "fixed outside":
+        m = _one_var_model(bounds=(0, 1))
+        m.x.fix(2)  # (Pyomo logs a warning W1002)
+    elif case == "crossing":
+        m = _one_var_model(bounds=(2, 1))
+    else:
+        m = _one_var_model(within=pyo.Binary)
+        m.x.fix(0.5)
+    m.o = pyo.Objective(expr=m.x + m.y)
+    m.c = pyo.Constraint(expr=m.x + m.y >= 0)
+    with pytest.raises(bilevel.InfeasibleModelError, match=match):
+        bilevel.solve_model(m)
+
+
+@pytest.mark.parametrize("sense", [pyo.minimize, pyo.maximize])
+def test_a_model_without_columns_is_solved_at_its_constant(sense):
+    """No column left (x fixed in its bounds, y in no row or objective term): HiGHS's status "Empty" was
+    NoSolutionError, "HiGHS stopped (Empty) before finding a feasible solution"; the optimum is the constant."""
+    m = _one_var_model(bounds=(0, 1))
+    m.x.fix(0.25)
+    m.o = pyo.Objective(expr=4 * m.x + 1, sense=sense)
+    m.c = pyo.Constraint(expr=m.x <= 0.7)
+    info = bilevel.solve_model(m)
+    assert info.status == "optimal" and info.objective == pytest.approx(2.0) and info.best_bound == pytest.approx(2.0)
+    empty = pyo.ConcreteModel()
+    empty.o = pyo.Objective(expr=5.0, sense=sense)
+    assert bilevel.solve_model(empty).objective == 5.0
