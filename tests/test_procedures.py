@@ -172,3 +172,10 @@ def test_a_p_value_equal_to_its_level_is_rejected_and_one_ulp_above_is_not():
     assert not fixed_sequence(above, 0.1, fdr=True).any()
     assert fixed_sequence_thresholds(3, 0.1, fdr=True)[0] == 0.1
     assert np.all(fixed_sequence_thresholds(7, 0.3, fdr=True, max_failures=3)[:3] == 0.3 / 3)
+
+
+@pytest.mark.parametrize("fdr", [False, True])
+def test_a_number_of_hypotheses_too_large_to_hold_is_an_input_error(fdr):
+    """m = 10**12 raised numpy's MemoryError "Unable to allocate 7.28 TiB" (2**53, the largest m taken, is 64 PiB)."""
+    with pytest.raises(InputError, match=r"m \(number of hypotheses\) = 9007199254740992: .* do not fit in memory"):
+        fixed_sequence_thresholds(2**53, 0.1, fdr=fdr)

@@ -161,17 +161,21 @@ def fixed_sequence_thresholds(m: int, delta, *, fdr: bool = False, max_failures:
     ``k`` larger than ``m`` is replaced by ``m`` (the procedure then never stops early either way).
 
     Returns an array of shape (m,). Raises ``InputError`` for bad ``delta``, ``m`` not an integer in [1, 2**53]
-    (a float, a bool, NaN), ``max_failures`` not an integer >= 1 or ``fdr`` not a bool.
+    (a float, a bool, NaN) or too large for its array to fit in memory, ``max_failures`` not an integer >= 1 or
+    ``fdr`` not a bool.
     """
     d = check_delta(delta)
     k = _check_max_failures(max_failures)
     fdr = check_flag(fdr, "fdr")  # a truthy string such as "no" or "fwer" meant FDR
     m = check_count(m, "m (number of hypotheses)", 1, MAX_N)  # 10**400: numpy's "Maximum allowed dimension exceeded"
     k = min(k, m)
-    if not fdr:
-        return np.full(m, d / k)
-    i = np.arange(1, m + 1)
-    return np.where(i <= k, d / k, (m - k + 1) * d / ((m - i + 1) * k))
+    try:
+        if not fdr:
+            return np.full(m, d / k)
+        i = np.arange(1, m + 1)
+        return np.where(i <= k, d / k, (m - k + 1) * d / ((m - i + 1) * k))
+    except MemoryError:  # m = 10**12: numpy's "Unable to allocate 7.28 TiB"
+        raise InputError(f"m (number of hypotheses) = {m}: its {m} thresholds do not fit in memory") from None
 
 
 def fixed_sequence_details(p_values, delta, *, fdr: bool = False, max_failures: int = 1):
