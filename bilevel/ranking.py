@@ -31,6 +31,9 @@ __all__ = ["bradley_terry", "bradley_terry_log_likelihood", "rgpt_win_counts", "
 
 
 def _check_wins(wins) -> np.ndarray:
+    if is_boolean(wins):  # a True read as one win without a word (booleans given as numbers are refused elsewhere)
+        raise InputError("wins must hold counts of wins, not booleans; write a beat-at-least-once matrix as numbers "
+                         "(wins.astype(float)) if one win per True is meant")
     w = as_float_array(wins, "wins", "a square (m, m) matrix of win counts")
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
         raise InputError(f"wins must be a square (m, m) matrix, got shape {w.shape}")

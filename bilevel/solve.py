@@ -199,8 +199,8 @@ def solve_model(
         any HiGHS run may have created with another count: a solve given ``threads`` re-creates it first (not
         from inside an ``improve`` or ``interrupt_when`` hook of a running solve; there it must match).
     mip_start : optional feasible assignment handed to HiGHS as a MIP start: a sequence of
-        ``(VarData, value)`` pairs or a Pyomo ``ComponentMap`` (variables not given get 0 clipped to their
-        bounds).
+        ``(VarData, value)`` pairs or a Pyomo ``ComponentMap`` over ``model``'s own variables (variables not given
+        get 0 clipped to their bounds; a name, a number or another model's variable as a key is an InputError).
     options : further HiGHS options by name, e.g. ``{"presolve": "on"}``. Those in :data:`UNSAFE_OPTIONS`
         are refused at any value but HiGHS's default (they give wrong answers on these MILPs).
     race : number of HiGHS runs (1 to :data:`MAX_CONCURRENCY`) started concurrently on the same MILP, in
@@ -266,9 +266,12 @@ def solve_model(
     ``clock``, an option whose name is not a string, an option :func:`check_highs_option` refuses (NaN, one of
     :data:`UNSAFE_OPTIONS`, or rejected by HiGHS), ``time_limit``, ``mip_gap``
     or ``threads`` given also as the option ``time_limit``, ``mip_rel_gap`` or ``threads``, or a ``mip_start`` (or an
-    ``improve`` return value, raised after the solve) that is not ``(variable, number)`` pairs or a mapping, or
-    that gives a variable NaN or an infinite value;
-    InfeasibleModelError (a SolverError) for a row without free variables that its constant breaks (Pyomo's
+    ``improve`` return value, raised after the solve) that is not ``(variable, number)`` pairs or a mapping, that
+    gives a variable NaN or an infinite value, or (``mip_start``) is keyed by names, numbers or another model's
+    variables;
+    InfeasibleModelError (a SolverError) for bounds that make the model infeasible alone (bounds that cross, a
+    variable fixed outside them, an integer fixed at a fraction), for a row without free variables that its constant
+    breaks (Pyomo's
     compiler refuses it, :func:`compile_model`);
     SolverError when HiGHS reports the model infeasible (InfeasibleModelError; a plain SolverError when a
     re-solve reports it after the first run returned values that satisfy the model, or a raced run held
@@ -312,7 +315,7 @@ def solve_model(
     race = check_count(race, "race (concurrent HiGHS runs)", 1, MAX_CONCURRENCY)
     check_clock(clock)
     _match_scheduler(opts)
-    start = _start_vector(cm, mip_start) if _given(mip_start) else None
+    start = _start_vector(cm, mip_start, model=model) if _given(mip_start) else None
     # a stopper for every MILP: an exception in improve interrupts the runs through it, and its callback, run at
     # every node, stops HiGHS after a Ctrl-C (highs_run.sigint_as_flag; without a callback, HiGHS held a Ctrl-C
     # until the solve ended: up to the time limit, e.g. every tie re-solve of bilevel study and each lambda re-solve
@@ -670,19 +673,24 @@ def _match_scheduler(opts: dict) -> None:
         highspy.Highs.resetGlobalScheduler(True)
 
 
-def _start_vector(cm: CompiledModel, mip_start, what: str = "mip_start") -> list:
+def _start_vector(cm: CompiledModel, mip_start, what: str = "mip_start", model=None) -> list:
     """A full column vector for ``Highs.setSolution`` from ``(VarData, value)`` pairs or a ComponentMap;
     columns not given (or given ``None``) get 0 clipped to their bounds. Raises InputError, naming ``what``,
-    for anything else (a number, pairs whose value is not a number, a NaN or infinite value)."""
+    for anything else (a number, pairs whose value is not a number, a NaN or infinite value, a key that is not a
+    Pyomo variable or, given ``model``, a variable of another model: each was ignored, and the start with it)."""
     pos = {id(v): j for j, v in enumerate(cm.columns)}
     values, bad = np.full(len(cm.columns), np.nan), None
     try:
         for var, val in (mip_start.items() if hasattr(mip_start, "items") else mip_start):
             j = pos.get(id(var))
+            if j is None:  # a variable of the model in no row or fixed is no column; anything else is an error
+                _check_start_key(var, model, what)
             if j is not None and val is not None:  # None: not given, like a column left out
                 values[j] = float(val)
                 if not np.isfinite(values[j]):  # NaN was read as "not given" (0 clipped to the bounds)
                     bad = bad or (var.name, values[j])
+    except InputError:  # a key _check_start_key refused
+        raise
     except (TypeError, ValueError):  # raw tracebacks: 'int' object is not iterable, unpacking, float('x')
         raise InputError(f"{what} must be (variable, value) pairs or a mapping of variables to numbers; got "
                          f"{value_text(mip_start, limit=80)}") from None
@@ -692,6 +700,22 @@ def _start_vector(cm: CompiledModel, mip_start, what: str = "mip_start") -> list
         lo, up = np.asarray(cm.lp.col_lower_), np.asarray(cm.lp.col_upper_)
         values = np.where(np.isnan(values), np.clip(0.0, lo, up), values)
     return values.tolist()
+
+
+def _check_start_key(var, model, what: str) -> None:
+    """InputError naming ``what`` when ``var``, a key of a MIP start that is no column of the compiled model, is not
+    a Pyomo variable (a name, a number) or, given ``model``, is a variable of another model (e.g. of a clone):
+    the start's values for it were dropped without a word."""
+    if getattr(var, "ctype", None) is not pyo.Var or not hasattr(var, "parent_block"):
+        raise InputError(f"{what} keys must be the model's Pyomo variables; got {value_text(var, limit=60)}")
+    if model is None:
+        return
+    block = var.parent_block()
+    while block is not None and block is not model:
+        block = block.parent_block()
+    if block is None:
+        raise InputError(f"{what} gives {var.name!r}, a variable of another model (e.g. a clone): map the start onto "
+                         "this model's variables first")
 
 
 def _given(pairs) -> bool:

@@ -535,8 +535,10 @@ def removed_if_empty_on_failure():
 def as_path(path, name: str) -> Path:
     """``path`` as a Path; InputError naming ``name`` unless it is a str or an ``os.PathLike`` (pathlib's
     TypeError for None or a list, and an int, which ``open`` reads as a file descriptor: ``open(1)`` reads
-    stdout and closes it), and when it is empty (``Path("")`` is the working directory) or holds a NUL character
-    (``open`` raised ValueError "embedded null byte")."""
+    stdout and closes it), and when it is empty (``Path("")`` is the working directory), holds a NUL character
+    (``open`` raised ValueError "embedded null byte") or is a str that starts with ``~``, which Python does not
+    expand to a home folder (``write_model(m, "~/m.lp")`` wrote ``./~/m.lp``, a folder named ``~`` in the working
+    directory; the command line refuses such paths too, :func:`bilevel.help_format.path_text`)."""
     if not isinstance(path, (str, os.PathLike)):
         raise InputError(f"{name} must be a path (str or Path); got {value_text(path, limit=80)}")
     text = os.fspath(path)
@@ -546,6 +548,10 @@ def as_path(path, name: str) -> Path:
         raise InputError(f"{name} is an empty path")
     if "\x00" in text:
         raise InputError(f"{name} {text!r:.80} holds a NUL character")
+    if isinstance(path, str) and text.startswith("~"):  # (not a Path: Path("./~/x") prints as "~/x")
+        raise InputError(f"{name} {text!r:.80} starts with '~', which is not expanded to a home folder here: pass "
+                         f"os.path.expanduser({text!r:.80}), or './{text:.80}' for a folder named '~' in the working "
+                         "directory")
     return Path(text)
 
 

@@ -47,3 +47,9 @@ def test_reordered_costs_would_change_the_choice():
     """What the check prevents: the reordered costs read by position pick the other safe candidate."""
     reordered = COST[["good2", "good1", "bad"]].to_numpy()
     assert ltt(L, 0.1, 0.1, aux=reordered).chosen == 0
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+def test_boolean_costs_are_refused(pipeline):
+    with pytest.raises(InputError, match="auxiliary objective 0 holds booleans"):
+        _run(pipeline, L, np.array([True, False, False]))

@@ -510,3 +510,16 @@ def test_a_model_beyond_quadratic_is_an_input_error_and_leaves_no_file(tmp_path,
     with pytest.raises(InputError, match=r"the model is not linear \(or quadratic\)"):
         bilevel.write_model(m, path)
     assert not path.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text", ["~/m.lp", "~", "~bob/m.mps"])
+def test_a_path_starting_with_a_tilde_is_refused_not_written_under_a_folder_named_tilde(tmp_path, monkeypatch, text):
+    """Python does not expand '~': write_model(m, "~/m.lp") wrote ./~/m.lp (the command line refuses such paths)."""
+    monkeypatch.chdir(tmp_path)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 1))
+    m.o = pyo.Objective(expr=m.x)
+    with pytest.raises(InputError, match=r"starts with '~', which is not expanded to a home folder"):
+        bilevel.write_model(m, text)
+    assert list(tmp_path.iterdir()) == []
+    assert bilevel.write_model(m, "./~/m.lp").is_file()  # a folder named '~' on purpose

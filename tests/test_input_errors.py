@@ -705,3 +705,24 @@ def test_value_text_cuts_long_text_at_its_limit():
         want = text if len(text) <= 20 else text[:20] + "..."
         assert value_text(value, limit=20) == want and value_text(value) == text
     assert value_text(10**5000, limit=5) == "an integer of 5001 digits"
+
+
+def test_solve_model_refuses_start_keys_that_are_no_variable_of_the_model():
+    """A start keyed by names, numbers or a clone's variables was dropped without a word (HiGHS started from
+    nothing). A variable of the model that is no column (in no row or term) is still taken and ignored.
+    Oracle: the optimum 2 of ``min x + y, x + y >= 2``."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.Integers, bounds=(0, 3))
+    m.y = pyo.Var(domain=pyo.Integers, bounds=(0, 3))
+    m.unused = pyo.Var(bounds=(0, 1))
+    m.c = pyo.Constraint(expr=m.x + m.y >= 2)
+    m.o = pyo.Objective(expr=m.x + m.y)
+    _raises(bilevel.solve_model, m, mip_start={"x": 1.0}, match=r"mip_start keys must be the model's Pyomo variables; "
+                                                                  r"got 'x'")
+    _raises(bilevel.solve_model, m, mip_start=[(0, 1.0)], match="mip_start keys must be the model's Pyomo variables")
+    _raises(bilevel.solve_model, m, mip_start=[(m.clone().x, 1.0)], match="'x', a variable of another model")
+    assert bilevel.solve_model(m, mip_start=[(m.x, 1.0), (m.y, 1.0), (m.unused, 0.5)]).objective == pytest.approx(2.0)
+    b = pyo.Block()
+    m.sub = b
+    b.z = pyo.Var(bounds=(0, 1))  # a variable of a sub-block is the model's own
+    assert bilevel.solve_model(m, mip_start=[(m.x, 2.0), (b.z, 1.0)]).objective == pytest.approx(2.0)

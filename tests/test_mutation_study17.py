@@ -386,3 +386,12 @@ def test_summary_refuses_names_without_a_label_per_candidate():
     assert "certified: a, b, c" in res.summary(names=["a", "b", "c"])
     assert "certified: x, y, z" in res.summary(names={0: "x", 1: "y", 2: "z", 5: "unused"})
     assert "certified: 0, 1, 2" in res.summary()
+
+
+def test_summary_refuses_a_label_given_to_two_candidates():
+    """["a", "a", "b"] printed "certified: a, a", two candidates under one name (the CLI refuses repeated headers)."""
+    res = ltt(_ones_first(100, [0, 2, 4]), 0.5, 0.1)
+    for names in (["a", "a", "b"], {0: "x", 1: "x", 2: "z"}, [1, "1", 2]):
+        with pytest.raises(InputError, match=r"names gives two candidates the label '(a|x|1)'"):
+            res.summary(names=names)
+    assert "certified: a, b, c" in res.summary(names=["a", "b", "c"])

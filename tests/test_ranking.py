@@ -1077,3 +1077,13 @@ def test_nonnegative_lasso_keeps_tiny_positive_coefficients():
     X = rng.random((20, 3))
     y = X @ np.array([1.0, 5e-11, 0.3])
     np.testing.assert_allclose(nonnegative_lasso(X, y, 0.0), nnls(X, y)[0], rtol=1e-3, atol=0)
+
+
+def test_boolean_wins_are_refused_as_booleans_given_as_numbers_are():
+    """A True was read as one win without a word; the README refuses booleans given as numbers."""
+    beat = np.array([[False, True], [True, False]])
+    with pytest.raises(InputError, match="wins must hold counts of wins, not booleans"):
+        bradley_terry(beat)
+    with pytest.raises(InputError, match="not booleans"):
+        bradley_terry_log_likelihood(beat, scores=[1.0, 1.0])
+    assert np.allclose(bradley_terry(beat.astype(float)), [0.5, 0.5])  # one win each, as numbers

@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..validation import as_float_array, as_path, check_count, check_utf8_text, finite_number, header_separator
+from ..validation import (as_float_array, as_path, check_count, check_utf8_text, finite_number, header_separator,
+                          is_boolean)
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -108,6 +109,8 @@ def validate_aux(aux, n_cal: int, m: int, losses=None) -> list[np.ndarray]:
     out = []
     for k, item in enumerate(items):
         _check_aux_labels(item, k, losses)
+        if is_boolean(item):  # True read as the cost 1 without a word, as booleans given as numbers are refused
+            raise InputError(f"auxiliary objective {k} holds booleans; give its costs as numbers")
         arr = as_float_array(item, f"auxiliary objective {k}", f"numeric, of shape ({m},) or ({n_cal}, {m})")
         if arr.shape not in ((m,), (n_cal, m)):
             raise InputError(

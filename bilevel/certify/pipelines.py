@@ -37,6 +37,8 @@ candidates; it gives no such statement about the single chosen one.
 
 from __future__ import annotations
 
+import collections
+
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -123,7 +125,7 @@ class CertificationResult:
         """A short human-readable report; ``names`` maps candidate indices to labels: a sequence of one label per
         candidate (``n_candidates`` of them), or a mapping from candidate index to label that holds every
         certified index. Raises InputError for any other ``names`` (e.g. a string, a list of another length, a
-        mapping without a certified index), naming it."""
+        mapping without a certified index, a label given twice), naming it. A utility (no equation)."""
         if names is not None:
             if isinstance(names, Mapping):
                 missing = [int(j) for j in self.certified if int(j) not in names]
@@ -136,6 +138,10 @@ class CertificationResult:
             elif len(names) != self.n_candidates:
                 raise InputError(f"names has {len(names)} labels for {self.n_candidates} candidates; give one per "
                                  "candidate")
+            labels = [str(v) for v in (names.values() if isinstance(names, Mapping) else names)]
+            twice = sorted(v for v, n in collections.Counter(labels).items() if n > 1)
+            if twice:  # "certified: a, a" named two candidates alike (the CLI refuses repeated loss-table headers)
+                raise InputError(f"names gives two candidates the label {twice[0]!r}; labels must be distinct")
 
         def label(j: int) -> str:
             return str(names[int(j)]) if names is not None else str(j)
