@@ -144,12 +144,19 @@ def kkt_start(model: pyo.ConcreteModel, w_bar=None, candidates=(), stop_at: floa
     (and its epsilon-budget form) at a fixed box, completed to a point of Eq. (21) or (25).
 
     Raises InputError when ``model`` was not built by this package, ``candidates`` is not a sequence, a box is
-    not a finite (p,) array, or ``stop_at`` is not a number or is NaN.
+    not a finite (p,) array, ``w_bar`` lies outside the model's bounds ``w_bar_lb``, ``w_bar_ub`` (by more than 1e-9
+    relative), or ``stop_at`` is not a number or is NaN.
     """
     info = check_bilevel_model(model, "kkt_start")
     p = len(info["w_bar_ub"])
     if w_bar is not None:
         w_bar = _checked_box(w_bar, p, "w_bar")
+        lb, ub = (np.asarray(info[k], dtype=float) for k in ("w_bar_lb", "w_bar_ub"))
+        outside = (w_bar < lb - 1e-9 * (1 + np.abs(lb))) | (w_bar > ub + 1e-9 * (1 + np.abs(ub)))
+        if outside.any():  # [2, 2] in [0, 1] was clipped to [1, 1] without a word: a start at another box
+            j = int(np.argmax(outside))
+            raise InputError(f"w_bar[{j}] = {w_bar[j]:g} lies outside the model's w_bar bounds [{lb[j]:g}, {ub[j]:g}]; "
+                             "the start's box must lie inside them (candidates are clipped to them)")
     if isinstance(candidates, (str, bytes)) or not np.iterable(candidates):
         raise InputError(f"candidates must be a sequence of boxes of shape ({p},); got {candidates!r}")
     if type(candidates).__module__.startswith("pandas") and getattr(candidates, "ndim", 1) == 2:

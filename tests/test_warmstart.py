@@ -7,6 +7,7 @@ import pyomo.environ as pyo
 import pytest
 
 import bilevel
+from bilevel.errors import InputError
 from bilevel.warmstart import kkt_start, start_at
 from oracles import lp as oracle_lp, tiny_instance
 
@@ -259,3 +260,15 @@ def test_holding_w_on_an_active_bound_keeps_the_start_on_the_followers_face():
     assert mean_hinge(X_f, y_f) <= follower + 1e-8
     assert value == pytest.approx(mean_hinge(X_v, y_v), abs=1e-12)
     assert _max_violation(model) <= 1e-6
+
+
+@pytest.mark.parametrize("box", [[-1.0, 1.0], [2.0, 2.0], [0.5, 1.1]])
+def test_a_start_box_outside_the_model_bounds_is_refused_not_clipped(box):
+    """kkt_start(m, w_bar=[2, 2]) on a model with w_bar in [0, 1] quietly started at [1, 1], another box than asked
+    for (found by an audit of the public API). A box on the bounds is taken."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 0.0], [0.5, -1.0], [-0.5, 0.5]])
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    model = bilevel.build_optimistic_model(X, y, X[:4] + 0.1, y[:4])
+    with pytest.raises(InputError, match=r"w_bar\[\d\] = .* lies outside the model's w_bar bounds \[0, 1\]"):
+        kkt_start(model, w_bar=box)
+    assert kkt_start(model, w_bar=[0.0, 1.0]) is not None
