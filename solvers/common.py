@@ -376,11 +376,38 @@ def finite_or_none(value) -> float | None:
 
 
 def close(a: float, b: float, rtol: float, atol: float) -> bool:
-    """``|a - b| <= atol + rtol * max(|a|, |b|)``."""
+    """``|a - b| <= atol + rtol * max(|a|, |b|)`` for finite numbers; an infinite one is close only to itself (0.04
+    was "close" to inf: inf <= atol + rtol * inf, and a manifest bound of +inf agreed with every optimum)."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a == b
     return abs(a - b) <= atol + rtol * max(abs(a), abs(b))
 
 
 _EITHER = {"unbounded_or_infeasible": "infeasible_or_unbounded"}  # bilevel.solve's name for HiGHS's status
+#: HiGHS's own status strings as bilevel.library writes them (its ``_HIGHS_STATUS``): "Infeasible" written by hand
+#: was read as an open instance ("closes") rather than a proof of infeasibility.
+_RAW_STATUS = {"Optimal": "optimal", "Time limit reached": "time_limit", "Infeasible": "infeasible",
+               "Unbounded": "unbounded", "Primal infeasible or unbounded": "infeasible_or_unbounded"}
+#: Statuses a manifest's ``highs_status`` may hold: the normalised ones and HiGHS's other status strings (a run
+#: :func:`bilevel.library.solve_instance` ended otherwise, e.g. "Interrupted by user").
+MANIFEST_STATUSES = ("optimal", "time_limit", "infeasible", "unbounded", "unbounded_or_infeasible",
+                     "infeasible_or_unbounded", "Not Set", "Load error", "Model error", "Presolve error", "Solve error",
+                     "Postsolve error", "Empty", "Bound on objective reached", "Target for objective reached",
+                     "Iteration limit reached", "Unknown", "Solution limit reached", "Interrupted by user",
+                     "Memory limit reached", "Interrupted by HiGHS", *_RAW_STATUS)
+
+
+def manifest_status(status) -> str | None:
+    """A manifest's ``highs_status`` cell in the runners' words (:data:`STATUSES`: HiGHS's "Optimal" is ``optimal``,
+    "Primal infeasible or unbounded" ``infeasible_or_unbounded``), other known HiGHS strings unchanged, None for an
+    empty cell. Raises InputError for anything not in :data:`MANIFEST_STATUSES` (``"bogus"`` was an open instance,
+    and an optimum found for it "closed" it). A utility of :func:`agreement`, no equation."""
+    if status is None:
+        return None
+    if status not in MANIFEST_STATUSES:
+        raise InputError(f"highs_status {status!r} is not a status a manifest holds (one of optimal, time_limit, "
+                         "infeasible, unbounded, unbounded_or_infeasible or another HiGHS status string)")
+    return _EITHER.get(_RAW_STATUS.get(status, status), _RAW_STATUS.get(status, status))
 
 
 def agreement(row: dict, result: RunResult, rtol: float = 1e-4, atol: float = 1e-6,
@@ -403,15 +430,16 @@ def agreement(row: dict, result: RunResult, rtol: float = 1e-4, atol: float = 1e
     Proofs without an optimum: both sides infeasible (or unbounded) is ``agree``, and so is an
     "infeasible or unbounded" on either side against an infeasible, unbounded or "infeasible or unbounded"
     on the other; a run stopped without a proof against such a manifest status is ``consistent``, unless it
-    found a feasible point where HiGHS proved infeasibility.
+    found a feasible point where HiGHS proved infeasibility. Raises InputError for a ``highs_status`` that is not a
+    manifest status (:func:`manifest_status`).
     """
     if result.status in ("error", "unavailable", "missing"):
         return "n/a"
     m_status, m_obj, m_bound = row.get("highs_status"), row.get("highs_objective"), row.get("highs_best_bound")
+    m_status = manifest_status(m_status)
     if m_status is None:
         return "n/a"
     no_optimum = ("infeasible", "unbounded", "infeasible_or_unbounded")
-    m_status = _EITHER.get(m_status, m_status)
     if m_status in no_optimum:
         if result.status in no_optimum:
             same = m_status == result.status or "infeasible_or_unbounded" in (m_status, result.status)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import sys
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from bilevel.validation import (as_path, check_mip_gap, check_positive, check_wr
                                repeated_values)
 
 from .common import (MAX_SEED, MAX_TIME_LIMIT, RunResult, agreement, check_seed, check_solver_name, format_table,
-                     get_runner, is_maximisation, run_main)
+                     get_runner, is_maximisation, manifest_status, run_main)
 from .solution_files import write_solution_csv
 
 
@@ -58,7 +59,8 @@ def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | No
     (``mps``, ``lp``) or, with ``max_size``, ``n_train`` or ``n_val``, when a row lacks its id or has one holding a
     path separator (``/``, ``\\``: the id names the solution file ``<id>.<format>.<solver>.csv`` of :func:`compare`),
     when two selected rows have one id, or when a selected row has an empty cell there (``read_manifest`` reads an
-    empty cell as ``None``), and when ``manifest`` is not a path (:func:`bilevel.validation.as_path`)."""
+    empty cell as ``None``) or a HiGHS result that cannot be compared with (:func:`_check_highs_result`), and when
+    ``manifest`` is not a path (:func:`bilevel.validation.as_path`)."""
     manifest = as_path(manifest, "manifest")
     for fmt in formats:
         if fmt not in ("mps", "lp"):
@@ -88,7 +90,25 @@ def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | No
                 what = f"the .{column} file" if column in formats else "the size limit"
                 raise InputError(f"{str(manifest)!r}: instance {row['id']!r} has an empty {column!r} cell, which "
                                  f"{what} needs")
+        _check_highs_result(manifest, row)
     return select_rows(chosen, (), max_size)
+
+
+def _check_highs_result(manifest: Path, row: dict) -> None:
+    """InputError naming the instance when its manifest row's HiGHS result cannot be compared with: an unknown
+    ``highs_status``, a ``highs_objective`` that is not finite, or an ``optimal`` status without an objective (each
+    was compared as if it were a result: an objective of inf "agreed" with every optimum)."""
+    try:
+        status = manifest_status(row.get("highs_status"))
+    except InputError as exc:
+        raise InputError(f"{str(manifest)!r}: instance {row['id']!r}: {exc}") from None
+    objective = row.get("highs_objective")
+    if objective is not None and not math.isfinite(objective):
+        raise InputError(f"{str(manifest)!r}: instance {row['id']!r} has highs_objective {objective!r}, not a finite "
+                         "number (leave the cell empty when HiGHS found no solution)")
+    if status == "optimal" and objective is None:
+        raise InputError(f"{str(manifest)!r}: instance {row['id']!r} is 'optimal' in highs_status with an empty "
+                         "highs_objective")
 
 
 def compare(

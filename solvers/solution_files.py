@@ -149,6 +149,8 @@ def read_solution_file(path) -> tuple[dict, float | None]:
             raise InputError(f"{str(path)!r} has a malformed value in the line {line!r}")
         elif value.lower() in _MISSING:  # "C5,NA", "C5 ?" were skipped, so C5 counted as 0
             raise InputError(f"{str(path)!r} gives no numeric value in the line {line!r} ({value!r})")
+        elif any(_NUMBER.match(t) for t in tokens[1:]):  # "C52 = 0.9" was skipped: C52 kept another line's value
+            raise InputError(f"{str(path)!r} has a line that is not 'name value': {line!r}")
     if not values:
         semicolon = next((raw.strip() for raw in lines if ";" in raw and not raw.strip().startswith("#")), None)
         hint = (f" (the line {semicolon!r} has a ';': a semicolon-separated file? write 'name,value' with a decimal "

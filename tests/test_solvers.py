@@ -724,6 +724,45 @@ def test_agreement_rule_when_the_manifest_proves_no_optimum():
         assert common.agreement(either, _res(status, None, None)) == "agree"
 
 
+def test_agreement_with_infinite_manifest_numbers_and_raw_highs_statuses():
+    """Found by an audit of compare: close(0.04, inf) held (inf <= atol + rtol * inf), so a manifest bound of +inf
+    or an objective of inf "agreed" with any optimum; HiGHS's raw "Infeasible" counted as an open instance
+    ("closes"), and an unknown status as well."""
+    assert not common.close(0.04, np.inf, 1e-4, 1e-6) and common.close(np.inf, np.inf, 1e-4, 1e-6)
+    assert not common.close(-np.inf, np.inf, 1e-4, 1e-6)
+    bound_inf = {"highs_status": "optimal", "highs_objective": 0.0426, "highs_best_bound": np.inf}
+    assert common.agreement(bound_inf, _res("optimal", 0.0426, 0.0426)) == "DISAGREE"
+    obj_inf = {"highs_status": "optimal", "highs_objective": np.inf, "highs_best_bound": -np.inf}
+    assert common.agreement(obj_inf, _res("optimal", 0.0426, 0.0426)) == "DISAGREE"
+    raw = {"highs_status": "Infeasible", "highs_objective": None, "highs_best_bound": None}
+    assert common.agreement(raw, _res("optimal", 0.5, 0.5)) == "DISAGREE"
+    assert common.agreement(raw, _res("infeasible", None, None)) == "agree"
+    raw_opt = {"highs_status": "Optimal", "highs_objective": 0.5, "highs_best_bound": 0.5}
+    assert common.agreement(raw_opt, _res("optimal", 0.5, 0.5)) == "agree"
+    with pytest.raises(InputError, match="highs_status 'bogus' is not a status a manifest holds"):
+        common.agreement({"highs_status": "bogus", "highs_objective": 3.0, "highs_best_bound": None},
+                         _res("optimal", 0.5, 0.5))
+
+
+@pytest.mark.parametrize("change,match", [
+    ({"highs_objective": "inf"}, r"highs_objective inf, not a finite number"),
+    ({"highs_objective": "nan"}, r"highs_objective nan, not a finite number"),
+    ({"highs_status": "bogus"}, r"highs_status 'bogus' is not a status"),
+    ({"highs_objective": ""}, r"is 'optimal' in highs_status with an empty highs_objective"),
+])
+def test_compare_refuses_a_manifest_row_whose_highs_result_cannot_be_compared(tmp_path, change, match):
+    rows = list(csv.DictReader(MANIFEST.open()))
+    row = next(r for r in rows if r["id"] == NONTRIVIAL)
+    row.update(change)
+    path = tmp_path / "manifest.csv"
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(row))
+        writer.writeheader()
+        writer.writerow(row)
+    with pytest.raises(InputError, match=match):
+        compare.select_instances(path)
+
+
 def test_agreement_rule_maximisation():
     """A maximisation instance: the proven bound lies above the objective, so each case of the
     minimisation rule holds with every value negated (and the plain rule would call these wrong)."""
@@ -1014,6 +1053,16 @@ def test_read_solution_file_rejects_garbage(tmp_path):
         solution_files.read_solution_file(path)
     with pytest.raises(common.InputError):
         solution_files.read_solution_file(tmp_path / "missing.sol")
+
+
+@pytest.mark.parametrize("line", ["C52 = 0.9", "C52 := 0.9", "C52 -> 0.9", "w_bar[0] is 0.9"])
+def test_a_line_that_is_not_name_value_is_refused_not_skipped(tmp_path, line):
+    """"C52 = 0.9" was skipped: a file giving C52 twice, once so, was trusted with the other value (and one
+    giving a variable only so counted it as 0). Found by an audit of the solution checker."""
+    path = tmp_path / "s.sol"
+    path.write_text(f"C10 0.5\n{line}\nC11 1\n")
+    with pytest.raises(common.InputError, match=r"has a line that is not 'name value'"):
+        solution_files.read_solution_file(path)
 
 
 def test_a_model_file_given_for_its_solution_is_named_as_such(tmp_path, capsys):
