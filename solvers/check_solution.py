@@ -185,8 +185,10 @@ def check_solution(
     Returns a :class:`CheckReport`. Raises InputError for an unknown instance or one the manifest lists twice, a
     tolerance that is not a finite number > 0, a solution that is neither a path nor a dict, an unreadable solution
     file, a value (or claimed objective) that is not a finite number, one variable given two different values
-    (e.g. under its short MPS name and its readable name), a solution that names no variable of the instance, or a
-    name map or ``.mps`` file the manifest lists that is missing (the map) or differs from its ``*_sha256``."""
+    (e.g. under its short MPS name and its readable name), a solution that names no variable of the instance, a
+    name map or ``.mps`` file the manifest lists that is missing (the map) or differs from its ``*_sha256``, an
+    ``mps`` cell naming another kind of file, a name map none of whose columns the solution's variables meet in the
+    ``.mps``, and, with ``strict``, an instance whose ``.mps`` or name map is absent (its MILP check cannot run)."""
     tolerance = check_positive(tolerance, "tolerance")
     feasibility_tolerance = check_positive(feasibility_tolerance, "feasibility_tolerance")
     manifest = as_path(manifest, "manifest")
@@ -264,7 +266,11 @@ def check_solution(
     ver = verify_model(model, tolerance=tolerance)
     rep.verify_model_ok, rep.verify_model_messages = ver.verified, list(ver.messages)
     if strict:
-        if rep.milp_violation is not None and rep.milp_violation > feasibility_tolerance:
+        if rep.milp_violation is None:  # the note "MILP feasibility not checked" and a TRUSTED verdict
+            raise InputError(f"strict: the MILP feasibility of the vector cannot be checked: instance {instance_id!r} "
+                             "has no .mps file or name map next to the manifest (regenerate it with bilevel "
+                             "export-library, or check without strict)")
+        if rep.milp_violation > feasibility_tolerance:
             rep.reasons.append(f"the vector violates the instance's rows/bounds/integrality by "
                                f"{rep.milp_violation:.3g}")
         if not ver.verified:
@@ -382,6 +388,9 @@ def _check_listed_file(path: Path, checksum: str | None, instance_id: str, what:
 def _milp_checks(rep: CheckReport, row, manifest: Path, short_map: dict, readable_values: dict,
                  feas_tol: float) -> None:
     mps = manifest.parent / row["mps"] if row.get("mps") else None
+    if mps is not None and mps.suffix.lower() != ".mps":  # an .lp there: its labels never met the map, and the
+        # zero vector was scored (REJECTED, "violates ... by 0.5", a correct solution)
+        raise InputError(f"the manifest's mps cell of {row['id']!r} names {row['mps']!r}, not an .mps file")
     if mps is not None and mps.is_file():
         _check_listed_file(mps, row.get("mps_sha256"), row["id"], ".mps file")
     if mps is None or not mps.is_file() or not short_map:
@@ -391,10 +400,15 @@ def _milp_checks(rep: CheckReport, row, manifest: Path, short_map: dict, readabl
     to_short = {name: short for short, (kind, name) in short_map.items() if kind == "col"}
     index = {n: j for j, n in enumerate(arrays["col_names"])}
     x = np.zeros(len(arrays["col_names"]))
+    matched = 0
     for readable, value in readable_values.items():
         short = to_short.get(readable)
         if short in index:
             x[index[short]] = value
+            matched += 1
+    if readable_values and not matched:  # the zero vector was scored
+        raise InputError(f"none of the solution's variables is a column of {str(mps)!r} under the name map: the map "
+                         "and the .mps file do not belong together")
     viol = []
     lo, up = arrays["col_lower"], arrays["col_upper"]
     viol.append(np.max((lo - x) / (1 + np.abs(np.where(np.isfinite(lo), lo, 0))), initial=0.0))

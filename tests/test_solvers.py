@@ -1302,6 +1302,30 @@ def test_a_missing_or_replaced_name_map_or_mps_is_named(highs_answer, tmp_path):
         check_solution.check_solution(manifest, NONTRIVIAL, answer)
 
 
+def test_strict_needs_the_mps_and_an_mps_cell_must_name_one(highs_answer, tmp_path):
+    """Found by an audit of the checker: with the .mps absent, --strict trusted a vector it could not check for MILP
+    feasibility (a note only); an .lp named in the mps cell (with its checksum) was read with no column meeting the
+    name map, and the zero vector was scored: a right answer REJECTED."""
+    import csv
+
+    manifest = _library_copy(tmp_path, NONTRIVIAL)
+    row = ROWS[NONTRIVIAL]
+    answer = dict(highs_answer.solution, objective=highs_answer.objective)
+    (tmp_path / row["mps"]).unlink()
+    rep = check_solution.check_solution(manifest, NONTRIVIAL, answer)
+    assert rep.trusted and any("MILP feasibility not checked" in n for n in rep.notes)
+    with pytest.raises(InputError, match="strict: the MILP feasibility of the vector cannot be checked"):
+        check_solution.check_solution(manifest, NONTRIVIAL, answer, strict=True)
+    rows = list(csv.DictReader(manifest.open()))
+    rows[0]["mps"], rows[0]["mps_sha256"] = row["lp"], rows[0]["lp_sha256"]
+    with manifest.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(InputError, match=r"mps cell of .* names .*\.lp', not an \.mps file"):
+        check_solution.check_solution(manifest, NONTRIVIAL, answer)
+
+
 def test_compare_records_a_failed_check_and_goes_on(tmp_path):
     """A check error (here a missing name map) ended the whole compare run with exit 2 and no table."""
     manifest = _library_copy(tmp_path, "cancer-opt-n5-s0")
