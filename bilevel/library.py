@@ -50,7 +50,8 @@ from .library_defaults import DATASETS, MIP_GAP, MODES, SEED, SIZES, SMALL_MAX, 
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
 from .solve import compile_model, lp_matrix
-from .validation import as_number, as_path, check_count, check_flag, check_mip_gap, check_positive, value_text
+from .validation import (as_number, as_path, check_count, check_flag, check_mip_gap, check_positive, repeated_values,
+                         value_text)
 from .verify import verify_model
 
 #: Columns of the manifest CSV, in order.
@@ -651,8 +652,8 @@ def export_library(
     Returns the manifest rows written (typed as :func:`read_manifest` returns them). Raises InputError when two
     different specs have the same :attr:`InstanceSpec.id` (a spec given twice is written once), or an ``out_dir``
     that is not a str or Path, and (with ``solve``) a bad ``time_limit`` or ``mip_gap`` (as :func:`solve_instance`),
-    ``specs`` that is not a sequence of InstanceSpec, or a ``log`` that is not callable, before any instance is
-    built."""
+    ``specs`` that is not a sequence of InstanceSpec, a ``log`` that is not callable, or an existing manifest with
+    a row without an id or an id listed twice, before any instance is built."""
     out_dir = as_path(out_dir, "out_dir")
     if check_flag(solve, "solve"):
         time_limit, mip_gap = _check_solve_settings(time_limit, mip_gap)
@@ -671,7 +672,7 @@ def export_library(
                              f"{other} and {spec}")
     specs = list(by_id.values())
     manifest = out_dir / "manifest.csv"
-    old = {r["id"]: r for r in read_manifest(manifest)} if manifest.exists() else {}
+    old = _existing_rows(manifest)
     new = {}
     for spec in specs:
         t0 = time.perf_counter()
@@ -690,6 +691,24 @@ def export_library(
         else:
             log(f"{spec.id:32s} {row['rows']:6d} rows {row['columns']:6d} cols {row['binaries']:5d} bin  written")
     return read_manifest(manifest)
+
+
+def _existing_rows(manifest: Path) -> dict:
+    """The rows of an existing ``manifest`` by id ({} when there is none); InputError, before anything is written,
+    for a row without an id or an id listed twice (the last row of an id replaced the others without a word, and a
+    row without one stopped the merge with a TypeError after the instance files were written)."""
+    if not manifest.exists():
+        return {}
+    rows = read_manifest(manifest)
+    for k, row in enumerate(rows):
+        if row.get("id") is None or not str(row["id"]).strip():
+            raise InputError(f"{str(manifest)!r}: the row on line {k + 2} has no id; fix or remove it before "
+                             "exporting into this folder")
+    twice = repeated_values(row["id"] for row in rows)
+    if twice:
+        raise InputError(f"{str(manifest)!r} lists the instance id(s) {', '.join(map(repr, twice))} more than once; "
+                         "keep one row per id before exporting into this folder")
+    return {r["id"]: r for r in rows}
 
 
 def _write_merged(manifest: Path, old: dict, new: dict) -> None:

@@ -705,6 +705,22 @@ def test_export_library_bad_input_is_one_line_exit_2(args, match, tmp_path, caps
     assert code == 2 and match in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("rows,match", [
+    ("foo,cancer,optimistic,foo.mps\nfoo,cancer,optimistic,bar.mps\n", "lists the instance id(s) 'foo' more than once"),
+    ("foo,cancer,optimistic,foo.mps\n,cancer,optimistic,bar.mps\n", "the row on line 3 has no id"),
+])
+def test_export_library_refuses_an_existing_manifest_with_a_repeated_or_missing_id(tmp_path, capsys, rows, match):
+    """Found by an audit: the last row of a repeated id replaced the others without a word (an optimal row lost), and
+    a row without an id stopped the merge with a TypeError after the instance files were written."""
+    manifest = tmp_path / "manifest.csv"
+    manifest.write_text("id,data,mode,mps\n" + rows)
+    before = manifest.read_bytes()
+    code = main(["export-library", "--out", str(tmp_path), "--sizes", "5", "--only", "cancer-opt-*", "--no-solve"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and match in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.csv"] and manifest.read_bytes() == before
+
+
 def test_export_library_names_a_manifest_that_is_a_folder(tmp_path, capsys):
     """A folder OUT/manifest.csv was reported as "manifest 'OUT/manifest.csv' not found", though it is there."""
     (tmp_path / "manifest.csv").mkdir()
