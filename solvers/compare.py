@@ -262,8 +262,8 @@ def nothing_ran(records: list[dict]) -> str:
 def main(argv=None) -> int:
     """Command line; exit 0 when everything agrees, 1 on a disagreement, a rejected solution or when nothing was
     solved (every solver requested is unavailable, or every selected file is missing or differs from the manifest's
-    sha256: one line on stderr says which, :func:`nothing_ran`), 2 on bad
-    input or an operating-system error (a full disk), 130 on Ctrl-C, 141 when the standard output was closed by
+    sha256: one line on stderr says which, :func:`nothing_ran`) or compared (no selected row has a HiGHS result),
+    2 on bad input or an operating-system error (a full disk), 130 on Ctrl-C, 141 when the standard output was closed by
     its reader (:func:`solvers.common.run_main`)."""
     return run_main("compare", lambda: _main(argv))
 
@@ -336,6 +336,10 @@ def _main(argv=None) -> int:
     print(format_table(records))
     if (why := nothing_ran(records)):  # was exit code 0, as if every solver had agreed
         print(f"compare: error: {why}", file=sys.stderr)
+        return 1
+    if all(r["manifest_status"] is None for r in records):  # every row n/a, exit 0 as if all agreed
+        print("compare: error: nothing was compared: no selected instance has a HiGHS result in the manifest "
+              "(exported with --no-solve?); re-export it with the HiGHS solves to compare against", file=sys.stderr)
         return 1
     # a solver's error (CBC misread the file, returned an infeasible point) or a file changed since its export is
     # a failure even beside solved rows: both exited 0

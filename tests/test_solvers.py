@@ -1606,6 +1606,29 @@ def test_compare_exits_1_when_no_requested_solver_could_run(tmp_path, monkeypatc
     assert code == 0 and "no solver could run" not in captured.err, captured
 
 
+def test_compare_exits_1_when_no_row_has_a_highs_result_to_compare_with(tmp_path, capsys):
+    """A library exported with --no-solve: every row n/a, and exit 0 as if all had agreed (found by an audit). One
+    row with a HiGHS result beside it is a comparison: exit 0."""
+    rows = [dict(r) for r in library.read_manifest(MANIFEST) if r["id"] in ("cancer-opt-n5-s0", "diabetes-opt-n5-s0")]
+    for r in rows:
+        for k in ("mps", "lp", "names"):
+            r[k] = str(MODELS / r[k])
+    kept = {k: rows[0][k] for k in ("highs_status", "highs_objective", "highs_best_bound")}
+    for r in rows:
+        r.update(highs_status=None, highs_objective=None, highs_best_bound=None)
+    manifest = tmp_path / "manifest.csv"
+    library.write_manifest(rows, manifest)
+    code = compare.main([str(manifest)])
+    captured = capsys.readouterr()
+    assert code == 1 and "no selected instance has a HiGHS result in the manifest" in captured.err, captured
+    assert captured.out.count("| n/a |") == 2
+    rows[0].update(kept)
+    library.write_manifest(rows, manifest)
+    code = compare.main([str(manifest)])
+    captured = capsys.readouterr()
+    assert code == 0 and "HiGHS result" not in captured.err, captured
+
+
 def test_compare_exits_1_when_every_instance_file_is_missing_or_changed(tmp_path, capsys):
     """Every selected file absent (--only 'cancer-*-n20-*' before bilevel export-library) or differing from the
     manifest's sha256 exited 0: nothing was compared. The rows and the CSV stay, one line on stderr says why; some
