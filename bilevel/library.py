@@ -810,7 +810,8 @@ def _read_manifest_rows(path: Path) -> list[dict]:
         if twice:  # csv keeps the last cell of a repeated column and drops the others without a word
             raise InputError(f"{str(path)!r}: column(s) {twice} appear more than once in the header")
         rows = []
-        for line, raw in enumerate(reader, start=2):
+        for raw in reader:
+            line = reader.line_num  # the file's line (a record counter named line 3 for a row after two blank lines)
             if None in raw:  # csv keeps the cells past the header under the key None: columns out of step
                 raise InputError(f"{str(path)!r}, line {line}: more cells than the header has columns "
                                  f"({len(raw[None])} more)")

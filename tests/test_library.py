@@ -1170,3 +1170,11 @@ def test_rows_that_are_not_manifest_rows_are_an_input_error(rows, tmp_path):
     with pytest.raises(library.InputError, match="rows must be a list of manifest rows"):
         library.write_manifest(rows, tmp_path / "manifest.csv")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_manifest_errors_name_the_files_line_past_blank_lines(tmp_path):
+    """read_manifest counted records, not lines: a bad row after two blank lines was "line 3" (found by an audit)."""
+    path = tmp_path / "manifest.csv"
+    path.write_text("id,data,mode,mps,n_train\n\n\nfoo,cancer,optimistic,foo.mps,x\n")
+    with pytest.raises(library.InputError, match=r"line 4: column 'n_train' must hold an integer"):
+        library.read_manifest(path)
