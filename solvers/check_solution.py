@@ -187,7 +187,8 @@ def check_solution(
     file, a value (or claimed objective) that is not a finite number, one variable given two different values
     (e.g. under its short MPS name and its readable name), a solution that names no variable of the instance, a
     name map or ``.mps`` file the manifest lists that is missing (the map) or differs from its ``*_sha256``, an
-    ``mps`` cell naming another kind of file, a name map none of whose columns the solution's variables meet in the
+    ``mps`` cell naming another kind of file, a row that describes another model than its ``.mps`` file
+    (:func:`_check_row_describes_file`), a name map none of whose columns the solution's variables meet in the
     ``.mps``, and, with ``strict``, an instance whose ``.mps`` or name map is absent (its MILP check cannot run)."""
     tolerance = check_positive(tolerance, "tolerance")
     feasibility_tolerance = check_positive(feasibility_tolerance, "feasibility_tolerance")
@@ -208,6 +209,7 @@ def check_solution(
     short_map = read_name_map(names_path) if names_path is not None else {}
 
     built = build_instance(spec)
+    _check_row_describes_file(manifest, row, spec, built)
     model = built.model
     import pyomo.environ as pyo
 
@@ -373,6 +375,29 @@ def _tightest_box_note(rep: CheckReport, spec, built, values: dict, tol) -> None
     rep.notes.append(f"at the tightest box around (w, b) and the replica, w_bar' = [{box}] ({moved} of {p} bounds "
                      "lowered), every bilevel check passes with the same objective: the solver left a box bound "
                      "loose that the follower can use (bilevel.verify_tightest_box does this for tune's answers)")
+
+
+def _check_row_describes_file(manifest: Path, row: dict, spec, built) -> None:
+    """InputError when the instance the manifest row describes (data set, seed, sizes, mode, epsilon, box: rebuilt
+    here and written as the library writes it) is another model than the row's ``.mps`` file (compared as models,
+    :func:`bilevel.library.instance_differences`). A row edited after the export (``seed=1``, ``w_bar_ub=100``)
+    beside its own, checksummed file was checked against the other instance: a right answer REJECTED, or one
+    TRUSTED for a box the file does not have. Nothing is checked when the ``.mps`` is absent."""
+    mps = manifest.parent / row["mps"] if row.get("mps") else None
+    if mps is None or not mps.is_file() or mps.suffix.lower() != ".mps":  # (another kind: _milp_checks names it)
+        return
+    _check_listed_file(mps, row.get("mps_sha256"), row["id"], ".mps file")  # a changed file first: named so
+    import tempfile
+
+    from bilevel.library import instance_differences, write_instance
+
+    with tempfile.TemporaryDirectory(prefix="bilevel-check-") as tmp:
+        written = write_instance(spec, tmp, built)
+        diffs = instance_differences(mps, Path(tmp) / written["mps"])
+    if diffs:
+        raise InputError(f"the manifest row of {row['id']!r} describes another model than its file {str(mps)!r} "
+                         f"({'; '.join(diffs[:2])}): the row's data, seed, sizes, mode, epsilon or box were changed "
+                         "after the export, or the file belongs to another instance")
 
 
 def _check_listed_file(path: Path, checksum: str | None, instance_id: str, what: str) -> None:

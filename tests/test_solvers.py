@@ -1326,6 +1326,26 @@ def test_strict_needs_the_mps_and_an_mps_cell_must_name_one(highs_answer, tmp_pa
         check_solution.check_solution(manifest, NONTRIVIAL, answer)
 
 
+@pytest.mark.parametrize("change", [{"seed": "1"}, {"data": "cancer"}, {"w_bar_ub": "100.0"}, {"n_val": "5"}])
+def test_a_row_edited_after_the_export_is_refused_against_its_file(highs_answer, tmp_path, change):
+    """Found by an audit: a row whose seed, data set or box was changed beside its own checksummed .mps was checked
+    against the rebuilt other instance: a right answer REJECTED (seed, data) or TRUSTED for a box the file does not
+    have (w_bar_ub 100). Oracle: the unchanged row trusts the same answer."""
+    import csv
+
+    manifest = _library_copy(tmp_path, NONTRIVIAL)
+    answer = dict(highs_answer.solution, objective=highs_answer.objective)
+    assert check_solution.check_solution(manifest, NONTRIVIAL, answer).trusted
+    rows = list(csv.DictReader(manifest.open()))
+    rows[0].update(change)
+    with manifest.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(InputError, match=r"the manifest row of 'diabetes-opt-n10-s0' describes another model than"):
+        check_solution.check_solution(manifest, NONTRIVIAL, answer)
+
+
 def test_compare_records_a_failed_check_and_goes_on(tmp_path):
     """A check error (here a missing name map) ended the whole compare run with exit 2 and no table."""
     manifest = _library_copy(tmp_path, "cancer-opt-n5-s0")
