@@ -324,6 +324,10 @@ def _main(argv=None) -> int:
         if args.csv is not None:  # before the solves, not after them
             check_writable_file(args.csv, "--csv")
             check_not_an_input(args.csv, args.manifest, "--csv")
+            if args.solutions is not None and Path(args.csv).resolve().parent == Path(args.solutions).resolve():
+                # --csv sols/<id>.mps.highs.csv replaced that run's solution by the table, without a word
+                raise InputError(f"--csv {args.csv!r} lies in the --solutions folder {args.solutions!r}, where compare "
+                                 "writes and removes one solution file per run: choose a path outside it")
         records = compare(args.manifest, args.solver or ["highs"], formats, args.time_limit, args.mip_gap,
                           args.only, args.max_size, args.rtol, args.atol, args.solutions, args.check, seed=args.seed,
                           log=lambda r: print(f"  {r['instance']} {r['format']} {r['solver']}: {r['status']} "

@@ -577,6 +577,18 @@ def test_compare_refuses_output_paths_it_cannot_write_before_solving(tmp_path, c
         compare.compare(MANIFEST, patterns=["cancer-opt-n5-s0"], solutions_dir=a_file)
 
 
+def test_compare_refuses_a_csv_inside_the_solutions_folder(tmp_path, capsys, no_solve):
+    """--csv sols/<id>.mps.highs.csv with --solutions sols replaced that run's solution file by the table (found by
+    an audit); any --csv in that folder is refused before solving, one beside it is taken."""
+    sols = tmp_path / "sols"
+    for csv_path in (sols / "cancer-opt-n5-s0.mps.highs.csv", sols / "table.csv"):
+        assert compare.main([str(MANIFEST), "--only", "cancer-opt-n5-s0", "--solutions", str(sols),
+                             "--csv", str(csv_path)]) == 2
+        err = capsys.readouterr().err
+        assert "lies in the --solutions folder" in err and len(err.strip().splitlines()) == 1, err
+    assert not (sols / "table.csv").exists()
+
+
 def test_compare_writes_csv_and_solutions_into_new_folders(tmp_path, capsys):
     """A --csv or --solutions path in a folder that does not exist yet: the folder is made, as for the other
     commands' output folders."""
