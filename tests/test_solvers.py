@@ -1302,12 +1302,20 @@ def test_a_missing_or_replaced_name_map_or_mps_is_named(highs_answer, tmp_path):
         check_solution.check_solution(manifest, NONTRIVIAL, answer)
 
 
+def _edit_first_row(manifest: Path, changes) -> None:
+    """Rewrite the CSV ``manifest`` with its first row updated by ``changes(row)`` (a dict of cells)."""
+    rows = list(csv.DictReader(manifest.open()))
+    rows[0].update(changes(rows[0]))
+    with manifest.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def test_strict_needs_the_mps_and_an_mps_cell_must_name_one(highs_answer, tmp_path):
     """Found by an audit of the checker: with the .mps absent, --strict trusted a vector it could not check for MILP
     feasibility (a note only); an .lp named in the mps cell (with its checksum) was read with no column meeting the
     name map, and the zero vector was scored: a right answer REJECTED."""
-    import csv
-
     manifest = _library_copy(tmp_path, NONTRIVIAL)
     row = ROWS[NONTRIVIAL]
     answer = dict(highs_answer.solution, objective=highs_answer.objective)
@@ -1316,12 +1324,7 @@ def test_strict_needs_the_mps_and_an_mps_cell_must_name_one(highs_answer, tmp_pa
     assert rep.trusted and any("MILP feasibility not checked" in n for n in rep.notes)
     with pytest.raises(InputError, match="strict: the MILP feasibility of the vector cannot be checked"):
         check_solution.check_solution(manifest, NONTRIVIAL, answer, strict=True)
-    rows = list(csv.DictReader(manifest.open()))
-    rows[0]["mps"], rows[0]["mps_sha256"] = row["lp"], rows[0]["lp_sha256"]
-    with manifest.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    _edit_first_row(manifest, lambda r: {"mps": row["lp"], "mps_sha256": r["lp_sha256"]})
     with pytest.raises(InputError, match=r"mps cell of .* names .*\.lp', not an \.mps file"):
         check_solution.check_solution(manifest, NONTRIVIAL, answer)
 
@@ -1331,17 +1334,10 @@ def test_a_row_edited_after_the_export_is_refused_against_its_file(highs_answer,
     """Found by an audit: a row whose seed, data set or box was changed beside its own checksummed .mps was checked
     against the rebuilt other instance: a right answer REJECTED (seed, data) or TRUSTED for a box the file does not
     have (w_bar_ub 100). Oracle: the unchanged row trusts the same answer."""
-    import csv
-
     manifest = _library_copy(tmp_path, NONTRIVIAL)
     answer = dict(highs_answer.solution, objective=highs_answer.objective)
     assert check_solution.check_solution(manifest, NONTRIVIAL, answer).trusted
-    rows = list(csv.DictReader(manifest.open()))
-    rows[0].update(change)
-    with manifest.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    _edit_first_row(manifest, lambda _: change)
     with pytest.raises(InputError, match=r"the manifest row of 'diabetes-opt-n10-s0' describes another model than"):
         check_solution.check_solution(manifest, NONTRIVIAL, answer)
 
