@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import signal
 import sys
@@ -131,6 +132,29 @@ def silent_highs() -> highspy.Highs:
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     return h
+
+
+#: The words a library manifest's ``highs_status`` cell uses for these HiGHS model statuses; any other status is
+#: written as HiGHS's own string (:func:`manifest_status_words`).
+MANIFEST_STATUS_WORDS = {
+    highspy.HighsModelStatus.kOptimal: "optimal",
+    highspy.HighsModelStatus.kTimeLimit: "time_limit",
+    highspy.HighsModelStatus.kInfeasible: "infeasible",
+    highspy.HighsModelStatus.kUnbounded: "unbounded",
+    highspy.HighsModelStatus.kUnboundedOrInfeasible: "unbounded_or_infeasible",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def manifest_status_words() -> dict[str, str]:
+    """Every HiGHS model status string (``Highs.modelStatusToString`` over ``highspy.HighsModelStatus``, 20 in
+    HiGHS 1.15 and 1.16) mapped to the word a library manifest's ``highs_status`` holds for it:
+    :data:`MANIFEST_STATUS_WORDS` where it names one ("Optimal" -> ``optimal``), the string itself otherwise
+    ("Interrupted by user"). Read from the installed highspy, so a HiGHS release with other strings is followed
+    rather than a copied list. Raises nothing."""
+    h = silent_highs()
+    return {h.modelStatusToString(s): MANIFEST_STATUS_WORDS.get(s, h.modelStatusToString(s))
+            for s in highspy.HighsModelStatus.__members__.values()}
 
 
 def load_model(h: highspy.Highs, model, what: str) -> None:

@@ -45,7 +45,7 @@ import numpy as np
 from .datasets import BUILTIN, load_builtin, split_dataset
 from .errors import InputError
 from .export import replace_atomically, write_model
-from .highs_run import check_infeasible_without_presolve, run_interruptibly, silent_highs
+from .highs_run import MANIFEST_STATUS_WORDS, check_infeasible_without_presolve, run_interruptibly, silent_highs
 from .library_defaults import DATASETS, MIP_GAP, MODES, SEED, SIZES, SMALL_MAX, TIME_LIMIT
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
@@ -611,7 +611,7 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
     run_interruptibly(h)  # a Ctrl-C waited for the solve's end (60 s per instance by default)
     check_infeasible_without_presolve(h, time_limit)  # the manifest recorded presolve's wrong "infeasible"
     status_enum = h.getModelStatus()
-    status = _HIGHS_STATUS.get(h.modelStatusToString(status_enum), h.modelStatusToString(status_enum))
+    status = MANIFEST_STATUS_WORDS.get(status_enum, h.modelStatusToString(status_enum))
     info = h.getInfo()
     out = {"time_limit": "" if time_limit is None else float(time_limit), "mip_gap": mip_gap,
            "highs_version": h.version(), "highs_status": status, "highs_seconds": round(h.getRunTime(), 3),
@@ -628,10 +628,6 @@ def solve_instance(built: BuiltInstance, time_limit: float | None = TIME_LIMIT, 
     if not np.isfinite(out["highs_best_bound"]):
         out["highs_best_bound"] = ""
     return out
-
-
-_HIGHS_STATUS = {"Optimal": "optimal", "Time limit reached": "time_limit", "Infeasible": "infeasible",
-                 "Unbounded": "unbounded", "Primal infeasible or unbounded": "unbounded_or_infeasible"}
 
 
 def export_library(

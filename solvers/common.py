@@ -384,30 +384,34 @@ def close(a: float, b: float, rtol: float, atol: float) -> bool:
 
 
 _EITHER = {"unbounded_or_infeasible": "infeasible_or_unbounded"}  # bilevel.solve's name for HiGHS's status
-#: HiGHS's own status strings as bilevel.library writes them (its ``_HIGHS_STATUS``): "Infeasible" written by hand
-#: was read as an open instance ("closes") rather than a proof of infeasibility.
-_RAW_STATUS = {"Optimal": "optimal", "Time limit reached": "time_limit", "Infeasible": "infeasible",
-               "Unbounded": "unbounded", "Primal infeasible or unbounded": "infeasible_or_unbounded"}
-#: Statuses a manifest's ``highs_status`` may hold: the normalised ones and HiGHS's other status strings (a run
-#: :func:`bilevel.library.solve_instance` ended otherwise, e.g. "Interrupted by user").
-MANIFEST_STATUSES = ("optimal", "time_limit", "infeasible", "unbounded", "unbounded_or_infeasible",
-                     "infeasible_or_unbounded", "Not Set", "Load error", "Model error", "Presolve error", "Solve error",
-                     "Postsolve error", "Empty", "Bound on objective reached", "Target for objective reached",
-                     "Iteration limit reached", "Unknown", "Solution limit reached", "Interrupted by user",
-                     "Memory limit reached", "Interrupted by HiGHS", *_RAW_STATUS)
+
+
+def manifest_statuses() -> dict[str, str]:
+    """Every value a manifest's ``highs_status`` may hold, mapped to the runners' word for it (:data:`STATUSES`):
+    the words :func:`bilevel.library.solve_instance` writes (``optimal``, ``time_limit``, ``infeasible``,
+    ``unbounded``, ``unbounded_or_infeasible``, and ``infeasible_or_unbounded``), and every HiGHS status string as
+    the installed highspy spells it (:func:`bilevel.highs_run.manifest_status_words`): "Infeasible" written by hand
+    was read as an open instance ("closes") rather than a proof of infeasibility. Strings with no runner word
+    ("Interrupted by user") map to themselves. Raises nothing."""
+    from bilevel.highs_run import manifest_status_words  # (highspy loads here: the runners need it no sooner)
+    words = manifest_status_words()
+    out = {raw: _EITHER.get(word, word) for raw, word in words.items()}
+    out.update({word: _EITHER.get(word, word) for word in (*words.values(), *_EITHER.values())})
+    return out
 
 
 def manifest_status(status) -> str | None:
     """A manifest's ``highs_status`` cell in the runners' words (:data:`STATUSES`: HiGHS's "Optimal" is ``optimal``,
     "Primal infeasible or unbounded" ``infeasible_or_unbounded``), other known HiGHS strings unchanged, None for an
-    empty cell. Raises InputError for anything not in :data:`MANIFEST_STATUSES` (``"bogus"`` was an open instance,
+    empty cell. Raises InputError for anything not in :func:`manifest_statuses` (``"bogus"`` was an open instance,
     and an optimum found for it "closed" it). A utility of :func:`agreement`, no equation."""
     if status is None:
         return None
-    if status not in MANIFEST_STATUSES:
+    statuses = manifest_statuses()
+    if status not in statuses:
         raise InputError(f"highs_status {status!r} is not a status a manifest holds (one of optimal, time_limit, "
                          "infeasible, unbounded, unbounded_or_infeasible or another HiGHS status string)")
-    return _EITHER.get(_RAW_STATUS.get(status, status), _RAW_STATUS.get(status, status))
+    return statuses[status]
 
 
 def agreement(row: dict, result: RunResult, rtol: float = 1e-4, atol: float = 1e-6,

@@ -2078,3 +2078,25 @@ def test_a_column_named_objective_reads_back_from_the_solution_csv(tmp_path):
     old = tmp_path / "old.csv"  # a file as the writer wrote it before, and other writers' files: still the claim
     old.write_text("name,value\nobjective,3.0\ny,1.0\n")
     assert solution_files.read_solution_file(old) == ({"y": 1.0}, 3.0)
+
+
+def test_manifest_statuses_follow_every_highs_status_of_the_installed_highspy():
+    """The statuses a manifest may hold are read from highspy (they were a copied list): every
+    ``HighsModelStatus``'s string is accepted, the five the library names map to the runners' words, and every
+    word :func:`bilevel.library.solve_instance` writes is accepted too."""
+    import highspy
+
+    from bilevel.highs_run import MANIFEST_STATUS_WORDS, silent_highs
+    h = silent_highs()
+    strings = {s: h.modelStatusToString(s) for s in highspy.HighsModelStatus.__members__.values()}
+    assert len(set(strings.values())) == len(strings) >= 20
+    for status, text in strings.items():
+        expected = {"unbounded_or_infeasible": "infeasible_or_unbounded"}.get(
+            MANIFEST_STATUS_WORDS.get(status, text), MANIFEST_STATUS_WORDS.get(status, text))
+        assert common.manifest_status(text) == expected
+        assert common.manifest_status(MANIFEST_STATUS_WORDS.get(status, text)) == expected
+    assert common.manifest_status("Primal infeasible or unbounded") == "infeasible_or_unbounded"
+    assert common.manifest_status("Time limit reached") == "time_limit"
+    assert set(common.manifest_statuses().values()) - set(strings.values()) <= set(common.STATUSES)
+    with pytest.raises(InputError, match="is not a status a manifest holds"):
+        common.manifest_status("optimal ")  # no near-misses
