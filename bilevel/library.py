@@ -695,15 +695,8 @@ def _existing_rows(manifest: Path) -> dict:
     row without one stopped the merge with a TypeError after the instance files were written)."""
     if not manifest.exists():
         return {}
-    rows = read_manifest(manifest)
-    for k, row in enumerate(rows):
-        if row.get("id") is None or not str(row["id"]).strip():
-            raise InputError(f"{str(manifest)!r}: the row on line {k + 2} has no id; fix or remove it before "
-                             "exporting into this folder")
-    twice = repeated_values(row["id"] for row in rows)
-    if twice:
-        raise InputError(f"{str(manifest)!r} lists the instance id(s) {', '.join(map(repr, twice))} more than once; "
-                         "keep one row per id before exporting into this folder")
+    rows = read_manifest(manifest)  # (refuses a row without an id, naming its line)
+    check_unique_ids(manifest, rows, "keep one row per id before exporting into this folder")
     return {r["id"]: r for r in rows}
 
 
@@ -836,8 +829,30 @@ def _read_manifest_rows(path: Path) -> list[dict]:
                     row[k] = word == "true"
                 else:
                     row[k] = v
+            _check_id_cell(path, line, raw["id"])
             rows.append(row)
     return rows
+
+
+def _check_id_cell(path: Path, line: int, cell: str) -> None:
+    """InputError naming the file's ``line`` for an ``id`` cell that is empty, only spaces, or starts or ends with
+    a space: the id names the instance's files and is matched exactly (" a" was an instance no pattern ``a``
+    selected, and an empty id stopped ``export-library``'s merge with a TypeError)."""
+    if not cell.strip():
+        raise InputError(f"{str(path)!r}, line {line}: the row has no id")
+    if cell != cell.strip():
+        raise InputError(f"{str(path)!r}, line {line}: the id {cell!r} starts or ends with a space")
+
+
+def check_unique_ids(manifest, rows, advice: str) -> None:
+    """InputError when two of the manifest ``rows`` (dicts from :func:`read_manifest` of the file ``manifest``)
+    share an id, naming the ids and ending with ``advice`` (what to do). Used by ``export-library``, whose merge kept
+    only the last row of an id without a word, and by ``solvers.compare``, which wrote one row's solution over the
+    other's. No equation."""
+    twice = repeated_values(row.get("id") for row in rows)
+    if twice:
+        raise InputError(f"{str(manifest)!r} lists the instance id(s) {', '.join(map(repr, twice))} more than once; "
+                         f"{advice}")
 
 
 def select_rows(rows, patterns=(), max_size: int | None = None, committed_only: bool = False) -> list[dict]:

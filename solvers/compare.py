@@ -26,7 +26,7 @@ from pathlib import Path
 from bilevel.errors import InputError
 from bilevel.export import replace_atomically
 from bilevel.help_format import DefaultsHelpFormatter, integer, path_text, real
-from bilevel.library import read_manifest, select_rows, sha256
+from bilevel.library import check_unique_ids, read_manifest, select_rows, sha256
 from bilevel.option_checks import check_options, count, nonempty_path
 from bilevel.validation import (as_path, check_mip_gap, check_positive, check_writable_file, check_writable_folder,
                                repeated_values)
@@ -72,18 +72,14 @@ def select_instances(manifest, formats=("mps",), patterns=(), max_size: int | No
         if rows and column not in columns:
             what = f"the .{column} file of each instance" if column in formats else "the size limit"
             raise InputError(f"{str(manifest)!r} has no column {column!r}, which {what} needs")
-    for k, row in enumerate(rows):
-        if row.get("id") is None:
-            raise InputError(f"{str(manifest)!r}: the row on line {k + 2} has no id")
+    for row in rows:  # (read_manifest refused a row without an id, naming its line)
         if "/" in row["id"] or "\\" in row["id"]:
             # its solution file went into a subfolder of --solutions ("a/b"), or out of it ("../x", "/tmp/x")
-            raise InputError(f"{str(manifest)!r}: the row on line {k + 2} has the instance id {row['id']!r}, which "
-                             "holds a path separator ('/' or '\\'): ids must be plain file names")
+            raise InputError(f"{str(manifest)!r}: the instance id {row['id']!r} holds a path separator ('/' or "
+                             "'\\'): ids must be plain file names")
     chosen = select_rows(rows, patterns)
-    twice = repeated_values(row["id"] for row in chosen)
-    if twice:  # one row's solution was written over the other's and checked against the first row's instance
-        raise InputError(f"{str(manifest)!r} lists the instance id(s) {', '.join(map(repr, twice))} more than once: "
-                         "ids must be unique")
+    # one row's solution was written over the other's and checked against the first row's instance
+    check_unique_ids(manifest, chosen, "ids must be unique")
     for row in chosen:
         for column in needed:
             if row.get(column) is None:

@@ -707,7 +707,10 @@ def test_export_library_bad_input_is_one_line_exit_2(args, match, tmp_path, caps
 
 @pytest.mark.parametrize("rows,match", [
     ("foo,cancer,optimistic,foo.mps\nfoo,cancer,optimistic,bar.mps\n", "lists the instance id(s) 'foo' more than once"),
-    ("foo,cancer,optimistic,foo.mps\n,cancer,optimistic,bar.mps\n", "the row on line 3 has no id"),
+    ("foo,cancer,optimistic,foo.mps\n,cancer,optimistic,bar.mps\n", "line 3: the row has no id"),
+    # the file's line, not the record count (blank lines before it), and an id of spaces is no id either
+    ("\nfoo,cancer,optimistic,foo.mps\n\n  ,cancer,optimistic,bar.mps\n", "line 5: the row has no id"),
+    ("foo,cancer,optimistic,foo.mps\n foo,cancer,optimistic,bar.mps\n", "line 3: the id ' foo' starts or ends"),
 ])
 def test_export_library_refuses_an_existing_manifest_with_a_repeated_or_missing_id(tmp_path, capsys, rows, match):
     """Found by an audit: the last row of a repeated id replaced the others without a word (an optimal row lost), and
@@ -1178,3 +1181,25 @@ def test_manifest_errors_name_the_files_line_past_blank_lines(tmp_path):
     path.write_text("id,data,mode,mps,n_train\n\n\nfoo,cancer,optimistic,foo.mps,x\n")
     with pytest.raises(library.InputError, match=r"line 4: column 'n_train' must hold an integer"):
         library.read_manifest(path)
+
+
+@pytest.mark.parametrize("cell,match", [("", "line 4: the row has no id"), ("   ", "line 4: the row has no id"),
+                                        ("a ", r"line 4: the id 'a ' starts or ends with a space"),
+                                        ("\ta", r"line 4: the id '\\ta' starts or ends with a space")])
+def test_read_manifest_refuses_an_id_cell_that_names_no_instance_exactly(tmp_path, cell, match):
+    """One check for every reader of a manifest (export-library and compare each numbered rows by their record
+    count, so a row after a blank line was named a line too early; an id with a space around it was accepted and
+    no pattern without that space selected it)."""
+    path = tmp_path / "manifest.csv"
+    path.write_text(f"id,data,mode,mps\n\nb,cancer,optimistic,b.mps\n{cell},cancer,optimistic,x.mps\n")
+    with pytest.raises(library.InputError, match=match):
+        library.read_manifest(path)
+    path.write_text("id,data,mode,mps\n\nb,cancer,optimistic,b.mps\na,cancer,optimistic,x.mps\n")
+    assert [r["id"] for r in library.read_manifest(path)] == ["b", "a"]
+
+
+def test_check_unique_ids_names_every_repeated_id():
+    rows = [{"id": "a"}, {"id": "b"}, {"id": "a"}, {"id": "c"}, {"id": "b"}]
+    with pytest.raises(library.InputError, match=r"'m.csv' lists the instance id\(s\) 'a', 'b' more than once; fix"):
+        library.check_unique_ids("m.csv", rows, "fix")
+    library.check_unique_ids("m.csv", rows[:2] + rows[3:4], "fix")  # no repeat: nothing raised

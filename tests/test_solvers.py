@@ -1734,7 +1734,7 @@ def test_an_instance_id_with_a_path_separator_is_refused(tmp_path, capsys, bad_i
     solutions = tmp_path / "out" / "solutions"
     assert compare.main([str(tmp_path / "manifest.csv"), "--solutions", str(solutions)]) == 2
     err = capsys.readouterr().err
-    assert f"line 3 has the instance id {bad_id!r}" in err and "path separator" in err, err
+    assert f"the instance id {bad_id!r} holds a path separator" in err, err
     assert not list(tmp_path.rglob("*.highs.csv")), list(tmp_path.rglob("*"))
 
 
