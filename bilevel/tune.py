@@ -193,12 +193,12 @@ def _values(var) -> np.ndarray:
 
 
 def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, tolerance, notes=(), verification=None,
-            **extra) -> TuneResult:
+            feature_names=None, **extra) -> TuneResult:
     ver = verification if verification is not None else verify_tightest_box(model, tolerance=tolerance)
     ver.messages.extend(notes)
     if not ver.verified:
         warnings.warn(f"{mode} solution failed verification: {'; '.join(ver.messages)}", RuntimeWarning, stacklevel=3)
-    return TuneResult(
+    result = TuneResult(
         mode=mode, w_bar=solution_w_bar(model), w=_values(model.w), b=float(model.b.value),
         objective=info.objective, status=info.status, best_bound=info.best_bound, gap=info.gap,
         random_seed=info.random_seed, solve_seconds=info.seconds, total_seconds=total_seconds,
@@ -206,6 +206,8 @@ def _result(mode, model, info: SolveInfo, build_seconds, total_seconds, toleranc
         n_variables=info.n_variables, n_binaries=info.n_binaries, n_constraints=info.n_constraints,
         model=model, verification=ver, **extra,
     )
+    result.feature_names = feature_names  # (a LinearClassifier attribute, not a dataclass field)
+    return result
 
 
 _START_SCALES = (0.75, 0.5, 0.35, 0.25, 0.15)
@@ -802,10 +804,9 @@ def tune(
                               "bilevel-feasible point at every w_bar in its bounds (the inner LP's optimum): a "
                               f"{SOLVER_NAMES[solver]} failure" + ("; retry with the HiGHS option presolve=off"
                                                                    if solver == "highs" else "")) from None
-        result = _result("optimistic", model, info, build, total, tolerance, notes=tiny_notes,
-                         start_seconds=start_seconds, restarts=restarts, build_lp_seconds=build_lp, solver=solver)
-        result.feature_names = names
-        return result
+        return _result("optimistic", model, info, build, total, tolerance, notes=tiny_notes,
+                       start_seconds=start_seconds, restarts=restarts, build_lp_seconds=build_lp, solver=solver,
+                       feature_names=names)
 
     if optimistic is None:
         with warnings.catch_warnings():
@@ -962,14 +963,12 @@ def tune(
             notes.append(f"lambda bound {bound:g}: no bound on lambda at the follower optima is known (lambda_max = "
                          f"inf: {why}), so followers with a larger lambda were not considered and a larger bound "
                          "might allow a better objective")
-    result = _result(
+    return _result(
         "pessimistic", model, info, build, total, tolerance, notes=notes, verification=ver, epsilon=eps,
         replica=replica, flip_rule=rule, flipped=flipped,
         w_hat=_values(model.w_hat) if hasattr(model, "w_hat") else _values(model.w),
         b_hat=float(model.b_hat.value) if hasattr(model, "b_hat") else float(model.b.value),
         lambda_bound=bound, lambda_history=history,
         lambda_max=lambda_max, optimistic=optimistic, start_seconds=start_seconds, restarts=restarts,
-        build_lp_seconds=build_lp, solver=solver,
+        build_lp_seconds=build_lp, solver=solver, feature_names=names,
     )
-    result.feature_names = names
-    return result
