@@ -50,8 +50,8 @@ from .library_defaults import DATASETS, MIP_GAP, MODES, SEED, SIZES, SMALL_MAX, 
 from .optimistic import build_optimistic_model
 from .pessimistic import build_pessimistic_model
 from .solve import compile_model, lp_matrix
-from .validation import (as_number, as_path, check_count, check_flag, check_mip_gap, check_positive, repeated_values,
-                         value_text)
+from .validation import (as_number, as_path, check_count, check_flag, check_mip_gap, check_positive,
+                         check_regular_file, repeated_values, value_text)
 from .verify import verify_model
 
 #: Columns of the manifest CSV, in order.
@@ -482,8 +482,7 @@ def read_name_map(path) -> dict:
     a header other than ``kind,short,name``, a row without exactly three cells, or a short name given twice (the
     later row replaced the earlier one without a word), and for a ``path`` that is not a str or Path."""
     path = as_path(path, "path (the name map)")
-    if not path.is_file():
-        raise InputError(f"name map {str(path)!r} not found")
+    check_regular_file(path, "name map")
     out = {}
     try:
         # utf-8-sig, as the manifest: a map saved by a spreadsheet starts with a byte-order mark, which made the
@@ -777,10 +776,8 @@ def read_manifest(path) -> list[dict]:
     parse (digits grouped by ``_`` included), or a ``committed``/``verified``/``lambda_at_bound`` cell other than
     ``true`` or ``false`` (any case) or empty, and for a ``path`` that is not a str or Path."""
     path = as_path(path, "path (the manifest)")
-    if path.is_dir():  # was "not found", though it is there (export-library --out X with a folder X/manifest.csv)
-        raise InputError(f"manifest {str(path)!r} is a folder, not a file")
-    if not path.is_file():
-        raise InputError(f"manifest {str(path)!r} not found")
+    # a folder was "not found", though it is there (export-library --out X with a folder X/manifest.csv)
+    check_regular_file(path, "manifest")
     try:
         return _read_manifest_rows(path)
     except (UnicodeDecodeError, csv.Error) as exc:  # raw tracebacks from the csv module and the decoder
@@ -929,8 +926,7 @@ def read_instance_arrays(path) -> dict:
     import highspy
 
     path = as_path(path, "path (the instance file)")
-    if not path.is_file():
-        raise InputError(f"instance file {str(path)!r} not found")
+    check_regular_file(path, "instance file")
     _check_complete(path)
     h = silent_highs()
     if h.readModel(str(path)) == highspy.HighsStatus.kError:

@@ -555,6 +555,19 @@ def as_path(path, name: str) -> Path:
     return Path(text)
 
 
+def check_regular_file(path: Path, what: str) -> None:
+    """InputError naming ``what`` (e.g. "manifest") and ``path`` unless ``path`` is an existing regular file: "not
+    found" when nothing is there, "is a folder" for a folder, and "not a regular file" for a device, pipe or socket
+    (``/dev/null`` was reported "not found", though it exists). Input check (utility), no equation."""
+    if path.is_file():
+        return
+    if path.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a folder, not a file")
+    if path.exists():
+        raise InputError(f"{what} {str(path)!r} is not a regular file (a device, pipe or socket)")
+    raise InputError(f"{what} {str(path)!r} not found")
+
+
 def check_utf8_text(path: Path, what: str) -> None:
     """InputError naming ``what`` when the existing file ``path`` is UTF-16 or UTF-32 text: a byte-order mark, or
     NUL bytes in a quarter or more of its first 4 KiB (the same text without a mark; a NUL inside a UTF-8 field, a

@@ -1203,3 +1203,15 @@ def test_check_unique_ids_names_every_repeated_id():
     with pytest.raises(library.InputError, match=r"'m.csv' lists the instance id\(s\) 'a', 'b' more than once; fix"):
         library.check_unique_ids("m.csv", rows, "fix")
     library.check_unique_ids("m.csv", rows[:2] + rows[3:4], "fix")  # no repeat: nothing raised
+
+
+@pytest.mark.parametrize("read,what", [(library.read_manifest, "manifest"), (library.read_name_map, "name map"),
+                                       (library.read_instance_arrays, "instance file")])
+def test_the_readers_name_a_folder_a_device_and_a_missing_file_apart(tmp_path, read, what):
+    """/dev/null (it exists) was reported "not found"; a folder was "not found" for the name map and instance."""
+    with pytest.raises(library.InputError, match=f"{what} '/dev/null' is not a regular file"):
+        read("/dev/null")
+    with pytest.raises(library.InputError, match=f"{what} .* is a folder, not a file"):
+        read(tmp_path)
+    with pytest.raises(library.InputError, match=f"{what} .*nothing.csv' not found"):
+        read(tmp_path / "nothing.csv")
