@@ -2,6 +2,7 @@
 :class:`bilevel.errors.InputError` (a ``ValueError``) whose message names the problem."""
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import math
@@ -66,6 +67,23 @@ def feature_names(X) -> tuple | None:
     return None
 
 
+def label_difference(ref, labels) -> str | None:
+    """How the label sequence ``labels`` differs from ``ref`` when both have one length: None when they are equal
+    (or their lengths differ: a shape check names that), ``""`` when they hold the same labels in another order, and
+    otherwise the labels of ``labels`` that ``ref`` lacks, quoted (the first five, then "..."), or, when it lacks
+    none, the labels ``labels`` repeats more often than ``ref`` ("'a' repeated"). For the checks that pandas labels
+    are paired by position (:func:`check_columns`, the auxiliary objectives of the certification pipelines). No
+    equation."""
+    ref, labels = list(ref), list(labels)
+    if len(ref) != len(labels) or ref == labels:
+        return None
+    known, have = collections.Counter(ref), collections.Counter(labels)
+    if known == have:
+        return ""
+    only = [repr(c) for c in have if c not in known] or [f"{c!r} repeated" for c in have if have[c] > known[c]]
+    return ", ".join(only[:5]) + (", ..." if len(only) > 5 else "")
+
+
 def check_columns(X_ref, X, ref_name: str, name: str) -> None:
     """Raise InputError when ``X`` is a pandas DataFrame whose column labels differ from ``X_ref``'s, which are a
     DataFrame's columns or a tuple of labels (:func:`feature_names`), in the same number: the package pairs the
@@ -75,15 +93,16 @@ def check_columns(X_ref, X, ref_name: str, name: str) -> None:
     (utility), no equation."""
     ref = X_ref if isinstance(X_ref, tuple) else feature_names(X_ref)
     cols = feature_names(X)
-    if ref is None or cols is None or len(ref) != len(cols) or list(ref) == list(cols):
+    if ref is None or cols is None:
         return
-    if set(ref) == set(cols):
+    difference = label_difference(ref, cols)
+    if difference is None:
+        return
+    if not difference:
         what = "the same columns in another order"
         fix = f"select them in {ref_name}'s order first ({name}[list({ref_name}.columns)])"
     else:
-        only = [c for c in cols if c not in set(ref)]
-        shown = ", ".join(map(repr, only[:5])) + (", ..." if len(only) > 5 else "")
-        what = f"columns that {ref_name} does not have ({shown})"
+        what = f"columns other than {ref_name}'s ({difference})"
         fix = (f"give it {ref_name}'s column names, or pass arrays (.to_numpy()) if its columns are the same features "
                "in the same order")
     raise InputError(f"{name} is a DataFrame with {what}: features are paired by position, not by column name; "

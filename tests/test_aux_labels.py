@@ -34,7 +34,7 @@ def test_labelled_costs_in_the_losses_order_give_the_array_answer(pipeline):
 @pytest.mark.parametrize("pipeline", PIPELINES)
 @pytest.mark.parametrize("aux,match", [
     (COST[["good2", "good1", "bad"]], r"index holds the losses' candidates in another order"),
-    (pd.Series([2.0, 1.0, 0.0], index=["x", "y", "z"]), r"index holds labels that are not the losses' candidates"),
+    (pd.Series([2.0, 1.0, 0.0], index=["x", "y", "z"]), r"index holds labels other than the losses' candidates"),
     (PER_EXAMPLE[["good2", "good1", "bad"]], r"columns hold the losses' candidates in another order"),
     (PER_EXAMPLE.set_index(np.arange(1, 201)), r"row index differs from the losses'"),
 ])

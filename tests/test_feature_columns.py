@@ -22,7 +22,7 @@ SWAPPED = VAL[["b", "a"]]  # the same data, by name, in another column order
 RENAMED = pd.DataFrame(XV, columns=["x", "y"])
 
 ORDER = r"X_val is a DataFrame with the same columns in another order.*X_val\[list\(X_train.columns\)\]"
-OTHER = r"X_val is a DataFrame with columns that X_train does not have \('x', 'y'\)"
+OTHER = r"X_val is a DataFrame with columns other than X_train's \('x', 'y'\)"
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_prediction_refuses_other_columns_and_takes_the_training_ones(result, me
     assert np.allclose(fn(*args(SWAPPED[["a", "b"]])), fn(*args(XV)))
     with pytest.raises(InputError, match=r"X is a DataFrame with the same columns in another order"):
         fn(*args(SWAPPED))
-    with pytest.raises(InputError, match=r"X is a DataFrame with columns that X_train does not have"):
+    with pytest.raises(InputError, match=r"X is a DataFrame with columns other than X_train's"):
         fn(*args(RENAMED))
 
 
@@ -81,3 +81,16 @@ def test_the_names_reach_the_pessimistic_result_its_optimistic_one_and_the_tie_e
         assert extreme.feature_names == ("a", "b")
         with pytest.raises(InputError, match="another order"):
             extreme.predict(SWAPPED)
+
+
+def test_a_repeated_column_is_named_not_an_empty_list():
+    """A validation DataFrame with a training column twice (and another missing) named no column: "columns that
+    X_train does not have ()"."""
+    from bilevel.validation import check_columns, label_difference
+    train = pd.DataFrame(np.zeros((2, 3)), columns=["a", "b", "c"])
+    twice = pd.DataFrame(np.zeros((2, 3)), columns=["a", "a", "c"])
+    with pytest.raises(InputError, match=r"columns other than X_train's \('a' repeated\)"):
+        check_columns(train, twice, "X_train", "X_val")
+    assert label_difference("abc", "cab") == "" and label_difference("abc", "abc") is None
+    assert label_difference("abc", "ab") is None and label_difference("abc", "abx") == "'x'"
+    assert label_difference(range(7), [*"uvwxyz", 0]) == "'u', 'v', 'w', 'x', 'y', ..."

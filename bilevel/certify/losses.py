@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import (as_float_array, as_path, check_count, check_utf8_text, finite_number, header_separator,
-                          is_boolean)
+                          is_boolean, label_difference)
 
 __all__ = ["LossTable", "validate_losses", "validate_aux", "load_losses_csv", "load_aux_csv"]
 
@@ -134,14 +134,12 @@ def _check_aux_labels(item, k: int, losses) -> None:
         return
     names = list(losses.columns)
     labels = item.columns if hasattr(item, "columns") else getattr(item, "index", None)
-    if labels is None or len(labels) != len(names) or list(labels) == names:
-        pass  # other lengths: the shape check names them
-    elif not (type(labels).__name__ == "RangeIndex" and list(labels) == list(range(len(names)))):
-        if set(labels) == set(names):
-            what = "the losses' candidates in another order"
-        else:
-            others = [repr(c) for c in labels if c not in set(names)]
-            what = f"labels that are not the losses' candidates ({', '.join(others[:5])})"
+    # (other lengths: the shape check names them)
+    difference = None if labels is None else label_difference(names, labels)
+    if difference is not None and not (type(labels).__name__ == "RangeIndex"
+                                       and list(labels) == list(range(len(names)))):
+        what = ("the losses' candidates in another order" if not difference
+                else f"labels other than the losses' candidates ({difference})")
         where, fix = ("columns hold", "aux.loc[:, list(losses.columns)]") if hasattr(item, "columns") else (
             "index holds", "aux.loc[list(losses.columns)]")
         raise InputError(f"auxiliary objective {k} is a pandas object whose {where} {what}: it is read by position, "
