@@ -2100,3 +2100,23 @@ def test_manifest_statuses_follow_every_highs_status_of_the_installed_highspy():
     assert set(common.manifest_statuses().values()) - set(strings.values()) <= set(common.STATUSES)
     with pytest.raises(InputError, match="is not a status a manifest holds"):
         common.manifest_status("optimal ")  # no near-misses
+
+
+def test_a_name_map_whose_columns_are_not_in_the_mps_is_refused(highs_answer, tmp_path):
+    """A map whose short column names the .mps lacks (here renamed C -> Z, its checksum cell emptied) met no column
+    of the file: the zero vector was scored (a right answer REJECTED). Now an InputError names the mismatch; the
+    same answer with the file's own map is trusted (the oracle that the check can pass)."""
+    manifest = _library_copy(tmp_path, NONTRIVIAL)
+    names = tmp_path / ROWS[NONTRIVIAL]["names"]
+    short_map = library.read_name_map(names)
+    readable = {short_map[k][1] if k in short_map else k: v for k, v in highs_answer.solution.items()}
+    answer = dict(readable, objective=highs_answer.objective)
+    assert check_solution.check_solution(manifest, NONTRIVIAL, answer).trusted
+    renamed = {("Z" + s[1:] if kind == "col" else s): (kind, name) for s, (kind, name) in short_map.items()}
+    with names.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["kind", "short", "name"])
+        writer.writerows([kind, short, name] for short, (kind, name) in renamed.items())
+    _edit_first_row(manifest, lambda r: {"names_sha256": ""})
+    with pytest.raises(InputError, match=r"none of the solution's variables is a column of .* under the name map"):
+        check_solution.check_solution(manifest, NONTRIVIAL, answer)
