@@ -14,7 +14,10 @@ Run: ``.venv/bin/python experiments/table_a1_stats.py OUT/limited_runs.csv``. It
 - the baselines against the bilevel cell means as the table prints them (rounded to 3 decimals): the LP-SVM box
   grid against both bilevel means, and ``LinearSVC`` against the better of the two.
 
-Means and standard deviations (ddof = 1) are over the runs of a cell, as in ``limited_summary.md``.
+Means and standard deviations (ddof = 1) are over the runs of a cell, as in ``limited_summary.md``. Runs that
+ended in an error are left out (and counted on the first line); runs whose solve stopped at the time limit count
+with their incumbent, as in the study's summary, and are counted per data set (``opt_not_optimal``, ...), as are
+unverified solves.
 """
 
 from __future__ import annotations
@@ -28,13 +31,18 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from experiments.uci_study import PAPER_TABLE_A1, builtin_name  # noqa: E402
 
-REQUIRED = ("dataset", "n_val", "n_train", "opt_objective", "opt_acc_test", "pes_acc_test", "tie_acc_min",
-            "tie_acc_max", "svc_acc_test", "box_acc_test")
+REQUIRED = ("dataset", "n_val", "n_train", "opt_objective", "opt_acc_test", "pes_acc_test", "svc_acc_test",
+            "box_acc_test")
+#: Columns the study writes only when some run has them: the tie extremes (none when every optimistic solve of the
+#: file stopped unproven), the error of a run that failed, the solves' status and verification.
+OPTIONAL = ("tie_acc_min", "tie_acc_max", "error", "opt_status", "pes_status", "opt_verified", "pes_verified")
 
 
 def load_runs(path) -> pd.DataFrame:
-    """The rows of a ``limited_runs.csv`` (or ``.csv.gz``). Utility of this script. Raises ValueError for a file
-    that is not such a CSV (unreadable, or without the columns used here)."""
+    """The runs of a ``limited_runs.csv`` (or ``.csv.gz``) that did not fail: a row with an ``error`` is left out
+    (it has no accuracies, and counted as a run it made every share and count wrong); their number is kept in
+    ``attrs["errored"]``. A column of :data:`OPTIONAL` the file lacks is added, empty. Utility of this script.
+    Raises ValueError for a file that is not such a CSV (unreadable, or without the columns of :data:`REQUIRED`)."""
     try:
         runs = pd.read_csv(path)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -42,7 +50,26 @@ def load_runs(path) -> pd.DataFrame:
     missing = [c for c in REQUIRED if c not in runs.columns]
     if missing:
         raise ValueError(f"{path}: not a limited_runs.csv of bilevel study; missing columns {missing}")
+    for column in OPTIONAL:
+        if column not in runs.columns:
+            runs[column] = pd.NA if column in ("error", "opt_status", "pes_status") else float("nan")
+    failed = runs["error"].notna()
+    runs = runs[~failed].reset_index(drop=True)
+    runs.attrs["errored"] = int(failed.sum())
     return runs
+
+
+def unproven_runs(runs: pd.DataFrame) -> dict:
+    """How many runs' optimistic / pessimistic solve is not proven optimal (a time limit: its incumbent counts, as
+    in the study's summary) or not verified (column ``verified`` false). Empty cells (columns the file lacks) count
+    as neither, as do columns the frame lacks. Utility of this script."""
+    out = {}
+    for mode in ("opt", "pes"):
+        none = pd.Series(pd.NA, index=runs.index, dtype=object)
+        status, verified = runs.get(f"{mode}_status", none), runs.get(f"{mode}_verified", none)
+        out[f"{mode}_not_optimal"] = int((status.notna() & (status != "optimal")).sum())
+        out[f"{mode}_unverified"] = int(verified.map(lambda v: str(v).strip().lower() == "false").sum())
+    return out
 
 
 def cell_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -76,7 +103,7 @@ def dataset_stats(runs: pd.DataFrame, cells: pd.DataFrame) -> dict:
     box_edge = shown["box"] - best_bilevel
     svc_edge = best_bilevel - shown["svc"]
     return {
-        "runs": len(runs), "cells": len(cells),
+        "runs": len(runs), "cells": len(cells), **unproven_runs(runs),
         "pes_minus_opt_mean": diff.mean(),
         "pes_higher_equal_lower": (int((diff > 1e-12).sum()), int((diff.abs() <= 1e-12).sum()),
                                    int((diff < -1e-12).sum())),
@@ -121,6 +148,8 @@ def main(argv=None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     cells = cell_table(runs)
+    if runs.attrs["errored"]:
+        print(f"left out: {runs.attrs['errored']} run(s) that ended in an error (column 'error')")
     for name in sorted(runs["dataset"].unique()):
         print(f"{name}:")
         stats = dataset_stats(runs[runs["dataset"] == name], cells[cells["dataset"] == name])

@@ -173,3 +173,31 @@ def test_readme_perturbed_bullet_quotes_the_stored_run():
     assert all(c[0] == max(c[:4]) for rho, c in diabetes.items() if rho != "0.0")  # best for rho_test >= 0.1
     attacked = _perturbed_cells("diabetes", "0.3")["0.0"]
     assert attacked[0] < attacked[1] and f"({attacked[0]:.3f} vs {attacked[1]:.3f} at `rho_test = 0`)" in bullet
+
+
+def test_errored_runs_are_left_out_and_missing_tie_columns_allowed(tmp_path, capsys):
+    """Found by an audit: a run that ended in an error (a row with only its coordinates and ``error``) was counted
+    (runs 160 of which 144 ran; the share of zero optimistic losses 0.781 against 125/144), and a study whose
+    optimistic solves all stopped unproven (no tie columns) was "not a limited_runs.csv"."""
+    full = load_runs(RECORD / "limited_runs.csv.gz")
+    runs = pd.read_csv(RECORD / "limited_runs.csv.gz")
+    cancer = runs[runs["dataset"] == "cancer"].astype(object)
+    failed = cancer["run"] == 9
+    keep = ["study", "run_id", "dataset", "n_val", "n_train", "run"]
+    cancer.loc[failed, [c for c in cancer.columns if c not in keep]] = np.nan
+    cancer["error"] = np.where(failed, "SolverError: something", None)
+    cancer.loc[~failed, "opt_status"] = np.where(cancer.loc[~failed, "n_train"] == 5, "time_limit", "optimal")
+    path = tmp_path / "limited_runs.csv"
+    cancer.drop(columns=["tie_acc_min", "tie_acc_max"]).to_csv(path, index=False)
+    loaded = load_runs(path)
+    assert loaded.attrs["errored"] == int(failed.sum()) == 16 and len(loaded) == 144
+    ran = full[(full["dataset"] == "cancer") & (full["run"] != 9)]
+    stats = dataset_stats(loaded, cell_table(loaded))
+    assert stats["runs"] == 144
+    assert stats["share_opt_loss_zero"] == pytest.approx((ran["opt_objective"].abs() <= 1e-9).mean())
+    assert sum(stats["pes_higher_equal_lower"]) == 144
+    assert stats["opt_not_optimal"] == int((ran["n_train"] == 5).sum()) and stats["pes_not_optimal"] == 0
+    assert np.isnan(stats["tie_spread_mean"])
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("left out: 16 run(s) that ended in an error") and "  runs: 144" in out
