@@ -552,9 +552,10 @@ def versions(solver: str = "highs") -> dict:
 
 
 def _git_version() -> str:
-    """``<short commit>[+dirty]`` of the checkout holding the ``bilevel`` package, or ``"unknown"``. Taken
-    once, when this module (and so ``bilevel``) is imported: a long-lived worker keeps the code it loaded
-    even if the files change later."""
+    """``<short commit>[+dirty]`` of the checkout holding the ``bilevel`` package, or ``"unknown"``; ``+dirty``
+    when a tracked file of ``bilevel/`` or ``experiments/`` (the study's own code: the baselines, the attack) has
+    uncommitted changes, the stored results under ``experiments/results`` aside. Taken once, when this module (and
+    so ``bilevel``) is imported: a long-lived worker keeps the code it loaded even if the files change later."""
     import subprocess
 
     root = Path(bilevel.__file__).resolve().parent.parent
@@ -563,7 +564,9 @@ def _git_version() -> str:
                               timeout=10)
         if head.returncode != 0:
             return "unknown"
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "bilevel"],
+        # (experiments/ was not looked at: an edited baseline ran under the clean commit's name)
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
+                                "bilevel", "experiments", ":(exclude)experiments/results"],
                                capture_output=True, text=True, timeout=10)
         return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):

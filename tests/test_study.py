@@ -1823,3 +1823,28 @@ def test_the_study_accuracy_sends_a_point_on_the_hyperplane_to_plus_one():
 
     plane = type("Plane", (LinearClassifier,), {"w": np.array([1.0, -2.0, 0.5]), "b": 0.3})()
     assert us._acc((plane.w, plane.b), X, y) == pytest.approx(plane.accuracy(X, y))
+
+
+def test_the_code_version_is_dirty_for_an_edited_experiment_but_not_for_stored_results(tmp_path, monkeypatch):
+    """Found by an audit: only bilevel/ was looked at, so a study run with an edited baseline in experiments/ was
+    recorded under the clean commit; the stored results under experiments/results are data, not code."""
+    import subprocess
+    import types
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    for rel in ("bilevel/__init__.py", "experiments/baseline.py", "experiments/results/t/runs.csv", "other.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    monkeypatch.setattr(us, "bilevel", types.SimpleNamespace(__file__=str(tmp_path / "bilevel" / "__init__.py")))
+    clean = us._git_version()
+    assert clean != "unknown" and not clean.endswith("+dirty")
+    for rel in ("experiments/results/t/runs.csv", "other.txt"):
+        (tmp_path / rel).write_text("y\n")
+    assert us._git_version() == clean
+    (tmp_path / "experiments" / "baseline.py").write_text("y\n")
+    assert us._git_version() == clean + "+dirty"
