@@ -594,12 +594,15 @@ def _acc(model_or_wb, X, y) -> float | None:
 
 def _fmt_vec(v) -> str:
     """A vector as a JSON list of floats at full precision (each reads back as the same float), so a row's
-    ``w_bar`` can be re-used exactly: a rounded box can have another training optimum."""
+    ``w_bar``, ``w`` and ``b`` can be re-used exactly: a rounded box can have another training optimum. The box
+    alone does not give the row's model: the training LP at a box often has several optima (8 of 16 re-solves
+    at the stored boxes of a small study gave another one), so a row keeps the follower's ``w`` and ``b`` too."""
     return json.dumps([float(x) for x in v])
 
 
 def _tune_fields(prefix: str, r, split, X_val=None) -> dict:
-    """Flat row fields of a TuneResult (or of a failure: r is a status string)."""
+    """Flat row fields of a TuneResult (or of a failure: r is a status string). ``<prefix>_w`` and ``<prefix>_b``
+    are the hyperplane whose accuracies the row reports (``acc = mean(sign(X @ w - b) == y)``, ties to +1)."""
     if isinstance(r, str):
         return {f"{prefix}_status": r}
     X_v = split.X_val if X_val is None else X_val
@@ -609,7 +612,7 @@ def _tune_fields(prefix: str, r, split, X_val=None) -> dict:
         f"{prefix}_verified": bool(r.verified), f"{prefix}_verify_messages": "; ".join(r.verification.messages)[:500],
         f"{prefix}_binaries": r.n_binaries,
         f"{prefix}_acc_val": r.accuracy(X_v, split.y_val), f"{prefix}_acc_test": r.accuracy(split.X_test, split.y_test),
-        f"{prefix}_w_bar": _fmt_vec(r.w_bar),
+        f"{prefix}_w_bar": _fmt_vec(r.w_bar), f"{prefix}_w": _fmt_vec(r.w), f"{prefix}_b": float(r.b),
     }
 
 

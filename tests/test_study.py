@@ -58,6 +58,17 @@ def test_quick_study_cli_outputs_and_resume(tmp_path, capsys):
     assert lim["opt_verified"].notna().all() and lim["pes_verified"].notna().all()
     assert lim["v_highs"].notna().all() and lim["v_bilevel"].eq(bilevel.__version__).all()
     assert set(lim["flip"]) == {"all"}  # Appendix A: cancer flips every validation point
+    # the accuracies are those of the row's own hyperplane (w, b), on the split its seed re-creates (the box alone
+    # does not give it: the training LP at a box often has several optima)
+    data = bilevel.load_dataset("cancer")
+    for _, row in lim.iterrows():
+        split = bilevel.split_dataset(data.X, data.y, int(row["n_train"]), int(row["n_val"]),
+                                      seed=int(row["split_seed"]))
+        for mode in ("opt", "pes"):
+            w, b = np.array(json.loads(row[f"{mode}_w"])), float(row[f"{mode}_b"])
+            predicted = np.where(split.X_test @ w - b >= 0, 1.0, -1.0)
+            assert np.mean(predicted == split.y_test) == pytest.approx(row[f"{mode}_acc_test"], abs=1e-12)
+            assert np.all(np.abs(w) <= np.array(json.loads(row[f"{mode}_w_bar"])) + 1e-7)
     per = pd.read_csv(out / "perturbed_runs.csv")
     assert len(per) == n_perturbed_units * len(cfg.rho_tests)
     assert per["run_id"].nunique() == n_perturbed_units
@@ -184,10 +195,11 @@ def test_a_rows_w_bar_reads_back_as_the_same_floats():
     w_bar = np.array([1 / 3, 0.1234567891234, 1e-9, 0.0, 1.0])
     r = SimpleNamespace(status="optimal", objective=0.1, best_bound=0.1, gap=0.0, total_seconds=0.1, nodes=1,
                         verified=True, verification=SimpleNamespace(messages=[]), n_binaries=3, w_bar=w_bar,
-                        accuracy=lambda X, y: 1.0)
+                        w=w_bar / 3, b=1 / 7, accuracy=lambda X, y: 1.0)
     split = SimpleNamespace(X_val=None, y_val=None, X_test=None, y_test=None)
     fields = us._tune_fields("opt", r, split)
     assert json.loads(fields["opt_w_bar"]) == w_bar.tolist()
+    assert json.loads(fields["opt_w"]) == (w_bar / 3).tolist() and fields["opt_b"] == 1 / 7
 
 
 def test_perturbed_unit_rows():
