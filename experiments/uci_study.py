@@ -1375,11 +1375,21 @@ def summarize_limited(df):
     return pd.DataFrame(out)
 
 
+def _attacked_units(g) -> str:
+    """``"k/n"``: of the ``n`` units of a perturbed cell, how many had a validation point attacked (column
+    ``n_val_attacked`` > 0); empty at ``rho_val = 0`` or without that column. With ``rho_val > 0`` only points inside
+    the clean optimistic margin are attacked, so a unit with none is a ``rho_val = 0`` result."""
+    if "n_val_attacked" not in g or not (g["rho_val"] > 0).all():
+        return ""
+    attacked = g["n_val_attacked"].dropna()
+    return f"{int((attacked > 0).sum())}/{len(attacked)}"
+
+
 def summarize_perturbed(df):
     """Per (data set, rho_val, epsilon, rho_test): runs and mean ± std test accuracy of pessimistic,
     optimistic as returned, optimistic evaluated in the worst case of Appendix B.1 (the paper's optimistic
     column), the baselines, the paper's Tables A2/A3 (epsilon = 0.2 only), non-optimal and unverified solves,
-    and units whose worst-case LP failed."""
+    units whose worst-case LP failed, and (rho_val > 0) units with an attacked validation point."""
     import pandas as pd
 
     out = []
@@ -1400,6 +1410,7 @@ def summarize_perturbed(df):
             "non-optimal (opt/pes)": f"{_nonopt(g, 'opt')}/{_nonopt(g, 'pes')}",
             "unverified (opt/pes)": f"{_unverified(g, 'opt')}/{_unverified(g, 'pes')}",
             "worst-case LP failed": _failed_steps(g),
+            "units with attacked val": _attacked_units(g),
         })
     return pd.DataFrame(out)
 
@@ -1444,7 +1455,9 @@ PERTURBED_NOTE = (
     "package's verification (still in the mean). A unit whose clean optimistic solve (ρ val > 0) found no solution "
     "has no attacked validation set: its baselines are left out of the mean too (baselines_status in the runs CSV). "
     "*worst-case LP failed*: units whose Eq. (A1) LP raised a solver "
-    "error (opt_eval_error in the runs CSV; no worst-case accuracy)."
+    "error (opt_eval_error in the runs CSV; no worst-case accuracy). *units with attacked val*: with ρ val > 0, the "
+    "units that had a validation point inside the clean optimistic margin to attack (n_val_attacked > 0); the "
+    "others ran on clean validation data, as at ρ val = 0."
 )
 
 

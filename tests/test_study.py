@@ -1860,3 +1860,15 @@ def test_the_code_version_is_dirty_for_an_edited_experiment_but_not_for_stored_r
     assert us._git_version() == clean
     (tmp_path / "experiments" / "baseline.py").write_text("y\n")
     assert us._git_version() == clean + "+dirty"
+
+
+def test_the_perturbed_summary_counts_the_units_with_an_attacked_validation_point():
+    """Found by an audit: with rho_val > 0 only validation points inside the clean optimistic margin are attacked,
+    and on cancer there were mostly none, so most rho_val = 0.3 units were clean runs, which the table did not
+    say."""
+    rows = [dict(run_id=f"r{k}", dataset="cancer", rho_val=rv, epsilon=0.2, rho_test=0.0, opt_status="optimal",
+                 pes_status="optimal", pes_acc_test=0.9, opt_acc_test=0.9, n_val_attacked=n)
+            for k, (rv, n) in enumerate([(0.0, 0), (0.0, 0), (0.3, 0), (0.3, 2), (0.3, 0)])]
+    summary = us.summarize_perturbed(pd.DataFrame(rows))
+    assert list(summary["units with attacked val"]) == ["", "1/3"]
+    assert "*units with attacked val*" in us.PERTURBED_NOTE

@@ -201,3 +201,29 @@ def test_errored_runs_are_left_out_and_missing_tie_columns_allowed(tmp_path, cap
     assert main([str(path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("left out: 16 run(s) that ended in an error") and "  runs: 144" in out
+
+
+def test_readme_perturbed_worst_case_and_attacked_validation_quote_the_stored_run():
+    text = " ".join((ROOT / "README.md").read_text().split())
+    bullet = text.split("**Perturbed data (Tables A2-A3", 1)[1].split("- **Code version.**", 1)[0]
+    rows = _table_rows((PERTURBED / "perturbed_summary.md").read_text(), "| data | ρ val | ε | ρ test |", 4)
+    # cells: runs, pessimistic, optimistic (returned), worst case (B.1), LinearSVC, box grid, paper pes, paper opt
+    first, last = rows[("cancer", "0.0", "0.2", "0.0")], rows[("cancer", "0.0", "0.2", "0.6")]
+    ours = [c[3].split(" ± ")[0] for c in (first, last)]
+    paper = [c[7].split(" ± ")[0] for c in (first, last)]
+    assert (f"{ours[0]} at `rho_test = 0` to {ours[1]} at 0.6, against their {paper[0]} to {paper[1]}"
+            in bullet)
+    runs = pd.read_csv(PERTURBED / "perturbed_runs.csv.gz")
+    units = runs[(runs["rho_test"] == 0) & (runs["rho_val"] == 0.3) & (runs["epsilon"] == 0.2)]
+    cancer, diabetes = (units[units["dataset"] == d]["n_val_attacked"] for d in ("cancer", "diabetes"))
+    assert len(cancer) == len(diabetes) == 5 and (cancer > 0).sum() == 1 and cancer.max() == 1
+    clean = runs[(runs["rho_test"] == 0) & (runs["dataset"] == "cancer")]
+    assert (clean["opt_objective"].abs() <= 1e-9).all()  # "optimistic validation loss was 0 in every unit"
+    assert (diabetes > 0).all() and diabetes.mean() == 4
+    assert "1 of the 5 units had one such point" in bullet and "all 5 units had some (4 on average)" in bullet
+    # "the other 4 match their rho_val = 0 rows" (epsilon = 0.2: same splits, nothing attacked)
+    eps = runs[(runs["dataset"] == "cancer") & (runs["epsilon"] == 0.2)]
+    clean_rows, attacked_rows = (eps[eps["rho_val"] == rv].set_index(["run", "rho_test"]) for rv in (0.0, 0.3))
+    untouched = attacked_rows["n_val_attacked"] == 0
+    for column in ("pes_acc_test", "opt_acc_test", "svc_acc_test", "box_acc_test"):
+        assert (clean_rows[column][untouched] == attacked_rows[column][untouched]).all(), column
