@@ -1438,7 +1438,8 @@ LIMITED_NOTE = (
     "which a tie re-solve raised a solver error (its message is in the runs CSV, tie_<criterion>_error); their tie "
     "range is over the other extremes. *tie re-solve non-optimal*: runs in which a tie re-solve stopped before "
     "proving its extreme (e.g. at the time limit); its point, an outer optimum if verified, still counts in the tie "
-    "range."
+    "range. A run whose optimistic solve is not proven optimal gets no tie range, so *optimistic ties* averages "
+    "over fewer runs than *runs* when some solve was not."
 )
 
 PERTURBED_NOTE = (
