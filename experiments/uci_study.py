@@ -78,8 +78,13 @@ from bilevel import other_solvers
 from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, as_number, as_path, check_clock, check_positive,
                                 check_writable_folder, repeated_values, value_text)
 
-from . import attack as attack_mod
-from . import baseline as baseline_mod
+_NOT_A_SCRIPT = ("experiments/uci_study.py is a module that `bilevel study` runs, not a script: run "
+                 "`bilevel study --help` (or `.venv/bin/bilevel study --help`)")
+if not __package__:  # run as a file: the relative imports below stopped with an ImportError traceback
+    sys.exit(_NOT_A_SCRIPT)
+
+from . import attack as attack_mod  # noqa: E402
+from . import baseline as baseline_mod  # noqa: E402
 
 STUDIES = ("limited", "perturbed")
 
@@ -1640,3 +1645,7 @@ def write_outputs(records: dict, out, cfg: StudyConfig) -> dict:
             (_plot_limited if study == "limited" else _plot_perturbed)(ok, data, png)
             files[png.name] = png
     return files
+
+
+if __name__ == "__main__":  # python -m experiments.uci_study did nothing and exited 0
+    sys.exit(_NOT_A_SCRIPT)

@@ -1872,3 +1872,15 @@ def test_the_perturbed_summary_counts_the_units_with_an_attacked_validation_poin
     summary = us.summarize_perturbed(pd.DataFrame(rows))
     assert list(summary["units with attacked val"]) == ["", "1/3"]
     assert "*units with attacked val*" in us.PERTURBED_NOTE
+
+
+@pytest.mark.parametrize("argv", [["experiments/uci_study.py"], ["-m", "experiments.uci_study"]])
+def test_running_the_study_module_as_a_script_says_how_to_run_the_study(argv):
+    """Found by an audit: run as a file it stopped with an ImportError traceback (its relative imports), and with
+    ``-m`` it did nothing and exited 0."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, *argv], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "is a module that `bilevel study` runs, not a script" in proc.stderr
