@@ -48,9 +48,9 @@ from bilevel import hinge, hinge_lp, verify_model
 from bilevel.errors import InputError, SolverError
 from bilevel.help_format import DefaultsHelpFormatter, path_text, real
 from bilevel.option_checks import check_options, nonempty_path, number
-from bilevel.library import (InstanceSpec, build_instance, read_instance_arrays, read_manifest, read_name_map,
-                             sha256)
-from bilevel.validation import as_path, check_positive
+from bilevel.library import (InstanceSpec, build_instance, check_unique_ids, read_instance_arrays, read_manifest,
+                             read_name_map, sha256)
+from bilevel.validation import as_path, check_positive, check_regular_file
 
 from .solution_files import read_solution_file
 
@@ -159,9 +159,7 @@ def _row(manifest, instance_id: str) -> dict:
     rows = [r for r in read_manifest(manifest) if r["id"] == instance_id]
     if not rows:
         raise InputError(f"instance {instance_id!r} is not in {str(manifest)!r}")
-    if len(rows) > 1:
-        raise InputError(f"instance {instance_id!r} is listed {len(rows)} times in {str(manifest)!r}: ids must be "
-                         "unique")
+    check_unique_ids(manifest, rows, "ids must be unique: fix or re-export the manifest")
     return rows[0]
 
 
@@ -401,10 +399,10 @@ def _check_row_describes_file(manifest: Path, row: dict, spec, built) -> None:
 
 
 def _check_listed_file(path: Path, checksum: str | None, instance_id: str, what: str) -> None:
-    """InputError when a file the manifest lists for ``instance_id`` is missing, or differs from the manifest's
-    sha256 ``checksum`` (when the manifest gives one)."""
-    if not path.is_file():
-        raise InputError(f"the {what} {str(path)!r} that the manifest lists for {instance_id!r} does not exist")
+    """InputError when a file the manifest lists for ``instance_id`` is missing, a folder or no regular file
+    (:func:`bilevel.validation.check_regular_file`), or differs from the manifest's sha256 ``checksum`` (when the
+    manifest gives one)."""
+    check_regular_file(path, f"the {what} that the manifest lists for {instance_id!r},")
     if checksum and sha256(path) != checksum:
         raise InputError(f"the {what} {str(path)!r} of {instance_id!r} differs from the manifest's sha256 (the file "
                          "was changed or replaced; re-export the library or restore the file)")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.export import markdown_cell
-from bilevel.validation import as_number, as_path, check_count, value_text
+from bilevel.validation import as_number, as_path, check_count, check_regular_file, value_text
 
 #: Runner modules by solver name.
 RUNNERS = {"highs": "solvers.highs", "scip": "solvers.scip", "cbc": "solvers.cbc", "cplex": "solvers.cplex",
@@ -114,14 +114,12 @@ def run_main(prog: str, main) -> int:
 
 def check_instance_path(path) -> Path:
     """``path`` as a Path; raises InputError unless it is an existing ``.mps`` or ``.lp`` file: also for a ``path``
-    that is not a str or Path (``solve(None)`` was pathlib's TypeError) and a folder (it was "not found")."""
+    that is not a str or Path (``solve(None)`` was pathlib's TypeError), a folder (it was "not found") and a pipe or
+    device named like an instance file (:func:`bilevel.validation.check_regular_file`)."""
     path = as_path(path, "path (the instance file)")
     if path.suffix.lower() not in (".mps", ".lp"):
         raise InputError(f"{str(path)!r}: instance files must end in .mps or .lp")
-    if path.is_dir():
-        raise InputError(f"instance file {str(path)!r} is a folder, not a file")
-    if not path.is_file():
-        raise InputError(f"instance file {str(path)!r} not found")
+    check_regular_file(path, "instance file")
     return path
 
 

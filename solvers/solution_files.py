@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bilevel.errors import InputError
 from bilevel.export import replace_atomically
-from bilevel.validation import as_path, check_utf8_text
+from bilevel.validation import as_path, check_regular_file, check_utf8_text
 
 from .common import LP_SENSE, RunResult, finite_or_none, lp_lines
 
@@ -73,10 +73,7 @@ def read_solution_file(path) -> tuple[dict, float | None]:
     (e.g. an LP stopped by its iteration limit), or a CPLEX solution whose header says ``primalFeasible="0"``, or
     XML that is not a CPLEX solution, and when ``path`` is not a path (:func:`bilevel.validation.as_path`)."""
     path = as_path(path, "solution file")
-    if path.is_dir():  # was "not found": the folder is there
-        raise InputError(f"solution file {str(path)!r} is a folder, not a file")
-    if not path.is_file():
-        raise InputError(f"solution file {str(path)!r} not found")
+    check_regular_file(path, "solution file")  # a folder was "not found"; /dev/null is not a regular file
     check_utf8_text(path, "solution file")  # UTF-16 was read as replacement characters: "no 'name value' lines"
     # utf-8-sig: a byte-order mark (Notepad, Excel) made the first name "\ufeffC0", an unknown name, and C0 then 0
     lines = path.read_text(encoding="utf-8-sig", errors="replace").splitlines()

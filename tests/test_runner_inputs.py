@@ -6,6 +6,7 @@ cannot be written) with exit code 2 before any solve."""
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 import numpy as np
@@ -159,6 +160,15 @@ def test_every_runner_refuses_a_path_that_is_no_file_in_one_line(runner, tmp_pat
         runner.solve(tmp_path / "model.lp")
     with pytest.raises(InputError, match="not found"):
         runner.solve(tmp_path / "absent.mps")
+
+
+@pytest.mark.parametrize("runner", [highs, cbc], ids=lambda r: r.NAME)
+def test_a_runner_names_a_pipe_as_no_regular_file(runner, tmp_path):
+    """A named pipe called like an instance file exists, but was reported "not found"."""
+    pipe = tmp_path / "model.mps"
+    os.mkfifo(pipe)
+    with pytest.raises(InputError, match=r"instance file .*model.mps' is not a regular file"):
+        runner.solve(pipe)
 
 
 # ------------------------------------------------------------------------------------------------ CBC
@@ -666,6 +676,8 @@ def test_a_folder_given_as_the_solution_file_is_named_a_folder(tmp_path):
         check_solution(manifest, "diabetes-opt-n10-s0", tmp_path)
     with pytest.raises(InputError, match="not found"):
         read_solution_file(tmp_path / "missing.sol")
+    with pytest.raises(InputError, match="solution file '/dev/null' is not a regular file"):  # was "not found"
+        read_solution_file("/dev/null")
 
 
 def test_highs_runner_checks_an_infeasible_verdict_without_presolve(tmp_path):

@@ -1293,8 +1293,12 @@ def test_a_missing_or_replaced_name_map_or_mps_is_named(highs_answer, tmp_path):
     with pytest.raises(InputError, match="name map .* differs from the manifest's sha256"):
         check_solution.check_solution(manifest, NONTRIVIAL, answer)
     names.unlink()
-    with pytest.raises(InputError, match="name map .* does not exist"):
+    with pytest.raises(InputError, match="name map that the manifest lists for .* not found"):
         check_solution.check_solution(manifest, NONTRIVIAL, answer)
+    names.mkdir()  # was "does not exist", though a folder is there
+    with pytest.raises(InputError, match="name map that the manifest lists for .* is a folder, not a file"):
+        check_solution.check_solution(manifest, NONTRIVIAL, answer)
+    names.rmdir()
     names.write_bytes(saved)
     mps = tmp_path / row["mps"]
     mps.write_text(mps.read_text().replace("RHS", "RHS ", 1))
@@ -1712,7 +1716,7 @@ def test_an_instance_id_listed_twice_is_refused(tmp_path, capsys):
     assert compare.main([str(tmp_path / "manifest.csv"), "--check", "--solutions", str(solutions)]) == 2
     err = capsys.readouterr().err
     assert "'cancer-opt-n5-s0' more than once" in err and not list(solutions.glob("*.csv")), err
-    with pytest.raises(InputError, match="'cancer-opt-n5-s0' is listed 2 times"):
+    with pytest.raises(InputError, match="'cancer-opt-n5-s0' more than once; ids must be unique"):
         check_solution.check_solution(tmp_path / "manifest.csv", "cancer-opt-n5-s0", {"b": 0.0})
     # each row alone: its own HiGHS optimum is trusted (the rows are different instances)
     for row in (first, second):
