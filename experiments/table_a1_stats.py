@@ -63,9 +63,8 @@ def unproven_runs(runs: pd.DataFrame) -> dict:
     """How many runs' optimistic / pessimistic solve is not proven optimal (a time limit: its incumbent counts, as
     in the study's summary) or not verified (column ``verified`` false). Empty cells (columns the file lacks) count
     as neither, as do columns the frame lacks. Utility of this script."""
-    out = {}
+    out, none = {}, pd.Series(pd.NA, index=runs.index, dtype=object)
     for mode in ("opt", "pes"):
-        none = pd.Series(pd.NA, index=runs.index, dtype=object)
         status, verified = runs.get(f"{mode}_status", none), runs.get(f"{mode}_verified", none)
         out[f"{mode}_not_optimal"] = int((status.notna() & (status != "optimal")).sum())
         out[f"{mode}_unverified"] = int(verified.map(lambda v: str(v).strip().lower() == "false").sum())
