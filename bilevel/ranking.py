@@ -565,7 +565,8 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
         Size of the optimisation split, ``|Z_OPT|``.
     eta : array_like, shape (m, m), optional
         Prior probabilities ``eta_ij`` that ``i`` is more reliable than ``j``, in [0, 1], with
-        ``eta_ij + eta_ji = 1`` off the diagonal (checked to 1e-6). Ignored when ``n_p == 0``.
+        ``eta_ij + eta_ji = 1`` off the diagonal (checked to 1e-6). Checked also when ``n_p == 0`` (as
+        :func:`bilevel.certify.rg_pt` checks it), where it adds nothing to the counts.
     n_p : float >= 0
         Pseudo-count giving the strength of the prior (a finite number, fractional allowed; not a bool).
 
@@ -593,11 +594,12 @@ def rgpt_win_counts(p_values_opt, n_opt: int, *, eta=None, n_p: float = 0.0) -> 
     log_p = np.log(np.maximum(p, 1e-300))
     prob = expit(log_p[None, :] - log_p[:, None])  # prob[i, j] = p_j / (p_i + p_j)
     w = int(n_opt) * prob
-    if n_p > 0:
-        if eta is None:
-            raise InputError("n_p > 0 needs a prior matrix eta")
+    if n_p > 0 and eta is None:
+        raise InputError("n_p > 0 needs a prior matrix eta")
+    if eta is not None:  # a wrong eta at n_p = 0 was ignored without a word, where rg_pt refused it
         e = check_eta(eta, p.size)
-        w = w + n_p * np.where(~np.eye(p.size, dtype=bool), e, 0.0)
+        if n_p > 0:
+            w = w + n_p * np.where(~np.eye(p.size, dtype=bool), e, 0.0)
     np.fill_diagonal(w, 0.0)
     return w
 

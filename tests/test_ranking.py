@@ -94,6 +94,12 @@ def test_rgpt_counts_and_scores_proportional_to_inverse_p_values():
     np.testing.assert_allclose(w2, [[0, 10 * 0.6 / 0.8 + 4 * 0.9], [10 * 0.2 / 0.8 + 4 * 0.1, 0]])
     with pytest.raises(InputError):
         rgpt_win_counts([0.2, 0.6], 10, eta=np.array([[0.5, 0.9], [0.3, 0.5]]), n_p=1.0)
+    # a prior that is not complementary, or of the wrong shape, is refused at n_p = 0 too (it was ignored, where
+    # rg_pt refused it); a valid one adds nothing there: the counts equal those without it
+    for bad in (np.array([[0.5, 0.9], [0.3, 0.5]]), np.full((3, 3), 0.5)):
+        with pytest.raises(InputError, match="eta"):
+            rgpt_win_counts([0.2, 0.6], 10, eta=bad, n_p=0.0)
+    np.testing.assert_array_equal(rgpt_win_counts([0.2, 0.6], 10, eta=eta), rgpt_win_counts([0.2, 0.6], 10))
     with pytest.raises(InputError):
         rgpt_win_counts([0.2, 0.6], 10, n_p=1.0)
     with pytest.raises(InputError):
