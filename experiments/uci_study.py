@@ -1525,7 +1525,8 @@ def _plot_limited(df, data: str, path: Path) -> None:
         for col, label, color, dx in series:
             if not _has_values(d, col):
                 continue
-            m, s = g[col].mean().reindex(ts), g[col].std(ddof=1).reindex(ts).fillna(0.0)
+            # a cell of one run has no std (NaN): no bar is drawn there, where a bar of height 0 read as "± 0"
+            m, s = g[col].mean().reindex(ts), g[col].std(ddof=1).reindex(ts)
             ax.errorbar(ts + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=4, capsize=3, label=label)
         paper = [(t, PAPER_TABLE_A1.get((builtin_name(data), int(v), int(t)))) for t in ts]
         if any(p for _, p in paper):
@@ -1563,7 +1564,7 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
             for col, label, color, dx in series:
                 if not _has_values(d, col):
                     continue
-                m, s = g[col].mean(), g[col].std(ddof=1).fillna(0.0)
+                m, s = g[col].mean(), g[col].std(ddof=1)  # NaN for one run: no bar, as in the limited plot
                 ax.errorbar(m.index + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=3, capsize=2,
                             lw=1.2, elinewidth=0.8, label=label)
             ax.set_title(f"{data}: ρ val = {rv:g}, ε = {eps:g}", fontsize=9)

@@ -54,7 +54,8 @@ def _series(ax) -> dict:
     for c in ax.containers:
         line, _caps, bars = c.lines
         assert c.has_yerr and len(bars) == 1, c.get_label()
-        half = [(seg[1][1] - seg[0][1]) / 2 for seg in bars[0].get_segments()]
+        # a NaN std (a cell of one run) draws no bar: matplotlib keeps an empty segment in its place
+        half = [(seg[1][1] - seg[0][1]) / 2 if len(seg) else np.nan for seg in bars[0].get_segments()]
         out[c.get_label()] = (np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float),
                               np.asarray(half, float))
     return out
@@ -62,7 +63,7 @@ def _series(ax) -> dict:
 
 def _mean_std(values) -> tuple:
     v = np.asarray([x for x in values if not np.isnan(x)], float)
-    return float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else 0.0
+    return float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else np.nan
 
 
 def _legend(ax) -> set:
@@ -85,18 +86,17 @@ def _limited_rows() -> list:
 
 
 def test_the_limited_plot_draws_each_models_mean_and_std_per_size_at_its_offset(monkeypatch, tmp_path):
-    """Accuracy vs |T| per |V| (panels left to right by |V|, shared y), each model's mean ± std (ddof=1; 0 for one
-    run) over the runs of its own (|V|, |T|) at ``|T| + dx * unit`` (dx -0.45 .. 0.45, tie bar -0.7; unit: the
-    smallest |T| step of the panel over 5, 1 for one size), the tie bar from the mean min to the mean max, Table A1
-    as crosses (pessimistic "x" at -0.15, optimistic "+" at -0.45), titles "|V| = v", ticks at the sizes, the
-    legend in the last panel. Mutation testing: ``_offset_unit`` with ``steps.max()`` or 0 for one point;
-    ``sharey=False``; ``_has_values`` with ``.all()``; |V| sorted in reverse; pessimistic
-    labelled optimistic; LinearSVC and box grid columns swapped; grouped over every |V|; the tie bar with min/max
-    of the runs, up to the mean min, at +0.7; the std with ddof=0 or without fillna;
-    the median; offsets negated; no yerr; Table A1 looked up as (|T|, |V|), the wrong tuple items, the optimistic
-    cross at +0.45; title "|T| = v"; no xticks; legend in the first panel: all passed the suite. Oracle: numpy
-    over the hand-made rows, offsets computed by hand (|V| = 5: |T| = 10, 20, 40, unit 2; |V| = 10: one size, unit
-    1), the paper's numbers."""
+    """Accuracy vs |T| per |V| (panels left to right by |V|, shared y), each model's mean ± std (ddof=1; no bar for
+    one run, where a bar of height 0 read as "± 0") over the runs of its own (|V|, |T|) at ``|T| + dx * unit`` (dx
+    -0.45 .. 0.45, tie bar -0.7; unit: the smallest |T| step of the panel over 5, 1 for one size), the tie bar from
+    the mean min to the mean max, Table A1 as crosses (pessimistic "x" at -0.15, optimistic "+" at -0.45), titles
+    "|V| = v", ticks at the sizes, the legend in the last panel. Mutation testing: ``_offset_unit`` with
+    ``steps.max()`` or 0 for one point; ``sharey=False``; ``_has_values`` with ``.all()``; |V| sorted in reverse;
+    pessimistic labelled optimistic; LinearSVC and box grid columns swapped; grouped over every |V|; the tie bar
+    with min/max of the runs, up to the mean min, at +0.7; the std with ddof=0; the median; offsets negated; no
+    yerr; Table A1 looked up as (|T|, |V|), the wrong tuple items, the optimistic cross at +0.45; title "|T| = v";
+    no xticks; legend in the first panel: all passed the suite. Oracle: numpy over the hand-made rows, offsets
+    computed by hand (|V| = 5: |T| = 10, 20, 40, unit 2; |V| = 10: one size, unit 1), the paper's numbers."""
     made = captured_figures(monkeypatch, us)
     rows = _limited_rows()
     us._plot_limited(pd.DataFrame(rows), "cancer", tmp_path / "l.png")
@@ -114,7 +114,7 @@ def test_the_limited_plot_draws_each_models_mean_and_std_per_size_at_its_offset(
             expected = [_mean_std([r[col] for r in rows if (r["n_val"], r["n_train"]) == (v, t)]) for t in sizes]
             assert np.allclose(x, [t + dx * unit for t in sizes]), label
             assert np.allclose(y, [m for m, _ in expected]), label
-            assert np.allclose(half, [s for _, s in expected]), label
+            assert np.allclose(half, [s for _, s in expected], equal_nan=True), label
         bars, = [c for c in ax.collections if c.get_label() == "optimistic ties (mean min–max)"]
         segs = bars.get_segments()
         assert np.allclose([s[0][0] for s in segs], [t - 0.7 * unit for t in sizes])
@@ -174,10 +174,10 @@ def _perturbed_rows() -> list:
 def test_the_perturbed_plot_draws_each_models_mean_and_std_per_cell_at_its_offset(monkeypatch, tmp_path):
     """Accuracy vs rho_test per rho_val (rows) and epsilon (columns): each model of the perturbed summary table at
     ``rho_test + dx * unit`` (dx -0.016 .. 0.016; unit: the smallest rho_test step over 0.1), its mean ± std
-    (ddof=1; 0 for one run) over the runs of that (rho_val, epsilon, rho_test), titles "ρ val = .., ε = ..", the
+    (ddof=1; no bar for one run) over the runs of that (rho_val, epsilon, rho_test), titles "ρ val = .., ε = ..", the
     y label on each row's first panel, the legend in the top right panel. Mutation testing: rho_val and epsilon
     swapped in the titles; a panel grouped over every epsilon or every rho_val; the returned and worst-case
-    optimistic columns swapped; paper step 1; ddof=0; no fillna; no yerr;
+    optimistic columns swapped; paper step 1; ddof=0; no yerr;
     the legend in the bottom right panel; the y labels along the first row: all passed the suite. Oracle: numpy
     over the hand-made rows, offsets computed by hand (rho_test 0, 0.2, 0.6: unit 2)."""
     made = captured_figures(monkeypatch, us)
@@ -199,7 +199,7 @@ def test_the_perturbed_plot_draws_each_models_mean_and_std_per_cell_at_its_offse
                                        == (rv, eps, rt)]) for rt in grid]
                 assert np.allclose(x, [rt + dx * unit for rt in grid]), label
                 assert np.allclose(y, [m for m, _ in expected]), label
-                assert np.allclose(half, [s for _, s in expected]), label
+                assert np.allclose(half, [s for _, s in expected], equal_nan=True), label
     assert _legend(axes[0][1]) == {label for label, _ in _PERTURBED.values()}
     assert all(axes[i][j].get_legend() is None for i, j in ((0, 0), (1, 0), (1, 1)))
 
