@@ -156,8 +156,7 @@ def compare(
             changed = path.is_file() and row.get(f"{fmt}_sha256") and sha256(path) != row[f"{fmt}_sha256"]
             for runner in runners:
                 if not path.is_file():
-                    result = RunResult(runner.NAME, str(path), "missing",
-                                       message="regenerate with bilevel export-library")
+                    result = RunResult(runner.NAME, str(path), "missing", message=missing_file_advice(path))
                 elif changed:
                     result = RunResult(runner.NAME, str(path), "error", message=CHANGED_FILE)
                 elif not runner.available():
@@ -196,6 +195,18 @@ def compare(
                 if log:
                     log(rec)
     return records
+
+
+def missing_file_advice(path: Path) -> str:
+    """What to do about the instance file ``path`` (the manifest's folder joined with its cell) that is not there:
+    re-export the library, or, when the cell's file name has spaces around it and the name without them exists,
+    remove the spaces (such a cell was reported only "missing ... regenerate", though the file is there; a file
+    name may hold spaces, so it is not refused). No equation."""
+    stripped = path.name.strip()
+    if stripped and stripped != path.name and (path.parent / stripped).is_file():
+        return (f"the manifest's file name {path.name!r} has spaces around it; {stripped!r} exists: remove the "
+                "spaces from the cell")
+    return "regenerate with bilevel export-library"
 
 
 def check_not_an_input(path, manifest, what: str) -> None:

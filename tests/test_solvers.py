@@ -1701,6 +1701,25 @@ def test_compare_exits_1_when_a_solver_ends_in_error_beside_an_agreeing_one(monk
     assert code == 0, capsys.readouterr()
 
 
+@pytest.mark.parametrize("cell", ["{} ", " {}"])
+def test_a_file_name_with_spaces_around_it_is_named_as_such(cell, tmp_path):
+    """A manifest cell ``'x.mps '`` whose file ``x.mps`` is there: compare said only "missing ... regenerate with
+    bilevel export-library". The record is still ``missing`` (a file name may hold spaces, so the cell is not
+    refused), with the advice to remove the spaces; without the spaces the same file is solved (the oracle)."""
+    manifest = _library_copy(tmp_path, NONTRIVIAL)
+    (row,) = library.read_manifest(manifest)
+    library.write_manifest([dict(row, mps=cell.format(row["mps"]))], manifest)
+    (rec,) = compare.compare(manifest, ["highs"], ["mps"], time_limit=30.0)
+    assert rec["status"] == "missing"
+    assert f"file name {cell.format(row['mps'])!r} has spaces around it; {row['mps']!r} exists" in rec["message"]
+    library.write_manifest([row], manifest)
+    (rec,) = compare.compare(manifest, ["highs"], ["mps"], time_limit=30.0)
+    assert rec["status"] == "optimal" and rec["agreement"] == "agree", rec
+    (tmp_path / row["mps"]).unlink()  # really missing: the export advice, as before
+    (rec,) = compare.compare(manifest, ["highs"], ["mps"], time_limit=30.0)
+    assert rec["status"] == "missing" and rec["message"] == "regenerate with bilevel export-library"
+
+
 def test_an_instance_id_listed_twice_is_refused(tmp_path, capsys):
     """Two manifest rows with one id: compare wrote both rows' solutions to one file and checked the second row's
     HiGHS optimum against the first row's instance (rejected: "w leaves the box ... by 0.775"), and check_solution
