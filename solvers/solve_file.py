@@ -1,12 +1,14 @@
 """Solve one instance file with one solver's runner and print its result.
 
 ``python -m solvers.solve_file FILE [--solver highs|scip|cbc|cplex|gurobi|xpress] [--time-limit 60]
-[--mip-gap G] [--seed S] [--solution OUT.csv]``
+[--mip-gap G] [--seed S] [--tuning-options] [--solution OUT.csv]``
 
 ``FILE`` is an ``.mps`` or ``.lp`` file, e.g. one of ``models/`` (no manifest needed: for a library instance,
 ``solvers.compare`` also checks the answer against the manifest). The result of the runner's ``solve``
 (:class:`solvers.common.RunResult`) is printed one field per line: solver, file, status, objective, bound,
-seconds, solver seconds, nodes, and a message when there is one. ``--solution`` writes the incumbent as the CSV of
+seconds, solver seconds, nodes, and a message when there is one. ``--tuning-options`` (HiGHS only) solves with
+the HiGHS options the package solves its tuning MILPs with (:func:`bilevel.tune.tuning_options`), not HiGHS's
+defaults. ``--solution`` writes the incumbent as the CSV of
 :func:`solvers.solution_files.write_solution_csv`, which ``solvers.check_solution`` reads. Exit code 0 when the
 solver answered (``optimal``, ``time_limit``, ``infeasible``, ``unbounded`` or ``infeasible_or_unbounded``), 1
 when it could not (``error``, e.g. a file it misreads, or ``unavailable``: its package is not installed), 2 for
@@ -32,19 +34,24 @@ NO_ANSWER = ("error", "unavailable")
 
 
 def solve_file(path, solver: str = "highs", time_limit: float | None = 60.0, mip_gap: float | None = None,
-               seed: int | None = None) -> RunResult:
+               seed: int | None = None, options=None) -> RunResult:
     """Solve the instance file ``path`` (``.mps`` or ``.lp``) with the runner of ``solver`` (a name of
     :data:`solvers.common.RUNNERS`, any case) and return its :class:`solvers.common.RunResult` (objective and bound
     in the file's own units and sense; ``seconds`` wall-clock). ``time_limit`` in seconds (``None``: none),
     ``mip_gap`` relative (``None``: the solver's default), ``seed`` the solver's random seed (``None``: its
-    default). An unavailable solver gives status ``unavailable``, not an exception. Raises InputError for an
-    unknown solver, a path that is not an existing ``.mps`` or ``.lp`` file, or a bad limit or seed (checked by
-    the runner). No equation: a utility of the command line."""
+    default). ``options``: a mapping of HiGHS options for the HiGHS runner (e.g.
+    :func:`bilevel.tune.tuning_options`); ``None``: the solver's defaults. An unavailable solver gives status
+    ``unavailable``, not an exception. Raises InputError for an unknown solver, ``options`` with a solver other
+    than HiGHS, a path that is not an existing ``.mps`` or ``.lp`` file, or a bad limit, seed or option (checked
+    by the runner). No equation: a utility of the command line."""
     runner = get_runner(check_solver_name(solver, "solver"))
+    if options is not None and runner.NAME != "highs":
+        raise InputError(f"options are HiGHS options: the {runner.NAME} runner takes none")
     path = check_instance_path(path)
     if not runner.available():
         return RunResult(runner.NAME, str(path), "unavailable", message="see solvers/README.md for what it needs")
-    return runner.solve(path, time_limit=time_limit, mip_gap=mip_gap, seed=seed)
+    extra = {} if options is None else {"options": options}
+    return runner.solve(path, time_limit=time_limit, mip_gap=mip_gap, seed=seed, **extra)
 
 
 def _value(v) -> str:
@@ -71,6 +78,9 @@ def _main(argv=None) -> int:
     p.add_argument("--mip-gap", type=real, default=None, help="relative MIP gap (default: the solver's own)")
     p.add_argument("--seed", type=integer, default=None,
                    help="the solver's random seed, an integer in [0, 2**31 - 1] (default: the solver's own)")
+    p.add_argument("--tuning-options", action="store_true",
+                   help="HiGHS only: solve with the options the package solves its tuning MILPs with "
+                   "(bilevel.tune.tuning_options), not HiGHS's defaults")
     p.add_argument("--solution", type=path_text, default=None, metavar="CSV",
                    help="write the incumbent to this CSV file (read by solvers.check_solution)")
     args = p.parse_args(argv)
@@ -82,12 +92,19 @@ def _main(argv=None) -> int:
         if args.mip_gap is not None:
             check_mip_gap(args.mip_gap, "--mip-gap")
         check_options(args, {"seed": count(0, MAX_SEED)})
+        if args.tuning_options and solver != "highs":
+            raise InputError(f"--tuning-options are HiGHS options; --solver {solver} takes none")
+        options = None
+        if args.tuning_options:
+            from bilevel.tune import tuning_options  # (imports Pyomo: only when asked for)
+
+            options = tuning_options()
         if args.solution is not None:
             nonempty_path("a file name, or leave --solution out")(args.solution, "--solution")
             check_writable_file(args.solution, "--solution")
             if Path(args.solution).resolve() == path.resolve():  # the model would be replaced by its solution
                 raise InputError(f"--solution {args.solution!r} is the instance file: choose another path")
-        result = solve_file(path, solver, args.time_limit, args.mip_gap, args.seed)
+        result = solve_file(path, solver, args.time_limit, args.mip_gap, args.seed, options)
     except InputError as exc:
         print(f"solve_file: error: {exc}", file=sys.stderr)
         return 2

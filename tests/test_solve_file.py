@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bilevel import library
+from bilevel.errors import InputError
 from solvers import common, solve_file
 from solvers.check_solution import check_solution
 
@@ -101,6 +102,27 @@ def test_an_unavailable_solver_is_a_status_not_an_exception(monkeypatch, tmp_pat
     assert solve_file.main([str(lp), "--solver", "SCIP"]) == 1
     out = _fields(capsys.readouterr().out)
     assert out["status"] == "unavailable" and out["solver"] == "scip"
+
+
+def test_tuning_options_reach_the_highs_runner_and_no_other(monkeypatch, tmp_path, capsys):
+    """--tuning-options hands bilevel.tune.tuning_options() to the HiGHS runner; with another solver it is refused
+    (exit 2) before any solve."""
+    from bilevel.tune import tuning_options
+    from solvers import highs
+
+    lp = tmp_path / "k.lp"
+    lp.write_text(KNAPSACK_LP)
+    seen = []
+    monkeypatch.setattr(highs, "solve", lambda path, **kw: seen.append(kw) or common.RunResult("highs", str(path),
+                                                                                              "optimal"))
+    assert solve_file.main([str(lp), "--tuning-options"]) == 0
+    assert solve_file.main([str(lp)]) == 0
+    assert seen[0]["options"] == tuning_options() and seen[0]["options"] and "options" not in seen[1]
+    capsys.readouterr()
+    assert solve_file.main([str(lp), "--tuning-options", "--solver", "scip"]) == 2
+    assert "--tuning-options are HiGHS options" in capsys.readouterr().err and len(seen) == 2
+    with pytest.raises(InputError, match="the scip runner takes none"):
+        solve_file.solve_file(lp, "scip", options={"presolve": "off"})
 
 
 @pytest.mark.parametrize("args, message", [
