@@ -1505,6 +1505,12 @@ def _legend(axes, loc: str) -> None:
     axes[0][-1].legend(list(handles.values()), list(handles), fontsize=7, loc=loc)
 
 
+def _bars(std):
+    """The error bars' half lengths: the std per cell (NaN for one run: no bar there), or None when no cell has
+    one (matplotlib 3.7 warned "converting a masked element to nan" for all NaN)."""
+    return std.values if std.notna().any() else None
+
+
 def _plot_limited(df, data: str, path: Path) -> None:
     d = df[df["dataset"] == data]
     vs = sorted(d["n_val"].unique())
@@ -1527,7 +1533,7 @@ def _plot_limited(df, data: str, path: Path) -> None:
                 continue
             # a cell of one run has no std (NaN): no bar is drawn there, where a bar of height 0 read as "± 0"
             m, s = g[col].mean().reindex(ts), g[col].std(ddof=1).reindex(ts)
-            ax.errorbar(ts + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=4, capsize=3, label=label)
+            ax.errorbar(ts + dx * unit, m.values, yerr=_bars(s), fmt="o-", color=color, ms=4, capsize=3, label=label)
         paper = [(t, PAPER_TABLE_A1.get((builtin_name(data), int(v), int(t)))) for t in ts]
         if any(p for _, p in paper):
             px = [t for t, p in paper if p]
@@ -1565,7 +1571,7 @@ def _plot_perturbed(df, data: str, path: Path) -> None:
                 if not _has_values(d, col):
                     continue
                 m, s = g[col].mean(), g[col].std(ddof=1)  # NaN for one run: no bar, as in the limited plot
-                ax.errorbar(m.index + dx * unit, m.values, yerr=s.values, fmt="o-", color=color, ms=3, capsize=2,
+                ax.errorbar(m.index + dx * unit, m.values, yerr=_bars(s), fmt="o-", color=color, ms=3, capsize=2,
                             lw=1.2, elinewidth=0.8, label=label)
             ax.set_title(f"{data}: ρ val = {rv:g}, ε = {eps:g}", fontsize=9)
             ax.set_xlabel("ρ test")

@@ -285,3 +285,22 @@ def test_a_csv_data_sets_plot_is_named_by_its_stem_and_hash(monkeypatch, tmp_pat
     assert len(plots) == 1 and re.fullmatch(r"limited_mine-[0-9a-f]{8}\.png", plots[0]), plots
     assert files[plots[0]] == out / plots[0] and files[plots[0]].is_file()
     assert sorted(p.name for p in out.iterdir()) == sorted(["limited_runs.csv", "limited_summary.md", plots[0]])
+
+
+def test_a_study_of_one_run_per_cell_draws_no_error_bars_and_no_warning(monkeypatch, tmp_path):
+    """``--runs 1``: every std is NaN. The means are drawn without bars; matplotlib 3.7 (the lowest version
+    allowed) warned "converting a masked element to nan" when every bar was NaN."""
+    import warnings
+
+    made = captured_figures(monkeypatch, us)
+    limited = [r for r in _limited_rows() if r["run"] == 0]
+    perturbed = [r for r in _perturbed_rows() if r["run"] == 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        us._plot_limited(pd.DataFrame(limited), "cancer", tmp_path / "l.png")
+        us._plot_perturbed(pd.DataFrame(perturbed), "cancer", tmp_path / "p.png")
+    for (fig, axes), rows in zip(made, (limited, perturbed)):
+        containers = [c for ax in axes.flat for c in ax.containers]
+        assert containers and not any(c.has_yerr for c in containers)
+        drawn = sorted(float(y) for c in containers for y in c.lines[0].get_ydata())
+        assert np.allclose(drawn, sorted(r[col] for r in rows for col in (_LIMITED if rows is limited else _PERTURBED)))
