@@ -17,7 +17,7 @@ _EXPORTS = {
     "build_pessimistic_model": "pessimistic", "flipped_set": "pessimistic",
     "InfeasibleModelError": "solve", "NoSolutionError": "solve", "SolveInfo": "solve", "solve_model": "solve",
     "TieRange": "ties", "optimistic_tie_range": "ties",
-    "HIGHS_OPTIONS": "tune", "TuneResult": "tune", "tune": "tune",
+    "HIGHS_OPTIONS": "tune", "TuneResult": "tune", "tune": "tune", "tuning_options": "tune",
     "Verification": "verify", "verify_model": "verify", "verify_tightest_box": "verify",
     "kkt_start": "warmstart",
 }

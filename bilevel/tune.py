@@ -256,7 +256,7 @@ def tuning_options(overrides: dict | None = None, X_list=None) -> dict:
     others (:func:`bilevel.validation.tiny_features`), ``presolve`` is ``"off"`` unless ``overrides`` sets it:
     HiGHS's presolve proved a non-optimal point optimal on such data (README, *Python API*: the paragraph on bad
     input). Raises InputError when ``overrides`` is not a mapping; :func:`bilevel.solve_model` raises InputError
-    naming an option HiGHS rejects."""
+    naming an option HiGHS rejects. No equation: solver settings (a utility; README *Performance*, HiGHS options)."""
     if overrides is not None and not isinstance(overrides, Mapping):
         raise InputError("highs_options must be a mapping of HiGHS option names to values; "
                          f"got {value_text(overrides)}")

@@ -500,7 +500,7 @@ def warn_tiny_features(X_list, solver: str = "highs") -> list[int]:
     enumeration found, with one feature of size 1e-7..1e-6 next to one of size 1..1e3, about 1 answer in 1000
     proven "optimal" and verified but worse than the bilevel optimum (HiGHS's presolve, or its feasibility
     tolerance on the box multipliers), and a few in 1000 left unverified (flagged); :func:`bilevel.tune` then
-    solves with presolve off (:func:`bilevel.tune.tuning_options`). ``solver`` (``"highs"``, ``"gurobi"`` or
+    solves with presolve off (:func:`bilevel.tuning_options`). ``solver`` (``"highs"``, ``"gurobi"`` or
     ``"cplex"``, the solver :func:`bilevel.tune` runs) names the solver in the message, which speaks of HiGHS's
     presolve only for HiGHS: Gurobi and CPLEX run with their own presolve (not fuzzed on such data). Standardised
     features (:func:`bilevel.split_dataset`'s default) are never affected. Raises nothing."""

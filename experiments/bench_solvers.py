@@ -6,7 +6,7 @@ row) and written to ``.mps``; every solver asked for reads that same file and so
 (Gurobi, CPLEX and Xpress: their runners set one thread; HiGHS searches the tree serially unless its option
 ``parallel`` is on, SCIP always), no MIP start, the time limit and its default relative gap, through its runner
 in ``solvers/``, once per random seed of ``--seeds`` (the runners' ``seed``). HiGHS runs with the package's
-options (``bilevel.tune.tuning_options()``); the other solvers with their defaults. An instance is
+options (``bilevel.tuning_options()``); the other solvers with their defaults. An instance is
 ``MODE:DATA:N:SPLIT[:AROUND]``: ``MODE`` ``optimistic`` (Eq. (21) of the pessimistic bilevel tuning paper) or
 ``pessimistic`` (Eq. (25), every validation label flipped, ``--epsilon``), ``DATA`` ``cancer`` or ``diabetes``,
 |T| = |V| = ``N``, split seed ``SPLIT`` (the split of ``experiments/bench_milp.benchmark_split``), and what the
@@ -146,7 +146,7 @@ def verify_solution(model, solution: dict) -> str:
 
 
 def solve_file(path: Path, solver: str, seed: int, time_limit: float) -> dict:
-    """One runner call on ``path``: HiGHS with :func:`bilevel.tune.tuning_options`, the others with defaults."""
+    """One runner call on ``path``: HiGHS with :func:`bilevel.tuning_options`, the others with defaults."""
     runner = get_runner(solver)
     row = {"solver": solver, "seed": seed, "version": runner.version() if runner.available() else ""}
     if not runner.available():

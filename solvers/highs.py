@@ -32,7 +32,7 @@ def solve(path, time_limit: float | None = None, mip_gap: float | None = None, s
     ``time_limit`` seconds (HiGHS run time; ``None`` or ``inf``: none), ``mip_gap`` relative MIP gap (``None``:
     HiGHS default 1e-4), both checked by :func:`solvers.common.check_limits`; ``seed`` HiGHS's ``random_seed``
     (``None``: HiGHS's default 0; :func:`solvers.common.check_seed`). ``options``: a mapping of further HiGHS option
-    names to values, set before the three above (e.g. ``bilevel.tune.tuning_options()``, the options the package
+    names to values, set before the three above (e.g. ``bilevel.tuning_options()``, the options the package
     solves its tuning MILPs with); ``None``: HiGHS's defaults. Raises InputError, before reading the file, for an
     ``options`` that is not a mapping, or an option that :func:`bilevel.solve.check_highs_option` refuses (named): a
     NaN value, one of ``bilevel.solve.UNSAFE_OPTIONS`` away from HiGHS's default, or a name or value HiGHS rejects.

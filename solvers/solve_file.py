@@ -7,7 +7,7 @@
 ``solvers.compare`` also checks the answer against the manifest). The result of the runner's ``solve``
 (:class:`solvers.common.RunResult`) is printed one field per line: solver, file, status, objective, bound,
 seconds, solver seconds, nodes, and a message when there is one. ``--tuning-options`` (HiGHS only) solves with
-the HiGHS options the package solves its tuning MILPs with (:func:`bilevel.tune.tuning_options`), not HiGHS's
+the HiGHS options the package solves its tuning MILPs with (:func:`bilevel.tuning_options`), not HiGHS's
 defaults. ``--solution`` writes the incumbent as the CSV of
 :func:`solvers.solution_files.write_solution_csv`, which ``solvers.check_solution`` reads. Exit code 0 when the
 solver answered (``optimal``, ``time_limit``, ``infeasible``, ``unbounded`` or ``infeasible_or_unbounded``), 1
@@ -40,7 +40,7 @@ def solve_file(path, solver: str = "highs", time_limit: float | None = 60.0, mip
     in the file's own units and sense; ``seconds`` wall-clock). ``time_limit`` in seconds (``None``: none),
     ``mip_gap`` relative (``None``: the solver's default), ``seed`` the solver's random seed (``None``: its
     default). ``options``: a mapping of HiGHS options for the HiGHS runner (e.g.
-    :func:`bilevel.tune.tuning_options`); ``None``: the solver's defaults. An unavailable solver gives status
+    :func:`bilevel.tuning_options`); ``None``: the solver's defaults. An unavailable solver gives status
     ``unavailable``, not an exception. Raises InputError for an unknown solver, ``options`` with a solver other
     than HiGHS, a path that is not an existing ``.mps`` or ``.lp`` file, or a bad limit, seed or option (checked
     by the runner). No equation: a utility of the command line."""
@@ -80,7 +80,7 @@ def _main(argv=None) -> int:
                    help="the solver's random seed, an integer in [0, 2**31 - 1] (default: the solver's own)")
     p.add_argument("--tuning-options", action="store_true",
                    help="HiGHS only: solve with the options the package solves its tuning MILPs with "
-                   "(bilevel.tune.tuning_options), not HiGHS's defaults")
+                   "(bilevel.tuning_options), not HiGHS's defaults")
     p.add_argument("--solution", type=path_text, default=None, metavar="CSV",
                    help="write the incumbent to this CSV file (read by solvers.check_solution)")
     args = p.parse_args(argv)

@@ -105,7 +105,7 @@ def test_an_unavailable_solver_is_a_status_not_an_exception(monkeypatch, tmp_pat
 
 
 def test_tuning_options_reach_the_highs_runner_and_no_other(monkeypatch, tmp_path, capsys):
-    """--tuning-options hands bilevel.tune.tuning_options() to the HiGHS runner; with another solver it is refused
+    """--tuning-options hands bilevel.tuning_options() to the HiGHS runner; with another solver it is refused
     (exit 2) before any solve."""
     from bilevel.tune import tuning_options
     from solvers import highs
