@@ -295,10 +295,12 @@ def test_a_study_of_one_run_per_cell_draws_no_error_bars_and_no_warning(monkeypa
     made = captured_figures(monkeypatch, us)
     limited = [r for r in _limited_rows() if r["run"] == 0]
     perturbed = [r for r in _perturbed_rows() if r["run"] == 0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         us._plot_limited(pd.DataFrame(limited), "cancer", tmp_path / "l.png")
         us._plot_perturbed(pd.DataFrame(perturbed), "cancer", tmp_path / "p.png")
+    # only this warning: matplotlib 3.7's first text rendering in a process also warns, of pyparsing's deprecations
+    assert not [w for w in caught if "masked element" in str(w.message)], [str(w.message) for w in caught]
     for (fig, axes), rows in zip(made, (limited, perturbed)):
         containers = [c for ax in axes.flat for c in ax.containers]
         assert containers and not any(c.has_yerr for c in containers)
