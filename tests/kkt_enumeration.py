@@ -147,6 +147,11 @@ def _least_violation(A_ub, b_ub, A_eq, b_eq, bounds) -> float:
     return float(res.fun)
 
 
+def _row_key(terms: dict, rhs: float) -> tuple:
+    """A hashable form of the equality ``sum coef x = rhs``, the same for the same row in any alternative."""
+    return tuple(sorted(terms.items())), rhs
+
+
 class _WarmLP:
     """The search's LPs in one HiGHS model, re-solved from the last basis: the base rows, plus one row per
     distinct equality of the disjunctions, free until a combination holding it switches it on (its bounds set to
@@ -169,7 +174,7 @@ class _WarmLP:
         self.switch, self.active = {}, {}
         for terms, rhs, lo in ([(t, r, -inf) for t, r in rows.ub] + [(t, r, r) for t, r in rows.eq]
                                + [(t, r, None) for alternatives in states for alt in alternatives for t, r in alt]):
-            key = (tuple(sorted(terms.items())), rhs)
+            key = _row_key(terms, rhs)
             if lo is None and key in self.switch:
                 continue
             idx = np.array([j for j, _ in key[0]], dtype=np.int32)
@@ -179,11 +184,10 @@ class _WarmLP:
                 self.switch[key] = h.getNumRow() - 1
                 self.active[key] = 0
         self.inf = inf
-        self.n = v.n
 
     def turn(self, alternative, on: bool):
         for terms, rhs in alternative:
-            key = (tuple(sorted(terms.items())), rhs)
+            key = _row_key(terms, rhs)
             self.active[key] += 1 if on else -1
             free = self.active[key] == 0
             self.h.changeRowBounds(self.switch[key], -self.inf if free else rhs, self.inf if free else rhs)
