@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import bilevel
+import kkt_enumeration
 from bilevel.tune import tuning_options
 from kkt_enumeration import optimistic_optimum, optimistic_tie_extremes, pessimistic_optimum
 from oracles import grid, optimistic_value, pessimistic_value, tiny_instance
@@ -24,6 +25,13 @@ BOUNDS = {
 
 def _close(a, b):
     return abs(a - b) <= 1e-6 * (1 + abs(b))
+
+
+@pytest.fixture
+def lps_from_scratch(monkeypatch):
+    """The oracle with every LP solved from scratch by scipy's linprog (the path it takes where the warm-started
+    HiGHS model, ``_WarmLP``, ends neither optimal nor infeasible)."""
+    monkeypatch.setattr(kkt_enumeration._WarmLP, "solve", lambda self: (None, None, None))
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -167,6 +175,14 @@ def _random_case(rng):
     return (Xt, yt, Xv, yv), kw
 
 
+def _oracle_value(data, kw, flipped):
+    """The enumeration's optimum of a case of _random_case; flipped is the pessimistic V_f (unused when
+    optimistic)."""
+    if kw["mode"] == "optimistic":
+        return optimistic_optimum(*data, kw["w_bar_bounds"])[0]
+    return pessimistic_optimum(*data, np.asarray(flipped), kw["epsilon"], kw["w_bar_bounds"])[0]
+
+
 @pytest.mark.slow
 def test_random_instances_match_the_enumeration():
     """40 random tiny instances (a throwaway run of 520 such instances, 409 with a non-zero optimum, found
@@ -178,33 +194,25 @@ def test_random_instances_match_the_enumeration():
         data, kw = _random_case(rng)
         res = bilevel.tune(*data, **kw)
         assert res.optimal and res.verified, (case, kw)
-        if kw["mode"] == "optimistic":
-            value, _, _ = optimistic_optimum(*data, kw["w_bar_bounds"])
-        else:  # V_f as tune drew it (margin flipping uses the optimistic hyperplane tune found)
-            value, _, _ = pessimistic_optimum(*data, np.asarray(res.flipped), kw["epsilon"], kw["w_bar_bounds"])
+        # V_f as tune drew it (margin flipping uses the optimistic hyperplane tune found)
+        value = _oracle_value(data, kw, res.flipped)
         assert _close(res.objective, value), (case, kw, res.objective, value)
 
 
-def test_the_warm_started_search_matches_one_that_solves_every_lp_from_scratch(monkeypatch):
+def test_the_warm_started_search_matches_one_that_solves_every_lp_from_scratch(request):
     """The oracle's LPs are re-solved in one HiGHS model from the last basis (``_WarmLP``); here every LP is
     also solved from scratch by scipy's ``linprog``, as before that change, on random tiny instances of both
     modes: the same optimum each time (a throwaway run against the oracle before the change found no mismatch
     either, on the instances of 200 such that the new one solves within 3 s, about 180)."""
-    import kkt_enumeration
-
     rng = np.random.default_rng(11)
     cases = [_random_case(rng) for _ in range(12)]
     assert {kw["mode"] for _, kw in cases} == {"optimistic", "pessimistic"}
-
-    def optimum(data, kw):
-        if kw["mode"] == "optimistic":
-            return optimistic_optimum(*data, kw["w_bar_bounds"])[0]
-        flipped = np.arange(len(data[3])) if isinstance(kw["flip"], str) else kw["flip"]
-        return pessimistic_optimum(*data, flipped, kw["epsilon"], kw["w_bar_bounds"])[0]
-
-    warm = [optimum(*case) for case in cases]
-    monkeypatch.setattr(kkt_enumeration._WarmLP, "solve", lambda self: (None, None, None))
-    fresh = [optimum(*case) for case in cases]
+    # Without tune's optimistic hyperplane there is no margin V_f; a case with flip="margin" flips every
+    # validation point instead, which serves a comparison of two searches of one problem as well.
+    flips = [np.arange(len(data[3])) if isinstance(kw.get("flip"), str) else kw.get("flip") for data, kw in cases]
+    warm = [_oracle_value(data, kw, flipped) for (data, kw), flipped in zip(cases, flips)]
+    request.getfixturevalue("lps_from_scratch")
+    fresh = [_oracle_value(data, kw, flipped) for (data, kw), flipped in zip(cases, flips)]
     assert np.allclose(warm, fresh, rtol=1e-7, atol=1e-9), (warm, fresh)
 
 
@@ -532,16 +540,13 @@ def test_least_violation_closed_form():
     assert _least_violation(A_ub, b_ub, A_eq, b_eq, [(0.0, 3.0)] * 2) == pytest.approx(0.0, abs=1e-9)
 
 
-def test_an_lp_ended_in_status_unknown_counts_as_infeasible_only_when_its_rows_cannot_hold(monkeypatch):
+def test_an_lp_ended_in_status_unknown_counts_as_infeasible_only_when_its_rows_cannot_hold(monkeypatch, request):
     """Every infeasible LP of the search reported as status 4 instead (as HiGHS's simplex did on mixed-scale
     rows): the oracle's value is unchanged, since the phase-1 LP shows those LPs infeasible; a feasible LP reported
     as status 4 still stops the oracle."""
-    import kkt_enumeration
-
     Xt, yt, Xv, yv = tiny_instance(0, 4, 3)
     exact, _, _ = optimistic_optimum(Xt, yt, Xv, yv)
-    # Every LP re-solved from scratch by linprog, as where the warm-started HiGHS model ends unclear.
-    monkeypatch.setattr(kkt_enumeration._WarmLP, "solve", lambda self: (None, None, None))
+    request.getfixturevalue("lps_from_scratch")
     real = kkt_enumeration.linprog
     turned = [0]
 
