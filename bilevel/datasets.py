@@ -504,18 +504,21 @@ def split_dataset(
     calibration rows stays independent of the candidates. A constant feature keeps scale 1. The same
     ``seed`` gives the same split.
 
-    Shapes: ``X`` (n, p) finite, ``y`` (n,) in {-1, +1}. Raises InputError for non-numeric, NaN or inf
-    features, a pandas ``X`` and ``y`` whose row indexes differ (rows are paired by position), sizes that are
-    not integers (``n_train``, ``n_val``; ``n_cal`` may be ``None``) or negative, a ``test_fraction`` outside [0, 1),
-    a ``seed`` that is not an integer >= 0 (or ``None`` / a ``numpy.random.Generator``), a ``standardize`` that is
-    not a bool, a pool too small, a training set missing a class, or a test or calibration row whose standardised
-    value overflows (one far outside the fitting rows' range).
+    Shapes: ``X`` (n, p) finite with p >= 1, ``y`` (n,) in {-1, +1}. Raises InputError for no feature columns,
+    non-numeric, NaN or inf features, a pandas ``X`` and ``y`` whose row indexes differ (rows are paired by
+    position), sizes that are not integers (``n_train``, ``n_val``; ``n_cal`` may be ``None``) or negative, a
+    ``test_fraction`` outside [0, 1), a ``seed`` that is not an integer >= 0 (or ``None`` / a
+    ``numpy.random.Generator``), a ``standardize`` that is not a bool, a pool too small, a training set missing a
+    class, or a test or calibration row whose standardised value overflows (one far outside the fitting rows'
+    range).
     """
     check_aligned(X, y)
     X = as_float_array(X, "X", "a numeric 2-D array (n, p)")
     y = as_float_array(y, "y", "a 1-D array of the labels -1 and +1")
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
         raise InputError(f"X must be (n, p) and y (n,) with the same n; got X {X.shape}, y {y.shape}")
+    if X.shape[1] == 0:
+        raise InputError(f"X has no feature columns (shape {X.shape}); the split needs at least one")
     if not np.isin(y, (-1.0, 1.0)).all():
         raise InputError("labels y must be -1 or +1")
     _check_finite(X, "X contains")

@@ -264,8 +264,9 @@ def solve_model(
     InputError for a ``model`` that is not a Pyomo model, an ``improve`` or ``interrupt_when`` that is not
     callable, a negative or NaN ``improve_after``, a bad ``time_limit``, ``mip_gap``, ``threads``, ``race``,
     ``clock``, an option whose name is not a string, an option :func:`check_highs_option` refuses (NaN, one of
-    :data:`UNSAFE_OPTIONS`, or rejected by HiGHS), ``time_limit``, ``mip_gap``
-    or ``threads`` given also as the option ``time_limit``, ``mip_rel_gap`` or ``threads``, or a ``mip_start`` (or an
+    :data:`UNSAFE_OPTIONS`, or rejected by HiGHS), a ``large_matrix_value`` option at or below the model's largest
+    matrix entry (HiGHS then refuses to load the model), ``time_limit``, ``mip_gap`` or ``threads`` given also as
+    the option ``time_limit``, ``mip_rel_gap`` or ``threads``, or a ``mip_start`` (or an
     ``improve`` return value, raised after the solve) that is not ``(variable, number)`` pairs or a mapping, that
     gives a variable NaN or an infinite value, or (``mip_start``) is keyed by names, numbers or another model's
     variables;
@@ -564,7 +565,7 @@ def _load_values(model: pyo.ConcreteModel, cm: CompiledModel, values) -> float:
         var.set_value(float(loaded[k]), skip_validation=True)
     value = pyo.value(next(model.component_data_objects(pyo.Objective, active=True)), exception=False)
     # (an objective term 0 * y with y never set was Pyomo's "No value for uninitialized ScalarVar object y")
-    return float(_objective_of(cm, loaded) if value is None else value)
+    return float(_objective_of(cm, loaded) if value is None else value) + 0.0  # + 0.0: -0.0 becomes 0.0
 
 
 def _relative_gap(objective: float, bound: float) -> float:
@@ -841,6 +842,11 @@ def _highs_option_value(key: str, value):
     it rejects ``value``."""
     h = silent_highs()
     _set_option(h, key, value)
+    return _held_option(h, key)
+
+
+def _held_option(h: highspy.Highs, key: str):
+    """The value ``h`` holds for HiGHS option ``key``."""
     held = h.getOptionValue(key)  # (status, value) on some highspy releases
     return held[1] if isinstance(held, tuple) else held
 
@@ -853,6 +859,13 @@ def _configured_highs(cm: CompiledModel, opts: dict, start, injector: _Injector 
     for key, value in opts.items():
         _set_option(h, key, value)
     if h.passModel(cm.lp) == highspy.HighsStatus.kError:
+        largest = float(np.max(np.abs(cm.lp.a_matrix_.value_), initial=0.0))
+        held = _held_option(h, "large_matrix_value")
+        if "large_matrix_value" in opts and largest >= held:
+            # a value HiGHS accepts as an option (any >= 1) but then refuses the model with, not a solver fault
+            raise InputError(f"HiGHS option large_matrix_value={value_text(held)} refuses this "
+                             f"model: HiGHS loads no model with a matrix entry of that size or more, and this one's "
+                             f"largest is {largest:.6g} (HiGHS's default is 1e15)")
         raise SolverError("HiGHS could not load the model")
     if start is not None:
         sol = highspy.HighsSolution()

@@ -726,7 +726,8 @@ def tune(
     positive number, ``lambda_bound > max_lambda_bound``, ``warm_start`` or ``cutoff_restarts`` not a bool, a
     pessimistic setting (``epsilon != 0``, ``flip``, ``replica``, ``lambda_bound``, ``optimistic``) with
     ``mode="optimistic"``, ``lambda_growth <= 1``, ``highs_options`` that are not a mapping (or hold an option
-    HiGHS rejects or one of ``bilevel.solve.UNSAFE_OPTIONS``), an unknown ``solver``, ``solver_options`` with HiGHS
+    HiGHS rejects, one of ``bilevel.solve.UNSAFE_OPTIONS``, or a ``large_matrix_value`` that refuses the model), an
+    unknown ``solver``, ``solver_options`` with HiGHS
     or that Gurobi / CPLEX refuses, HiGHS-only settings with another solver, a solver that is not installed or has
     no license, a bad ``mip_gap``, ``threads``, ``race`` or
     ``replica`` (as :func:`bilevel.solve_model`, :func:`bilevel.build_pessimistic_model`), an ``optimistic`` result

@@ -6,10 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import bilevel
 from bilevel.cli import main
+from bilevel.errors import InputError
 
 
 def test_tune_end_to_end(tmp_path, capsys):
@@ -470,6 +472,29 @@ def test_small_matrix_value_is_refused_it_made_tune_report_another_models_optimu
     assert code == 2 and "small_matrix_value=0.0001 is refused" in err and len(err.strip().splitlines()) == 1, err
     res = bilevel.tune(*args, highs_options={"small_matrix_value": 1e-9})
     assert res.objective == pytest.approx(true.objective, abs=1e-6)
+
+
+def test_a_large_matrix_value_that_refuses_the_model_is_named_as_the_cause(capsys):
+    """HiGHS takes large_matrix_value at any value >= 1, then refuses to load a model with a matrix entry of that
+    size or more: tune raised SolverError "HiGHS could not load the model" (the command: "solver error", exit 1),
+    naming neither the option nor the cause. Now an input error (exit 2) naming both; oracle: the model's largest
+    matrix entry, read from the compiled model, above the value and below the one that solves."""
+    from bilevel.solve import compile_model
+
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 6, 4)
+    args = (s.X_train, s.y_train, s.X_val, s.y_val)
+    largest = np.abs(compile_model(bilevel.build_optimistic_model(*args)).lp.a_matrix_.value_).max()
+    assert largest > 2.0
+    code = main(["tune", "--data", "cancer", "--n-train", "6", "--n-val", "4", "--mode", "optimistic",
+                 "--highs-option", "large_matrix_value=2"])
+    err = capsys.readouterr().err
+    assert code == 2 and "large_matrix_value=2" in err and "largest is" in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    with pytest.raises(InputError, match="large_matrix_value=2.0 refuses this model"):
+        bilevel.tune(*args, mode="optimistic", highs_options={"large_matrix_value": "2"})  # a str as HiGHS reads it
+    res = bilevel.tune(*args, mode="optimistic", highs_options={"large_matrix_value": 2 * largest})
+    assert res.optimal and res.verified
 
 
 def test_version_names_the_package_and_the_solver(capsys):

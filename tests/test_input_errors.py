@@ -178,6 +178,11 @@ def test_split_dataset_refuses_a_standardize_that_is_not_a_bool():
     assert np.isin(raw.X_train, X).all()  # rows of X as given
 
 
+def test_split_dataset_refuses_x_without_feature_columns():
+    # an (n, 0) X was split without complaint; tune then refused the split's X_train
+    _raises(bilevel.split_dataset, X[:, :0], Y, 2, 2, test_fraction=0.0, match="X has no feature columns")
+
+
 def test_hinge_checks_its_input():
     _raises(hinge, X, Y, np.ones(2), np.ones(6), match="b must be a number")
     _raises(hinge, X, (Y + 1) / 2, np.ones(2), 0.0, match="labels")
@@ -464,6 +469,20 @@ def test_epsilon_minus_zero_is_zero(tmp_path, capsys):
     assert "-0.0" not in capsys.readouterr().out
     result = json.loads(path.read_text())
     assert [math.copysign(1.0, e) for e in (result["epsilon"], result["results"]["pessimistic"]["epsilon"])] == [1, 1]
+
+
+def test_an_objective_of_zero_is_not_minus_zero(capsys):
+    """A pessimistic optimum of 0 came back as -0.0 (Pyomo's sum of the objective's terms) and was printed
+    "-0.000000": a mean hinge loss has no sign. The instance of the tune-input audit of 2026-12-08."""
+    import math
+
+    assert main(["tune", "--data", "cancer", "--n-train", "2", "--n-val", "1", "--epsilon", "0.5"]) == 0
+    assert "-0.000000" not in capsys.readouterr().out
+    d = bilevel.load_dataset("cancer")
+    s = bilevel.split_dataset(d.X, d.y, 2, 1)
+    res = bilevel.tune(s.X_train, s.y_train, s.X_val, s.y_val, mode="pessimistic", epsilon=0.5)
+    assert res.objective == 0 and math.copysign(1.0, res.objective) == 1.0
+    assert math.copysign(1.0, res.to_dict()["objective"]) == 1.0
 
 
 def test_solve_model_refuses_non_finite_start_values_and_takes_arrays_of_pairs():
