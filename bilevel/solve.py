@@ -540,15 +540,14 @@ def _recorded(opts: dict, h: highspy.Highs) -> dict:
     """``opts`` with the ``random_seed`` run ``h`` holds, as HiGHS holds it (an int: the string "3" was recorded
     as given), whenever the caller set one or HiGHS holds another than its default 0 (a seed set below
     :func:`solve_model`, e.g. by a test harness, was recorded as 0); a race's runs hold their own seeds."""
-    held = h.getOptionValue("random_seed")  # (status, value) on some highspy releases
-    held = int(held[1] if isinstance(held, tuple) else held)
+    held = int(_held_option(h, "random_seed"))
     return {**opts, "random_seed": held} if "random_seed" in opts or held != 0 else opts
 
 
 def _info(cm: CompiledModel, status: str, objective: float, bound: float, gap: float, seconds: float,
           nodes: int, opts: dict) -> SolveInfo:
     return SolveInfo(
-        status=status, objective=objective, best_bound=bound, gap=gap, seconds=seconds,
+        status=status, objective=objective, best_bound=bound + 0.0, gap=gap, seconds=seconds,  # + 0.0: not -0.0
         nodes=nodes, compile_seconds=cm.seconds, n_variables=len(cm.columns), n_binaries=cm.n_binaries,
         n_constraints=cm.n_rows, options=opts,
     )
