@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pandas is imported where a CSV file is read: the command li
 
 from .errors import InputError
 from .validation import (as_float_array, as_number, binary_format_of, check_aligned, check_flag, check_seed,
-                         check_utf8_text, compression_of, finite_number, header_separator, value_text)
+                         check_utf8_text, compression_of, finite_number, header_separator, is_integer, value_text)
 
 HUGE_FEATURE = 1e150
 """A feature column whose largest |value| (over the rows the scaling is fitted on) exceeds this, or is below
@@ -523,8 +523,7 @@ def split_dataset(
         raise InputError("labels y must be -1 or +1")
     _check_finite(X, "X contains")
     for size_name, size in (("n_train", n_train), ("n_val", n_val), ("n_cal", n_cal)):  # None: only n_cal
-        if (size is not None or size_name != "n_cal") and (
-                isinstance(size, bool) or not isinstance(size, (int, np.integer))):
+        if (size is not None or size_name != "n_cal") and not is_integer(size):
             raise InputError(f"{size_name} must be an integer number of rows, got {size!r}")
     test_fraction = as_number(test_fraction, "test_fraction")
     if not 0.0 <= test_fraction < 1.0:

@@ -24,7 +24,7 @@ from .export import bound_conflicts, first_five
 from .highs_options import ARGUMENT_OPTIONS, MAX_CONCURRENCY, UNSAFE_OPTIONS
 from .highs_run import ctrl_c_pending, sigint_as_flag, silent_highs
 from .pause_gc import gc_paused
-from .validation import check_clock, check_count, check_mip_gap, check_positive, value_text
+from .validation import check_clock, check_count, check_mip_gap, check_positive, is_integer, value_text
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: "optimal",
@@ -667,7 +667,7 @@ def _match_scheduler(opts: dict) -> None:
     thread is inside a HiGHS run of :func:`solve_model` (an ``improve`` or ``interrupt_when`` hook solving
     again), whose scheduler must not be destroyed under it."""
     threads = opts.get("threads", 0)
-    if not isinstance(threads, (int, np.integer)) or isinstance(threads, bool):
+    if not is_integer(threads):
         return  # HiGHS rejects it when the option is set (InputError there)
     if threads > 0 and not getattr(_in_highs, "depth", 0):
         highspy.Highs.resetGlobalScheduler(True)

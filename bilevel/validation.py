@@ -397,12 +397,19 @@ def check_positive(value, name: str, *, allow_zero: bool = False, allow_inf: boo
     return v
 
 
+def is_integer(value) -> bool:
+    """Whether ``value`` is a Python or numpy integer that is neither a bool nor a numpy duration
+    (``np.timedelta64`` is a subclass of ``np.integer``: ``int()`` of one in days raised a bare TypeError, and one
+    without a unit passed as a count). A utility: no equation; raises nothing."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.timedelta64))
+
+
 def check_count(value, name: str, minimum: int = 0, maximum: int | None = None) -> int:
     """Return ``value`` as an int after checking it is an integer (a Python or numpy int, not a bool, not a
     float) of at least ``minimum`` and, when ``maximum`` is given, at most ``maximum``; raise InputError naming
     ``name`` otherwise."""
     span = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if not is_integer(value):
         raise InputError(f"{name} must be an integer {span}; got {value_text(value)}")
     if value < minimum or (maximum is not None and value > maximum):
         raise InputError(f"{name} must be an integer {span}; got {value_text(int(value))}")
@@ -447,7 +454,7 @@ def check_indices(values, n: int, name: str, rows=None, rows_name: str = "X") ->
         if arr.shape[0] != n:
             raise InputError(f"{name}: a boolean mask must have length {n}; got {arr.shape[0]}")
         return np.nonzero(arr)[0]
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+    if arr.size and arr.dtype.kind not in "iu":  # not "m": durations go to as_float_array, which refuses them
         num = as_float_array(arr, name, f"an array of integer indices or a boolean mask of length {n}")
         if not (np.isfinite(num).all() and (num == np.round(num)).all()):
             raise InputError(f"{name} must hold integer indices; got {values!r}")

@@ -76,7 +76,7 @@ from bilevel.solve import MAX_CONCURRENCY
 from bilevel.tune import VERIFICATION_WARNING
 from bilevel import other_solvers
 from bilevel.validation import (MAX_EPSILON, MAX_W_BAR_UB, as_number, as_path, check_clock, check_positive,
-                                check_writable_folder, repeated_values, value_text)
+                                check_writable_folder, is_integer, repeated_values, value_text)
 
 _NOT_A_SCRIPT = ("experiments/uci_study.py is a module that `bilevel study` runs, not a script: run "
                  "`bilevel study --help` (or `.venv/bin/bilevel study --help`)")
@@ -313,7 +313,7 @@ def check_config(cfg: StudyConfig) -> None:
         for v in values if listed else (values,):
             if v is None and name == "threads":  # HiGHS's choice
                 continue
-            if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            if not is_integer(v):
                 raise InputError(f"{name} must be {'integers' if listed else 'an integer'}; "
                                  f"got {value_text(v, limit=80)}")
     if cfg.seed < 0:

@@ -656,3 +656,40 @@ def test_ltt_procedure_names_in_any_case_give_the_lower_case_answer(control, pro
 def test_ltt_procedure_messages_tell_an_unknown_name_from_the_other_error_rate(control, procedure, match):
     with pytest.raises(InputError, match=match):
         ltt(LOSSES, 0.3, 0.1, control=control, procedure=procedure)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: fixed_sequence([0.01, 0.5, 0.01], 0.1, max_failures=d),
+    lambda d: fixed_sequence_thresholds(d, 0.1),
+    lambda d: split_calibration(10, seed=d),
+    lambda d: pareto_testing(LOSSES, 0.3, 0.1, seed=d),
+])
+@pytest.mark.parametrize("duration", [np.timedelta64(2), np.timedelta64(2, "D")], ids=["no unit", "days"])
+def test_a_numpy_duration_is_not_a_count(call, duration):
+    """np.timedelta64 is a subclass of np.integer: one without a unit passed as max_failures=2, one in days raised
+    a bare TypeError from int() (the certification audit of 2026-12-08). Oracle: the same call with the int
+    passes."""
+    assert issubclass(np.timedelta64, np.integer)
+    with pytest.raises(InputError, match="integer"):
+        call(duration)
+    call(2)
+
+
+def test_summary_refuses_a_0d_array_of_names():
+    """A 0-d array of names reached len() and raised a bare TypeError, not the InputError of any other bad
+    names; the 1-D array of the same labels is taken."""
+    res = ltt([[0, 1], [0, 0]], 0.5, 0.5)
+    with pytest.raises(InputError, match="names must be a sequence of one label per candidate"):
+        res.summary(np.array("ab"))
+    assert res.summary(np.array(["a", "b"])) == res.summary(["a", "b"])
+
+
+def test_combined_p_value_names_an_n_that_widens_the_shape():
+    """An n of shape (2, 1) against risks of shape (1, 2) was blamed on the p-value function ("'hoeffding' ...
+    must return one p-value per empirical risk"). Oracle: an n per row of risks broadcasts and gives the
+    single-limit p-values' maximum."""
+    with pytest.raises(InputError, match=r"n must be one number .* shape \(1,\); got shape \(2, 1\)"):
+        combined_p_value([[0.1, 0.2]], [[10], [20]], [0.3, 0.4])
+    r, n = np.array([[0.1, 0.2], [0.2, 0.1]]), np.array([10, 20])
+    expected = np.maximum(hoeffding_p_value(r[:, 0], n, 0.3), hoeffding_p_value(r[:, 1], n, 0.4))
+    np.testing.assert_allclose(combined_p_value(r, n, [0.3, 0.4]), expected)

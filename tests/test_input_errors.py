@@ -183,6 +183,14 @@ def test_split_dataset_refuses_x_without_feature_columns():
     _raises(bilevel.split_dataset, X[:, :0], Y, 2, 2, test_fraction=0.0, match="X has no feature columns")
 
 
+def test_numpy_durations_are_not_row_counts_or_indices():
+    # np.timedelta64 is a subclass of np.integer: n_train=np.timedelta64(2) was split as 2 rows, and a flip of
+    # durations was read as indices (as_float_array refuses durations everywhere else)
+    _raises(bilevel.split_dataset, X, Y, np.timedelta64(2), 2, test_fraction=0.0, match="n_train must be an integer")
+    _raises(bilevel.tune, X, Y, XV, YV, mode="pessimistic", flip=np.array([0, 1], dtype="m8[s]"),
+            match="dates or durations")
+
+
 def test_hinge_checks_its_input():
     _raises(hinge, X, Y, np.ones(2), np.ones(6), match="b must be a number")
     _raises(hinge, X, (Y + 1) / 2, np.ones(2), 0.0, match="labels")

@@ -300,7 +300,7 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
     ----------
     r_hats : array_like, shape (..., L)
         Empirical risks; the last axis runs over the ``L`` controlled risks.
-    n : int
+    n : int or array_like of int (broadcast against ``r_hats.shape[:-1]``)
         Number of calibration points.
     alphas : array_like, shape (L,)
         One risk limit per controlled risk, each in (0, 1).
@@ -315,9 +315,9 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
     Raises
     ------
     InputError
-        Non-numeric (or boolean) input, shapes disagree, ``L == 0``, an ``alphas`` entry not in (0, 1) (NaN
-        included, whatever ``method``), any check of the single-limit p-value fails, or ``method`` returns values
-        of another shape or outside [0, 1] (NaN included).
+        Non-numeric (or boolean) input, shapes disagree (``n`` included), ``L == 0``, an ``alphas`` entry not in (0,
+        1) (NaN included, whatever ``method``), any check of the single-limit p-value fails, or ``method`` returns
+        values of another shape or outside [0, 1] (NaN included).
     """
     if is_boolean(r_hats):  # True would be read as the risk 1.0 (the single-limit p-values refuse it too)
         raise InputError(f"r_hats must be empirical risks in [0, 1], not booleans; got {r_hats!r}")
@@ -333,6 +333,17 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
         raise InputError(f"r_hats must have a last axis of length {a.size} (one per risk limit), got shape {r.shape}")
     for l in range(a.size):  # checked here too: a custom ``method`` need not check its alpha
         _check_alpha(float(a[l]))  # (a numpy float was shown as "got np.float64(nan)")
+    try:  # an n that widened the shape was blamed on the p-value function's output
+        n_shape = f"shape {np.shape(n)}"
+    except ValueError:  # ragged nested lists
+        n_shape = "a ragged array"
+    try:
+        fits = np.broadcast_shapes(np.shape(n), r.shape[:-1]) == r.shape[:-1]
+    except ValueError:  # ragged, or shapes that do not broadcast
+        fits = False
+    if not fits:
+        raise InputError(f"n must be one number of calibration points, or an array of them that broadcasts against "
+                         f"r_hats without its last axis, shape {r.shape[:-1]}; got {n_shape}")
     fn = resolve_p_value_method(method)
     per_limit = [_checked_output(fn(r[..., l], n, a[l]), r.shape[:-1], method) for l in range(a.size)]
     return _as_output(np.max(np.stack(per_limit, axis=-1), axis=-1))

@@ -132,7 +132,8 @@ class CertificationResult:
                 if missing:
                     raise InputError(f"names has no label for the certified candidate {missing[0]} (a mapping of "
                                      "names needs one for every certified candidate index)")
-            elif isinstance(names, (str, bytes)) or not isinstance(names, (Sequence, np.ndarray)):
+            elif (isinstance(names, (str, bytes)) or not isinstance(names, (Sequence, np.ndarray))
+                  or (isinstance(names, np.ndarray) and names.ndim == 0)):  # len() of one raised a TypeError
                 raise InputError(f"names must be a sequence of one label per candidate, or a mapping from candidate "
                                  f"index to label; got {value_text(names)}")
             elif len(names) != self.n_candidates:

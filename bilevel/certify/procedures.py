@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..validation import as_float_array, check_count, check_flag, check_open_unit, is_boolean, value_text
+from ..validation import (as_float_array, check_count, check_flag, check_open_unit, is_boolean, is_integer,
+                          value_text)
 from .p_values import MAX_N
 
 __all__ = [
@@ -141,7 +142,7 @@ def benjamini_yekutieli(p_values, delta) -> np.ndarray:
 
 
 def _check_max_failures(max_failures) -> int:
-    if isinstance(max_failures, bool) or not isinstance(max_failures, (int, np.integer)) or max_failures < 1:
+    if not is_integer(max_failures) or max_failures < 1:
         raise InputError(f"max_failures must be a positive integer, got {value_text(max_failures)}")
     return int(max_failures)
 
