@@ -209,7 +209,7 @@ def solve_other(model: pyo.ConcreteModel, solver: str, time_limit: float | None 
     for var in free:
         if var.is_integer() and var.value is not None:
             var.set_value(float(round(var.value)), skip_validation=True)
-    objective = float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True)))) + 0.0  # not -0.0
+    objective = float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
     minimise = next(model.component_data_objects(pyo.Objective, active=True)).sense == pyo.minimize
     bound = results.problem.lower_bound if minimise else results.problem.upper_bound
     bound = (float("-inf") if minimise else float("inf")) if bound is None else float(bound)

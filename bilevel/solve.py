@@ -80,6 +80,12 @@ class SolveInfo:
     n_constraints: int
     options: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        # + 0.0 turns -0.0 into 0.0: an optimum of 0 came back as -0.0 (Pyomo's sum of the objective's terms) and
+        # was printed "-0.000000", for HiGHS and the other solvers alike; a mean hinge loss has no sign
+        self.objective += 0.0
+        self.best_bound += 0.0
+
     @property
     def optimal(self) -> bool:
         return self.status == "optimal"
@@ -547,7 +553,7 @@ def _recorded(opts: dict, h: highspy.Highs) -> dict:
 def _info(cm: CompiledModel, status: str, objective: float, bound: float, gap: float, seconds: float,
           nodes: int, opts: dict) -> SolveInfo:
     return SolveInfo(
-        status=status, objective=objective, best_bound=bound + 0.0, gap=gap, seconds=seconds,  # + 0.0: not -0.0
+        status=status, objective=objective, best_bound=bound, gap=gap, seconds=seconds,
         nodes=nodes, compile_seconds=cm.seconds, n_variables=len(cm.columns), n_binaries=cm.n_binaries,
         n_constraints=cm.n_rows, options=opts,
     )
@@ -564,7 +570,7 @@ def _load_values(model: pyo.ConcreteModel, cm: CompiledModel, values) -> float:
         var.set_value(float(loaded[k]), skip_validation=True)
     value = pyo.value(next(model.component_data_objects(pyo.Objective, active=True)), exception=False)
     # (an objective term 0 * y with y never set was Pyomo's "No value for uninitialized ScalarVar object y")
-    return float(_objective_of(cm, loaded) if value is None else value) + 0.0  # + 0.0: -0.0 becomes 0.0
+    return float(_objective_of(cm, loaded) if value is None else value)
 
 
 def _relative_gap(objective: float, bound: float) -> float:
@@ -858,13 +864,13 @@ def _configured_highs(cm: CompiledModel, opts: dict, start, injector: _Injector 
     for key, value in opts.items():
         _set_option(h, key, value)
     if h.passModel(cm.lp) == highspy.HighsStatus.kError:
+        # a large_matrix_value HiGHS accepts as an option (any >= 1) but then refuses the model with: the caller's
+        # input, not a solver fault
         largest = float(np.max(np.abs(cm.lp.a_matrix_.value_), initial=0.0))
-        held = _held_option(h, "large_matrix_value")
-        if "large_matrix_value" in opts and largest >= held:
-            # a value HiGHS accepts as an option (any >= 1) but then refuses the model with, not a solver fault
-            raise InputError(f"HiGHS option large_matrix_value={value_text(held)} refuses this "
-                             f"model: HiGHS loads no model with a matrix entry of that size or more, and this one's "
-                             f"largest is {largest:.6g} (HiGHS's default is 1e15)")
+        if "large_matrix_value" in opts and largest >= (held := _held_option(h, "large_matrix_value")):
+            raise InputError(f"HiGHS option large_matrix_value={value_text(held)} refuses this model: HiGHS loads no "
+                             f"model with a matrix entry of that size or more, and this one's largest is "
+                             f"{largest:.6g} (HiGHS's default is 1e15)")
         raise SolverError("HiGHS could not load the model")
     if start is not None:
         sol = highspy.HighsSolution()

@@ -334,16 +334,12 @@ def combined_p_value(r_hats, n, alphas, method: str | Callable = "hoeffding"):
     for l in range(a.size):  # checked here too: a custom ``method`` need not check its alpha
         _check_alpha(float(a[l]))  # (a numpy float was shown as "got np.float64(nan)")
     try:  # an n that widened the shape was blamed on the p-value function's output
-        n_shape = f"shape {np.shape(n)}"
-    except ValueError:  # ragged nested lists
-        n_shape = "a ragged array"
-    try:
-        fits = np.broadcast_shapes(np.shape(n), r.shape[:-1]) == r.shape[:-1]
-    except ValueError:  # ragged, or shapes that do not broadcast
-        fits = False
-    if not fits:
+        widens = np.broadcast_shapes(np.shape(n), r.shape[:-1]) != r.shape[:-1]
+    except ValueError:  # ragged, or shapes that do not broadcast: the single-limit check names it
+        widens = False
+    if widens:
         raise InputError(f"n must be one number of calibration points, or an array of them that broadcasts against "
-                         f"r_hats without its last axis, shape {r.shape[:-1]}; got {n_shape}")
+                         f"r_hats without its last axis, shape {r.shape[:-1]}; got shape {np.shape(n)}")
     fn = resolve_p_value_method(method)
     per_limit = [_checked_output(fn(r[..., l], n, a[l]), r.shape[:-1], method) for l in range(a.size)]
     return _as_output(np.max(np.stack(per_limit, axis=-1), axis=-1))
